@@ -1,0 +1,62 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * Writes `data` to `file` so that a crash at any instant leaves either the old or the new
+ * content: temp file in the same directory, fsync, rename over, fsync the directory.
+ */
+export function writeFileAtomic(file: string, data: Uint8Array): void {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}`);
+  const fd = fs.openSync(tmp, 'w', 0o600);
+  try {
+    let off = 0;
+    while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  fsyncDir(dir);
+}
+
+function fsyncDir(dir: string): void {
+  // Directory fsync makes the rename itself durable; not supported on Windows, where rename is.
+  if (process.platform === 'win32') return;
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Removes temp files left by writers that were killed mid-save. */
+export function removeStaleTemps(file: string): void {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.tmp-`;
+  for (const name of safeReaddir(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length));
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) {
+      fs.rmSync(path.join(dir, name), { force: true });
+    }
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

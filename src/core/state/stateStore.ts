@@ -1,0 +1,169 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Database } from 'sql.js';
+import { loadSqlJs } from './sqlJs';
+import { removeStaleTemps, writeFileAtomic } from './atomicWrite';
+import { FileLock, LockOptions } from './fileLock';
+import { migrate, schemaVersion, SCHEMA_VERSION } from './schema';
+import { StateNotice, StateVersionError } from './errors';
+import { checkSqliteImage } from './integrity';
+
+interface FileId {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+/**
+ * The workspace state: one SQLite image (sql.js) persisted to a file. Every write is a
+ * transaction under a lock file that first reloads what other processes saved, then saves
+ * atomically — so two windows on one workspace never lose each other's updates and a crash
+ * never leaves a torn file.
+ */
+export class StateStore {
+  readonly notices: StateNotice[] = [];
+  private loaded: FileId | undefined;
+  private readonly lock: FileLock;
+
+  private constructor(readonly file: string, private db: Database, lockOpts: LockOptions) {
+    this.lock = new FileLock(`${file}.lock`, lockOpts);
+  }
+
+  /** Opens `<workspace>/.skydeck/state.db`, keeping it out of git. */
+  static openWorkspace(workspaceRoot: string, lockOpts: LockOptions = {}): Promise<StateStore> {
+    const dir = path.join(workspaceRoot, '.skydeck');
+    fs.mkdirSync(dir, { recursive: true });
+    const ignore = path.join(dir, '.gitignore');
+    if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '# Skydeck state: never commit it.\n*\n');
+    return StateStore.open(path.join(dir, 'state.db'), lockOpts);
+  }
+
+  static async open(file: string, lockOpts: LockOptions = {}): Promise<StateStore> {
+    const SQL = await loadSqlJs();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const store = new StateStore(file, new SQL.Database(), lockOpts);
+    await store.lock.acquire();
+    try {
+      removeStaleTemps(file);
+      if (await store.loadOrRecover()) store.save();
+    } catch (e) {
+      store.db.close();
+      throw e;
+    } finally {
+      store.lock.release();
+    }
+    return store;
+  }
+
+  /** Runs `fn` on an up-to-date image; no lock (saves replace the file atomically). */
+  async read<T>(fn: (db: Database) => T): Promise<T> {
+    await this.refresh();
+    return fn(this.db);
+  }
+
+  /** Runs `fn` in a transaction over the latest saved state and saves the result. */
+  async write<T>(fn: (db: Database) => T): Promise<T> {
+    await this.lock.acquire();
+    try {
+      await this.refresh();
+      this.db.exec('BEGIN');
+      let result: T;
+      try {
+        result = fn(this.db);
+        this.db.exec('COMMIT');
+      } catch (e) {
+        this.db.exec('ROLLBACK');
+        throw e;
+      }
+      this.save();
+      return result;
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private async refresh(): Promise<void> {
+    const id = statId(this.file);
+    if (id && this.loaded && sameId(id, this.loaded)) return;
+    await this.loadOrRecover();
+  }
+
+  private save(): void {
+    writeFileAtomic(this.file, this.db.export());
+    this.loaded = statId(this.file);
+  }
+
+  /** Loads the file (or a fresh image) and migrates it; true if the result needs saving. */
+  private async loadOrRecover(): Promise<boolean> {
+    const SQL = await loadSqlJs();
+    const id = statId(this.file);
+    if (!id) {
+      this.replaceDb(new SQL.Database());
+      this.loaded = undefined;
+      return migrate(this.db);
+    }
+    const bytes = fs.readFileSync(this.file);
+    let db: Database | undefined;
+    let problem = checkSqliteImage(bytes);
+    if (!problem) {
+      try {
+        db = new SQL.Database(bytes);
+        const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0]);
+        if (check !== 'ok') problem = `SQLite integrity check failed: ${check}`;
+      } catch (e) {
+        problem = `SQLite could not read it: ${(e as Error).message}`;
+      }
+    }
+    if (problem) {
+      db?.close();
+      this.moveAside(problem);
+      this.replaceDb(new SQL.Database());
+      this.loaded = undefined;
+      return migrate(this.db);
+    }
+    const found = schemaVersion(db!);
+    if (found > SCHEMA_VERSION) {
+      db!.close();
+      throw new StateVersionError(this.file, found, SCHEMA_VERSION);
+    }
+    this.replaceDb(db!);
+    this.loaded = id;
+    return migrate(this.db);
+  }
+
+  private moveAside(problem: string): void {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const movedTo = `${this.file}.corrupt-${stamp}`;
+    fs.renameSync(this.file, movedTo);
+    this.notices.push({
+      kind: 'corrupt-moved',
+      movedTo,
+      message:
+        `Skydeck's state file ${this.file} was damaged (${problem}). It was moved to ${movedTo} ` +
+        `and a new, empty state was started. Clusters recorded only in the old file may still be ` +
+        `running: use "Find Leaked Instances" to list them.`,
+    });
+  }
+
+  private replaceDb(db: Database): void {
+    if (db !== this.db) this.db.close();
+    this.db = db;
+  }
+}
+
+function statId(file: string): FileId | undefined {
+  try {
+    const s = fs.statSync(file, { bigint: true });
+    return { ino: s.ino, size: s.size, mtimeNs: s.mtimeNs };
+  } catch {
+    return undefined;
+  }
+}
+
+function sameId(a: FileId, b: FileId): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
+}

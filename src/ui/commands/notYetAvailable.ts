@@ -1,0 +1,28 @@
+import * as vscode from 'vscode';
+import type { Command } from './command';
+
+/**
+ * Commands contributed before their feature has landed. They tell the user plainly instead of
+ * doing nothing; each is replaced by its own file when the feature arrives.
+ */
+const PENDING: Record<string, string> = {
+  'skydeck.launchTask': 'Launch Task',
+  'skydeck.execTask': 'Exec Task',
+  'skydeck.showLogs': 'Show Logs',
+  'skydeck.cancelJob': 'Cancel Job',
+  'skydeck.stopCluster': 'Stop Cluster',
+  'skydeck.startCluster': 'Start Cluster',
+  'skydeck.downCluster': 'Down Cluster',
+  'skydeck.checkClouds': 'Check Clouds',
+  'skydeck.findLeaked': 'Find Leaked Instances',
+  'skydeck.openTerminal': 'Open SSH Terminal',
+};
+
+export function notYetAvailableMessage(title: string): string {
+  return `Skydeck: "${title}" is not available in this version yet. Task YAML validation works today (skydeck validate FILE).`;
+}
+
+export const pendingCommands: Command[] = Object.entries(PENDING).map(([id, title]) => ({
+  id,
+  run: () => vscode.window.showInformationMessage(notYetAvailableMessage(title)),
+}));

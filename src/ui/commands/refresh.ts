@@ -1,0 +1,6 @@
+import type { Command } from './command';
+
+export const refresh: Command = {
+  id: 'skydeck.refresh',
+  run: ({ clusters }) => clusters.refresh(),
+};

@@ -14,9 +14,14 @@ export interface ArchiveStats {
  * Streams a directory as tar, honouring ignore files as SkyPilot does: `.skyignore` files
  * when the root has one, otherwise `.gitignore` files, each applying below its own directory.
  */
-export function archiveDirectory(root: string, stats: ArchiveStats = { files: 0, bytes: 0, ignored: 0 }): Readable {
+export function archiveDirectory(
+  root: string,
+  stats: ArchiveStats = { files: 0, bytes: 0, ignored: 0 },
+  extraRules = '',
+): Readable {
   const ignoreName = fs.existsSync(path.join(root, '.skyignore')) ? '.skyignore' : '.gitignore';
   const rules = new IgnoreRules();
+  rules.add('', extraRules);
   async function* walk(rel: string): AsyncGenerator<Buffer> {
     const abs = path.join(root, rel);
     const ignoreFile = path.join(abs, ignoreName);

@@ -1,0 +1,57 @@
+import { launch as launchOp } from '../../core/ops';
+import { UsageError } from '../args';
+import type { CliCommand } from '../command';
+import { parseEnvFlags } from '../envFlags';
+import { detachOnInterrupt, exitCodeFor, submittedLine } from '../follow';
+
+export const launchCommand: CliCommand = {
+  name: 'launch',
+  summary: 'launch a cluster (or reuse one) and run the task on it',
+  usage: `skydeck launch TASK.yaml [-c NAME] [-d] [--env K=V]... [--cloud local|ssh] [--idle-minutes N] [--down]
+  -c, --cluster NAME    cluster name (default: a generated one); an existing cluster is reused
+  -d, --detach-run      submit the job and return; do not stream its output
+  --env K=V             set or override an env (required for envs whose value is null)
+  --cloud CLOUD         override resources.cloud
+  -i, --idle-minutes N  autostop after N idle minutes (cloud clusters)
+  --down                with autostop: tear down instead of stopping
+  -y, --yes             do not ask for confirmation
+Streams the job's output until it ends and exits with its result; Ctrl-C detaches.`,
+  flags: [
+    { name: 'cluster', short: 'c', takesValue: true },
+    { name: 'detach-run', short: 'd' },
+    { name: 'env', takesValue: true, repeated: true },
+    { name: 'cloud', takesValue: true },
+    { name: 'idle-minutes', short: 'i', takesValue: true },
+    { name: 'down' },
+    { name: 'yes', short: 'y' },
+  ],
+  async run(args, io, context) {
+    const [taskFile, ...extra] = args.positionals;
+    if (!taskFile || extra.length) throw new UsageError('launch takes exactly one task YAML');
+    const idle = args.flags['idle-minutes'];
+    if (idle !== undefined && !/^\d+$/.test(String(idle))) throw new UsageError('--idle-minutes takes a whole number of minutes');
+    const envs = parseEnvFlags(args.flags.env as string[] | undefined);
+    const ctx = await context();
+    let cluster = args.flags.cluster as string | undefined;
+    const detachRun = !!args.flags['detach-run'];
+    const detach = detachOnInterrupt(io, () => `Follow it again with: skydeck logs ${cluster ?? 'CLUSTER'}`);
+    try {
+      const r = await launchOp(ctx, {
+        taskFile, cluster, envs,
+        cloud: args.flags.cloud as string | undefined,
+        idleMinutes: idle === undefined ? undefined : Number(idle),
+        down: !!args.flags.down,
+        detach: detachRun,
+        onOutput: (d) => io.outBytes(d),
+        onSubmitted: (id, name) => {
+          cluster = name;
+          io.err(submittedLine(id, name, detachRun));
+        },
+        signal: detach.signal,
+      });
+      return detachRun ? 0 : exitCodeFor(r.final, io, `Job ${r.jobId}`);
+    } finally {
+      detach.dispose();
+    }
+  },
+};

@@ -1,0 +1,78 @@
+import { CliIO, EXIT, processIO } from './io';
+import { parseArgs, UsageError } from './args';
+import type { CliCommand } from './command';
+import { OpsError, type OpsContext } from '../core/ops';
+import { cliContext } from './opsContext';
+import { validateCommand } from './commands/validate';
+import { launchCommand } from './commands/launch';
+import { execCommand } from './commands/exec';
+import { queueCommand } from './commands/queue';
+import { logsCommand } from './commands/logs';
+import { cancelCommand } from './commands/cancel';
+import { statusCommand } from './commands/status';
+import { downCommand } from './commands/down';
+import { startCommand, stopCommand } from './commands/stopStart';
+
+export const VERSION = '0.1.0';
+
+const COMMANDS: CliCommand[] = [
+  launchCommand, execCommand, queueCommand, logsCommand, cancelCommand, statusCommand,
+  stopCommand, startCommand, downCommand, validateCommand,
+];
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `Skydeck ${VERSION} — run SkyPilot task YAMLs on clusters, from the editor or this CLI.
+
+Usage: skydeck <command> [options]     (skydeck <command> --help for its options)
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+
+Exit codes: 0 ok; 1 failed (a followed job that failed exits with its own code); 2 bad usage
+or input; 3 not available yet.
+`;
+}
+
+/** Runs one CLI invocation; `makeContext` lets tests supply their own state and hooks. */
+export async function runCli(argv: string[], io: CliIO = processIO, makeContext?: () => Promise<OpsContext>): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (!verb || verb === '-h' || verb === '--help' || verb === 'help') {
+    io.out(help());
+    return verb ? EXIT.ok : EXIT.usage;
+  }
+  if (verb === '--version') {
+    io.out(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const cmd = COMMANDS.find((c) => c.name === verb);
+  let ctx: Promise<OpsContext> | undefined;
+  try {
+    if (!cmd) throw new UsageError(`unknown command "${verb}"`);
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(`${cmd.usage}\n`);
+      return EXIT.ok;
+    }
+    const args = parseArgs(rest, cmd.flags);
+    return await cmd.run(args, io, () => (ctx ??= (makeContext ?? (() => cliContext(io)))()));
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`skydeck ${verb}: ${e.message}. Run "skydeck ${cmd ? `${verb} ` : ''}--help" for usage.\n`);
+      return EXIT.usage;
+    }
+    io.err(`skydeck ${verb}: ${(e as Error).message}\n`);
+    if (e instanceof OpsError) return e.kind === 'usage' ? EXIT.usage : e.kind === 'unavailable' ? EXIT.unavailable : EXIT.failed;
+    if (process.env.SKYDECK_VERBOSE === '1') io.err(`${(e as Error).stack}\n`);
+    return EXIT.failed;
+  } finally {
+    if (ctx && !makeContext) {
+      const c = await ctx.catch(() => undefined);
+      await c?.connections.closeAll();
+      c?.store.close();
+    }
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,53 @@
+import * as os from 'node:os';
+import * as readline from 'node:readline';
+import { StateStore } from '../core/state';
+import { loadSshPools } from '../core/clouds/sshPools';
+import { Connections, defaultKnownHostsFile, type OpsContext } from '../core/ops';
+import type { CliIO } from './io';
+
+/** The CLI's OpsContext: state in <cwd>/.skydeck (or $SKYDECK_WORKSPACE), progress on stderr. */
+export async function cliContext(io: CliIO): Promise<OpsContext> {
+  const root = process.env.SKYDECK_WORKSPACE || process.cwd();
+  const store = await StateStore.openWorkspace(root);
+  for (const n of store.notices) io.err(`warning: ${n.message}\n`);
+  const verbose = process.env.SKYDECK_VERBOSE === '1';
+  return {
+    store,
+    workspaceRoot: root,
+    sshPools: () => loadSshPools(undefined),
+    connections: new Connections({
+      knownHostsFile: process.env.SKYDECK_KNOWN_HOSTS || defaultKnownHostsFile(),
+      onUnknownHostKey: (host, fp, type) => askHostKey(io, host, fp, type),
+      log: verbose ? (m) => io.err(`[skydeck] ${m}\n`) : undefined,
+    }),
+    progress: (step) => io.err(`⋯ ${step}\n`),
+    warn: (m) => io.err(`warning: ${m}\n`),
+    log: (m) => verbose && io.err(`[skydeck] ${m}\n`),
+    user: safeUser(),
+  };
+}
+
+function safeUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? 'unknown';
+  }
+}
+
+/** Like ssh: ask on a terminal, refuse when nobody can answer. */
+async function askHostKey(io: CliIO, host: string, fingerprint: string, type: string): Promise<boolean> {
+  if (!process.stdin.isTTY) {
+    io.err(
+      `The host key of ${host} is not known (${type} ${fingerprint}). Connect once with ssh to check and ` +
+        `record it in ~/.ssh/known_hosts, then run this again.\n`,
+    );
+    return false;
+  }
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await new Promise<string>((r) =>
+    rl.question(`The authenticity of host ${host} can't be established.\n${type} key fingerprint is ${fingerprint}.\nTrust it and continue (yes/no)? `, r),
+  );
+  rl.close();
+  return /^y(es)?$/i.test(answer.trim());
+}

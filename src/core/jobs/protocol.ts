@@ -1,0 +1,69 @@
+// Shapes of the agent's serve protocol (agent/README.md is the reference).
+
+export type JobStatus =
+  | 'INIT' | 'PENDING' | 'SETTING_UP' | 'RUNNING' | 'FAILED_DRIVER'
+  | 'SUCCEEDED' | 'FAILED' | 'FAILED_SETUP' | 'CANCELLED';
+
+export const TERMINAL_STATUSES: ReadonlySet<JobStatus> = new Set<JobStatus>([
+  'FAILED_DRIVER', 'SUCCEEDED', 'FAILED', 'FAILED_SETUP', 'CANCELLED',
+]);
+
+export interface JobSpec {
+  name?: string;
+  user?: string;
+  setup?: string;
+  run?: string;
+  envs?: Record<string, string>;
+  workdir?: string;
+  resources?: { cpus?: number; memory?: number; accelerators?: Record<string, number> };
+  num_nodes?: number;
+}
+
+export interface SubmitResult {
+  job_id: number;
+  status: JobStatus;
+}
+
+export interface JobRow {
+  job_id: number;
+  name: string | null;
+  user: string | null;
+  status: JobStatus;
+  submitted_at: number | null;
+  started_at: number | null;
+  ended_at: number | null;
+  exit_code: number | null;
+  reason: string | null;
+  cpus: number | null;
+  memory: number | null;
+  accelerators: Record<string, number> | null;
+  num_nodes: number | null;
+  driver_pid: number | null;
+}
+
+export interface QueueAnswer {
+  db_id: string | null;
+  cursor: number;
+  full: boolean;
+  columns: (keyof JobRow)[];
+  rows: unknown[][];
+}
+
+export interface LogsFinal {
+  job_id: number;
+  offset: number;
+  status: JobStatus;
+  exit_code: number | null;
+  reason: string | null;
+  terminal: boolean;
+}
+
+export interface CancelResult {
+  cancelled: number[];
+  already: number[];
+  [k: string]: unknown;
+}
+
+export function rowsToJobs(q: QueueAnswer): JobRow[] {
+  return q.rows.map((r) => Object.fromEntries(q.columns.map((c, i) => [c, r[i]])) as unknown as JobRow);
+}

@@ -1,0 +1,18 @@
+import type { ClusterRecord } from '../state';
+import type { HostSpec } from '../clouds/hostSpec';
+
+/** What a local or ssh cluster row keeps in its `handle` column. */
+export interface ReachableHandle {
+  /** Head first. Empty for the local cloud. */
+  hosts: HostSpec[];
+  pool?: string;
+  /** Agent base dir on the head; undefined = the node's ~/.skydeck. */
+  base?: string;
+  /** Where the task's workdir is synced on the head. */
+  workdir: string;
+}
+
+export function readHandle(c: ClusterRecord): ReachableHandle {
+  if (!c.handle) throw new Error(`cluster ${c.name} has no connection details recorded; run "skydeck down ${c.name}" and launch again`);
+  return JSON.parse(c.handle) as ReachableHandle;
+}

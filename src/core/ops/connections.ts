@@ -1,0 +1,60 @@
+import { AgentClient } from '../jobs';
+import { createLocalTransport, createSshTransport, type SshTransportOptions, type Transport } from '../transport';
+import type { ClusterRecord } from '../state';
+import type { HostSpec } from '../clouds/hostSpec';
+import { readHandle } from './clusterHandle';
+
+export interface ConnectionsOptions {
+  knownHostsFile: string;
+  /** Asked about unknown host keys of machines the user listed (the ssh cloud). */
+  onUnknownHostKey?: SshTransportOptions['onUnknownHostKey'];
+  maxChannels?: number;
+  log?: (m: string) => void;
+}
+
+/** One agent client per cluster, shared by every operation on it. */
+export class Connections {
+  private readonly clients = new Map<string, { uid: string; client: AgentClient }>();
+
+  constructor(private readonly opts: ConnectionsOptions) {}
+
+  client(c: ClusterRecord): AgentClient {
+    const known = this.clients.get(c.name);
+    if (known && known.uid === c.uid) return known.client;
+    if (known) void known.client.close();
+    const client = new AgentClient(this.transportForCluster(c), { base: readHandle(c).base, log: this.opts.log });
+    this.clients.set(c.name, { uid: c.uid, client });
+    return client;
+  }
+
+  /** A fresh transport to the cluster's head, for work outside the agent channel. */
+  transportForCluster(c: ClusterRecord): Transport {
+    return c.provider === 'local' ? createLocalTransport() : this.ssh(readHandle(c).hosts[0]);
+  }
+
+  async forget(name: string): Promise<void> {
+    const known = this.clients.get(name);
+    this.clients.delete(name);
+    if (known) {
+      await known.client.close();
+      await known.client.transport.close();
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.clients.keys()].map((n) => this.forget(n)));
+  }
+
+  private ssh(host: HostSpec | undefined): Transport {
+    if (!host) throw new Error('the cluster has no head host recorded');
+    const endpoint = (h: HostSpec) => ({ host: h.address, port: h.port, user: h.user, keyFile: h.identityFile });
+    return createSshTransport({
+      ...endpoint(host),
+      jump: host.proxyJump ? endpoint(host.proxyJump) : undefined,
+      knownHostsFile: this.opts.knownHostsFile,
+      onUnknownHostKey: this.opts.onUnknownHostKey,
+      maxChannels: this.opts.maxChannels,
+      log: this.opts.log,
+    });
+  }
+}

@@ -1,0 +1,29 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { StateStore } from '../state';
+import type { PoolsResult } from '../clouds/sshPools';
+import { Connections } from './connections';
+
+/** Everything an operation needs from its host (extension, CLI or test). */
+export interface OpsContext {
+  store: StateStore;
+  /** Local-cloud clusters keep their agent base dir under <workspaceRoot>/.skydeck/local/. */
+  workspaceRoot: string;
+  sshPools(): PoolsResult;
+  connections: Connections;
+  /** Progress of slow steps, e.g. "Installing the agent on hello". */
+  progress(step: string): void;
+  log(message: string): void;
+  /** Something the user should know that does not stop the operation. */
+  warn(message: string): void;
+  /** The user name recorded with each job. */
+  user: string;
+}
+
+export function defaultKnownHostsFile(): string {
+  return path.join(os.homedir(), '.skydeck', 'known_hosts');
+}
+
+export function localBaseDir(workspaceRoot: string, cluster: string): string {
+  return path.join(workspaceRoot, '.skydeck', 'local', cluster);
+}

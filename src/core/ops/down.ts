@@ -1,0 +1,63 @@
+import { appendEvent, deleteClusterAfterProof } from '../state';
+import { TERMINAL_STATUSES } from '../jobs';
+import { shellQuote } from '../transport';
+import type { OpsContext } from './context';
+import { OpsError } from './errors';
+import { requireCluster } from './findCluster';
+import { readHandle } from './clusterHandle';
+import { updateCluster } from './provisionReachable';
+
+export interface DownOptions {
+  graceSeconds?: number;
+  /** Forget the cluster even if its machines cannot be reached to clean them up. */
+  purge?: boolean;
+}
+
+/**
+ * Tears down a local or ssh cluster: cancels every job (TERM, then KILL after the grace),
+ * waits until the agent reports none alive, stops the agent, removes Skydeck's directory on
+ * the machine, and only then forgets the cluster. Nothing else on the machine is touched.
+ */
+export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}): Promise<{ cleaned: boolean; notes: string[] }> {
+  const row = await requireCluster(ctx, name, false);
+  if (row.provider !== 'local' && row.provider !== 'ssh') {
+    throw new OpsError('unavailable', `tearing down ${row.provider} clusters is not available yet`);
+  }
+  const notes: string[] = [];
+  const grace = opts.graceSeconds ?? 10;
+  const client = ctx.connections.client(row);
+  try {
+    ctx.progress(`Cancelling the jobs on ${name}`);
+    await client.cancel({ all: true }, grace);
+    const deadline = Date.now() + (grace + 15) * 1000;
+    for (;;) {
+      const alive = (await client.queue()).filter((j) => !TERMINAL_STATUSES.has(j.status));
+      if (alive.length === 0) break;
+      if (Date.now() > deadline) throw new Error(`jobs ${alive.map((j) => j.job_id).join(', ')} are still alive after ${grace + 15} s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    ctx.progress(`Stopping the agent on ${name}`);
+    await client.shutdown();
+    const base = (await client.connect()).base;
+    await ctx.connections.forget(name);
+    const transport = ctx.connections.transportForCluster(row);
+    const r = await transport.exec(['rm', '-rf', '--', base]);
+    await transport.close();
+    if (r.code !== 0) throw new Error(`removing ${base} failed: ${r.stderr.toString().trim()}`);
+    notes.push(`removed ${base}${row.provider === 'ssh' ? ` on ${readHandle(row).hosts.map((h) => h.address).join(', ')}` : ''}`);
+  } catch (e) {
+    await ctx.connections.forget(name);
+    if (!opts.purge) {
+      await updateCluster(ctx, name, { last_error: `down failed: ${(e as Error).message}`, flags: 'down-unconfirmed' }, {
+        kind: 'down-failed', message: (e as Error).message,
+      });
+      throw new OpsError('failed', `could not clean up ${name}: ${(e as Error).message}. The cluster is kept; retry, or use --purge to forget it anyway (its processes may keep running)`);
+    }
+    notes.push(`--purge: forgot ${name} without cleaning its machine (${(e as Error).message}); processes there may still run`);
+  }
+  await ctx.store.write((db) => {
+    appendEvent(db, { cluster: name, kind: 'down', message: notes.join('; ') });
+    deleteClusterAfterProof(db, name);
+  });
+  return { cleaned: !notes.some((n) => n.startsWith('--purge')), notes };
+}

@@ -1,0 +1,30 @@
+import type { OpsContext } from './context';
+import { requireCluster } from './findCluster';
+import { loadTaskForRun } from './loadTask';
+import { checkSyncSources } from './syncFiles';
+import { readHandle } from './clusterHandle';
+import { syncAll } from './launch';
+import { jobSpecOf } from './jobSpec';
+import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
+
+export interface ExecRequest extends FollowOptions {
+  cluster: string;
+  taskFile: string;
+  envs?: Record<string, string>;
+  detach?: boolean;
+}
+
+/** `sky exec`: sync the workdir and run the task's `run` as a new job (no setup). */
+export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcome> {
+  const { task, envs, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
+  warnings.forEach((w) => ctx.warn(w));
+  checkSyncSources(task, dir);
+  const row = await requireCluster(ctx, req.cluster);
+  const client = ctx.connections.client(row);
+  const { workdir } = readHandle(row);
+  await syncAll(ctx, client, task, dir, workdir);
+  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false }));
+  req.onSubmitted?.(jobId, req.cluster);
+  if (req.detach) return { jobId };
+  return { jobId, final: await followJob(client, jobId, req) };
+}

@@ -1,0 +1,11 @@
+export type { OpsContext } from './context';
+export { defaultKnownHostsFile, localBaseDir } from './context';
+export { Connections } from './connections';
+export { OpsError } from './errors';
+export { launch, type LaunchRequest, type LaunchResult } from './launch';
+export { exec, type ExecRequest } from './exec';
+export { queue } from './queue';
+export { cancel } from './cancel';
+export { logs, type LogsRequest } from './logs';
+export { status, type ClusterStatus } from './status';
+export { down, type DownOptions } from './down';

@@ -1,0 +1,110 @@
+import { getCluster } from '../state';
+import type { AgentClient } from '../jobs';
+import type { OpsContext } from './context';
+import { OpsError } from './errors';
+import { checkClusterName, generateClusterName } from './clusterNames';
+import { loadTaskForRun } from './loadTask';
+import { checkSyncSources, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
+import { choosePool, REACHABLE_CLOUDS, updateCluster, writeIntent } from './provisionReachable';
+import { readHandle } from './clusterHandle';
+import { jobSpecOf } from './jobSpec';
+import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
+
+export interface LaunchRequest extends FollowOptions {
+  taskFile: string;
+  cluster?: string;
+  envs?: Record<string, string>;
+  /** --cloud: overrides the task's resources.cloud. */
+  cloud?: string;
+  idleMinutes?: number;
+  down?: boolean;
+  /** -d: submit and return without following the output. */
+  detach?: boolean;
+}
+
+export interface LaunchResult extends JobOutcome {
+  cluster: string;
+}
+
+/**
+ * `sky launch` for machines Skydeck can reach without a cloud API (local, ssh): claim hosts,
+ * install the agent, sync the workdir and file mounts, then run setup + run as a new job.
+ * Launching onto an existing cluster reuses it, as SkyPilot does.
+ */
+export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<LaunchResult> {
+  const { task, envs, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
+  warnings.forEach((w) => ctx.warn(w));
+  const name = req.cluster ?? generateClusterName(ctx.user);
+  checkClusterName(name);
+  checkSyncSources(task, dir);
+  const existing = await ctx.store.read((db) => getCluster(db, name));
+  const cloud = (req.cloud ?? task.resources.cloud ?? existing?.provider ?? 'local').toLowerCase();
+  if (!(REACHABLE_CLOUDS as readonly string[]).includes(cloud)) {
+    throw new OpsError('unavailable', `launching on ${cloud} is not available yet; this version runs tasks on "local" (this machine) and "ssh" (your machines)`);
+  }
+  if (existing && existing.provider !== cloud) {
+    throw new OpsError('usage', `cluster ${name} already exists on ${existing.provider}, not ${cloud}: pick another name (-c) or drop --cloud`);
+  }
+  if (task.numNodes > 1) throw new OpsError('unavailable', `num_nodes: ${task.numNodes}: multi-node clusters are not available yet`);
+  if (req.idleMinutes !== undefined || req.down) {
+    ctx.warn(`autostop (--idle-minutes/--down) is recorded, but ${cloud} clusters are never stopped automatically`);
+  }
+  if (process.platform === 'win32' && cloud === 'local') {
+    throw new OpsError('unavailable', 'the local cloud needs Linux or macOS; on Windows run Skydeck inside WSL');
+  }
+
+  const pool = cloud === 'ssh' ? choosePool(ctx, task.resources.region ?? infraPool(task.resources.infra)) : undefined;
+  ctx.progress(existing ? `Reusing cluster ${name}` : `Claiming ${cloud === 'ssh' ? `a host of pool ${pool!.name}` : 'this machine'} for ${name}`);
+  let row = await writeIntent(ctx, name, cloud as 'local' | 'ssh', task.numNodes, pool, {
+    minutes: req.idleMinutes ?? null,
+    down: !!req.down,
+  });
+  const client = ctx.connections.client(row);
+  try {
+    ctx.progress(`Connecting to ${name} and checking its agent`);
+    const loc = await client.connect();
+    if (row.status !== 'UP') {
+      await client.configure({ cluster_name: name, node_ips: [row.head_address ?? '127.0.0.1'] });
+      const handle = { ...readHandle(row), workdir: await makeWorkdir(client, loc.base, cloud) };
+      row = await updateCluster(ctx, name, { status: 'UP', handle: JSON.stringify(handle), last_error: null }, {
+        kind: 'up', message: `agent ready at ${loc.base}`,
+      });
+    }
+  } catch (e) {
+    // The row stays (with its error) so the user sees it and can retry or down it.
+    await updateCluster(ctx, name, { last_error: (e as Error).message }, { kind: 'launch-failed', message: (e as Error).message });
+    throw e;
+  }
+  const handle = readHandle(row);
+  await syncAll(ctx, client, task, dir, handle.workdir);
+  ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
+  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true }));
+  req.onSubmitted?.(jobId, name);
+  if (req.detach) return { cluster: name, jobId };
+  return { cluster: name, jobId, final: await followJob(client, jobId, req) };
+}
+
+export async function syncAll(ctx: OpsContext, client: AgentClient, task: Parameters<typeof syncFileMounts>[1], dir: string, workdir: string): Promise<void> {
+  if (typeof task.workdir === 'string') {
+    ctx.progress(`Syncing workdir ${task.workdir}`);
+    const s = await syncWorkdir(client.transport, localPath(task.workdir, dir), workdir);
+    ctx.log(`workdir synced: ${s.files} files, ${s.bytes} bytes, ${s.ignored} ignored`);
+  }
+  if (Object.keys(task.fileMounts).length) {
+    ctx.progress('Syncing file mounts');
+    await syncFileMounts(client.transport, task, dir);
+  }
+}
+
+function infraPool(infra: string | undefined): string | undefined {
+  const m = /^ssh\/([^/]+)/i.exec(infra ?? '');
+  return m?.[1];
+}
+
+/** The job's working directory on the head: ~/sky_workdir as in SkyPilot, per cluster on local. */
+async function makeWorkdir(client: AgentClient, base: string, cloud: string): Promise<string> {
+  const script = cloud === 'local' ? `mkdir -p "$1/sky_workdir" && cd "$1/sky_workdir" && pwd` : 'mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd';
+  const r = await client.transport.exec(['/bin/sh', '-c', script, 'sh', base]);
+  if (r.code !== 0) throw new OpsError('failed', `could not create the workdir on ${client.transport.description}: ${r.stderr.toString().trim()}`);
+  return r.stdout.toString().trim();
+}

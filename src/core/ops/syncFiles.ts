@@ -1,0 +1,63 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Transport } from '../transport';
+import { shellQuote } from '../transport';
+import type { Task } from '../task';
+import { archiveDirectory, archiveFile, ArchiveStats } from '../sync/workdirArchive';
+import { OpsError } from './errors';
+import { remotePathWord } from './remotePath';
+
+/** Local paths in a task resolve against the task file's directory, as SkyPilot does. */
+export function localPath(p: string, taskDir: string): string {
+  const home = p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
+  return path.resolve(taskDir, home);
+}
+
+/** Checks, before anything is provisioned, that every local source exists and is supported. */
+export function checkSyncSources(task: Task, taskDir: string): void {
+  if (task.workdir !== undefined) {
+    if (typeof task.workdir !== 'string') {
+      throw new OpsError('unavailable', 'workdir as a git repository ({url, ref}) is not available yet: give a local directory');
+    }
+    const wd = localPath(task.workdir, taskDir);
+    if (!fs.existsSync(wd) || !fs.statSync(wd).isDirectory()) {
+      throw new OpsError('usage', `workdir ${task.workdir} (${wd}) is not a directory on this machine`);
+    }
+  }
+  for (const [dst, m] of Object.entries(task.fileMounts)) {
+    if (m.kind !== 'copy' || /^[a-z][a-z0-9+.-]*:\/\//i.test(m.source)) {
+      throw new OpsError('unavailable', `file_mounts ${dst}: cloud storage sources are not available yet; only local paths are`);
+    }
+    const src = localPath(m.source, taskDir);
+    if (!fs.existsSync(src)) throw new OpsError('usage', `file_mounts ${dst}: source ${m.source} (${src}) does not exist`);
+  }
+}
+
+/** Extracts a tar stream into `dirWord` (a shell word) on the node. */
+async function untar(t: Transport, dirWord: string, archive: Readable, what: string): Promise<void> {
+  const r = await t.execShell(`set -e; mkdir -p ${dirWord}; tar -xf - -C ${dirWord}`, { stdin: archive });
+  if (r.code !== 0) throw new OpsError('failed', `syncing ${what} to ${t.description} failed: ${r.stderr.toString().trim()}`);
+}
+
+export async function syncWorkdir(t: Transport, localDir: string, remoteDir: string): Promise<ArchiveStats> {
+  const stats: ArchiveStats = { files: 0, bytes: 0, ignored: 0 };
+  await untar(t, shellQuote(remoteDir), archiveDirectory(localDir, stats), `workdir ${localDir}`);
+  return stats;
+}
+
+export async function syncFileMounts(t: Transport, task: Task, taskDir: string): Promise<number> {
+  let n = 0;
+  for (const [dst, m] of Object.entries(task.fileMounts)) {
+    if (m.kind !== 'copy') continue;
+    const src = localPath(m.source, taskDir);
+    if (fs.statSync(src).isDirectory()) await untar(t, remotePathWord(dst), archiveDirectory(src), `file mount ${dst}`);
+    else {
+      const parent = path.posix.dirname(dst);
+      await untar(t, remotePathWord(parent), archiveFile(src, path.posix.basename(dst)), `file mount ${dst}`);
+    }
+    n++;
+  }
+  return n;
+}

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runCli } from '../../src/cli/main';
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { out: (t) => (out += t), outBytes: (d) => (out += d.toString()), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+function yamlFile(text: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cli-'));
+  const f = path.join(dir, 'task.yaml');
+  fs.writeFileSync(f, text);
+  return f;
+}
+
+describe('cli', () => {
+  it('validate: a good file exits 0', async () => {
+    const r = await cli('validate', yamlFile('name: ok\nresources:\n  cloud: local\nrun: echo hi\n'));
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /1 file valid/);
+  });
+
+  it('validate: errors print file:line:col and exit 2', async () => {
+    const f = yamlFile('name: bad\nresources:\n  cpus: -3\nrun: echo hi\n');
+    const r = await cli('validate', f);
+    assert.equal(r.code, 2);
+    assert.ok(r.err.startsWith(`${f}:3:9: error`), r.err);
+  });
+
+  it('validate: a missing file is an error naming the file', async () => {
+    const r = await cli('validate', '/nonexistent/task.yaml');
+    assert.notEqual(r.code, 0);
+    assert.match(r.err + r.out, /\/nonexistent\/task\.yaml/);
+  });
+
+  it('verbs that have not landed say so and exit 3', async () => {
+    const r = await cli('launch', 'examples/hello.sky.yaml', '-c', 'x');
+    assert.equal(r.code, 3);
+    assert.match(r.err, /not available yet/);
+  });
+
+  it('unknown commands and missing arguments are usage errors', async () => {
+    assert.equal((await cli('frobnicate')).code, 2);
+    const r = await cli('validate');
+    assert.equal(r.code, 2);
+    assert.match(r.err, /needs at least one task YAML file/);
+  });
+
+  it('prints help and version', async () => {
+    assert.match((await cli('--help')).out, /Usage: skydeck <command>/);
+    assert.match((await cli('--version')).out, /^\d+\.\d+\.\d+\n$/);
+  });
+});

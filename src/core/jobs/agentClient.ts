@@ -11,6 +11,8 @@ export interface AgentClientOptions {
   /** Base dir on the node; default ~/.skydeck. */
   base?: string;
   log?: (message: string) => void;
+  /** The agent directory to install (default: the one shipped with Skydeck). */
+  agentDir?: string;
 }
 
 /**
@@ -143,7 +145,7 @@ export class AgentClient {
   }
 
   private async start(): Promise<AgentRpc> {
-    this.location = await ensureAgent(this.transport, this.opts.base);
+    this.location = await ensureAgent(this.transport, this.opts.base, this.opts.agentDir);
     if (this.location.uploaded) this.opts.log?.(`installed the agent on ${this.transport.description}`);
     const ch = await this.transport.openChannel([this.location.python, this.location.entry, '--base', this.location.base, 'serve']);
     const rpc = new AgentRpc(ch);

@@ -10,6 +10,10 @@ export interface ConnectionsOptions {
   onUnknownHostKey?: SshTransportOptions['onUnknownHostKey'];
   maxChannels?: number;
   log?: (m: string) => void;
+  /** Extra SSH settings for every connection (tests: no ~/.ssh, no agent). */
+  sshDefaults?: Partial<SshTransportOptions>;
+  /** The agent directory to install (default: the one shipped with Skydeck). */
+  agentDir?: string;
 }
 
 /** One agent client per cluster, shared by every operation on it. */
@@ -22,7 +26,11 @@ export class Connections {
     const known = this.clients.get(c.name);
     if (known && known.uid === c.uid) return known.client;
     if (known) void known.client.close();
-    const client = new AgentClient(this.transportForCluster(c), { base: readHandle(c).base, log: this.opts.log });
+    const client = new AgentClient(this.transportForCluster(c), {
+      base: readHandle(c).base,
+      log: this.opts.log,
+      agentDir: this.opts.agentDir,
+    });
     this.clients.set(c.name, { uid: c.uid, client });
     return client;
   }
@@ -47,8 +55,9 @@ export class Connections {
 
   private ssh(host: HostSpec | undefined): Transport {
     if (!host) throw new Error('the cluster has no head host recorded');
-    const endpoint = (h: HostSpec) => ({ host: h.address, port: h.port, user: h.user, keyFile: h.identityFile });
+    const endpoint = (h: HostSpec) => ({ host: h.address, port: h.port, user: h.user, ...(h.identityFile ? { keyFile: h.identityFile } : {}) });
     return createSshTransport({
+      ...this.opts.sshDefaults,
       ...endpoint(host),
       jump: host.proxyJump ? endpoint(host.proxyJump) : undefined,
       knownHostsFile: this.opts.knownHostsFile,

@@ -1,0 +1,13 @@
+// Task YAML: parse SkyPilot task files into typed tasks with positioned diagnostics.
+
+export type {
+  AcceleratorOption, Autostop, Diagnostic, FileMount, JobRecovery, ParseOptions, ParseResult, PortRange, Quantity,
+  Resources, Task, Workdir,
+} from './types';
+export { parseTaskText, parseTaskFile } from './parse';
+export { formatDiagnostic, formatPath } from './diagnostics';
+export { taskSchema, taskSchemaJson } from './schema';
+export { resolveEnvs } from './envs';
+export { parseAccelerator, parseAccelerators, formatAccelerator } from './accelerators';
+export { resourceCandidates } from './candidates';
+export { ALL_CLOUDS, SKYDECK_CLOUDS } from './names';

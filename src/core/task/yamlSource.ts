@@ -1,0 +1,95 @@
+// Reading YAML the way SkyPilot (PyYAML, YAML 1.1) does, and turning syntax problems into
+// diagnostics with the parser's positions.
+
+import { Document, LineCounter, ParseOptions, DocumentOptions, SchemaOptions, YAMLError, isAlias, isScalar, parseAllDocuments, visit } from 'yaml';
+import { Reporter } from './diagnostics';
+
+type Tag = { tag: string; test?: RegExp };
+
+// PyYAML's booleans: unlike the yaml package's 1.1 schema, `y` and `n` stay strings.
+const PY_TRUE = /^(?:[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
+const PY_FALSE = /^(?:[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
+// PyYAML's floats need a digit: `workdir: .` is the string ".", not NaN.
+const PY_FLOAT = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/;
+// Tags whose values are not plain JSON (dates, buffers, sets); their text stays a string.
+const DROPPED = /:(timestamp|binary|set|omap|pairs)$/;
+
+function pyyamlTags(tags: unknown[]): unknown[] {
+  return (tags as Tag[])
+    .filter((t) => !DROPPED.test(t.tag))
+    .map((t) => {
+      if (!t.test) return t;
+      if (t.tag.endsWith(':bool')) return { ...t, test: t.test.test('yes') ? PY_TRUE : PY_FALSE };
+      if (t.tag.endsWith(':float') && t.test.test('.')) return { ...t, test: PY_FLOAT };
+      return t;
+    });
+}
+
+export function parseYamlDocuments(text: string): { docs: Document[]; lines: LineCounter } {
+  const lines = new LineCounter();
+  const options: ParseOptions & DocumentOptions & SchemaOptions = {
+    version: '1.1',
+    lineCounter: lines,
+    prettyErrors: false,
+    logLevel: 'silent',
+    customTags: pyyamlTags as SchemaOptions['customTags'],
+  };
+  const docs = parseAllDocuments(text, options);
+  return { docs: Array.isArray(docs) ? (docs as Document[]) : [], lines };
+}
+
+const SYNTAX_HINTS: Record<string, string> = {
+  TAB_AS_INDENT: 'indent with spaces, not tabs',
+  MISSING_CHAR: 'close the quote or bracket',
+  BAD_INDENT: 'check the indentation of this line',
+  BLOCK_AS_IMPLICIT_KEY: 'quote the value, or write multi-line text as a block (run: |)',
+  MULTILINE_IMPLICIT_KEY: 'quote the value, or write multi-line text as a block (run: |)',
+  UNEXPECTED_TOKEN: 'check for a stray character, or quote the value',
+  BAD_ALIAS: 'define the anchor (&name) before using it (*name)',
+  DUPLICATE_KEY: 'remove one of them; the last one is used',
+};
+
+function keyAt(doc: Document, offset: number): string | undefined {
+  let found: string | undefined;
+  visit(doc, {
+    Pair(_, pair) {
+      const k = pair.key;
+      if (isScalar(k) && k.range?.[0] === offset) found = String(k.value);
+    },
+  });
+  return found;
+}
+
+/** Reports the document's syntax errors and warnings. Returns true if there was an error. */
+export function reportSyntax(doc: Document, text: string, r: Reporter): boolean {
+  let failed = false;
+  const starts = new Set<number>();
+  const report = (e: YAMLError, severity: 'error' | 'warning') => {
+    const [start, end] = e.pos;
+    // One problem often yields several parser errors at the same spot; the first is the clearest.
+    if (starts.has(start)) return;
+    starts.add(start);
+    if (e.code === 'DUPLICATE_KEY') {
+      const key = keyAt(doc, start);
+      r.add('warning', start, Math.max(end, start + (key?.length ?? 1)), '', `duplicate key${key ? ` "${key}"` : ''}`, SYNTAX_HINTS.DUPLICATE_KEY);
+      return;
+    }
+    if (severity === 'error') failed = true;
+    const message = e.message.replace(/\s+at line \d+, column \d+.*$/s, '');
+    r.add(severity, start, Math.min(Math.max(end, start), text.length), '', message,
+      SYNTAX_HINTS[e.code] ?? (severity === 'error' ? 'check the YAML syntax here' : undefined));
+  };
+  doc.errors.forEach((e) => report(e, 'error'));
+  doc.warnings.forEach((e) => report(e, 'warning'));
+  // JSON objects only have text keys; `? [a, b]: 1` would be silently stringified.
+  visit(doc, {
+    Pair(_, pair) {
+      const k = pair.key as { range?: [number, number, number] } | null;
+      if (k && !isScalar(k) && !isAlias(k) && k.range) {
+        failed = true;
+        r.add('error', k.range[0], k.range[1], '', 'a key must be plain text, not a list or mapping', 'write the key as a plain word');
+      }
+    },
+  });
+  return failed;
+}

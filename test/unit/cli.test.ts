@@ -38,10 +38,18 @@ describe('cli', () => {
     assert.match(r.err + r.out, /\/nonexistent\/task\.yaml/);
   });
 
-  it('verbs that have not landed say so and exit 3', async () => {
-    const r = await cli('launch', 'examples/hello.sky.yaml', '-c', 'x');
-    assert.equal(r.code, 3);
-    assert.match(r.err, /not available yet/);
+  it('features that have not landed say so and exit 3', async () => {
+    process.env.SKYDECK_WORKSPACE = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cli-ws-'));
+    try {
+      const r = await cli('launch', yamlFile('resources:\n  cloud: aws\nrun: echo hi\n'), '-c', 'x');
+      assert.equal(r.code, 3);
+      assert.match(r.err, /launching on aws is not available yet/);
+      const s = await cli('stop', 'x');
+      assert.equal(s.code, 3);
+      assert.match(s.err, /not available yet/);
+    } finally {
+      delete process.env.SKYDECK_WORKSPACE;
+    }
   });
 
   it('unknown commands and missing arguments are usage errors', async () => {

@@ -12,7 +12,6 @@ import { Parsed, parseCpus, parseDiskSize, parseMemory } from './quantities';
 import { warnIgnoredResourceFields, warnUnsupportedCloud } from './support';
 import { Autostop, Resources } from './types';
 
-
 export function emptyResources(): Resources {
   return { accelerators: [], acceleratorsOrdered: false, useSpot: false, ports: [], labels: {} };
 }
@@ -40,8 +39,8 @@ export function normalizeResources(raw: unknown, r: Reporter, path: Path): Resou
       if (!isDict(item)) return single(base, r, { pathOf: (k) => [...path, k], owns: () => false });
       checkOwnFields(item, r, itemPath);
       return single(mergeCandidate(base, item), r, {
-        pathOf: (k) => (k in item ? [...itemPath, k] : [...path, k]),
-        owns: (k) => k in item,
+        pathOf: (k) => (Object.hasOwn(item, k) ? [...itemPath, k] : [...path, k]),
+        owns: (k) => Object.hasOwn(item, k),
       });
     });
   }

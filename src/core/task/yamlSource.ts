@@ -11,6 +11,8 @@ const PY_TRUE = /^(?:[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
 const PY_FALSE = /^(?:[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
 // PyYAML's floats need a digit: `workdir: .` is the string ".", not NaN.
 const PY_FLOAT = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)$/;
+// PyYAML's exponent form needs a dot and a signed exponent: `e0` and `1e3` are strings.
+const PY_FLOAT_EXP = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9_]+)[eE][-+][0-9]+$/;
 // Tags whose values are not plain JSON (dates, buffers, sets); their text stays a string.
 const DROPPED = /:(timestamp|binary|set|omap|pairs)$/;
 
@@ -21,6 +23,7 @@ function pyyamlTags(tags: unknown[]): unknown[] {
       if (!t.test) return t;
       if (t.tag.endsWith(':bool')) return { ...t, test: t.test.test('yes') ? PY_TRUE : PY_FALSE };
       if (t.tag.endsWith(':float') && t.test.test('.')) return { ...t, test: PY_FLOAT };
+      if (t.tag.endsWith(':float') && t.test.test('e0')) return { ...t, test: PY_FLOAT_EXP };
       return t;
     });
 }

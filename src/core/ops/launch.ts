@@ -1,5 +1,6 @@
 import { getCluster } from '../state';
 import type { AgentClient } from '../jobs';
+import type { Task } from '../task';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { checkClusterName, generateClusterName } from './clusterNames';
@@ -84,15 +85,16 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   return { cluster: name, jobId, final: await followJob(client, jobId, req) };
 }
 
-export async function syncAll(ctx: OpsContext, client: AgentClient, task: Parameters<typeof syncFileMounts>[1], dir: string, workdir: string): Promise<void> {
+export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, dir: string, workdir: string): Promise<void> {
+  const { python } = await client.connect();
   if (typeof task.workdir === 'string') {
     ctx.progress(`Syncing workdir ${task.workdir}`);
-    const s = await syncWorkdir(client.transport, localPath(task.workdir, dir), workdir);
+    const s = await syncWorkdir(client.transport, python, localPath(task.workdir, dir), workdir);
     ctx.log(`workdir synced: ${s.files} files, ${s.bytes} bytes, ${s.ignored} ignored`);
   }
   if (Object.keys(task.fileMounts).length) {
     ctx.progress('Syncing file mounts');
-    await syncFileMounts(client.transport, task, dir);
+    await syncFileMounts(client.transport, python, task, dir);
   }
 }
 

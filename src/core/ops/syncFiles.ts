@@ -8,6 +8,7 @@ import type { Task } from '../task';
 import { archiveDirectory, archiveFile, ArchiveStats } from '../sync/workdirArchive';
 import { OpsError } from './errors';
 import { remotePathWord } from './remotePath';
+import { PLACE_TREE_PY } from '../sync/placeTree';
 
 /** Local paths in a task resolve against the task file's directory, as SkyPilot does. */
 export function localPath(p: string, taskDir: string): string {
@@ -35,27 +36,33 @@ export function checkSyncSources(task: Task, taskDir: string): void {
   }
 }
 
-/** Extracts a tar stream into `dirWord` (a shell word) on the node. */
-async function untar(t: Transport, dirWord: string, archive: Readable, what: string): Promise<void> {
-  const r = await t.execShell(`set -e; mkdir -p ${dirWord}; tar -xf - -C ${dirWord}`, { stdin: archive });
+/**
+ * Unpacks a tar stream into `dirWord` (a shell word) on the node: first into a private temp
+ * dir beside it, then each entry is renamed into place (see PLACE_TREE_PY).
+ */
+async function untar(t: Transport, python: string, dirWord: string, archive: Readable, what: string): Promise<void> {
+  const script =
+    `set -e; D=${dirWord}; mkdir -p "$D"; T=$(mktemp -d "$D/.skydeck-sync.XXXXXX"); ` +
+    `trap 'rm -rf "$T"' EXIT; tar -xf - -C "$T"; ${shellQuote(python)} -c ${shellQuote(PLACE_TREE_PY)} "$T" "$D"`;
+  const r = await t.execShell(script, { stdin: archive });
   if (r.code !== 0) throw new OpsError('failed', `syncing ${what} to ${t.description} failed: ${r.stderr.toString().trim()}`);
 }
 
-export async function syncWorkdir(t: Transport, localDir: string, remoteDir: string): Promise<ArchiveStats> {
+export async function syncWorkdir(t: Transport, python: string, localDir: string, remoteDir: string): Promise<ArchiveStats> {
   const stats: ArchiveStats = { files: 0, bytes: 0, ignored: 0 };
-  await untar(t, shellQuote(remoteDir), archiveDirectory(localDir, stats), `workdir ${localDir}`);
+  await untar(t, python, shellQuote(remoteDir), archiveDirectory(localDir, stats, '.skydeck-sync.*\n'), `workdir ${localDir}`);
   return stats;
 }
 
-export async function syncFileMounts(t: Transport, task: Task, taskDir: string): Promise<number> {
+export async function syncFileMounts(t: Transport, python: string, task: Task, taskDir: string): Promise<number> {
   let n = 0;
   for (const [dst, m] of Object.entries(task.fileMounts)) {
     if (m.kind !== 'copy') continue;
     const src = localPath(m.source, taskDir);
-    if (fs.statSync(src).isDirectory()) await untar(t, remotePathWord(dst), archiveDirectory(src), `file mount ${dst}`);
+    if (fs.statSync(src).isDirectory()) await untar(t, python, remotePathWord(dst), archiveDirectory(src), `file mount ${dst}`);
     else {
       const parent = path.posix.dirname(dst);
-      await untar(t, remotePathWord(parent), archiveFile(src, path.posix.basename(dst)), `file mount ${dst}`);
+      await untar(t, python, remotePathWord(parent), archiveFile(src, path.posix.basename(dst)), `file mount ${dst}`);
     }
     n++;
   }

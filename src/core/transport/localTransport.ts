@@ -86,6 +86,7 @@ export class LocalTransport implements Transport {
     const onAbort = (): void => { aborted = true; kill(child); };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     feedStdin(child.stdin!, opts.stdin);
+    if (opts.signal?.aborted) onAbort();
     const [code, sig] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
       child.once('close', (c, s) => resolve([c, s]));
     });
@@ -118,6 +119,7 @@ export class LocalTransport implements Transport {
     child.stderr!.on('data', (b: Buffer) => channel.pushStderr(b));
     const onAbort = (): void => kill(child);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
     child.once('close', (code) => {
       void whenEnded(child.stderr ?? undefined).then(() => {
         opts.signal?.removeEventListener('abort', onAbort);

@@ -242,7 +242,8 @@ export class SshConnection {
         clearTimeout(timer);
         client.removeAllListeners('ready');
         client.on('error', () => undefined);
-        client.end();
+        // destroy, not end: a peer that never answers would keep a half-closed socket open.
+        client.destroy();
         sock?.destroy();
         reject(e);
       };

@@ -116,6 +116,7 @@ export class SshTransport implements Transport {
       opts.signal?.removeEventListener('abort', onAbort);
     });
     feedStdin(stream, opts.stdin);
+    if (opts.signal?.aborted) onAbort(); // aborted while the channel was opening
     // sshd keeps a channel open until its command exits: a command that ignores SIGTERM must not
     // hold up the caller, so an abort returns after a short grace period.
     await Promise.race([finished, abortedP.then(() => sleep(2000))]);
@@ -143,6 +144,7 @@ export class SshTransport implements Transport {
     stream.on('error', () => undefined); // writes after the peer closed; close reports the end
     const onAbort = (): void => channel.close();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
     stream.once('close', () => {
       void whenEnded(stream.stderr).then(() => {
         release();

@@ -2,44 +2,24 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cancel, down, exec, launch, logs, queue, status } from '../../../src/core/ops';
-import type { SshPool } from '../../../src/core/clouds/sshPools';
-import { startHosts, type TestHosts } from '../../hosts';
-import { testOps, TestOps, waitFor, writeTask } from './helpers';
+import { TestOps, waitFor, writeTask } from './helpers';
+import { sshFixture, type SshFixture } from './sshFixture';
 
 describe('ops on the ssh cloud (real sshd hosts)', function () {
   this.timeout(120_000);
-  let env: TestHosts;
-  let pool: SshPool;
+  let fx: SshFixture;
   let ops: TestOps;
-  let emptySshDir: string;
-
   before(async () => {
-    env = await startHosts(2);
-    pool = {
-      name: 'lab',
-      hosts: env.hosts.map((h) => ({ address: h.address, port: h.port, user: h.user, identityFile: env.clientKeyPath })),
-    };
-    emptySshDir = fs.mkdtempSync(path.join(env.dir, 'no-ssh-'));
+    fx = await sshFixture(2);
   });
   after(async () => {
-    await env?.stop();
+    await fx?.env.stop();
   });
-
-  async function opsWith(knownHosts: 'known' | 'unknown', onUnknownHostKey?: (h: string, fp: string) => Promise<boolean>): Promise<TestOps> {
-    const o = await testOps({
-      pools: [pool],
-      connections: { sshDefaults: { agent: false, sshDir: emptySshDir, userKnownHostsFiles: [] }, onUnknownHostKey },
-    });
-    if (knownHosts === 'known') fs.writeFileSync(path.join(o.workspaceRoot, 'known_hosts'), env.hosts.map((h) => env.knownHostsLine(h)).join('\n') + '\n');
-    return o;
-  }
-
   afterEach(async () => {
-    for (const c of await ops.store.read((db) => db.exec('SELECT name FROM clusters')[0]?.values.map((v) => String(v[0])) ?? [])) {
-      await down(ops, c, { graceSeconds: 1, purge: true }).catch(() => undefined);
-    }
-    await ops.dispose();
+    await fx.cleanup(ops);
   });
+  const opsWith = (k: 'known' | 'unknown', onUnknownHostKey?: (h: string, fp: string) => Promise<boolean>) =>
+    fx.ops(k, { onUnknownHostKey });
 
   it('launch → exec ×3 → queue → logs → cancel → down, on a pool host', async () => {
     ops = await opsWith('known');
@@ -54,7 +34,7 @@ describe('ops on the ssh cloud (real sshd hosts)', function () {
     let out = '';
     const r = await launch(ops, { taskFile: task, cluster: 'rem', onOutput: (d) => (out += d) });
     assert.equal(r.final?.status, 'SUCCEEDED', out);
-    const h0 = env.hosts[0];
+    const h0 = fx.env.hosts[0];
     assert.equal(out, `training\nmounted file\nrank 0 of 1 on ${h0.user} in ${h0.home}/sky_workdir\n`);
     const [row] = (await status(ops)).map((s) => s.cluster);
     assert.equal(row.provider, 'ssh');
@@ -82,7 +62,7 @@ describe('ops on the ssh cloud (real sshd hosts)', function () {
     await launch(ops, { taskFile: t, cluster: 'a', detach: true });
     await launch(ops, { taskFile: t, cluster: 'b', detach: true });
     const heads = (await status(ops)).map((s) => s.cluster.head_address).sort();
-    assert.deepEqual(heads, env.hosts.map((h) => h.address).sort());
+    assert.deepEqual(heads, fx.env.hosts.map((h) => h.address).sort());
     await assert.rejects(launch(ops, { taskFile: t, cluster: 'c' }), /SSH pool "lab" has 0 free host\(s\) of 2.*in use by: a, b/);
   });
 
@@ -94,7 +74,8 @@ describe('ops on the ssh cloud (real sshd hosts)', function () {
     });
     const t = writeTask(ops.workspaceRoot, 't.yaml', 'resources: {cloud: ssh}\nrun: echo ok\n');
     await assert.rejects(launch(ops, { taskFile: t, cluster: 'k' }), /host key/i);
-    assert.deepEqual(asked, [`${env.hosts[0].address}:${env.hosts[0].port} ${env.hosts[0].hostKeyFingerprint}`]);
+    const h = fx.env.hosts[0];
+    assert.deepEqual(asked, [`${h.address}:${h.port} ${h.hostKeyFingerprint}`]);
     const [row] = (await status(ops)).map((s) => s.cluster);
     assert.equal(row.status, 'INIT');
     assert.match(row.last_error ?? '', /host key/i, 'the failed launch is kept with its error');

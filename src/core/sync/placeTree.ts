@@ -1,0 +1,27 @@
+/**
+ * Python (stdlib) run on the node after a tar stream was unpacked into a private temp dir: it
+ * renames every entry into the destination, so a job reading the workdir, or another exec
+ * syncing the same workdir at the same moment, sees each file whole — old or new, never torn.
+ * argv: TEMP_DIR DEST_DIR
+ */
+export const PLACE_TREE_PY = `
+import os, shutil, sys
+src, dst = sys.argv[1], sys.argv[2]
+try:
+    for root, dirs, files in os.walk(src):
+        rel = os.path.relpath(root, src)
+        target = dst if rel == '.' else os.path.join(dst, rel)
+        if not os.path.isdir(target) or os.path.islink(target):
+            if os.path.lexists(target):
+                os.unlink(target)
+            os.makedirs(target, exist_ok=True)
+        links = [d for d in dirs if os.path.islink(os.path.join(root, d))]
+        for name in files + links:
+            to = os.path.join(target, name)
+            if os.path.isdir(to) and not os.path.islink(to):
+                sys.exit('cannot replace directory %s with a file' % to)
+            os.replace(os.path.join(root, name), to)
+        dirs[:] = [d for d in dirs if d not in links]
+finally:
+    shutil.rmtree(src, ignore_errors=True)
+`;

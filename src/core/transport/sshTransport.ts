@@ -80,7 +80,12 @@ export class SshTransport implements Transport {
     this.assertOpen();
     if (signal?.aborted) throw new AbortedError(this.conn.display);
     const { value: stream, client, release } = await this.conn
-      .openSession<ClientChannel>((c, cb) => c.exec(command, cb), signal)
+      .openSession<ClientChannel>((c, cb) => c.exec(command, (err, stream) => {
+        // ssh2 may deliver the exec reply, the output and the exit status in one read, emitting
+        // 'exit' before our awaiting code runs: record it now. (Output is buffered by the stream.)
+        if (!err) trackExit(stream);
+        cb(err, stream);
+      }), signal)
       .catch((e: unknown) => { throw signal?.aborted ? new AbortedError(this.conn.display) : e; });
     return { stream, lost: () => this.conn.isLost(client), release };
   }
@@ -89,17 +94,9 @@ export class SshTransport implements Transport {
     const { stream, lost, release } = await this.open(command, opts.signal);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    let code: number | null = null;
-    let signalName: string | undefined;
-    let gotExit = false;
     let aborted = false;
     stream.on('data', (b: Buffer) => { out.push(b); opts.onStdout?.(b); });
     stream.stderr.on('data', (b: Buffer) => { err.push(b); opts.onStderr?.(b); });
-    stream.on('exit', (c: number | null, sig?: string) => {
-      gotExit = true;
-      code = typeof c === 'number' ? c : null;
-      if (sig) signalName = sig.replace(/^SIG/, '');
-    });
     let onAborted: () => void = () => undefined;
     const abortedP = new Promise<void>((r) => { onAborted = r; });
     const onAbort = (): void => {
@@ -121,15 +118,20 @@ export class SshTransport implements Transport {
     // hold up the caller, so an abort returns after a short grace period.
     await Promise.race([finished, abortedP.then(() => sleep(2000))]);
     if (aborted) throw new AbortedError(this.conn.display);
-    if (!gotExit && lost()) {
+    const exit = exits.get(stream);
+    if (!exit && lost()) {
       throw new ConnectionLostError(this.conn.display, 'while a command was running; it may or may not have completed');
     }
-    return { code, ...(signalName ? { signal: signalName } : {}), stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
+    return {
+      code: exit?.code ?? null,
+      ...(exit?.signal ? { signal: exit.signal } : {}),
+      stdout: Buffer.concat(out),
+      stderr: Buffer.concat(err),
+    };
   }
 
   async openChannel(argv: string[], opts: Omit<ExecOptions, 'stdin' | 'onStdout' | 'onStderr'> = {}): Promise<Channel> {
     const { stream, release } = await this.open(buildExecCommand(argv, opts), opts.signal);
-    let code: number | null = null;
     const channel = new StreamChannel({
       write: (b) => { stream.write(b); },
       end: () => { stream.end(); },
@@ -140,7 +142,6 @@ export class SshTransport implements Transport {
     });
     stream.on('data', (b: Buffer) => channel.pushData(b));
     stream.stderr.on('data', (b: Buffer) => channel.pushStderr(b));
-    stream.on('exit', (c: number | null) => { code = typeof c === 'number' ? c : null; });
     stream.on('error', () => undefined); // writes after the peer closed; close reports the end
     const onAbort = (): void => channel.close();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -149,7 +150,7 @@ export class SshTransport implements Transport {
       void whenEnded(stream.stderr).then(() => {
         release();
         opts.signal?.removeEventListener('abort', onAbort);
-        channel.finish(code);
+        channel.finish(exits.get(stream)?.code ?? null);
       });
     });
     return channel;
@@ -178,6 +179,15 @@ export class SshTransport implements Transport {
   private assertOpen(): void {
     if (this.closed) throw new ConnectionLostError(this.conn.display, 'this transport was closed');
   }
+}
+
+interface ExitInfo { code: number | null; signal?: string; }
+const exits = new WeakMap<ClientChannel, ExitInfo>();
+
+function trackExit(stream: ClientChannel): void {
+  stream.once('exit', (c: number | null, sig?: string) => {
+    exits.set(stream, typeof c === 'number' ? { code: c } : { code: null, signal: sig ? sig.replace(/^SIG/, '') : undefined });
+  });
 }
 
 /**

@@ -1,0 +1,53 @@
+// Linux users for test hosts. Each is marked in its GECOS field with the harness's pid, so a
+// later run can remove users whose harness died without tearing down (SIGKILL, OOM).
+import * as fs from 'node:fs';
+import { isAlive, killQuietly, listProcesses, run, runOk, runSyncQuietly } from './system';
+
+const MARK = 'skydeck test host, harness pid ';
+
+export interface TestUser { name: string; uid: number; gid: number; home: string; }
+
+export async function createUser(name: string, home: string): Promise<TestUser> {
+  // Password '*' = no password but not locked: with UsePAM no, sshd refuses locked ('!') accounts.
+  await runOk('useradd', ['--create-home', '--home-dir', home, '--shell', '/bin/bash',
+    '--password', '*', '--comment', `${MARK}${process.pid}`, '--user-group', name]);
+  const uid = Number((await runOk('id', ['-u', name])).trim());
+  const gid = Number((await runOk('id', ['-g', name])).trim());
+  return { name, uid, gid, home };
+}
+
+/** Kills what is left of the user's processes (all started by our tests), then removes it. */
+export async function removeUser(user: { name: string; uid: number }): Promise<void> {
+  killUserProcesses(user.uid);
+  const r = await run('userdel', ['--remove', '--force', user.name]);
+  // 6 = user does not exist; home-removal warnings (12) are fine, the harness dir goes anyway.
+  if (r.code !== 0 && r.code !== 6 && r.code !== 12) {
+    throw new Error(`userdel ${user.name} failed (${r.code}): ${r.stderr.trim()}`);
+  }
+}
+
+export function removeUserSync(user: { name: string; uid: number }): void {
+  killUserProcesses(user.uid);
+  runSyncQuietly('userdel', ['--remove', '--force', user.name]);
+}
+
+function killUserProcesses(uid: number): void {
+  if (uid <= 0) return;
+  for (const p of listProcesses()) if (p.uid === uid) killQuietly(p.pid);
+}
+
+/** Removes test users left behind by harness processes that no longer exist. */
+export async function reapStaleUsers(): Promise<string[]> {
+  const reaped: string[] = [];
+  let passwd: string;
+  try { passwd = fs.readFileSync('/etc/passwd', 'utf8'); } catch { return reaped; }
+  for (const line of passwd.split('\n')) {
+    const [name, , uid, , gecos] = line.split(':');
+    if (!gecos?.startsWith(MARK)) continue;
+    const owner = Number(gecos.slice(MARK.length));
+    if (owner && isAlive(owner)) continue;
+    await removeUser({ name, uid: Number(uid) });
+    reaped.push(name);
+  }
+  return reaped;
+}

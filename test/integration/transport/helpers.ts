@@ -1,0 +1,78 @@
+// Shared set-up for the transport integration tests: real sshd hosts from test/hosts, a private
+// SshPool per file, and options that never touch the real ~/.ssh or an agent.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startHosts, type StartHostsOptions, type TestHost, type TestHosts } from '../../hosts';
+import { SshPool, SshTransport, type SshTransportOptions } from '../../../src/core/transport';
+
+export interface Env extends TestHosts {
+  pool: SshPool;
+  /** Scratch dir for known_hosts files, keys, uploads; removed in teardown. */
+  tmp: string;
+  /** Options for `host`: the harness key, no agent, no ~/.ssh, TOFU into a scratch known_hosts. */
+  options(host: TestHost, extra?: Partial<SshTransportOptions>): SshTransportOptions;
+  transport(host: TestHost, extra?: Partial<SshTransportOptions>): SshTransport;
+  teardown(): Promise<void>;
+}
+
+export async function setup(n: number, opts?: StartHostsOptions): Promise<Env> {
+  const hosts = await startHosts(n, opts);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-transport-test-'));
+  const emptySshDir = path.join(tmp, 'empty-ssh');
+  fs.mkdirSync(emptySshDir);
+  const pool = new SshPool();
+  const transports: SshTransport[] = [];
+  const options = (host: TestHost, extra: Partial<SshTransportOptions> = {}): SshTransportOptions => ({
+    host: host.address,
+    port: host.port,
+    user: host.user,
+    keyFile: hosts.clientKeyPath,
+    agent: false,
+    sshDir: emptySshDir,
+    userKnownHostsFiles: [],
+    knownHostsFile: path.join(tmp, 'known_hosts'),
+    trustOnFirstUse: true,
+    connectTimeoutMs: 5000,
+    ...extra,
+  });
+  return {
+    ...hosts,
+    pool,
+    tmp,
+    options,
+    transport(host, extra) {
+      const t = new SshTransport(options(host, extra), pool);
+      transports.push(t);
+      return t;
+    },
+    async teardown() {
+      await Promise.all(transports.map((t) => t.close()));
+      await pool.closeAll();
+      await hosts.stop();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Deterministic PRNG (mulberry32), so a failing fuzz case can be replayed from its seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function expectReject<E extends Error>(p: Promise<unknown>, type: new (...a: never[]) => E): Promise<E> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof type) return e;
+    throw new Error(`expected ${type.name}, got ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}`);
+  }
+  throw new Error(`expected ${type.name}, but it resolved`);
+}

@@ -14,7 +14,7 @@ export async function cliContext(io: CliIO): Promise<OpsContext> {
   return {
     store,
     workspaceRoot: root,
-    sshPools: () => loadSshPools(undefined),
+    sshPools: () => loadSshPools(undefined, process.env.SKYDECK_SSH_POOLS || undefined),
     connections: new Connections({
       knownHostsFile: process.env.SKYDECK_KNOWN_HOSTS || defaultKnownHostsFile(),
       onUnknownHostKey: (host, fp, type) => askHostKey(io, host, fp, type),

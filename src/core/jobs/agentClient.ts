@@ -49,6 +49,11 @@ export class AgentClient {
     return [...this.jobs.values()].sort((a, b) => a.job_id - b.job_id);
   }
 
+  /** A full snapshot without touching the incremental cursor, for one-off reads. */
+  async queueSnapshot(): Promise<JobRow[]> {
+    return rowsToJobs(await this.call<QueueAnswer>('queue', {}, true));
+  }
+
   cancel(target: { jobIds?: number[]; all?: boolean; user?: string }, graceSeconds?: number): Promise<CancelResult> {
     const args: Record<string, unknown> = { grace: graceSeconds };
     if (target.jobIds) args.job_ids = target.jobIds;

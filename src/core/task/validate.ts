@@ -1,7 +1,8 @@
 // Validates a document's plain JSON against the task schema with ajv and turns ajv's errors
 // into diagnostics with positions, plain messages and fix hints.
 
-import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import precompiled from '../../../schemas/task.validator.js';
 import { stringify } from 'yaml';
 import { Reporter, describeValue, formatPath } from './diagnostics';
 import { ALL_CLOUDS } from './names';
@@ -10,16 +11,9 @@ import { taskSchema } from './schema';
 import { JsonSchema } from './schemaHelpers';
 import { nearest } from './suggest';
 
-let compiled: ValidateFunction | undefined;
-
+/** The schema precompiled by scripts/write-schema.ts (see validatorCode.ts for why). */
 function validator(): ValidateFunction {
-  if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
-    // Editor-only keywords (VS Code's JSON/YAML validators read them); annotations for ajv.
-    ajv.addVocabulary(['errorMessage', 'patternErrorMessage', 'markdownDescription']);
-    compiled = ajv.compile(taskSchema);
-  }
-  return compiled;
+  return precompiled;
 }
 
 const fieldsOf = (name: string): string[] =>

@@ -1,0 +1,3 @@
+import type { ValidateFunction } from 'ajv';
+declare const validate: ValidateFunction;
+export = validate;

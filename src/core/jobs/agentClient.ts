@@ -1,4 +1,5 @@
-import { isTransient, type Transport } from '../transport';
+import { isTransient } from '../transport/errors';
+import type { Transport } from '../transport';
 import { AgentLocation, ensureAgent } from './bootstrap';
 import { AgentGoneError, AgentRpc } from './rpc';
 import {

@@ -1,5 +1,5 @@
 import type { Transport } from '../transport';
-import { shellQuote } from '../transport';
+import { shellQuote } from '../transport/shellQuote';
 import { agentArchive, agentHash, agentSourceDir } from './agentBundle';
 
 export interface AgentLocation {

@@ -1,5 +1,6 @@
 import { AgentClient } from '../jobs';
-import { createLocalTransport, createSshTransport, type SshTransportOptions, type Transport } from '../transport';
+import { createLocalTransport } from '../transport/localTransport';
+import type { SshTransportOptions, Transport } from '../transport';
 import type { ClusterRecord } from '../state';
 import type { HostSpec } from '../clouds/hostSpec';
 import { readHandle } from './clusterHandle';
@@ -56,6 +57,8 @@ export class Connections {
   private ssh(host: HostSpec | undefined): Transport {
     if (!host) throw new Error('the cluster has no head host recorded');
     const endpoint = (h: HostSpec) => ({ host: h.address, port: h.port, user: h.user, ...(h.identityFile ? { keyFile: h.identityFile } : {}) });
+    // Loaded on first use: ssh2 costs ~50 ms at start-up that local-only runs never need.
+    const { createSshTransport } = require('../transport/sshTransport') as typeof import('../transport/sshTransport');
     return createSshTransport({
       ...this.opts.sshDefaults,
       ...endpoint(host),

@@ -1,6 +1,6 @@
 import { appendEvent, deleteClusterAfterProof } from '../state';
 import { TERMINAL_STATUSES } from '../jobs';
-import { shellQuote } from '../transport';
+
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { requireCluster } from './findCluster';

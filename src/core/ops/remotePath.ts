@@ -1,4 +1,4 @@
-import { shellQuote } from '../transport';
+import { shellQuote } from '../transport/shellQuote';
 
 /** A remote path as a shell word: a leading "~/" becomes "$HOME"/…, the rest is quoted. */
 export function remotePathWord(p: string): string {

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Transport } from '../transport';
-import { shellQuote } from '../transport';
+import { shellQuote } from '../transport/shellQuote';
 import type { Task } from '../task';
 import { archiveDirectory, archiveFile, ArchiveStats } from '../sync/workdirArchive';
 import { OpsError } from './errors';

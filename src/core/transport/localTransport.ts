@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { AbortedError } from './errors';
 import { assertEnvNames } from './shellQuote';
-import { expandHome } from './sshAuth';
+import { expandHome } from './homePath';
 import { feedStdin, whenEnded } from './stdio';
 import { StreamChannel } from './streamChannel';
 import type { Channel, ExecOptions, ExecResult, Transport } from './types';

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { utils as sshUtils, type AnyAuthMethod, type AuthHandlerMiddleware, type AuthenticationType, type NextAuthHandler } from 'ssh2';
 import { TransportConfigError } from './errors';
+import { expandHome } from './homePath';
 
 export interface AuthSource { label: string; attempt: (user: string) => AnyAuth; }
 type AnyAuth = AnyAuthMethod;
@@ -26,11 +27,6 @@ export function defaultAgent(): string | undefined {
   return undefined;
 }
 
-export function expandHome(p: string): string {
-  if (p === '~') return os.homedir();
-  if (p.startsWith('~/') || p.startsWith('~\\')) return path.join(os.homedir(), p.slice(2));
-  return p;
-}
 
 /** Loads the sources; `notes` collects why a key was skipped (encrypted, unreadable…). */
 export async function loadAuthSources(host: string, s: AuthSettings, notes: string[]): Promise<AuthSource[]> {

@@ -5,7 +5,7 @@ import type { ClientChannel, SFTPWrapper } from 'ssh2';
 import { AbortedError, ConnectionLostError, TransportConfigError } from './errors';
 import { feedStdin, whenEnded } from './stdio';
 import { buildExecCommand, buildShellCommand } from './shellQuote';
-import { expandHome } from './sshAuth';
+import { expandHome } from './homePath';
 import type { ConnectionSettings, SshConnection } from './sshConnection';
 import { defaultSshPool, type SshPool } from './sshPool';
 import { sftpUpload } from './sshUpload';

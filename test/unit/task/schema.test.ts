@@ -8,6 +8,7 @@ import Ajv from 'ajv';
 import { parseAllDocuments } from 'yaml';
 import { taskSchema } from '../../../src/core/task';
 import { taskSchemaJson } from '../../../src/core/task/schema';
+import { taskValidatorCode } from '../../../src/core/task/validatorCode';
 
 const root = join(__dirname, '..', '..', '..');
 const committedPath = join(root, 'schemas', 'task.schema.json');
@@ -30,8 +31,12 @@ function properties(schema: unknown, at = ''): [string, Schema][] {
 }
 
 describe('task schema', () => {
-  it('schemas/task.schema.json is up to date (run: npx tsx scripts/write-schema.ts)', () => {
+  it('schemas/task.schema.json is up to date (run: npm run schema)', () => {
     assert.equal(readFileSync(committedPath, 'utf8'), taskSchemaJson());
+  });
+
+  it('schemas/task.validator.js is up to date (run: npm run schema)', () => {
+    assert.equal(readFileSync(join(root, 'schemas', 'task.validator.js'), 'utf8'), taskValidatorCode());
   });
 
   it('is draft-07 and closed at the top level', () => {

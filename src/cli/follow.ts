@@ -14,7 +14,7 @@ export function detachOnInterrupt(io: CliIO, hint: () => string): { signal: Abor
 
 /** The CLI's exit code for a followed job: 0 success, the job's own code for FAILED, else 1. */
 export function exitCodeFor(final: LogsFinal | undefined, io: CliIO, label: string): number {
-  if (!final) return EXIT.ok; // detached
+  if (!final || !final.terminal) return EXIT.ok; // detached: the job goes on
   const reason = final.reason ? `: ${final.reason}` : '';
   if (final.status === 'SUCCEEDED') {
     io.err(`✓ ${label} succeeded.\n`);

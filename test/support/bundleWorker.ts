@@ -9,6 +9,9 @@ const ROOT = path.resolve(__dirname, '../..');
  */
 export async function bundleWorker(entry: string): Promise<string> {
   const outfile = path.join(ROOT, 'out', 'test-workers', path.basename(entry).replace(/\.ts$/, '.js'));
-  await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', outfile, logLevel: 'error' });
+  await build({
+    entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', outfile, logLevel: 'error',
+    external: ['vscode', 'cpu-features', '*.node'],
+  });
   return outfile;
 }

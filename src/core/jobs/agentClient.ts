@@ -35,6 +35,11 @@ export class AgentClient {
     return this.location!;
   }
 
+  /** The pid of the agent's serve process behind the channel (for diagnostics). */
+  async servePid(): Promise<number> {
+    return (await (await this.channel()).hello).pid;
+  }
+
   submit(spec: JobSpec): Promise<SubmitResult> {
     // Not retried: if the channel died after sending, the job may exist already.
     return this.call<SubmitResult>('submit', spec, false);

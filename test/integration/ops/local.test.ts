@@ -90,3 +90,34 @@ describe('ops on the local cloud', function () {
     assert.deepEqual(await status(ops), [], 'nothing was written for refused launches');
   });
 });
+
+describe('agent channel on the local cloud', function () {
+  this.timeout(60_000);
+  it('restarts the serve process transparently when it dies', async () => {
+    const ops = await testOps();
+    try {
+      const t = writeTask(ops.workspaceRoot, 't.yaml', 'resources: {cloud: local}\nrun: echo one\n');
+      await launch(ops, { taskFile: t, cluster: 'r', detach: true });
+      const row = (await status(ops))[0].cluster;
+      const client = ops.connections.client(row);
+      const before = (await client.status()) as { version: string };
+      assert.ok(before.version);
+      // Kill the serve process behind the channel (its pid is in the agent's hello).
+      const pid = await client.servePid();
+      process.kill(pid, 'SIGKILL');
+      await waitFor('serve to die', async () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      const q = await queue(ops, 'r');
+      assert.equal(q[0].job_id, 1, 'the next call reconnected and answered');
+    } finally {
+      await down(ops, 'r', { graceSeconds: 0, purge: true }).catch(() => undefined);
+      await ops.dispose();
+    }
+  });
+});

@@ -1,0 +1,85 @@
+"""Cancel: SIGTERM to the job's process group and its escaped processes, SIGKILL after grace.
+
+The SIGKILL escalation is the daemon's job: the deadline is in jobs.db and the daemon is woken
+to sleep until it, so it happens even if the client disconnects right after the answer, and
+cancel itself forks nothing (the freed slots are handed out first).
+"""
+import os
+import signal
+import time
+
+from . import daemon, db, procs, scheduler
+from .errors import AgentError, bad_args
+from .jobs import parse_job_ids
+from .states import ACTIVE, NON_TERMINAL, TERMINAL, sql_list
+
+DEFAULT_GRACE = 10.0
+MAX_GRACE = 24 * 3600.0
+
+
+def cancel(ctx, args):
+    grace = args.get('grace', DEFAULT_GRACE)
+    if grace is None:
+        grace = DEFAULT_GRACE
+    if isinstance(grace, bool) or not isinstance(grace, (int, float)) or not \
+            (0 <= grace <= MAX_GRACE):
+        raise bad_args('grace must be a number of seconds between 0 and %d' % MAX_GRACE)
+    ids, user, everything = args.get('job_ids'), args.get('user'), args.get('all')
+    if sum(1 for x in (ids, user, everything) if x) != 1:
+        raise bad_args('say which jobs: job_ids, or user, or all=true (exactly one)')
+    if ids:
+        ids = parse_job_ids(ids)
+    if user is not None and not isinstance(user, str):
+        raise bad_args('user must be a string')
+    conn = ctx.conn()
+    now = time.time()
+    with db.write_txn(conn) as txn:
+        if ids:
+            rows = conn.execute('SELECT job_id, status FROM jobs WHERE job_id IN (%s)' %
+                                ','.join('?' * len(ids)), ids).fetchall()
+            missing = sorted(set(ids) - set(r[0] for r in rows))
+            if missing:
+                raise AgentError('not_found', 'no such job: %s' % ', '.join(map(str, missing)),
+                                 {'job_ids': missing})
+        elif user is not None:
+            rows = conn.execute('SELECT job_id, status FROM jobs WHERE user = ? AND status IN (%s)'
+                                % sql_list(NON_TERMINAL), (user,)).fetchall()
+        else:
+            rows = conn.execute('SELECT job_id, status FROM jobs WHERE status IN (%s)'
+                                % sql_list(NON_TERMINAL)).fetchall()
+        cancelled, already, active = [], [], []
+        for job_id, status in sorted(rows):
+            if status in TERMINAL:
+                already.append(job_id)
+                continue
+            db.advance(conn, txn, job_id, 'CANCELLED', reason='cancelled by request', now=now)
+            cancelled.append(job_id)
+            if status in ACTIVE:
+                active.append(job_id)
+        if active:
+            conn.execute('UPDATE jobs SET kill_deadline = ? WHERE job_id IN (%s)' %
+                         ','.join('?' * len(active)), [now + grace] + active)
+        targets = conn.execute(
+            'SELECT job_id, driver_pid, driver_start, boot_id FROM jobs WHERE job_id IN (%s)' %
+            ','.join('?' * len(active)), active).fetchall() if active else []
+    if targets:
+        for t in targets:
+            flag_cancelled(ctx.paths, t[0])
+        boot = procs.boot_id()
+        procs.kill_jobs(ctx.paths.marker_prefix, targets,
+                        signal.SIGKILL if grace <= 0 else signal.SIGTERM, boot)
+        scheduler.step(ctx)  # the freed resources go to the next pending jobs
+    if cancelled:
+        daemon.ensure(ctx)
+    if targets:
+        daemon.wake(ctx.paths)  # it sleeps until the earliest kill deadline
+    return {'cancelled': cancelled, 'already_terminal': already, 'grace': grace}
+
+
+def flag_cancelled(paths, job_id):
+    """Tells the driver not to start an interpreter to report an outcome nobody needs."""
+    try:
+        with open(os.path.join(paths.job_dir(job_id), 'cancelled'), 'w'):
+            pass
+    except OSError:
+        pass  # job dir not written yet (claimed a moment ago): the driver reports, harmlessly

@@ -1,0 +1,223 @@
+"""The small detached daemon that runs the liveness sweep every few seconds.
+
+One per base dir, guarded by an flock on daemon.lock (no pid-file races). Any agent call that
+sees work for it starts it if it is not running, or replaces it if an older agent version runs
+it. It exits by itself once nothing has been non-terminal for a while, and opens no port.
+"""
+import fcntl
+import os
+import select
+import signal
+import sys
+import time
+
+from . import VERSION
+from . import driver, procs, spawn
+from .errors import AgentError
+
+TICK_ENV = 'SKYDECK_TICK_INTERVAL'        # seconds between sweeps (default 2)
+IDLE_ENV = 'SKYDECK_DAEMON_IDLE_EXIT'     # idle seconds before exiting (default 60)
+
+
+def _read_pidfile(paths):
+    try:
+        with open(paths.daemon_pid) as f:
+            pid, start, version = f.read().split()[:3]
+        return int(pid), (int(start) if start.isdigit() else start), version
+    except (OSError, ValueError):
+        return None
+
+
+def running_pid(paths):
+    info = _read_pidfile(paths)
+    if info and procs.is_same_process(info[0], info[1]):
+        return info[0]
+    return None
+
+
+def _open_lock(paths):
+    return os.open(paths.daemon_lock, os.O_RDWR | os.O_CREAT | getattr(os, 'O_CLOEXEC', 0), 0o600)
+
+
+def _try_lock(fd):
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except (BlockingIOError, PermissionError):
+        return False
+
+
+def ensure(ctx):
+    """Start the daemon unless one of this version runs (cheap: one flock attempt).
+
+    The caller takes the daemon lock itself and hands the locked descriptor to the new daemon
+    (as fd 3), so there is no moment in which a second caller could also find the lock free
+    and start a second daemon.
+    """
+    paths = ctx.paths
+    fd = _open_lock(paths)
+    try:
+        if _try_lock(fd):
+            # Above 3, so that handing it over as fd 3 is a real dup (which clears CLOEXEC).
+            held = fcntl.fcntl(fd, getattr(fcntl, 'F_DUPFD_CLOEXEC', fcntl.F_DUPFD), 10)
+            os.set_inheritable(held, False)
+            try:
+                _spawn(ctx, ['--lock-fd', '3'], held)
+            finally:
+                os.close(held)
+            return
+        info = _read_pidfile(paths)
+        if not info or info[2] == VERSION:
+            return
+        # An older agent's daemon: ask it to leave; the new one waits for the lock.
+        if procs.is_same_process(info[0], info[1]):
+            try:
+                os.kill(info[0], signal.SIGTERM)
+            except OSError:
+                pass
+        _spawn(ctx, ['--wait'], None)
+    finally:
+        os.close(fd)  # the lock stays with the daemon's copy of the descriptor
+
+
+def shutdown(ctx, args):
+    """Before a cluster is torn down: finish every pending kill escalation now (the caller
+    wants nothing left running) and stop the daemon. Refused while a job is not terminal."""
+    from . import liveness
+    from .states import NON_TERMINAL, sql_list
+    if not ctx.has_db():
+        return {'stopped': False, 'daemon_pid': None, 'escalated': []}
+    conn = ctx.conn()
+    busy = [r[0] for r in conn.execute('SELECT job_id FROM jobs WHERE status IN (%s) ORDER BY '
+                                       'job_id' % sql_list(NON_TERMINAL))]
+    if busy:
+        raise AgentError('busy', '%d job(s) are not finished (%s); cancel them first' %
+                         (len(busy), ', '.join(map(str, busy[:20]))), {'job_ids': busy})
+    escalated = liveness.escalate_overdue(ctx, float('inf'), procs.boot_id())
+    pid = running_pid(ctx.paths)
+    if pid:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+        end = time.time() + 5
+        while time.time() < end and procs.is_same_process(pid, None):
+            time.sleep(0.02)
+    return {'stopped': bool(pid), 'daemon_pid': pid, 'escalated': escalated}
+
+
+def _spawn(ctx, extra, fd):
+    paths = ctx.paths
+    _rotate(paths.daemon_log)
+    argv = [sys.executable or 'python3', '-E', '-S', ctx.agent_path, '--base', paths.base,
+            '_daemon'] + extra
+    env = driver.filtered_environ(os.environ)
+    item = ('daemon', argv, env, paths.daemon_log)
+    spawn.spawn_many([item + (fd,) if fd is not None else item])
+
+
+def wake(paths):
+    """Make the daemon look at jobs.db now (a new kill deadline). Only once its pid file exists:
+    it is written after the handler is installed, so the signal can never kill it."""
+    info = _read_pidfile(paths)
+    if info and procs.is_same_process(info[0], info[1]):
+        try:
+            os.kill(info[0], signal.SIGUSR1)
+        except OSError:
+            pass
+
+
+def _rotate(path, limit=1 << 20):
+    try:
+        if os.path.getsize(path) > limit:
+            os.replace(path, path + '.1')
+    except OSError:
+        pass
+
+
+def run(ctx, lock_fd=None, wait=False):
+    """The daemon's main loop. lock_fd: the daemon lock, already taken by whoever started us;
+    wait: we replace an older daemon, which was asked to exit and will release the lock."""
+    from . import liveness  # imported here: only the daemon and `tick` need it
+    paths = ctx.paths
+    if lock_fd is not None:
+        fd = lock_fd
+        os.set_inheritable(fd, False)
+        if not _try_lock(fd):  # a no-op on the lock we were handed; refuses any other file
+            return 0
+    else:
+        fd = _open_lock(paths)
+        deadline = time.time() + (10 if wait else 0)
+        while not _try_lock(fd):
+            if time.time() >= deadline:
+                return 0  # another daemon runs
+            time.sleep(0.1)
+    stop = []
+    # Signals only interrupt the wait (self-pipe); handlers, unlike ignored or blocked
+    # signals, do not leak into the jobs this process starts.
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    signal.set_wakeup_fd(w)
+    signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+    signal.signal(signal.SIGUSR1, lambda *a: None)
+    me = procs.proc_stat(os.getpid())
+    tmp = paths.daemon_pid + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write('%d %s %s\n' % (os.getpid(), me.start if me else '-', VERSION))
+    os.replace(tmp, paths.daemon_pid)
+    interval = float(os.environ.get(TICK_ENV) or 2.0)
+    idle_exit = float(os.environ.get(IDLE_ENV) or 60.0)
+    idle_since = None
+    idle = False
+    try:
+        while not stop:
+            now = time.time()
+            try:
+                ctx.check_schema()
+                liveness.sweep(ctx)
+                busy = liveness.busy(ctx.conn(), now)
+            except AgentError as e:
+                if e.code in ('schema_too_new', 'schema_unknown'):
+                    break  # a newer agent owns this base dir now
+                busy = True
+            except Exception as e:  # keep sweeping; a locked db or a bad row is transient
+                sys.stderr.write('%s sweep failed: %r\n' % (time.strftime('%F %T'), e))
+                sys.stderr.flush()
+                ctx.close()
+                busy = True
+            if busy:
+                idle_since = None
+            elif idle_since is None:
+                idle_since = now
+            elif now - idle_since >= idle_exit:
+                idle = True
+                break
+            timeout = interval
+            try:
+                due = liveness.next_kill_deadline(ctx.conn())
+                if due is not None:
+                    timeout = max(0.0, min(interval, due - time.time()))
+            except Exception:
+                pass
+            if not stop:
+                try:
+                    if select.select([r], [], [], timeout)[0]:
+                        os.read(r, 512)
+                except InterruptedError:
+                    pass
+    finally:
+        if running_pid(paths) == os.getpid():
+            try:
+                os.unlink(paths.daemon_pid)
+            except OSError:
+                pass
+        os.close(fd)
+    # Work may have arrived between the last look and the lock release, from a caller that
+    # saw the lock still held and so started no daemon: look once more, now unlocked.
+    if idle:
+        try:
+            if liveness.busy(ctx.conn(), time.time()):
+                ensure(ctx)
+        except Exception:
+            pass
+    return 0

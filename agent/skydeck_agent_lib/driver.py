@@ -1,0 +1,149 @@
+"""Job drivers: a static POSIX sh script per running job, spawned detached in its own session.
+
+Nothing from the spec is ever pasted into a shell string: setup and run are written to files in
+the job dir, every value reaches the driver through its environment, and the driver script below
+is constant. spawn.py starts it re-parented to init (or the nearest subreaper), never a child
+of the agent or of another job's driver.
+"""
+import json
+import math
+import os
+import sys
+import time
+
+from .paths import MARKER_VAR
+
+SH = '/bin/sh'
+
+# Runs in the job's session and process group (its pid is the group id). SIGTERM is trapped
+# (not ignored, so the user's commands still get default dispositions): the driver outlives
+# its children and reports their exit, unless the job was cancelled (flag file), in which case
+# the final status is already written. The marker is dropped before exec'ing the reporter so a
+# late process scan of this job never matches the agent code that records its end. The driver's
+# own stderr (shell notices such as "Terminated", a failing reporter) goes to driver.err in the
+# job dir; the user's commands write both streams to the job log.
+DRIVER = r'''py=$_SKYDECK_PY agent=$_SKYDECK_AGENT base=$_SKYDECK_BASE job=$_SKYDECK_JOB
+dir=$_SKYDECK_DIR shell=$_SKYDECK_SHELL cwd=$_SKYDECK_CWD
+unset _SKYDECK_PY _SKYDECK_AGENT _SKYDECK_BASE _SKYDECK_JOB _SKYDECK_DIR _SKYDECK_SHELL _SKYDECK_CWD
+exec 2>>"$dir/driver.err"
+trap 'term=1' TERM INT
+phase=run code=0
+if ! cd -- "$cwd" 2>&1; then
+  phase=workdir code=1
+elif [ -f "$dir/setup.sh" ]; then
+  "$shell" "$dir/setup.sh" </dev/null 2>&1
+  code=$?
+  if [ -e "$dir/cancelled" ]; then exit 143; fi
+  if [ "$code" -ne 0 ]; then phase=setup
+  else "$py" -E -S "$agent" --base "$base" _phase "$job" RUNNING </dev/null >/dev/null; fi
+fi
+if [ "$phase" = run ] && [ -f "$dir/run.sh" ] && [ ! -e "$dir/cancelled" ]; then
+  "$shell" "$dir/run.sh" </dev/null 2>&1
+  code=$?
+fi
+# Cancelled: the status is final already; leave at once instead of starting an interpreter.
+if [ -e "$dir/cancelled" ]; then exit 143; fi
+unset SKYDECK_JOB_MARKER
+exec "$py" -E -S "$agent" --base "$base" _done "$job" "$code" "$phase" </dev/null >/dev/null
+'''
+
+# Variables the agent sets per job; stripped when deriving the base environment of new jobs
+# from a process that may itself have been started by a job.
+JOB_VARS = ('SKYDECK_JOB_ID', 'SKYDECK_NUM_NODES', 'SKYDECK_NODE_RANK', 'SKYDECK_NODE_IPS',
+            'SKYDECK_CLUSTER_NAME', 'SKYDECK_JOB_NAME', MARKER_VAR)
+
+
+def _user_shell():
+    # SkyPilot runs setup/run with bash; existing YAMLs rely on bash-isms.
+    import shutil
+    return shutil.which('bash') or SH
+
+
+USER_SHELL = None
+
+
+def filtered_environ(environ):
+    return dict((k, v) for k, v in environ.items()
+                if k not in JOB_VARS and not k.startswith('SKYPILOT_')
+                and not k.startswith('_SKYDECK_'))
+
+
+def base_env(paths, client):
+    """The environment new jobs start from: the client's (a login shell over SSH), saved to
+    env.json so jobs started later by a driver's report or by the daemon get the same one."""
+    env = filtered_environ(os.environ)
+    if client:
+        blob = json.dumps(env, sort_keys=True)
+        try:
+            with open(paths.env_file) as f:
+                same = f.read() == blob
+        except OSError:
+            same = False
+        if not same:
+            tmp = '%s.%d.tmp' % (paths.env_file, os.getpid())
+            with open(tmp, 'w') as f:
+                f.write(blob)
+            os.replace(tmp, paths.env_file)
+        return env
+    try:
+        with open(paths.env_file) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return env
+
+
+def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd):
+    global USER_SHELL
+    if USER_SHELL is None:
+        USER_SHELL = _user_shell()
+    env = dict(base)
+    env.update(spec['envs'])
+    name = cluster.get('cluster_name') or 'local'
+    ips = '\n'.join((cluster.get('node_ips') or ['127.0.0.1'])[:spec['num_nodes']])
+    gpus = sum((spec['resources'].get('accelerators') or {}).values())
+    info = dict(cluster.get('cluster_info') or {})
+    info.setdefault('cluster_name', name)
+    stamp = time.strftime('%Y-%m-%d-%H-%M-%S', time.localtime(submitted_at))
+    stamp += '-%06d' % int((submitted_at % 1) * 1e6)
+    nodes = str(spec['num_nodes'])
+    env.update({
+        'SKYDECK_JOB_ID': str(job_id),
+        'SKYDECK_NUM_NODES': nodes,
+        'SKYDECK_NODE_RANK': '0',
+        'SKYDECK_NODE_IPS': ips,
+        'SKYDECK_CLUSTER_NAME': name,
+        'SKYPILOT_TASK_ID': 'sky-%s_%s_%d' % (stamp, name, job_id),
+        'SKYPILOT_NUM_NODES': nodes,
+        'SKYPILOT_NODE_RANK': '0',
+        'SKYPILOT_NODE_IPS': ips,
+        'SKYPILOT_SETUP_NODE_RANK': '0',
+        'SKYPILOT_SETUP_NODE_IPS': ips,
+        'SKYPILOT_NUM_GPUS_PER_NODE': str(int(math.ceil(gpus))),
+        'SKYPILOT_CLUSTER_INFO': json.dumps(info, sort_keys=True),
+        MARKER_VAR: paths.marker(job_id),
+        '_SKYDECK_PY': sys.executable or 'python3',
+        '_SKYDECK_AGENT': agent_path,
+        '_SKYDECK_BASE': paths.base,
+        '_SKYDECK_JOB': str(job_id),
+        '_SKYDECK_DIR': paths.job_dir(job_id),
+        '_SKYDECK_SHELL': USER_SHELL,
+        '_SKYDECK_CWD': cwd,
+    })
+    if spec.get('name') is not None:
+        env['SKYDECK_JOB_NAME'] = spec['name']
+    return env
+
+
+def write_scripts(paths, job_id, spec):
+    d = paths.job_dir(job_id)
+    os.makedirs(d, 0o700, exist_ok=True)
+    os.makedirs(paths.log_dir(job_id), 0o700, exist_ok=True)
+    for phase in ('setup', 'run'):
+        text = spec.get(phase)
+        if text is not None and text.strip():
+            with open(os.path.join(d, phase + '.sh'), 'wb') as f:
+                f.write(text.encode('utf-8', 'surrogateescape'))
+
+
+def driver_argv(job_id):
+    return [SH, '-c', DRIVER, 'skydeck-job-%d' % job_id]

@@ -1,0 +1,257 @@
+"""Commands over the job table: submit, queue, status, configure, and the drivers' reports."""
+import json
+import sys
+import time
+
+from . import db, daemon, procs, resources, scheduler, spec as spec_mod
+from . import PROTOCOL, VERSION
+from .errors import AgentError, bad_args
+from .states import ORDER, NON_TERMINAL, sql_list
+from .wire import Raw
+
+
+def version(ctx, args):
+    return {'version': VERSION, 'protocol': PROTOCOL, 'schema_version': db.SCHEMA_VERSION,
+            'python': '%d.%d.%d' % sys.version_info[:3], 'base_dir': ctx.paths.base,
+            'marker_prefix': ctx.paths.marker_prefix}
+
+
+def submit(ctx, args):
+    spec = spec_mod.validate(args)  # before the database is even opened
+    res = spec['resources']
+    conn = ctx.conn()
+    boot = procs.boot_id()
+    resources.capacity(conn, boot)  # a first-time detection runs outside the write lock
+    now = time.time()
+    with db.write_txn(conn) as txn:
+        cap, source = resources.capacity(conn, boot)
+        empty = {'cpus': 0.0, 'memory': 0.0, 'accelerators': None}
+        if not resources.fits(resources.subtract(cap, empty), res):
+            raise AgentError('unschedulable',
+                             'the job asks for more than this node has (%s capacity %s)' %
+                             (source, json.dumps(cap, sort_keys=True)),
+                             {'capacity': cap, 'demand': res})
+        cur = conn.execute(
+            'INSERT INTO jobs (name, user, status, submitted_at, spec, cpus, memory, '
+            'accelerators, num_nodes, boot_id, updated_seq) '
+            "VALUES (?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?)",
+            (spec['name'], spec['user'], now, json.dumps(spec), res['cpus'], res['memory'],
+             json.dumps(res['accelerators']) if res['accelerators'] else None,
+             spec['num_nodes'], boot, txn.seq()))
+        job_id = cur.lastrowid
+        launches = scheduler.claim(conn, txn, boot, now)
+    scheduler.launch(ctx, launches)
+    daemon.ensure(ctx)
+    status = conn.execute('SELECT status FROM jobs WHERE job_id = ?', (job_id,)).fetchone()[0]
+    return {'job_id': job_id, 'status': status}
+
+
+COLUMNS = ('job_id', 'name', 'user', 'status', 'submitted_at', 'started_at', 'ended_at',
+           'exit_code', 'reason', 'cpus', 'memory', 'accelerators', 'num_nodes', 'driver_pid')
+_HAVE_JSON1 = None
+
+
+def _have_json1(conn):
+    global _HAVE_JSON1
+    if _HAVE_JSON1 is None:
+        try:
+            conn.execute('SELECT json_array(1)').fetchone()
+            _HAVE_JSON1 = True
+        except Exception:
+            _HAVE_JSON1 = False
+    return _HAVE_JSON1
+
+
+def queue(ctx, args):
+    """Rows changed since `since` (a cursor from an earlier answer), or all rows.
+
+    Rows come as arrays in COLUMNS order: with 10,000 jobs that is what keeps a full answer
+    within tens of milliseconds (SQLite builds the JSON text itself when it can).
+    """
+    since = args.get('since')
+    if since is not None and (isinstance(since, bool) or not isinstance(since, int) or since < 0):
+        raise bad_args('since must be a non-negative integer cursor')
+    where, params = [], []
+    user = args.get('user')
+    if user is not None:
+        if not isinstance(user, str):
+            raise bad_args('user must be a string')
+        where.append('user = ?')
+        params.append(user)
+    ids = args.get('job_ids')
+    if ids is not None:
+        ids = parse_job_ids(ids)
+        where.append('job_id IN (%s)' % ','.join('?' * len(ids)))
+        params.extend(ids)
+    if not ctx.has_db():
+        return {'db_id': None, 'cursor': 0, 'full': True, 'columns': list(COLUMNS), 'rows': []}
+    conn = ctx.conn()
+    conn.execute('BEGIN')  # one snapshot for the cursor and the rows
+    try:
+        db_id = db.get_meta(conn, 'db_id')
+        full = since is None or args.get('db_id') not in (None, db_id)
+        if not full:
+            where.append('updated_seq > ?')
+            params.append(since)
+        cursor = conn.execute('SELECT COALESCE(MAX(updated_seq), 0) FROM jobs').fetchone()[0]
+        cond = (' WHERE ' + ' AND '.join(where)) if where else ''
+        cache = ctx.queue_cache
+        if full and not where and cache is not None and _have_json1(conn):
+            rows = cache.full(conn, db_id, cursor)
+        elif _have_json1(conn):
+            text = conn.execute(
+                'SELECT json_group_array(json_array(%s)) FROM (SELECT %s FROM jobs%s '
+                'ORDER BY job_id)' % (','.join('json(accelerators)' if c == 'accelerators' else c
+                                               for c in COLUMNS), ','.join(COLUMNS), cond),
+                params).fetchone()[0]
+            rows = Raw((text or '[]').encode('utf-8'))
+        else:
+            rows = [list(r) for r in conn.execute(
+                'SELECT %s FROM jobs%s ORDER BY job_id' % (','.join(COLUMNS), cond), params)]
+            for r in rows:
+                r[11] = json.loads(r[11]) if r[11] else None
+        alive = full and conn.execute('SELECT 1 FROM jobs WHERE status IN (%s) LIMIT 1' %
+                                      sql_list(NON_TERMINAL)).fetchone()
+    finally:
+        conn.execute('COMMIT')
+    if alive:
+        daemon.ensure(ctx)  # restart the liveness daemon if it died
+    return {'db_id': db_id, 'cursor': cursor, 'full': full, 'columns': list(COLUMNS),
+            'rows': rows}
+
+
+class QueueCache(object):
+    """A serve connection's copy of every row's JSON text, brought up to date from the change
+    counter: a repeated full `queue` costs a delta query and a join, not 10,000 rows."""
+
+    def __init__(self):
+        self.db_id = None
+        self.cursor = -1
+        self.rows = {}
+        self.order = []
+        self.text = None
+
+    def full(self, conn, db_id, cursor):
+        """Inside the caller's read snapshot, whose change counter is `cursor`."""
+        if db_id != self.db_id:
+            self.__init__()
+            self.db_id = db_id
+        if cursor != self.cursor:
+            changed = conn.execute(
+                'SELECT job_id, json_array(%s) FROM jobs WHERE updated_seq > ? ORDER BY job_id' %
+                ','.join('json(accelerators)' if c == 'accelerators' else c for c in COLUMNS),
+                (self.cursor,)).fetchall()
+            last = self.order[-1] if self.order else 0
+            fresh = [j for j, _ in changed if j not in self.rows]
+            self.rows.update(changed)
+            if fresh and fresh[0] > last:
+                self.order.extend(fresh)  # new jobs come with higher ids
+            elif fresh:
+                self.order = sorted(self.rows)
+            self.cursor = cursor
+            self.text = None
+        if self.text is None:
+            self.text = Raw(('[' + ','.join([self.rows[j] for j in self.order]) + ']').encode('utf-8'))
+        return self.text
+
+
+def parse_job_ids(ids):
+    if not isinstance(ids, list) or not ids:
+        raise bad_args('job_ids must be a non-empty list of integers')
+    out = []
+    for i in ids:
+        if isinstance(i, str) and i.isdigit():
+            i = int(i)
+        if isinstance(i, bool) or not isinstance(i, int) or i < 1:
+            raise bad_args('bad job id %r' % (i,))
+        out.append(i)
+    return out
+
+
+def status(ctx, args):
+    conn = ctx.conn()
+    boot = procs.boot_id()
+    cap, source = resources.capacity(conn, boot)
+    used = resources.used(conn)
+    used['accelerators'] = resources.spell_like(used['accelerators'], cap.get('accelerators'))
+    counts = dict((s, 0) for s in ORDER)
+    for s, n in conn.execute('SELECT status, COUNT(*) FROM jobs GROUP BY status'):
+        counts[s] = n
+    return {'capacity': cap, 'capacity_source': source, 'used': used, 'counts': counts,
+            'running': counts['SETTING_UP'] + counts['RUNNING'], 'pending': counts['PENDING'],
+            'cluster': db.get_meta(conn, 'cluster', {}) or {}, 'boot_id': boot,
+            'daemon_pid': daemon.running_pid(ctx.paths), 'version': VERSION,
+            'schema_version': db.user_version(conn)}
+
+
+def configure(ctx, args):
+    """Cluster facts the node cannot know itself: name, node IPs, declared capacity."""
+    if not isinstance(args, dict):
+        raise bad_args('configure takes an object')
+    extra = set(args) - set(('cluster_name', 'node_ips', 'cluster_info', 'capacity'))
+    if extra:
+        raise bad_args('unknown keys: %s' % ', '.join(sorted(extra)))
+    cluster_updates = {}
+    if 'cluster_name' in args:
+        name = args['cluster_name']
+        if name is not None and (not isinstance(name, str) or len(name) > spec_mod.MAX_NAME):
+            raise bad_args('cluster_name must be a string of at most %d characters'
+                           % spec_mod.MAX_NAME)
+        cluster_updates['cluster_name'] = name
+    if 'node_ips' in args:
+        ips = args['node_ips']
+        if ips is not None and (not isinstance(ips, list) or
+                                not all(isinstance(i, str) and i and '\n' not in i for i in ips)):
+            raise bad_args('node_ips must be a list of strings (head node first)')
+        cluster_updates['node_ips'] = ips
+    if 'cluster_info' in args:
+        if args['cluster_info'] is not None and not isinstance(args['cluster_info'], dict):
+            raise bad_args('cluster_info must be an object')
+        cluster_updates['cluster_info'] = args['cluster_info']
+    declared = None
+    if 'capacity' in args and args['capacity'] is not None:
+        declared = spec_mod.parse_resources(args['capacity'], 'capacity', defaults=False)
+    conn = ctx.conn()
+    with db.write_txn(conn):
+        cluster = db.get_meta(conn, 'cluster', {}) or {}
+        cluster.update(cluster_updates)
+        db.set_meta(conn, 'cluster', cluster)
+        if 'capacity' in args:
+            db.set_meta(conn, 'declared_capacity', declared)
+    started = scheduler.step(ctx)  # more capacity may let pending jobs start now
+    if started:
+        daemon.ensure(ctx)
+    result = status(ctx, {})
+    result['started'] = started
+    return result
+
+
+def phase(ctx, args):
+    """Driver report: setup finished fine, the run phase begins."""
+    job_id = args['job_id']
+    conn = ctx.conn()
+    with db.write_txn(conn) as txn:
+        db.advance(conn, txn, job_id, 'RUNNING')
+    return {}
+
+
+def done(ctx, args):
+    """Driver report at its very end: record the outcome, then a detached scheduling step."""
+    job_id, code, ph = args['job_id'], args['exit_code'], args['phase']
+    if ph == 'workdir':
+        status, reason = 'FAILED_SETUP', 'could not enter the workdir (see the log)'
+    elif ph == 'setup':
+        status, reason = 'FAILED_SETUP', 'setup exited with code %d' % code
+    elif code == 0:
+        status, reason = 'SUCCEEDED', None
+    else:
+        status, reason = 'FAILED', 'run exited with code %d' % code
+    conn = ctx.conn()
+    with db.write_txn(conn) as txn:
+        changed = db.advance(conn, txn, job_id, status, reason=reason, exit_code=code)
+    return {'changed': changed, 'status': status}
+
+
+def nonterminal_exists(conn):
+    return conn.execute('SELECT 1 FROM jobs WHERE status IN (%s) LIMIT 1' %
+                        sql_list(NON_TERMINAL)).fetchone() is not None

@@ -1,0 +1,162 @@
+"""Node capacity (detected or declared) and the resource arithmetic of the scheduler.
+
+A resource vector is {"cpus": float, "memory": float GB, "accelerators": {name: count} | None}.
+Accelerator names compare case-insensitively; fractional counts (L4:0.25) are plain floats.
+"""
+import json
+import os
+
+from . import db
+from .states import sql_list, ACTIVE
+
+EPS = 1e-6
+
+
+def _acc_key(name):
+    return name.lower()
+
+
+def detect():
+    """What this node has: CPUs we may run on, total memory, NVIDIA GPUs by model."""
+    try:
+        cpus = float(len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS
+        cpus = float(os.cpu_count() or 1)
+    return {'cpus': cpus, 'memory': _memory_gb(), 'accelerators': _gpus()}
+
+
+def _memory_gb():
+    try:
+        with open('/proc/meminfo') as f:
+            for line in f:
+                if line.startswith('MemTotal:'):
+                    return round(int(line.split()[1]) / 1048576.0, 2)
+    except OSError:
+        pass
+    import subprocess
+    try:  # macOS
+        out = subprocess.run(['sysctl', '-n', 'hw.memsize'], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, timeout=5).stdout
+        return round(int(out.strip()) / 1073741824.0, 2)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return 0.0
+
+
+def gpu_model(name):
+    """"NVIDIA A100-SXM4-80GB" -> "A100-80GB", "Tesla T4" -> "T4", "NVIDIA L4" -> "L4"."""
+    words = [w for w in name.replace('NVIDIA', ' ').replace('Tesla', ' ').replace('GeForce', ' ')
+             .split() if w]
+    if not words:
+        return name.strip() or 'GPU'
+    base = words[0].split('-')[0]
+    if base.upper() == 'A100' and '80GB' in name.upper():
+        return 'A100-80GB'
+    return base
+
+
+def _gpus():
+    import shutil
+    import subprocess
+    exe = shutil.which('nvidia-smi')
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, '--query-gpu=name', '--format=csv,noheader'],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=20,
+                             universal_newlines=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    counts = {}
+    for line in out.splitlines():
+        if line.strip():
+            m = gpu_model(line.strip())
+            counts[m] = counts.get(m, 0.0) + 1.0
+    return counts or None
+
+
+def capacity(conn, boot_id):
+    """Declared capacity where the cluster declared it, detected values for the rest.
+
+    Detection (nvidia-smi can take a second) is cached in meta for the current boot.
+    """
+    cached = db.get_meta(conn, 'detected_capacity')
+    if not cached or cached.get('boot_id') != boot_id:
+        cached = {'boot_id': boot_id, 'capacity': detect()}
+        # Best effort cache write; the caller may be inside a read-only snapshot.
+        try:
+            if conn.in_transaction:
+                db.set_meta(conn, 'detected_capacity', cached)
+            else:
+                with db.write_txn(conn):
+                    db.set_meta(conn, 'detected_capacity', cached)
+        except Exception:
+            pass
+    cap = dict(cached['capacity'])
+    declared = db.get_meta(conn, 'declared_capacity')
+    source = 'detected'
+    if declared:
+        source = 'declared'
+        for k in ('cpus', 'memory', 'accelerators'):
+            if declared.get(k) is not None:
+                cap[k] = declared[k]
+    return cap, source
+
+
+def used(conn):
+    """Sum of the demands of the jobs holding resources (SETTING_UP and RUNNING)."""
+    row = conn.execute('SELECT COALESCE(SUM(cpus), 0), COALESCE(SUM(memory), 0) FROM jobs '
+                       'WHERE status IN (%s)' % sql_list(ACTIVE)).fetchone()
+    accs = {}
+    for (a,) in conn.execute('SELECT accelerators FROM jobs WHERE status IN (%s) AND '
+                             'accelerators IS NOT NULL' % sql_list(ACTIVE)):
+        for name, count in json.loads(a).items():
+            accs[name] = accs.get(name, 0.0) + count
+    return {'cpus': row[0], 'memory': row[1], 'accelerators': merge_names(accs)}
+
+
+def merge_names(accs):
+    """Fold names differing only in case together (keeps the first spelling)."""
+    out, seen = {}, {}
+    for name, count in (accs or {}).items():
+        k = _acc_key(name)
+        if k in seen:
+            out[seen[k]] += count
+        else:
+            seen[k] = name
+            out[name] = count
+    return out
+
+
+def spell_like(accs, reference):
+    """Report accelerator names as the capacity spells them (jobs may write l4 for L4)."""
+    names = dict((_acc_key(k), k) for k in (reference or {}))
+    out = {}
+    for k, v in (accs or {}).items():
+        name = names.get(_acc_key(k), k)
+        out[name] = out.get(name, 0.0) + v
+    return out
+
+
+def subtract(cap, use):
+    acc = dict((_acc_key(k), v) for k, v in (cap.get('accelerators') or {}).items())
+    for k, v in (use.get('accelerators') or {}).items():
+        acc[_acc_key(k)] = acc.get(_acc_key(k), 0.0) - v
+    return {'cpus': cap['cpus'] - use['cpus'], 'memory': cap['memory'] - use['memory'],
+            'accelerators': acc}
+
+
+def fits(free, demand):
+    """free is the output of subtract() (lower-cased accelerator keys)."""
+    if demand['cpus'] > free['cpus'] + EPS or demand['memory'] > free['memory'] + EPS:
+        return False
+    for k, v in (demand.get('accelerators') or {}).items():
+        if v > free['accelerators'].get(_acc_key(k), 0.0) + EPS:
+            return False
+    return True
+
+
+def take(free, demand):
+    free['cpus'] -= demand['cpus']
+    free['memory'] -= demand['memory']
+    for k, v in (demand.get('accelerators') or {}).items():
+        free['accelerators'][_acc_key(k)] = free['accelerators'].get(_acc_key(k), 0.0) - v

@@ -1,0 +1,104 @@
+"""The scheduling step: claim every pending job that fits (submission order), start drivers.
+
+Claiming (PENDING -> SETTING_UP/RUNNING) commits before any driver is forked, so a crash in
+between can never run a job twice: a claimed job whose driver pid never got recorded is failed
+by the liveness sweep. Starting drivers happens outside the write transaction.
+"""
+import json
+import os
+import signal
+import time
+
+from . import db, driver, procs, resources, spawn
+
+# A claimed job with no recorded driver after this long: its starter died in between.
+CLAIM_TIMEOUT = 30.0
+
+
+def claim(conn, txn, boot, now):
+    """Inside an open write transaction: claim what fits. Returns the launches to do."""
+    cap, _ = resources.capacity(conn, boot)
+    free = resources.subtract(cap, resources.used(conn))
+    # Let SQLite drop what cannot fit on CPU/memory before Python looks at a row.
+    rows = conn.execute(
+        "SELECT job_id, cpus, memory, accelerators FROM jobs WHERE status = 'PENDING' "
+        'AND cpus <= ? AND memory <= ? ORDER BY job_id',
+        (free['cpus'] + resources.EPS, free['memory'] + resources.EPS)).fetchall()
+    launches = []
+    for job_id, cpus, memory, acc in rows:
+        demand = {'cpus': cpus, 'memory': memory, 'accelerators': json.loads(acc) if acc else None}
+        if not resources.fits(free, demand):
+            continue
+        spec_text, submitted_at = conn.execute(
+            'SELECT spec, submitted_at FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
+        spec = json.loads(spec_text)
+        cwd, problem = resolve_workdir(spec.get('workdir'))
+        if problem:
+            db.advance(conn, txn, job_id, 'FAILED_SETUP', reason=problem, now=now)
+            continue
+        resources.take(free, demand)
+        status = 'SETTING_UP' if (spec.get('setup') or '').strip() else 'RUNNING'
+        conn.execute("UPDATE jobs SET status = ?, started_at = ?, boot_id = ?, updated_seq = ? "
+                     "WHERE job_id = ? AND status = 'PENDING'",
+                     (status, now, boot, txn.seq(), job_id))
+        launches.append((job_id, spec, submitted_at, cwd))
+    return launches
+
+
+def resolve_workdir(workdir):
+    if not workdir:
+        home = os.path.expanduser('~')
+        return (home if os.path.isdir(home) else '/'), None
+    path = os.path.expanduser(workdir)
+    if not os.path.isdir(path):
+        return None, 'workdir does not exist or is not a directory: %s' % workdir
+    return os.path.abspath(path), None
+
+
+def launch(ctx, launches):
+    """Start the drivers of claimed jobs and record who they are."""
+    if not launches:
+        return
+    conn = ctx.conn()
+    paths = ctx.paths
+    cluster = db.get_meta(conn, 'cluster', {}) or {}
+    base = driver.base_env(paths, ctx.client)
+    items, failed = [], {}
+    for job_id, spec, submitted_at, cwd in launches:
+        try:
+            driver.write_scripts(paths, job_id, spec)
+            env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
+                                 submitted_at, cwd)
+            items.append((str(job_id), driver.driver_argv(job_id), env, paths.log_file(job_id)))
+        except Exception as e:
+            failed[job_id] = 'could not prepare the job: %s' % e
+    started = spawn.spawn_many(items)
+    now = time.time()
+    with db.write_txn(conn) as txn:
+        for key, res in started.items():
+            if isinstance(res, tuple):
+                conn.execute('UPDATE jobs SET driver_pid = ?, driver_start = ?, updated_seq = ? '
+                             'WHERE job_id = ?', (res[0], res[1], txn.seq(), int(key)))
+            else:
+                failed[int(key)] = 'could not start the driver: %s' % res
+        for job_id, reason in failed.items():
+            db.advance(conn, txn, job_id, 'FAILED_DRIVER', reason=reason, now=now)
+    # A cancel that landed between claim and pid recording could not signal the driver.
+    ids = [int(k) for k, r in started.items() if isinstance(r, tuple)]
+    late = conn.execute(
+        "SELECT job_id, driver_pid, driver_start, boot_id FROM jobs WHERE status = 'CANCELLED' "
+        'AND job_id IN (%s)' % ','.join('?' * len(ids)), ids).fetchall() if ids else []
+    if late:
+        from .cancel import flag_cancelled
+        for row in late:
+            flag_cancelled(paths, row[0])
+        procs.kill_jobs(paths.marker_prefix, late, signal.SIGTERM, procs.boot_id())
+
+
+def step(ctx):
+    """A full scheduling step in its own transactions; returns the started job ids."""
+    conn = ctx.conn()
+    with db.write_txn(conn) as txn:
+        launches = claim(conn, txn, procs.boot_id(), time.time())
+    launch(ctx, launches)
+    return [l[0] for l in launches]

@@ -20,7 +20,7 @@ export const cancelCommand: CliCommand = {
     if (grace !== undefined && !(grace >= 0)) throw new UsageError('--grace takes a number of seconds');
     const r = await cancelOp(await context(), cluster, all ? { all } : { jobIds: ids.map(Number) }, grace);
     io.out(r.cancelled.length ? `Cancelled job(s) ${r.cancelled.join(', ')} on ${cluster}.\n` : `No unfinished job to cancel on ${cluster}.\n`);
-    if (r.already?.length) io.out(`Already finished: ${r.already.join(', ')}.\n`);
+    if (r.already_terminal?.length) io.out(`Already finished: ${r.already_terminal.join(', ')}.\n`);
     return 0;
   },
 };

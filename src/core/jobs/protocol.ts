@@ -60,7 +60,7 @@ export interface LogsFinal {
 
 export interface CancelResult {
   cancelled: number[];
-  already: number[];
+  already_terminal: number[];
   [k: string]: unknown;
 }
 

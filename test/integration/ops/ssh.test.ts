@@ -52,7 +52,7 @@ describe('ops on the ssh cloud (real sshd hosts)', function () {
     assert.ok((await h0.exec('test -d ~/.skydeck && echo yes')).stdout.includes('yes'));
     await down(ops, 'rem', { graceSeconds: 1 });
     assert.equal((await h0.exec('test -e ~/.skydeck && echo still-there || echo gone')).stdout.trim(), 'gone');
-    assert.equal((await h0.exec('pgrep -u "$(id -u)" -f skydeck_agent || true')).stdout.trim(), '', 'no Skydeck process left on the host');
+    assert.equal((await h0.exec('pgrep -u "$(id -u)" -f "[s]kydeck_agent" || true')).stdout.trim(), '', 'no Skydeck process left on the host');
     assert.deepEqual(await status(ops), []);
   });
 

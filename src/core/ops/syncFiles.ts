@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import type { Transport } from '../transport';
 import { shellQuote } from '../transport/shellQuote';
 import type { Task } from '../task';
-import { archiveDirectory, archiveFile, ArchiveStats } from '../sync/workdirArchive';
+import { archiveDirectory, archiveFile, ArchiveStats, workdirFingerprint } from '../sync/workdirArchive';
 import { OpsError } from './errors';
 import { remotePathWord } from './remotePath';
 import { PLACE_TREE_PY } from '../sync/placeTree';
@@ -48,10 +48,25 @@ async function untar(t: Transport, python: string, dirWord: string, archive: Rea
   if (r.code !== 0) throw new OpsError('failed', `syncing ${what} to ${t.description} failed: ${r.stderr.toString().trim()}`);
 }
 
-export async function syncWorkdir(t: Transport, python: string, localDir: string, remoteDir: string): Promise<ArchiveStats> {
+const inFlight = new Map<string, Promise<ArchiveStats>>();
+
+/**
+ * Syncs a workdir. Many execs of one task at once (a sweep) would each upload the same tree;
+ * a sync of identical content to the same place that is already under way is joined instead.
+ * Only in-flight syncs are shared, never finished ones, so files a job changed on the node are
+ * always restored by the next exec, as with rsync.
+ */
+export function syncWorkdir(t: Transport, python: string, localDir: string, remoteDir: string): Promise<ArchiveStats> {
+  const skip = '.skydeck-sync.*\n';
+  const key = `${t.description}|${remoteDir}|${localDir}|${workdirFingerprint(localDir, skip)}`;
+  const running = inFlight.get(key);
+  if (running) return running;
   const stats: ArchiveStats = { files: 0, bytes: 0, ignored: 0 };
-  await untar(t, python, shellQuote(remoteDir), archiveDirectory(localDir, stats, '.skydeck-sync.*\n'), `workdir ${localDir}`);
-  return stats;
+  const p = untar(t, python, shellQuote(remoteDir), archiveDirectory(localDir, stats, skip), `workdir ${localDir}`)
+    .then(() => stats)
+    .finally(() => inFlight.delete(key));
+  inFlight.set(key, p);
+  return p;
 }
 
 export async function syncFileMounts(t: Transport, python: string, task: Task, taskDir: string): Promise<number> {

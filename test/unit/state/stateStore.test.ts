@@ -167,7 +167,8 @@ describe('state store', function () {
     db.close();
   });
 
-  it('survives 200 SIGKILLs mid-save: always the previous or the next committed state', async () => {
+  it('survives 200 SIGKILLs mid-save: always the previous or the next committed state', async function () {
+    this.timeout(400_000); // 200 child start-ups; slow on a loaded 2-core machine
     // Two independent lanes of 100 kills each, to halve the wall time on two cores.
     const lanes = await Promise.all([killLane(100), killLane(100)]);
     const commits = lanes.reduce((a, l) => a + l.commits, 0);

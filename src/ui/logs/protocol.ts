@@ -1,0 +1,104 @@
+// Messages between a log panel's host side (extension) and its page (webview). Both sides import
+// this file, so it imports nothing: no vscode, no Node, no DOM.
+
+/** The webview panel type; the serializer is registered under it. */
+export const LOGS_VIEW_TYPE = 'skydeck.logs';
+
+export interface JobKey {
+  cluster: string;
+  jobId: number;
+  name?: string;
+}
+
+/** What the status line shows. Times are epoch seconds, as the agent reports them. */
+export interface JobStatusView {
+  status: string;
+  exitCode: number | null;
+  reason: string | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  /** Following ended because the job did: the log is complete. */
+  final: boolean;
+}
+
+/** The follow's health, drawn as the banner above the output. */
+export type ConnectionView =
+  | { state: 'live' }
+  | { state: 'reconnecting'; message: string }
+  | { state: 'ended' }
+  | { state: 'stopped'; message: string };
+
+/**
+ * Host → page. Output travels base64-encoded: a third larger than the bytes but a single string
+ * that every postMessage path (VS Code's IPC, structured clone, JSON) carries cheaply; a number
+ * array costs about 3.6 bytes of JSON per byte (see bench/ui-logs.ts for the figures).
+ */
+export type HostMessage =
+  /** Clear the page; appends of `session` follow, starting at byte `from` of the log. */
+  | { type: 'reset'; session: number; key: JobKey; from: number; skipped: number }
+  | { type: 'append'; session: number; offset: number; data: string }
+  | { type: 'status'; status: JobStatusView }
+  | { type: 'connection'; connection: ConnectionView }
+  /** Liveness probe; the page answers `pong` from its message handler. */
+  | { type: 'ping'; id: number };
+
+/** Page → host. */
+export type PageMessage =
+  /** The page is loaded (again): the host sends reset, then the backlog, then live output. */
+  | { type: 'ready' }
+  /** Bytes up to `offset` are written to the terminal; the host's send window moves on. */
+  | { type: 'ack'; session: number; offset: number }
+  | { type: 'pong'; id: number }
+  | { type: 'save' }
+  | { type: 'retry' };
+
+/** What the page keeps with vscode.setState, and what the serializer gets back after a reload. */
+export interface PanelState {
+  v: 1;
+  cluster: string;
+  jobId: number;
+  name?: string;
+  offset: number;
+}
+
+const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+
+/** The page is untrusted input as far as the host goes: check each message's shape. */
+export function isPageMessage(m: unknown): m is PageMessage {
+  if (typeof m !== 'object' || m === null) return false;
+  const o = m as Record<string, unknown>;
+  switch (o.type) {
+    case 'ready':
+    case 'save':
+    case 'retry':
+      return true;
+    case 'ack':
+      return isInt(o.session) && isInt(o.offset);
+    case 'pong':
+      return isInt(o.id);
+    default:
+      return false;
+  }
+}
+
+export function parsePanelState(s: unknown): PanelState | undefined {
+  if (typeof s !== 'object' || s === null) return undefined;
+  const o = s as Record<string, unknown>;
+  if (o.v !== 1 || typeof o.cluster !== 'string' || !o.cluster || !isInt(o.jobId)) return undefined;
+  return {
+    v: 1,
+    cluster: o.cluster,
+    jobId: o.jobId,
+    name: typeof o.name === 'string' && o.name ? o.name : undefined,
+    offset: isInt(o.offset) ? o.offset : 0,
+  };
+}
+
+/** Panel title, as the issue asks: `cluster #id name`. */
+export function panelTitle(key: JobKey): string {
+  return `${key.cluster} #${key.jobId}${key.name ? ` ${key.name}` : ''}`;
+}
+
+export function keyId(key: JobKey): string {
+  return `${key.cluster}\u0000${key.jobId}`;
+}

@@ -3,7 +3,13 @@
 // them (CI reads only that line). A suite that crashes before reporting counts as a failure.
 import { spawn } from 'node:child_process';
 
-const suites = [{ name: 'unit + integration (mocha)', cmd: 'npx', args: ['mocha'] }];
+const mochaAlone = ['mocha', '--no-config', '--node-option', 'import=tsx', '--extension', 'ts', '--reporter', './test/support/countingReporter.cjs'];
+const suites = [
+  { name: 'unit + integration (mocha)', cmd: 'npx', args: ['mocha'] },
+  { name: 'log panel page (headless Chromium)', cmd: 'npx', args: [...mochaAlone, '--timeout', '120000', 'test/webview/**/*.test.ts'] },
+  // Installs code-server 4.100.3 outside the repo on first use (apt packages included).
+  { name: 'VS Code: extension host + UI (code-server, Chromium)', cmd: 'node', args: ['scripts/vscode-test/run-all.mjs'] },
+];
 
 let passed = 0;
 let failed = 0;

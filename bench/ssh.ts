@@ -82,6 +82,17 @@ async function main(): Promise<void> {
     if (bytes !== 200_000_000) throw new Error(`log stream delivered ${bytes} bytes`);
     emit('ssh.log_mb_s', bytes / 1e6 / secs, 'MB/s', { mb: 200 });
 
+    // The editor's case: exec on a cluster whose connection is already open → first output.
+    const hello0 = task('hello0', { run: 'echo hello' });
+    const warm: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t1 = performance.now();
+      let first = 0;
+      await exec(ops, { cluster: 'b', taskFile: hello0, onOutput: () => (first ||= performance.now() - t1) });
+      warm.push(first);
+    }
+    emit('ssh.exec_first_output_warm_ms', median(warm), 'ms', { runs: 5, all: warm.map(Math.round), note: 'connection already open, as in the editor' });
+
     // `skydeck exec` from a fresh CLI process on the UP cluster → first output line.
     const poolsFile = path.join(ws, 'pools.yaml');
     fs.writeFileSync(poolsFile, YAML.stringify({ bench: { hosts: [`${h.user}@${h.address}:${h.port}`], identity_file: hosts.clientKeyPath } }));
@@ -89,7 +100,7 @@ async function main(): Promise<void> {
     const hello = task('hello', { run: 'echo hello' });
     const execTimes: number[] = [];
     for (let i = 0; i < 5; i++) execTimes.push(await cliFirstOutput(['exec', 'b', hello], cliEnv));
-    emit('ssh.exec_first_output_ms', median(execTimes), 'ms', { runs: 5, all: execTimes.map(Math.round) });
+    emit('ssh.exec_first_output_ms', median(execTimes), 'ms', { runs: 5, all: execTimes.map(Math.round), note: 'fresh CLI process: node start, state, SSH handshake included' });
 
     // `skydeck launch` on the local cloud, fresh workspace each time → first output.
     const launchTimes: number[] = [];

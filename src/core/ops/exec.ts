@@ -16,11 +16,15 @@ export interface ExecRequest extends FollowOptions {
 
 /** `sky exec`: sync the workdir and run the task's `run` as a new job (no setup). */
 export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcome> {
+  const row = await requireCluster(ctx, req.cluster);
+  const client = ctx.connections.client(row);
+  // Connecting (SSH handshake, agent check) overlaps with reading the task.
+  const connecting = client.connect();
+  connecting.catch(() => undefined);
   const { task, envs, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
   warnings.forEach((w) => ctx.warn(w));
   checkSyncSources(task, dir);
-  const row = await requireCluster(ctx, req.cluster);
-  const client = ctx.connections.client(row);
+  await connecting;
   const { workdir } = readHandle(row);
   await syncAll(ctx, client, task, dir, workdir);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false }));

@@ -21,8 +21,11 @@ describe('ops on the local cloud', function () {
     fs.writeFileSync(path.join(ws, 'proj', 'data.txt'), 'from the workdir\n');
     fs.writeFileSync(path.join(ws, 'proj', '.gitignore'), 'secret.txt\n');
     fs.writeFileSync(path.join(ws, 'proj', 'secret.txt'), 'must not be synced\n');
+    fs.mkdirSync(path.join(ws, 'assets', 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'assets', 'sub', 'weights.bin'), 'w');
+    const mountDir = path.join(ws, 'mounted');
     const task = writeTask(ws, 'task.yaml', [
-      'name: first', 'workdir: proj', 'resources: {cloud: local}', 'envs: {WHO: null}',
+      'name: first', 'workdir: proj', 'resources: {cloud: local}', 'envs: {WHO: null}', `file_mounts: {${JSON.stringify(mountDir)}: assets}`,
       'setup: echo "setup ran"', 'run: |', '  cat data.txt', '  test -e secret.txt && echo LEAKED || echo ignored', '  echo "hi $WHO job $SKYPILOT_TASK_ID $SKYDECK_JOB_ID"',
     ].join('\n'));
     let out = '';
@@ -30,6 +33,7 @@ describe('ops on the local cloud', function () {
     assert.equal(r.final?.status, 'SUCCEEDED', out);
     assert.match(out, /setup ran\nfrom the workdir\nignored\nhi tester job \S* 1\n/);
     assert.ok(ops.progressLines.some((l) => /Connecting to loc/.test(l)));
+    assert.equal(fs.readFileSync(path.join(mountDir, 'sub', 'weights.bin'), 'utf8'), 'w', 'a directory file mount arrived');
 
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {

@@ -7,18 +7,8 @@ import { agentHash, agentSourceDir } from '../../../src/core/jobs/agentBundle';
 import { shellQuote } from '../../../src/core/transport';
 import { testOps, TestOps, waitFor, writeTask } from './helpers';
 import { sshFixture, type SshFixture } from './sshFixture';
+import { prng } from '../../support/prng';
 
-/** Deterministic PRNG (mulberry32), so a failing fuzz case can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NASTY = [`'`, `"`, '`', '$', '$(', ')', '${HOME}', '\\', '\n', '\t', ' ', ';', '&&', '|', '*', '?', '~', '#', '!', '%', '{', '}', '-', '=', 'é', '日本', '🚀', 'a', 'Z', '0', '\r', '<', '>', '$((1+1))', "'\"'\"'"];
 

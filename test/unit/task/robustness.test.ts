@@ -5,20 +5,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ParseResult, parseTaskText } from '../../../src/core/task';
+import { prng } from '../../support/prng';
 
 const examplesDir = join(__dirname, '..', '..', '..', 'examples');
 
-/** Small deterministic PRNG (mulberry32) so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function checkSane(text: string, r: ParseResult): void {
   const lines = text.split(/\r\n|\r|\n/).length;
@@ -37,7 +27,7 @@ describe('task YAML: robustness', () => {
   const originals = readdirSync(examplesDir).map((f) => readFileSync(join(examplesDir, f), 'utf8'));
 
   it('survives 600 random edits of the examples', () => {
-    const random = rng(20240607);
+    const random = prng(20240607);
     for (let i = 0; i < 600; i++) {
       let text = originals[i % originals.length];
       const edits = 1 + Math.floor(random() * 4);
@@ -52,7 +42,7 @@ describe('task YAML: robustness', () => {
   });
 
   it('survives random bytes', () => {
-    const random = rng(7);
+    const random = prng(7);
     for (let i = 0; i < 200; i++) {
       const text = Array.from({ length: Math.floor(random() * 200) }, () => String.fromCharCode(Math.floor(random() * 0x3000))).join('');
       checkSane(text, parseTaskText(text));

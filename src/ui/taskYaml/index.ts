@@ -1,0 +1,37 @@
+// Editor support for task YAML files: diagnostics, Launch/Exec CodeLens and schema hovers.
+
+import * as vscode from 'vscode';
+import { TaskCodeLensProvider } from './taskCodeLens';
+import { TaskDiagnostics } from './taskDiagnostics';
+import { TaskHoverProvider } from './taskHover';
+import { TASK_FILE_PATTERN } from './taskFiles';
+
+export { TaskCodeLensProvider } from './taskCodeLens';
+export { TaskDiagnostics } from './taskDiagnostics';
+export { TaskHoverProvider } from './taskHover';
+
+// By pattern, not language: the file is a task whether or not a YAML language mode is active.
+const SELECTOR: vscode.DocumentSelector = [
+  { scheme: 'file', pattern: TASK_FILE_PATTERN },
+  { scheme: 'vscode-remote', pattern: TASK_FILE_PATTERN },
+];
+
+/**
+ * Registers the three features. `clusters` lists the names of UP clusters (one Exec lens each);
+ * `clustersChanged`, when given, re-asks for them (e.g. the Clusters view's onDidChangeTreeData).
+ */
+export function registerTaskYamlSupport(
+  _context: vscode.ExtensionContext,
+  clusters: () => Promise<string[]>,
+  clustersChanged?: vscode.Event<unknown>,
+): vscode.Disposable[] {
+  const lenses = new TaskCodeLensProvider(clusters);
+  const out: vscode.Disposable[] = [
+    new TaskDiagnostics(),
+    lenses,
+    vscode.languages.registerCodeLensProvider(SELECTOR, lenses),
+    vscode.languages.registerHoverProvider(SELECTOR, new TaskHoverProvider()),
+  ];
+  if (clustersChanged) out.push(clustersChanged(() => lenses.refresh()));
+  return out;
+}

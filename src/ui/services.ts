@@ -1,19 +1,72 @@
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { StateStore } from '../core/state';
+import { loadSshPools } from '../core/clouds/sshPools';
+import { Connections, defaultKnownHostsFile, type OpsContext } from '../core/ops';
 
 /**
- * What the UI shares, built once in activate(). The state store opens lazily on first use so
- * activation stays cheap (no WASM load until something needs the state).
+ * What the UI shares, built once in activate(). The state store and the OpsContext open lazily
+ * on first use so activation stays cheap (no WASM load until something needs the state).
  */
 export class Services implements vscode.Disposable {
   readonly log = vscode.window.createOutputChannel('Skydeck', { log: true });
   private store: Promise<StateStore> | undefined;
+  private opsContext: Promise<OpsContext> | undefined;
+  private connections: Connections | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext) {}
 
   state(): Promise<StateStore> {
     this.store ??= this.openStore();
     return this.store;
+  }
+
+  ops(): Promise<OpsContext> {
+    this.opsContext ??= this.buildOps().catch((e) => {
+      this.opsContext = undefined; // a failed open (e.g. unreadable state) may succeed on retry
+      throw e;
+    });
+    return this.opsContext;
+  }
+
+  /** The workspace root local clusters live under; global storage with no folder open. */
+  get workspaceRoot(): string {
+    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.context.globalStorageUri.fsPath;
+  }
+
+  private async buildOps(): Promise<OpsContext> {
+    const store = await this.state();
+    this.connections = new Connections({
+      knownHostsFile: defaultKnownHostsFile(),
+      onUnknownHostKey: (host, fingerprint, type) => this.askHostKey(host, fingerprint, type),
+      maxChannels: vscode.workspace.getConfiguration('skydeck').get<number>('ssh.channelsPerConnection'),
+      log: (m) => this.log.debug(m),
+    });
+    return {
+      store,
+      workspaceRoot: this.workspaceRoot,
+      // Read on each use so edits to the setting apply without a reload.
+      sshPools: () => loadSshPools(vscode.workspace.getConfiguration('skydeck').get('sshPools')),
+      connections: this.connections,
+      // Commands with a progress notification pass a per-call copy whose progress reports there.
+      progress: (step) => this.log.info(step),
+      log: (m) => this.log.debug(m),
+      warn: (m) => {
+        this.log.warn(m);
+        void vscode.window.showWarningMessage(`Skydeck: ${m}`);
+      },
+      user: safeUser(),
+    };
+  }
+
+  /** Like ssh's first-connection question, as a modal: trusting a key is a security decision. */
+  private async askHostKey(host: string, fingerprint: string, type: string): Promise<boolean> {
+    const pick = await vscode.window.showWarningMessage(
+      `The authenticity of host ${host} can't be established.`,
+      { modal: true, detail: `${type} key fingerprint is ${fingerprint}.\nTrust it and continue?` },
+      'Trust',
+    );
+    return pick === 'Trust';
   }
 
   private async openStore(): Promise<StateStore> {
@@ -32,7 +85,16 @@ export class Services implements vscode.Disposable {
   }
 
   dispose(): void {
+    void this.connections?.closeAll().catch(() => undefined);
     this.log.dispose();
     void this.store?.then((s) => s.close());
+  }
+}
+
+function safeUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? 'unknown';
   }
 }

@@ -6,13 +6,8 @@ import type { Command } from './command';
  * doing nothing; each is replaced by its own file when the feature arrives.
  */
 const PENDING: Record<string, string> = {
-  'skydeck.launchTask': 'Launch Task',
-  'skydeck.execTask': 'Exec Task',
-  'skydeck.showLogs': 'Show Logs',
-  'skydeck.cancelJob': 'Cancel Job',
   'skydeck.stopCluster': 'Stop Cluster',
   'skydeck.startCluster': 'Start Cluster',
-  'skydeck.downCluster': 'Down Cluster',
   'skydeck.checkClouds': 'Check Clouds',
   'skydeck.findLeaked': 'Find Leaked Instances',
   'skydeck.openTerminal': 'Open SSH Terminal',

@@ -2,8 +2,16 @@ import * as vscode from 'vscode';
 import type { Command, CommandContext } from './command';
 import { pendingCommands } from './notYetAvailable';
 import { refresh } from './refresh';
+import { launchTask } from './launchTask';
+import { execTask } from './execTask';
+import { showLogs } from './showLogs';
+import { cancelJob } from './cancelJob';
+import { cancelAllJobs } from './cancelAllJobs';
+import { downCluster } from './downCluster';
+import { Dismissed } from './support/pickers';
+import { CancelledByUser } from './support/progress';
 
-const COMMANDS: Command[] = [refresh, ...pendingCommands];
+const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, ...pendingCommands];
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   return COMMANDS.map((c) =>
@@ -11,10 +19,17 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
       try {
         return await c.run(ctx, ...args);
       } catch (e) {
+        // A dismissed prompt is the user changing their mind: no message at all.
+        if (e instanceof Dismissed) return undefined;
+        if (e instanceof CancelledByUser) {
+          void vscode.window.showInformationMessage(`${e.message}; nothing was submitted.`);
+          return undefined;
+        }
         // Short message for the user; the details go to the log channel.
         ctx.services.log.error(`${c.id} failed`, e as Error);
         const pick = await vscode.window.showErrorMessage(`Skydeck: ${(e as Error).message}`, 'Show details');
         if (pick) ctx.services.log.show();
+        return undefined;
       }
     }),
   );

@@ -6,18 +6,47 @@ const ICONS: Record<string, vscode.ThemeIcon> = {
   INIT: new vscode.ThemeIcon('loading~spin'),
   STOPPED: new vscode.ThemeIcon('debug-pause', new vscode.ThemeColor('disabledForeground')),
 };
+// A cluster whose agent did not answer on the last refresh: still UP in the state, but flagged.
+const UNREACHABLE = new vscode.ThemeIcon('vm-outline', new vscode.ThemeColor('list.warningForeground'));
 
 export class ClusterNode extends vscode.TreeItem {
-  constructor(readonly cluster: ClusterRecord) {
-    super(cluster.name, vscode.TreeItemCollapsibleState.None);
+  readonly kind = 'cluster';
+
+  constructor(readonly cluster: ClusterRecord, refreshError: string | undefined, hasJobs: boolean) {
+    super(cluster.name, hasJobs ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     this.id = `cluster:${cluster.uid}`;
-    this.iconPath = ICONS[cluster.status] ?? new vscode.ThemeIcon('question');
-    this.description = [cluster.status, cluster.region, cluster.provider].filter(Boolean).join(' · ');
+    this.iconPath = refreshError ? UNREACHABLE : ICONS[cluster.status] ?? new vscode.ThemeIcon('question');
+    this.description = [summarizeResources(cluster.resources), cluster.region, cluster.provider].filter(Boolean).join(' · ');
     this.contextValue = `cluster:${cluster.status.toLowerCase()}`;
+    const error = refreshError ?? cluster.last_error;
     this.tooltip = new vscode.MarkdownString(
-      [`**${cluster.name}** (${cluster.provider})`, `uid: \`${cluster.uid}\``, cluster.last_error ? `last error: ${cluster.last_error}` : '']
+      [
+        `**${cluster.name}** — ${cluster.status} (${cluster.provider})`,
+        `uid: \`${cluster.uid}\``,
+        cluster.head_address ? `head: \`${cluster.head_address}\`` : '',
+        `launched: ${new Date(cluster.launched_at * 1000).toLocaleString()}`,
+        error ? `last error: ${error}` : '',
+      ]
         .filter(Boolean)
         .join('\n\n'),
     );
+  }
+}
+
+/** The state keeps resources as JSON ({cpus, memory, accelerators, …}); show the gist. */
+function summarizeResources(raw: string | null): string {
+  if (!raw) return '';
+  try {
+    const r = JSON.parse(raw) as Record<string, unknown>;
+    const parts: string[] = [];
+    if (r.instance_type) parts.push(String(r.instance_type));
+    if (r.accelerators && typeof r.accelerators === 'object') {
+      parts.push(Object.entries(r.accelerators as Record<string, number>).map(([k, v]) => `${k}:${v}`).join(','));
+    } else if (typeof r.accelerators === 'string') parts.push(r.accelerators);
+    if (r.cpus) parts.push(`${r.cpus} CPU`);
+    if (r.memory) parts.push(`${r.memory} GB`);
+    return parts.join(' ');
+  } catch {
+    return raw;
   }
 }

@@ -1,17 +1,110 @@
-import type { ClusterRecord, StateStore } from '../../core/state';
-import { listClusters } from '../../core/state';
+import type { ClusterRecord } from '../../core/state';
+import type { JobRow } from '../../core/jobs';
 
-/** The data behind the Clusters view, kept apart from the TreeDataProvider that draws it. */
+/** Where the model gets its data; the extension passes state + ops.queue, tests pass fakes. */
+export interface ClustersSource {
+  listClusters(): Promise<ClusterRecord[]>;
+  /** The cluster's job queue from its agent. */
+  queue(cluster: string): Promise<JobRow[]>;
+}
+
+/**
+ * The data behind the Clusters view, kept apart from the TreeDataProvider that draws it (and
+ * free of `vscode`, so it is unit-tested in plain Node). It holds the clusters, each UP
+ * cluster's jobs (newest first) and the last error from asking each cluster's agent.
+ */
 export class ClustersModel {
   private clusters: ClusterRecord[] = [];
+  private readonly jobs = new Map<string, JobRow[]>();
+  private readonly errors = new Map<string, string>();
+  private readonly listeners = new Set<() => void>();
+  private inFlight: Promise<void> | undefined;
+  private again = false;
 
-  constructor(private readonly store: () => Promise<StateStore>) {}
+  constructor(private readonly source: ClustersSource) {}
 
-  async reload(): Promise<void> {
-    this.clusters = await (await this.store()).read((db) => listClusters(db));
+  /**
+   * Re-reads the clusters and asks every UP cluster for its queue, in parallel: one slow or
+   * failing agent delays nobody else's jobs and its error lands on its own node. Calls made
+   * while a reload runs are folded into one more reload after it, so a burst of refreshes
+   * (poll + command + visibility) costs at most two round-trips.
+   */
+  reload(): Promise<void> {
+    if (this.inFlight) {
+      this.again = true;
+      return this.inFlight;
+    }
+    this.inFlight = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.reloadOnce();
+        } while (this.again);
+      } finally {
+        this.inFlight = undefined;
+      }
+    })();
+    return this.inFlight;
+  }
+
+  private async reloadOnce(): Promise<void> {
+    const clusters = await this.source.listClusters();
+    const names = new Set(clusters.map((c) => c.name));
+    await Promise.all(
+      clusters.map(async (c) => {
+        if (c.status !== 'UP') {
+          this.jobs.delete(c.name);
+          this.errors.delete(c.name);
+          return;
+        }
+        try {
+          const rows = await this.source.queue(c.name);
+          this.jobs.set(c.name, [...rows].sort((a, b) => b.job_id - a.job_id));
+          this.errors.delete(c.name);
+        } catch (e) {
+          // Keep the last jobs we saw: a dropped connection should not empty the tree.
+          this.errors.set(c.name, (e as Error).message);
+        }
+      }),
+    );
+    for (const n of [...this.jobs.keys()]) if (!names.has(n)) this.jobs.delete(n);
+    for (const n of [...this.errors.keys()]) if (!names.has(n)) this.errors.delete(n);
+    this.clusters = clusters;
+    for (const l of this.listeners) l();
+  }
+
+  /** Called after every reload; returns an unsubscribe function. */
+  onDidChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get all(): readonly ClusterRecord[] {
     return this.clusters;
+  }
+
+  cluster(name: string): ClusterRecord | undefined {
+    return this.clusters.find((c) => c.name === name);
+  }
+
+  /** Newest first. */
+  jobsOf(cluster: string): readonly JobRow[] {
+    return this.jobs.get(cluster) ?? [];
+  }
+
+  job(cluster: string, jobId: number): JobRow | undefined {
+    return this.jobsOf(cluster).find((j) => j.job_id === jobId);
+  }
+
+  /** Why the cluster's agent could not be asked on the last reload. */
+  errorOf(cluster: string): string | undefined {
+    return this.errors.get(cluster);
+  }
+
+  /** For the status bar: clusters UP and jobs RUNNING across them. */
+  get counts(): { up: number; running: number; clusters: number } {
+    const up = this.clusters.filter((c) => c.status === 'UP');
+    const running = up.reduce((n, c) => n + this.jobsOf(c.name).filter((j) => j.status === 'RUNNING').length, 0);
+    return { up: up.length, running, clusters: this.clusters.length };
   }
 }

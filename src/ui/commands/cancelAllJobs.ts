@@ -1,0 +1,18 @@
+import * as vscode from 'vscode';
+import { cancel } from '../../core/ops';
+import type { Command } from './command';
+import { clusterFromArg } from './support/pickers';
+import { graceSeconds } from './support/progress';
+
+/** Cancel All Jobs on a cluster (its node's menu); the cluster itself stays up. */
+export const cancelAllJobs: Command = {
+  id: 'skydeck.cancelAllJobs',
+  async run(ctx, arg) {
+    const cluster = await clusterFromArg(ctx.model, arg, 'Skydeck: cancel every job on which cluster?', (c) => c.status === 'UP');
+    const r = await cancel(await ctx.services.ops(), cluster, { all: true }, graceSeconds());
+    await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after cancel: ${(e as Error).message}`));
+    const n = r.cancelled.length;
+    void vscode.window.showInformationMessage(`Skydeck: ${n ? `cancelled ${n} job${n === 1 ? '' : 's'}` : 'no unfinished jobs'} on ${cluster}.`);
+    return r;
+  },
+};

@@ -1,0 +1,20 @@
+import * as vscode from 'vscode';
+import { cancel } from '../../core/ops';
+import type { Command } from './command';
+import { jobFromArg } from './support/pickers';
+import { graceSeconds } from './support/progress';
+
+/** Cancel Job: SIGTERM to the job's process group, SIGKILL after the grace from the settings. */
+export const cancelJob: Command = {
+  id: 'skydeck.cancelJob',
+  async run(ctx, arg) {
+    const job = await jobFromArg(ctx.model, arg, 'Skydeck: cancel which job?');
+    const r = await cancel(await ctx.services.ops(), job.cluster, { jobIds: [job.jobId] }, graceSeconds());
+    await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after cancel: ${(e as Error).message}`));
+    const what = `${job.cluster} #${job.jobId}`;
+    void vscode.window.showInformationMessage(
+      r.cancelled.includes(job.jobId) ? `Skydeck: cancelled ${what}.` : `Skydeck: ${what} had already finished.`,
+    );
+    return r;
+  },
+};

@@ -1,0 +1,39 @@
+import * as vscode from 'vscode';
+import { down } from '../../core/ops';
+import type { Command } from './command';
+import { clusterFromArg, Dismissed, optionsArg } from './support/pickers';
+import { graceSeconds, withOpsProgress } from './support/progress';
+
+export interface DownClusterOptions {
+  /** false skips the modal (tests); the default asks. */
+  confirm: boolean;
+}
+
+/** Down: cancel every job, stop the agent, delete Skydeck's files there, forget the cluster. */
+export const downCluster: Command = {
+  id: 'skydeck.downCluster',
+  async run(ctx, arg, options) {
+    const opts = optionsArg<DownClusterOptions>(options);
+    const cluster = await clusterFromArg(ctx.model, arg, 'Skydeck: tear down which cluster?');
+    if (opts.confirm !== false) {
+      // Destructive and not undoable: a modal, naming what is lost.
+      const pick = await vscode.window.showWarningMessage(
+        `Tear down cluster ${cluster}?`,
+        { modal: true, detail: `Every job on ${cluster} is cancelled and its logs are deleted. This cannot be undone.` },
+        'Down',
+      );
+      if (pick !== 'Down') throw new Dismissed();
+    }
+    try {
+      const r = await withOpsProgress(ctx.services, `Skydeck: tearing down ${cluster}`, { cancellable: false }, (ops) =>
+        down(ops, cluster, { graceSeconds: graceSeconds() }),
+      );
+      r.notes.forEach((n) => ctx.services.log.info(`down ${cluster}: ${n}`));
+      void vscode.window.showInformationMessage(`Skydeck: ${cluster} is down.`);
+      return r;
+    } finally {
+      // Also after a failure: the node then shows the error down left on the cluster.
+      await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after down: ${(e as Error).message}`));
+    }
+  },
+};

@@ -1,0 +1,32 @@
+import * as vscode from 'vscode';
+import type { ClustersModel } from '../tree/clustersModel';
+
+/** `$(cloud) N up · M running`; hidden with no clusters so it never nags users who have none. */
+export class ClustersStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('skydeck.clusters', vscode.StatusBarAlignment.Left, 50);
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly model: ClustersModel) {
+    this.item.name = 'Skydeck Clusters';
+    // The workbench's "<view>.focus" command opens the container and the view.
+    this.item.command = 'skydeck.clusters.focus';
+    this.item.tooltip = 'Skydeck: show the Clusters view';
+    this.unsubscribe = model.onDidChange(() => this.update());
+    this.update();
+  }
+
+  private update(): void {
+    const { up, running, clusters } = this.model.counts;
+    if (clusters === 0) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = `$(cloud) ${up} up · ${running} running`;
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.unsubscribe();
+    this.item.dispose();
+  }
+}

@@ -2,7 +2,6 @@
 // into diagnostics with positions, plain messages and fix hints.
 
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import precompiled from '../../../schemas/task.validator.js';
 import { stringify } from 'yaml';
 import { Reporter, describeValue, formatPath } from './diagnostics';
 import { ALL_CLOUDS } from './names';
@@ -11,8 +10,14 @@ import { taskSchema } from './schema';
 import { JsonSchema } from './schemaHelpers';
 import { nearest } from './suggest';
 
-/** The schema precompiled by scripts/write-schema.ts (see validatorCode.ts for why). */
+let precompiled: ValidateFunction | undefined;
+
+/**
+ * The schema precompiled by scripts/write-schema.ts (see validatorCode.ts for why), loaded on
+ * first use: it is 400 KB of code that extension activation should not pay for.
+ */
 function validator(): ValidateFunction {
+  precompiled ??= require('../../../schemas/task.validator.js') as ValidateFunction;
   return precompiled;
 }
 

@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { ROOT, Workbench } from './workbench';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  contributes: { commands: { command: string; title: string; category?: string }[] };
+  contributes: {
+    commands: { command: string; title: string; category?: string }[];
+    menus?: { commandPalette?: { command: string; when?: string }[] };
+  };
 };
 
 describe('UI smoke (code-server + Chromium)', function () {
@@ -58,13 +61,18 @@ describe('UI smoke (code-server + Chromium)', function () {
     await wb.screenshot('01-clusters-welcome');
   });
 
-  it('lists every Skydeck command in the command palette (F1)', async () => {
+  it('lists every palette command in the command palette (F1), and hides node-only ones', async () => {
     const rows = await wb.paletteEntries('Skydeck: ');
     await wb.screenshot('02-command-palette');
     await wb.closePalette();
-    const expected = pkg.contributes.commands.map((c) => `${c.category ? `${c.category}: ` : ''}${c.title}`);
+    // Commands that act on a tree node are hidden from the palette (menus.commandPalette when:false).
+    const hidden = new Set((pkg.contributes.menus?.commandPalette ?? []).filter((m) => m.when === 'false').map((m) => m.command));
+    const title = (c: { category?: string; title: string }) => `${c.category ? `${c.category}: ` : ''}${c.title}`;
+    const expected = pkg.contributes.commands.filter((c) => !hidden.has(c.command)).map(title);
     const missing = expected.filter((t) => !rows.includes(t));
     assert.deepEqual(missing, [], `not in the palette: ${missing.join(', ')} (palette showed: ${rows.join(' | ')})`);
+    const shown = pkg.contributes.commands.filter((c) => hidden.has(c.command)).map(title).filter((t) => rows.includes(t));
+    assert.deepEqual(shown, [], 'node-only commands are not in the palette');
   });
 
   it('runs "Skydeck: Refresh" from the command palette without an error', async () => {

@@ -10,15 +10,10 @@ import { FakeSource } from '../unit/logs/fakeSource';
 import { HostBridge } from './bridge';
 import { logBlock } from './corpus';
 import { checksum, type LogPage } from './harness';
+import type { PageReplayResult } from './pageDriver';
 
-export interface ReplayResult {
-  bytes: number;
-  seconds: number;
-  mbPerSecond: number;
-  /** Bytes the page wrote to the terminal and their checksum, against what was sent. */
-  written: number;
-  checksumOk: boolean;
-  pings: number[];
+/** A replay through the real host-side pump: the page's figures plus what crossed the wire. */
+export interface ReplayResult extends PageReplayResult {
   wireBytes: number;
 }
 

@@ -53,6 +53,9 @@ describe('agent cancel', function () {
     const escaped = Number(fs.readFileSync(pidFile, 'utf8'));
     const row = await waitStatus(c, job_id, 'RUNNING');
     assert.ok(isAlive(escaped));
+    // The pid file is written just before exec: /proc/<pid>/environ can be unreadable mid-exec,
+    // so wait until the scan sees it rather than trusting one snapshot.
+    await waitUntil(() => markedProcs(fx.base, job_id).some((p) => p.pid === escaped), 3000, 'escaped child scanned');
     const procs = markedProcs(fx.base, job_id);
     const groups = new Set(procs.map((p) => p.pgid));
     assert.ok(groups.size >= 2, 'the child really escaped the job group');

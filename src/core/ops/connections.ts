@@ -1,6 +1,7 @@
 import { AgentClient } from '../jobs';
 import { createLocalTransport } from '../transport/localTransport';
-import type { SshTransportOptions, Transport } from '../transport';
+import type { InteractiveShell, ShellOptions, SshTransportOptions, Transport } from '../transport';
+import type { SshTransport } from '../transport/sshTransport';
 import type { ClusterRecord } from '../state';
 import type { HostSpec } from '../clouds/hostSpec';
 import { readHandle } from './clusterHandle';
@@ -41,6 +42,28 @@ export class Connections {
     return c.provider === 'local' ? createLocalTransport() : this.ssh(readHandle(c).hosts[0]);
   }
 
+  /** Skydeck's own known_hosts (where accepted host keys are recorded). */
+  get knownHostsFile(): string {
+    return this.opts.knownHostsFile;
+  }
+
+  /**
+   * A login shell on the head of an ssh-reachable cluster, over the pooled, host-key-verified
+   * connection. The transport is released when the shell ends.
+   */
+  async openShell(c: ClusterRecord, opts: ShellOptions): Promise<InteractiveShell> {
+    if (c.provider === 'local') throw new Error(`${c.name} runs on this machine: open a local terminal instead`);
+    const t = this.ssh(readHandle(c).hosts[0]);
+    try {
+      const shell = await t.openShell(opts);
+      shell.onClose(() => void t.close());
+      return shell;
+    } catch (e) {
+      await t.close();
+      throw e;
+    }
+  }
+
   async forget(name: string): Promise<void> {
     const known = this.clients.get(name);
     this.clients.delete(name);
@@ -54,7 +77,7 @@ export class Connections {
     await Promise.all([...this.clients.keys()].map((n) => this.forget(n)));
   }
 
-  private ssh(host: HostSpec | undefined): Transport {
+  private ssh(host: HostSpec | undefined): SshTransport {
     if (!host) throw new Error('the cluster has no head host recorded');
     const endpoint = (h: HostSpec) => ({ host: h.address, port: h.port, user: h.user, ...(h.identityFile ? { keyFile: h.identityFile } : {}) });
     // Loaded on first use: ssh2 costs ~50 ms at start-up that local-only runs never need.

@@ -1,7 +1,7 @@
 // Transport layer: run commands and copy files on a node over SSH (pooled ssh2 connections) or
 // on this machine. See types.ts for the interface.
 export type {
-  Channel, ExecOptions, ExecResult, SshEndpoint, SshTransportOptions, Transport,
+  Channel, ExecOptions, ExecResult, InteractiveShell, ShellOptions, SshEndpoint, SshTransportOptions, Transport,
 } from './types';
 export {
   AbortedError, AuthError, ChannelError, ConnectTimeoutError, ConnectionLostError, ConnectionRefusedError,

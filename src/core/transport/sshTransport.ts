@@ -10,7 +10,10 @@ import type { ConnectionSettings, SshConnection } from './sshConnection';
 import { defaultSshPool, type SshPool } from './sshPool';
 import { sftpUpload } from './sshUpload';
 import { StreamChannel } from './streamChannel';
-import type { Channel, ExecOptions, ExecResult, SshEndpoint, SshTransportOptions, Transport } from './types';
+import { shellCommand, wrapShellStream } from './sshShell';
+import type {
+  Channel, ExecOptions, ExecResult, InteractiveShell, ShellOptions, SshEndpoint, SshTransportOptions, Transport,
+} from './types';
 
 export function resolveSettings(o: SshTransportOptions): ConnectionSettings {
   const sshDir = expandHome(o.sshDir ?? path.join(os.homedir(), '.ssh'));
@@ -154,6 +157,15 @@ export class SshTransport implements Transport {
       });
     });
     return channel;
+  }
+
+  /** A login shell on a pty (xterm-256color), for Open SSH Terminal. */
+  async openShell(opts: ShellOptions): Promise<InteractiveShell> {
+    this.assertOpen();
+    const pty = { term: 'xterm-256color', cols: opts.cols, rows: opts.rows };
+    const { value: stream, release } = await this.conn.openSession<ClientChannel>((c, cb) =>
+      c.exec(shellCommand(opts.cwd), { pty }, cb));
+    return wrapShellStream(stream, opts, release);
   }
 
   async upload(localPath: string, remotePath: string): Promise<void> {

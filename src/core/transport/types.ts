@@ -109,3 +109,22 @@ export interface SshTransportOptions extends SshEndpoint {
   /** Diagnostics (connects, drops, retries). Never receives keys or passphrases. */
   log?: (message: string) => void;
 }
+
+/** An interactive login shell on a pseudo-terminal (Open SSH Terminal). */
+export interface InteractiveShell {
+  /** Keystrokes, as the terminal sends them. */
+  write(data: string | Buffer): void;
+  resize(cols: number, rows: number): void;
+  /** Terminal output (stdout and stderr are one stream on a pty). */
+  onData(cb: (b: Buffer) => void): void;
+  /** Called once: the shell's exit code, or null when it was signalled or the connection dropped. */
+  onClose(cb: (code: number | null) => void): void;
+  close(): void;
+}
+
+export interface ShellOptions {
+  cols: number;
+  rows: number;
+  /** Start in this directory when it exists (a leading "~/" means home). */
+  cwd?: string;
+}

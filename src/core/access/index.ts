@@ -1,0 +1,6 @@
+// Reaching a cluster's head with the user's own tools: ssh command lines and Remote-SSH config.
+export { sshAccessOf, sshAlias, sshArgv, sshCommandLine, sshConfigText, type SshAccess } from './sshAccess';
+export {
+  clusterConfigFile, defaultSshConfigPaths, ensureSshInclude, hasInclude, includeLine, removeClusterSshConfig,
+  writeClusterSshConfig, type SshConfigPaths,
+} from './sshConfigFile';

@@ -1,0 +1,92 @@
+// How a user reaches a cluster's head with their own OpenSSH client: the command line to copy
+// and the ssh_config block Remote-SSH reads. Both pin Skydeck's known_hosts with strict checking,
+// so the system client verifies the same host keys Skydeck accepted.
+import type { HostSpec } from '../clouds/hostSpec';
+import type { ClusterRecord } from '../state';
+import { shellQuote } from '../transport/shellQuote';
+import { readHandle } from '../ops/clusterHandle';
+import { OpsError } from '../ops/errors';
+
+export interface SshAccess {
+  cluster: string;
+  /** The ssh_config Host alias, e.g. "skydeck-train". */
+  alias: string;
+  head: HostSpec;
+  /** Skydeck's known_hosts first, then the user's own. */
+  knownHostsFiles: string[];
+  /** The task workdir on the head ("" when not known yet). */
+  workdir: string;
+}
+
+export function sshAlias(cluster: string): string {
+  return `skydeck-${cluster}`;
+}
+
+/** The head of an ssh-reachable cluster; a usage error for clusters on this machine. */
+export function sshAccessOf(row: ClusterRecord, knownHostsFiles: string[]): SshAccess {
+  if (row.provider === 'local') {
+    throw new OpsError('usage', `${row.name} runs on this machine (local cloud): there is no SSH host to connect to; use Open SSH Terminal for a shell in its workdir`);
+  }
+  const handle = readHandle(row);
+  const head = handle.hosts[0];
+  if (!head) throw new OpsError('failed', `${row.name} has no head host recorded yet (status ${row.status})`);
+  return { cluster: row.name, alias: sshAlias(row.name), head, knownHostsFiles, workdir: handle.workdir };
+}
+
+function hostOptions(h: HostSpec, knownHostsFiles: string[]): string[] {
+  const argv = ['-p', String(h.port)];
+  if (h.identityFile) argv.push('-i', sshTokenSafe(h.identityFile), '-o', 'IdentitiesOnly=yes');
+  argv.push('-o', `UserKnownHostsFile=${knownHostsList(knownHostsFiles)}`, '-o', 'StrictHostKeyChecking=yes');
+  return argv;
+}
+
+/** argv for OpenSSH's ssh; a jump host gets its own key and known_hosts through ProxyCommand. */
+export function sshArgv(a: SshAccess): string[] {
+  const argv = ['ssh', ...hostOptions(a.head, a.knownHostsFiles)];
+  const j = a.head.proxyJump;
+  if (j) {
+    const inner = ['ssh', ...hostOptions(j, a.knownHostsFiles), '-W', '%h:%p', `${j.user}@${j.address}`];
+    argv.push('-o', `ProxyCommand=${inner.map(shellQuote).join(' ')}`);
+  }
+  argv.push(`${a.head.user}@${a.head.address}`);
+  return argv;
+}
+
+/** The command line to paste into a POSIX shell. */
+export function sshCommandLine(a: SshAccess): string {
+  return sshArgv(a).map(shellQuote).join(' ');
+}
+
+/** ssh_config blocks (head, and its jump host under "<alias>-jump"). */
+export function sshConfigText(a: SshAccess, note: string): string {
+  const block = (alias: string, h: HostSpec, jump?: string): string[] => [
+    `Host ${alias}`,
+    `  HostName ${configValue(h.address)}`,
+    `  Port ${h.port}`,
+    `  User ${configValue(h.user)}`,
+    ...(h.identityFile ? [`  IdentityFile ${configValue(sshTokenSafe(h.identityFile))}`, '  IdentitiesOnly yes'] : []),
+    `  UserKnownHostsFile ${knownHostsList(a.knownHostsFiles)}`,
+    '  StrictHostKeyChecking yes',
+    ...(jump ? [`  ProxyJump ${jump}`] : []),
+  ];
+  const lines = [`# ${note}`];
+  const j = a.head.proxyJump;
+  if (j) lines.push(...block(`${a.alias}-jump`, j), '');
+  lines.push(...block(a.alias, a.head, j ? `${a.alias}-jump` : undefined));
+  return lines.join('\n') + '\n';
+}
+
+function knownHostsList(files: string[]): string {
+  return files.map((f) => configValue(sshTokenSafe(f))).join(' ');
+}
+
+/** OpenSSH expands %-tokens in file options: a literal % is written %%. */
+function sshTokenSafe(p: string): string {
+  return p.replace(/%/g, '%%');
+}
+
+/** ssh_config values: double quotes around anything with spaces; a quote or newline cannot be written. */
+function configValue(v: string): string {
+  if (/["\n\r]/.test(v)) throw new OpsError('usage', `cannot write ${JSON.stringify(v)} into an ssh config file: it holds a quote or a newline`);
+  return /[\s#]/.test(v) ? `"${v}"` : v;
+}

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  ensureSshInclude, hasInclude, removeClusterSshConfig, sshAccessOf, sshCommandLine, sshConfigText,
+  writeClusterSshConfig, type SshAccess,
+} from '../../../src/core/access';
+import type { ClusterRecord } from '../../../src/core/state';
+
+const row = (over: Partial<ClusterRecord>): ClusterRecord => ({
+  name: 'train', uid: 'u1', provider: 'ssh', region: 'p', zone: null, status: 'UP', resources: null, num_nodes: 1,
+  head_address: '10.0.0.5', ssh_user: 'ubuntu', ssh_port: 22, ssh_key_path: null,
+  handle: JSON.stringify({ hosts: [{ address: '10.0.0.5', port: 2222, user: 'ubuntu', identityFile: '/keys/id 1' }], workdir: '/home/ubuntu/sky_workdir' }),
+  launched_at: 0, updated_at: 0, last_error: null, autostop_minutes: null, autostop_down: 0, flags: null, ...over,
+});
+
+describe('access: ssh command line and config text', () => {
+  it('takes the head host of an ssh cluster; a local cluster is a usage error that says why', () => {
+    const a = sshAccessOf(row({}), ['/k/known']);
+    assert.equal(a.alias, 'skydeck-train');
+    assert.equal(a.head.port, 2222);
+    assert.equal(a.workdir, '/home/ubuntu/sky_workdir');
+    assert.throws(() => sshAccessOf(row({ provider: 'local' }), []), /runs on this machine/);
+  });
+
+  it('quotes every part of the command line for a POSIX shell and pins strict host checking', () => {
+    const line = sshCommandLine(sshAccessOf(row({}), ['/home/me/.skydeck/known_hosts', '/home/me/.ssh/known_hosts']));
+    assert.equal(
+      line,
+      "ssh -p 2222 -i '/keys/id 1' -o 'IdentitiesOnly=yes' -o 'UserKnownHostsFile=/home/me/.skydeck/known_hosts /home/me/.ssh/known_hosts' -o 'StrictHostKeyChecking=yes' ubuntu@10.0.0.5",
+    );
+  });
+
+  it('writes config blocks with quoted paths, %-escapes and a jump-host block', () => {
+    const a: SshAccess = {
+      cluster: 'train', alias: 'skydeck-train', workdir: '', knownHostsFiles: ['/a b/100%/known'],
+      head: { address: '10.0.0.5', port: 22, user: 'u', proxyJump: { address: 'bastion', port: 2200, user: 'j', identityFile: '/k' } },
+    };
+    const text = sshConfigText(a, 'note');
+    assert.match(text, /^# note\nHost skydeck-train-jump\n {2}HostName bastion\n {2}Port 2200\n {2}User j\n {2}IdentityFile \/k\n/);
+    assert.ok(text.includes('  UserKnownHostsFile "/a b/100%%/known"\n'));
+    assert.ok(text.endsWith('  StrictHostKeyChecking yes\n  ProxyJump skydeck-train-jump\n'));
+  });
+
+  it('refuses values ssh_config cannot hold', () => {
+    const a: SshAccess = { cluster: 'x', alias: 'skydeck-x', workdir: '', knownHostsFiles: ['/k"nown'], head: { address: 'h', port: 22, user: 'u' } };
+    assert.throws(() => sshConfigText(a, 'n'), /quote or a newline/);
+  });
+});
+
+describe('access: the managed ssh config files', () => {
+  let tmp: string;
+  let paths: { dir: string; userConfig: string };
+  const access: SshAccess = { cluster: 'train', alias: 'skydeck-train', workdir: '', knownHostsFiles: ['/k'], head: { address: 'h', port: 22, user: 'u' } };
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-sshcfg-'));
+    paths = { dir: path.join(tmp, 'skydeck', 'config.d'), userConfig: path.join(tmp, 'dot ssh', 'config') };
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('creates ~/.ssh/config (0600) with the Include when there is none, and adds it only once', () => {
+    assert.equal(ensureSshInclude(paths), 'added');
+    const text = fs.readFileSync(paths.userConfig, 'utf8');
+    assert.ok(text.includes(`Include ${path.join(paths.dir, '*.conf')}\n`), text);
+    assert.equal(fs.statSync(paths.userConfig).mode & 0o777, 0o600);
+    assert.equal(ensureSshInclude(paths), 'present');
+    assert.equal(fs.readFileSync(paths.userConfig, 'utf8'), text);
+  });
+
+  it('puts the Include first and keeps the user content and permissions byte for byte', () => {
+    fs.mkdirSync(path.dirname(paths.userConfig), { recursive: true });
+    const mine = 'Host work\n  HostName w.example\r\n  User me\n# trailing, no newline';
+    fs.writeFileSync(paths.userConfig, mine, { mode: 0o644 });
+    fs.chmodSync(paths.userConfig, 0o644);
+    assert.equal(ensureSshInclude(paths), 'added');
+    const text = fs.readFileSync(paths.userConfig, 'utf8');
+    assert.ok(text.endsWith(`\n\n${mine}`));
+    assert.ok(text.indexOf('Include') < text.indexOf('Host work'));
+    assert.equal(fs.statSync(paths.userConfig).mode & 0o777, 0o644);
+    assert.ok(hasInclude(text, paths));
+  });
+
+  it('quotes an include path with spaces, and recognises it again', () => {
+    paths.dir = path.join(tmp, 'my skydeck', 'config.d');
+    ensureSshInclude(paths);
+    const text = fs.readFileSync(paths.userConfig, 'utf8');
+    assert.ok(text.includes(`Include "${path.join(paths.dir, '*.conf')}"`));
+    assert.equal(ensureSshInclude(paths), 'present');
+  });
+
+  it('one file per cluster, private, replaced on rewrite and removed on down', () => {
+    const f = writeClusterSshConfig(paths, access, '/ws');
+    assert.equal(path.basename(f), 'skydeck-train.conf');
+    assert.equal(fs.statSync(f).mode & 0o777, 0o600);
+    writeClusterSshConfig(paths, { ...access, head: { ...access.head, address: 'h2' } }, '/ws');
+    assert.match(fs.readFileSync(f, 'utf8'), /HostName h2\n/);
+    removeClusterSshConfig(paths, 'train');
+    assert.equal(fs.existsSync(f), false);
+  });
+});

@@ -42,6 +42,29 @@ describe('extension manifest', () => {
     }
   });
 
+  it('has a walkthrough whose steps name real media files and real commands', () => {
+    const [w] = pkg.contributes.walkthroughs;
+    assert.deepEqual(w.steps.map((s: { id: string }) => s.id), ['local', 'clouds', 'launch', 'logs']);
+    const ids = new Set(pkg.contributes.commands.map((c: { command: string }) => c.command));
+    for (const step of w.steps) {
+      assert.ok(fs.existsSync(path.join(ROOT, step.media.markdown)), `${step.id}: no ${step.media.markdown}`);
+      for (const [, cmd] of (step.description as string).matchAll(/\(command:([\w.]+)\)/g)) {
+        assert.ok(ids.has(cmd) || cmd === 'skydeck.clusters.focus', `${step.id}: unknown command ${cmd}`);
+      }
+      for (const ev of step.completionEvents) assert.match(ev, /^on(Command|View):skydeck\./);
+    }
+  });
+
+  it('cluster menus match the tree\'s contextValue tokens (cluster:<status>:<local|remote>)', () => {
+    const when = pkg.contributes.menus['view/item/context'].map((m: { command: string; when: string }) => [m.command, m.when]);
+    const matches = (cmd: string, value: string) =>
+      when.some(([c, w]: [string, string]) => c === cmd && new RegExp(/viewItem =~ \/(.+)\/$/.exec(w)![1]).test(value));
+    assert.ok(matches('skydeck.openTerminal', 'cluster:up:local') && matches('skydeck.openTerminal', 'cluster:up:remote'));
+    assert.ok(matches('skydeck.copySshCommand', 'cluster:up:remote') && !matches('skydeck.copySshCommand', 'cluster:up:local'));
+    assert.ok(matches('skydeck.connectRemoteSsh', 'cluster:up:remote') && !matches('skydeck.connectRemoteSsh', 'cluster:stopped:remote'));
+    assert.ok(matches('skydeck.execTask', 'cluster:up:local') && matches('skydeck.downCluster', 'cluster:init:remote'));
+  });
+
   it('validates task YAMLs against the generated schema', () => {
     const v = pkg.contributes.yamlValidation;
     assert.deepEqual(v.map((e: { fileMatch: string }) => e.fileMatch).sort(), ['*.sky.yaml', 'sky*.yaml', 'task*.yaml']);

@@ -10,7 +10,6 @@ const PENDING: Record<string, string> = {
   'skydeck.startCluster': 'Start Cluster',
   'skydeck.checkClouds': 'Check Clouds',
   'skydeck.findLeaked': 'Find Leaked Instances',
-  'skydeck.openTerminal': 'Open SSH Terminal',
 };
 
 export function notYetAvailableMessage(title: string): string {

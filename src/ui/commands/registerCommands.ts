@@ -8,10 +8,15 @@ import { showLogs } from './showLogs';
 import { cancelJob } from './cancelJob';
 import { cancelAllJobs } from './cancelAllJobs';
 import { downCluster } from './downCluster';
+import { openTerminal } from './openTerminal';
+import { copySshCommand } from './copySshCommand';
+import { connectRemoteSsh } from './connectRemoteSsh';
+import { openExampleTask } from './openExampleTask';
 import { Dismissed } from './support/pickers';
 import { CancelledByUser } from './support/progress';
 
-const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, ...pendingCommands];
+const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, openTerminal, copySshCommand, connectRemoteSsh, openExampleTask,
+  ...pendingCommands];
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   return COMMANDS.map((c) =>

@@ -1,0 +1,68 @@
+import * as vscode from 'vscode';
+import {
+  defaultSshConfigPaths, ensureSshInclude, hasInclude, includeLine, sshAccessOf, writeClusterSshConfig,
+} from '../../core/access';
+import type { Command } from './command';
+import { upClusterFromArg } from './support/clusterRow';
+import { knownHostsFiles } from './support/knownHosts';
+import { Dismissed, optionsArg } from './support/pickers';
+import { readFileOrEmpty } from './support/readFileOrEmpty';
+
+const REMOTE_SSH = 'ms-vscode-remote.remote-ssh';
+
+export interface ConnectRemoteSshOptions {
+  /** false: do not open a window (tests); the default opens one when Remote-SSH is installed. */
+  open: boolean;
+  /** Answer for the ~/.ssh/config question without asking (tests). */
+  addInclude: boolean;
+}
+
+/**
+ * Connect with Remote-SSH: writes a Skydeck-managed Host block for the cluster, makes sure
+ * ~/.ssh/config includes Skydeck's files (asking first: it is the user's file), then opens
+ * the cluster's workdir in a Remote-SSH window.
+ */
+export const connectRemoteSsh: Command = {
+  id: 'skydeck.connectRemoteSsh',
+  async run(ctx, arg, options) {
+    const opts = optionsArg<ConnectRemoteSshOptions>(options);
+    const row = await upClusterFromArg(ctx, arg, 'Skydeck: connect to which cluster with Remote-SSH?');
+    const access = sshAccessOf(row, knownHostsFiles(await ctx.services.ops()));
+    const paths = defaultSshConfigPaths();
+    const file = writeClusterSshConfig(paths, access, ctx.services.workspaceRoot);
+    ctx.services.log.info(`wrote Host ${access.alias} to ${file}`);
+    if (!hasInclude(readFileOrEmpty(paths.userConfig), paths)) {
+      const add = opts.addInclude ?? (await askInclude(paths.userConfig, includeLine(paths)));
+      if (add) ensureSshInclude(paths);
+      else {
+        void vscode.window.showInformationMessage(
+          `Skydeck: Host ${access.alias} is in ${file}. Add "${includeLine(paths)}" at the top of ${paths.userConfig} to use it from Remote-SSH.`,
+        );
+        return { alias: access.alias, file, opened: false };
+      }
+    }
+    const uri = vscode.Uri.parse(`vscode-remote://ssh-remote+${access.alias}${access.workdir || '/'}`);
+    if (opts.open === false) return { alias: access.alias, file, uri: uri.toString(), opened: false };
+    if (!vscode.extensions.getExtension(REMOTE_SSH)) {
+      const pick = await vscode.window.showInformationMessage(
+        `Skydeck: Host ${access.alias} is ready in your SSH config. Install the Remote - SSH extension to open it in VS Code, or run "ssh ${access.alias}".`,
+        'Find Remote - SSH',
+      );
+      if (pick) await vscode.commands.executeCommand('workbench.extensions.search', REMOTE_SSH);
+      return { alias: access.alias, file, opened: false };
+    }
+    await vscode.commands.executeCommand('vscode.openFolder', uri, { forceNewWindow: true });
+    return { alias: access.alias, file, uri: uri.toString(), opened: true };
+  },
+};
+
+async function askInclude(userConfig: string, line: string): Promise<boolean> {
+  const pick = await vscode.window.showInformationMessage(
+    `Skydeck will add one line at the top of ${userConfig} so SSH and Remote-SSH find Skydeck's cluster hosts.`,
+    { modal: true, detail: `${line}\n\nThe rest of the file is left as it is.` },
+    'Add Include',
+    'Not now',
+  );
+  if (pick === undefined) throw new Dismissed();
+  return pick === 'Add Include';
+}

@@ -32,8 +32,10 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         }
         // Short message for the user; the details go to the log channel.
         ctx.services.log.error(`${c.id} failed`, e as Error);
-        const pick = await vscode.window.showErrorMessage(`Skydeck: ${(e as Error).message}`, 'Show details');
-        if (pick) ctx.services.log.show();
+        // Not awaited: the command is over; the message stays until the user dismisses it.
+        void vscode.window.showErrorMessage(`Skydeck: ${(e as Error).message}`, 'Show details').then((pick) => {
+          if (pick) ctx.services.log.show();
+        });
         return undefined;
       }
     }),

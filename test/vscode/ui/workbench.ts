@@ -3,16 +3,16 @@
 // notifications, screenshots). Used by the UI suites in this folder; runs in Node, not inside
 // the extension host. Selectors are VS Code 1.100's DOM.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import { dirname, join, resolve } from 'node:path';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { launchBrowser, makeScratchDir, removeScratch, startCodeServer, extensionHostText, workbenchLogText, type CodeServer } from '../../../scripts/vscode-test/codeServer.mjs';
 
 export const ROOT = resolve(__dirname, '../../..');
 export const SCREENSHOT_DIR = join(ROOT, 'test-output/ui');
 
 export interface OpenOptions {
-  /** Files (repo-relative) copied into a fresh scratch workspace, keeping their paths. */
-  files?: string[];
+  /** Files (repo-relative) copied into a fresh scratch workspace, keeping their paths, or to `to`. */
+  files?: (string | { from: string; to: string })[];
   /** Extra environment for code-server and its extension host. */
   env?: Record<string, string>;
   settings?: Record<string, unknown>;
@@ -44,8 +44,9 @@ export class Workbench {
     const workspace = join(scratch, 'workspace');
     mkdirSync(workspace, { recursive: true });
     for (const f of opts.files ?? []) {
-      mkdirSync(join(workspace, f, '..'), { recursive: true });
-      copyFileSync(join(ROOT, f), join(workspace, f));
+      const { from, to } = typeof f === 'string' ? { from: f, to: f } : f;
+      mkdirSync(dirname(join(workspace, to)), { recursive: true });
+      copyFileSync(join(ROOT, from), join(workspace, to));
     }
     let server: CodeServer | undefined;
     let browser: Browser | undefined;
@@ -111,19 +112,101 @@ export class Workbench {
 
   /** Runs a command from the command palette (F1) by its full title, e.g. "Skydeck: Refresh". */
   async runCommand(title: string): Promise<void> {
+    await this.startCommand(title);
+    await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  }
+
+  /**
+   * Picks a command in the palette and returns at once: for commands that prompt next (the
+   * same quick-input widget then shows their pick or input box, so it may never hide).
+   */
+  async startCommand(title: string): Promise<void> {
     await this.openPalette(title);
     const row = this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', {
       has: this.page.locator('.label-name', { hasText: new RegExp(`^\\s*${escapeRegExp(title)}\\s*$`) }),
     });
     await row.first().waitFor();
     await row.first().click();
-    await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  }
+
+  /**
+   * Answers a command's quick pick or input box as a user does: waits for the prompt titled
+   * `title`, types `text`, and presses Enter. For a pick, `row` is the label that must be the
+   * first row once filtered (Enter accepts the first row). Returns once the prompt is gone.
+   */
+  async answerPrompt(title: string, text: string, row?: string): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget');
+    await widget.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: 60_000 });
+    await widget.locator('.quick-input-box input').fill(text);
+    if (row !== undefined) {
+      const first = widget.locator('.quick-input-list .monaco-list-row').first();
+      await first.locator('.label-name', { hasText: row }).waitFor();
+    }
+    await this.page.keyboard.press('Enter');
+    // The prompt goes (closed, or replaced by the command's next one in the same widget) unless
+    // the input box refused the value: then say why.
+    const shown = widget.locator('.quick-input-title', { hasText: title });
+    try {
+      await shown.waitFor({ state: 'hidden', timeout: 15_000 });
+    } catch (e) {
+      const message = (await widget.locator('.quick-input-message').innerText().catch(() => '')).trim();
+      throw new Error(`"${title}" did not accept ${JSON.stringify(text)}${message ? `: ${message}` : ''} (${(e as Error).message.split('\n')[0]})`);
+    }
+  }
+
+  /** A row of a tree view in the side bar, by its exact label. */
+  treeRow(pane: Locator, label: string): Locator {
+    return pane.locator('.monaco-list-row', { has: this.page.locator('.label-name', { hasText: new RegExp(`^\\s*${escapeRegExp(label)}\\s*$`) }) });
+  }
+
+  /**
+   * Right-clicks `target` and chooses `item` in the context menu; fails naming what was offered.
+   * `onOpen` runs while the menu is shown (a screenshot).
+   */
+  async contextMenu(target: Locator, item: string, onOpen?: () => Promise<unknown>): Promise<void> {
+    await target.click({ button: 'right' });
+    const menu = this.page.locator('.context-view .monaco-menu');
+    await menu.waitFor();
+    await onOpen?.();
+    const entry = menu.locator('.action-item:not(.disabled) .action-label', { hasText: new RegExp(`^\\s*${escapeRegExp(item)}\\s*$`) });
+    if ((await entry.count()) === 0) {
+      const offered = (await menu.locator('.action-item .action-label').allInnerTexts()).map((s) => s.trim()).filter(Boolean);
+      await this.page.keyboard.press('Escape');
+      throw new Error(`the context menu has no enabled "${item}" (it offers: ${offered.join(' | ') || 'nothing'})`);
+    }
+    await entry.first().click();
+    await menu.waitFor({ state: 'hidden' });
+  }
+
+  /**
+   * The frame of a webview panel's page, found by the page's <title> (webviews in code-server
+   * are an iframe inside an iframe; the inner one holds the extension's HTML). Undefined until
+   * the page has loaded.
+   */
+  async webviewFrame(title: string): Promise<Frame | undefined> {
+    for (const frame of this.page.frames()) {
+      if (frame === this.page.mainFrame()) continue;
+      const t = await frame.evaluate(() => document.title).catch(() => undefined);
+      if (t === title) return frame;
+    }
+    return undefined;
+  }
+
+  /** Clicks `button` in the modal dialog whose message contains `message` (`onOpen` runs first). */
+  async dialogButton(message: string, button: string, onOpen?: () => Promise<unknown>): Promise<void> {
+    const dialog = this.page.locator('.monaco-dialog-box', { hasText: message });
+    await dialog.waitFor({ timeout: 30_000 });
+    await onOpen?.();
+    await dialog.locator('.monaco-button', { hasText: new RegExp(`^\\s*${escapeRegExp(button)}\\s*$`) }).click();
+    await dialog.waitFor({ state: 'hidden' });
   }
 
   private async openPalette(query: string): Promise<void> {
     const widget = this.page.locator('.quick-input-widget');
     if (!(await widget.isVisible())) {
-      await this.page.locator('.part.editor').click({ position: { x: 50, y: 50 } }); // focus the workbench
+      // Focus the workbench itself: F1 typed into an editor's webview (an iframe) is the page's.
+      // Blurring rather than clicking the editor area, which a webview covers.
+      await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur?.());
       await this.page.keyboard.press('F1');
       await widget.waitFor();
     }
@@ -187,10 +270,10 @@ export class Workbench {
     return (await this.page.locator('.notifications-toasts .notification-toast .notification-list-item-message').allInnerTexts()).map((s) => s.trim());
   }
 
-  /** Saves a PNG into test-output/ui/ and returns its path. */
+  /** Saves a PNG into test-output/ui/ (`name` may hold a subfolder) and returns its path. */
   async screenshot(name: string): Promise<string> {
-    mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const path = join(SCREENSHOT_DIR, `${name}.png`);
+    mkdirSync(dirname(path), { recursive: true });
     await this.page.screenshot({ path });
     return path;
   }

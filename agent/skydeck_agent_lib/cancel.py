@@ -66,8 +66,9 @@ def cancel(ctx, args):
         for t in targets:
             flag_cancelled(ctx.paths, t[0])
         boot = procs.boot_id()
-        procs.kill_jobs(ctx.paths.marker_prefix, targets,
-                        signal.SIGKILL if grace <= 0 else signal.SIGTERM, boot)
+        sig = signal.SIGKILL if grace <= 0 else signal.SIGTERM
+        procs.kill_jobs(ctx.paths.marker_prefix, targets, sig, boot)
+        remote_problems(ctx, [t[0] for t in targets], sig)
         scheduler.step(ctx)  # the freed resources go to the next pending jobs
     if cancelled:
         daemon.ensure(ctx)
@@ -83,3 +84,23 @@ def flag_cancelled(paths, job_id):
             pass
     except OSError:
         pass  # job dir not written yet (claimed a moment ago): the driver reports, harmlessly
+
+
+def remote_problems(ctx, job_ids, sig):
+    """Ranks on workers are signalled through the workers' agents; an unreachable worker is
+    written to the daemon log (its processes die with the node, or on the next cancel)."""
+    multi = [j for (j,) in ctx.conn().execute(
+        "SELECT job_id FROM jobs WHERE nodes IS NOT NULL AND nodes != '[0]' AND job_id IN (%s)"
+        % ','.join('?' * len(job_ids)), job_ids)] if job_ids else []
+    if not multi:
+        return {}
+    from .remote import kill_remote_ranks
+    problems = kill_remote_ranks(ctx, multi, sig)
+    if problems:
+        try:
+            with open(ctx.paths.daemon_log, 'a') as f:
+                for job_id, items in sorted(problems.items()):
+                    f.write('%s cancel job %d: %s\n' % (time.strftime('%Y-%m-%dT%H:%M:%S'), job_id, '; '.join(items)))
+        except OSError:
+            pass
+    return problems

@@ -62,7 +62,7 @@ def _parse(cmd, argv):
     args, pos, i = {}, [], 0
     flags = {'--follow': 'follow', '--all': 'all'}
     values = {'--since': 'since', '--user': 'user', '--grace': 'grace', '--offset': 'offset',
-              '--db-id': 'db_id'}
+              '--db-id': 'db_id', '--rank': 'rank'}
     while i < len(argv):
         a = argv[i]
         if a in flags:
@@ -81,6 +81,8 @@ def _parse(cmd, argv):
         args['since'] = _int(args['since'], '--since')
     if 'offset' in args:
         args['offset'] = _int(args['offset'], '--offset')
+    if 'rank' in args:
+        args['rank'] = _int(args['rank'], '--rank')
     if 'grace' in args:
         try:
             args['grace'] = float(args['grace'])
@@ -194,6 +196,15 @@ def _internal(cmd, rest, base, agent_path):
         if res['changed']:
             _detached_step(ctx)
         return 0
+    if cmd == '_gang' and len(rest) == 1:
+        from . import gang
+        return gang.run(ctx, int(rest[0]))
+    if cmd == '_rank' and len(rest) == 3:
+        from . import rank
+        return rank.run_rank(ctx, int(rest[0]), int(rest[1]), rest[2])
+    if cmd == '_kill' and len(rest) == 2:
+        from . import rank
+        return rank.kill_here(ctx, int(rest[0]), int(rest[1]))
     sys.stderr.write('unknown internal command %s %s\n' % (cmd, json.dumps(rest)))
     return 2
 

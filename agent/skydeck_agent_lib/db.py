@@ -4,6 +4,8 @@ Schema history (PRAGMA user_version):
   1  jobs + meta tables (first agent).
   2  adds updated_seq (change counter for `queue --since`) with its index, and the
      cancel escalation columns kill_deadline / kill_done.
+  3  adds nodes: the cluster nodes a started job holds (JSON list of node indices, head = 0;
+     NULL means the head only, as every job of an older agent ran there).
 A newer agent migrates an older file in place inside one write transaction; rows of jobs
 started by an older agent keep their driver pid/start/boot id, so they are tracked to the end.
 """
@@ -15,7 +17,7 @@ import time
 from .errors import AgentError
 from .states import below, TERMINAL
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _V1 = """
 CREATE TABLE jobs (
@@ -47,6 +49,10 @@ ALTER TABLE jobs ADD COLUMN kill_deadline REAL;
 ALTER TABLE jobs ADD COLUMN kill_done INTEGER NOT NULL DEFAULT 0;
 UPDATE jobs SET updated_seq = job_id;
 CREATE INDEX jobs_seq ON jobs(updated_seq);
+"""
+
+_V2_TO_V3 = """
+ALTER TABLE jobs ADD COLUMN nodes TEXT;
 """
 
 
@@ -105,6 +111,9 @@ def _migrate(conn):
         if v == 1:
             _script(conn, _V1_TO_V2)
             v = 2
+        if v == 2:
+            _script(conn, _V2_TO_V3)
+            v = 3
         conn.execute('PRAGMA user_version = %d' % v)
         conn.execute('COMMIT')
     except BaseException:

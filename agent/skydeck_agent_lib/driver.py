@@ -11,6 +11,7 @@ import os
 import sys
 import time
 
+from . import nodes
 from .paths import MARKER_VAR
 
 SH = '/bin/sh'
@@ -92,28 +93,28 @@ def base_env(paths, client):
         return env
 
 
-def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd):
+def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, chosen=(0,)):
     global USER_SHELL
     if USER_SHELL is None:
         USER_SHELL = _user_shell()
     env = dict(base)
     env.update(spec['envs'])
     name = cluster.get('cluster_name') or 'local'
-    ips = '\n'.join((cluster.get('node_ips') or ['127.0.0.1'])[:spec['num_nodes']])
+    ips = '\n'.join(nodes.ip_of(cluster, i) for i in chosen)
     gpus = sum((spec['resources'].get('accelerators') or {}).values())
     info = dict(cluster.get('cluster_info') or {})
     info.setdefault('cluster_name', name)
     stamp = time.strftime('%Y-%m-%d-%H-%M-%S', time.localtime(submitted_at))
     stamp += '-%06d' % int((submitted_at % 1) * 1e6)
-    nodes = str(spec['num_nodes'])
+    count = str(len(chosen))
     env.update({
         'SKYDECK_JOB_ID': str(job_id),
-        'SKYDECK_NUM_NODES': nodes,
+        'SKYDECK_NUM_NODES': count,
         'SKYDECK_NODE_RANK': '0',
         'SKYDECK_NODE_IPS': ips,
         'SKYDECK_CLUSTER_NAME': name,
         'SKYPILOT_TASK_ID': 'sky-%s_%s_%d' % (stamp, name, job_id),
-        'SKYPILOT_NUM_NODES': nodes,
+        'SKYPILOT_NUM_NODES': count,
         'SKYPILOT_NODE_RANK': '0',
         'SKYPILOT_NODE_IPS': ips,
         'SKYPILOT_SETUP_NODE_RANK': '0',
@@ -147,3 +148,10 @@ def write_scripts(paths, job_id, spec):
 
 def driver_argv(job_id):
     return [SH, '-c', DRIVER, 'skydeck-job-%d' % job_id]
+
+
+def gang_argv(ctx, job_id):
+    """A job with ranks on workers is driven by the agent itself (gang.py): it has N exits to
+    gather and the other ranks to stop when one fails, which sh cannot do safely."""
+    return [sys.executable or 'python3', '-E', '-S', ctx.agent_path, '--base', ctx.paths.base,
+            '_gang', str(job_id)]

@@ -3,7 +3,7 @@ import json
 import sys
 import time
 
-from . import db, daemon, procs, resources, scheduler, spec as spec_mod
+from . import db, daemon, nodes, procs, resources, scheduler, spec as spec_mod
 from . import PROTOCOL, VERSION
 from .errors import AgentError, bad_args
 from .states import ORDER, NON_TERMINAL, sql_list
@@ -25,6 +25,10 @@ def submit(ctx, args):
     now = time.time()
     with db.write_txn(conn) as txn:
         cap, source = resources.capacity(conn, boot)
+        have = nodes.count(db.get_meta(conn, 'cluster', {}) or {})
+        if spec['num_nodes'] > have:
+            raise AgentError('unschedulable', 'the job needs %d nodes; this cluster has %d'
+                             % (spec['num_nodes'], have), {'nodes': have})
         empty = {'cpus': 0.0, 'memory': 0.0, 'accelerators': None}
         if not resources.fits(resources.subtract(cap, empty), res):
             raise AgentError('unschedulable',
@@ -188,7 +192,7 @@ def configure(ctx, args):
     """Cluster facts the node cannot know itself: name, node IPs, declared capacity."""
     if not isinstance(args, dict):
         raise bad_args('configure takes an object')
-    extra = set(args) - set(('cluster_name', 'node_ips', 'cluster_info', 'capacity'))
+    extra = set(args) - set(('cluster_name', 'node_ips', 'cluster_info', 'capacity', 'workers'))
     if extra:
         raise bad_args('unknown keys: %s' % ', '.join(sorted(extra)))
     cluster_updates = {}
@@ -208,6 +212,9 @@ def configure(ctx, args):
         if args['cluster_info'] is not None and not isinstance(args['cluster_info'], dict):
             raise bad_args('cluster_info must be an object')
         cluster_updates['cluster_info'] = args['cluster_info']
+    if 'workers' in args:
+        from .nodes import parse_workers
+        cluster_updates['workers'] = parse_workers(args['workers'])
     declared = None
     if 'capacity' in args and args['capacity'] is not None:
         declared = spec_mod.parse_resources(args['capacity'], 'capacity', defaults=False)

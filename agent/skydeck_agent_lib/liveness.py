@@ -8,6 +8,7 @@ import signal
 import time
 
 from . import db, procs, scheduler
+from .cancel import remote_problems
 from .states import ACTIVE, NON_TERMINAL, sql_list
 
 
@@ -46,6 +47,7 @@ def sweep(ctx):
                     failed.append((job_id, pid, start, job_boot))
         # Leftovers: by marker (the driver itself is gone, so its group is never trusted).
         procs.kill_jobs(ctx.paths.marker_prefix, failed, signal.SIGKILL, boot)
+        remote_problems(ctx, [f[0] for f in failed], signal.SIGKILL)
     escalated = escalate_overdue(ctx, now, boot)
     started = scheduler.step(ctx)
     return {'failed': [f[0] for f in failed], 'escalated': escalated, 'started': started}
@@ -61,6 +63,7 @@ def escalate_overdue(ctx, now, boot):
         return []
     procs.kill_jobs(ctx.paths.marker_prefix, rows, signal.SIGKILL, boot)
     ids = [r[0] for r in rows]
+    remote_problems(ctx, ids, signal.SIGKILL)
     with db.write_txn(conn):
         conn.execute('UPDATE jobs SET kill_done = 1 WHERE job_id IN (%s)' %
                      ','.join('?' * len(ids)), ids)

@@ -25,7 +25,10 @@ def parse_args(args):
     follow = args.get('follow', False)
     if not isinstance(follow, bool):
         raise bad_args('follow must be true or false')
-    return job_id, offset, follow
+    rank = args.get('rank', 0) or 0
+    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+        raise bad_args('rank must be a non-negative integer (0 is the job log)')
+    return job_id, offset, follow, rank
 
 
 def job_state(conn, job_id):
@@ -39,8 +42,10 @@ def job_state(conn, job_id):
 class Reader(object):
     """Reads one job's log from an offset; the file may not exist yet (job still pending)."""
 
-    def __init__(self, paths, job_id, offset):
-        self.path = paths.log_file(job_id)
+    def __init__(self, paths, job_id, offset, rank=0):
+        # Rank 0's output is the job log; the other ranks of a gang job each have their own.
+        self.path = paths.log_file(job_id) if not rank else \
+            os.path.join(paths.log_dir(job_id), 'rank-%d.log' % rank)
         self.offset = offset
         self.fd = None
 
@@ -70,10 +75,10 @@ def final(job_id, reader, state, **extra):
 
 def cli_logs(ctx, args, out_fd):
     """CLI mode: raw bytes to out_fd; returns the final status object."""
-    job_id, offset, follow = parse_args(args)
+    job_id, offset, follow, rank = parse_args(args)
     conn = ctx.conn()
     state = job_state(conn, job_id)
-    reader = Reader(ctx.paths, job_id, offset)
+    reader = Reader(ctx.paths, job_id, offset, rank)
     idle = 0.02
     try:
         while True:

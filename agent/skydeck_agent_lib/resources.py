@@ -114,6 +114,26 @@ def used(conn):
     return {'cpus': row[0], 'memory': row[1], 'accelerators': merge_names(accs)}
 
 
+def used_per_node(conn, n_nodes):
+    """Like used(), per cluster node: a job's demand counts on every node it holds (a gang job
+    asks for its resources on each of its nodes); jobs with no recorded nodes ran on the head."""
+    per = [{'cpus': 0.0, 'memory': 0.0, 'accelerators': {}} for _ in range(n_nodes)]
+    for cpus, memory, acc, nodes in conn.execute(
+            'SELECT cpus, memory, accelerators, nodes FROM jobs WHERE status IN (%s)'
+            % sql_list(ACTIVE)):
+        for i in (json.loads(nodes) if nodes else [0]):
+            if i >= n_nodes:
+                continue  # the cluster shrank under a running job; its node is gone anyway
+            u = per[i]
+            u['cpus'] += cpus
+            u['memory'] += memory
+            for name, count in (json.loads(acc) if acc else {}).items():
+                u['accelerators'][name] = u['accelerators'].get(name, 0.0) + count
+    for u in per:
+        u['accelerators'] = merge_names(u['accelerators'])
+    return per
+
+
 def merge_names(accs):
     """Fold names differing only in case together (keeps the first spelling)."""
     out, seen = {}, {}

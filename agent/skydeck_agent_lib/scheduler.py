@@ -9,39 +9,54 @@ import os
 import signal
 import time
 
-from . import db, driver, procs, resources, spawn
+from . import db, driver, nodes, procs, resources, spawn
 
 # A claimed job with no recorded driver after this long: its starter died in between.
 CLAIM_TIMEOUT = 30.0
 
 
 def claim(conn, txn, boot, now):
-    """Inside an open write transaction: claim what fits. Returns the launches to do."""
+    """Inside an open write transaction: claim what fits. Returns the launches to do.
+
+    Nodes are alike (one capacity for each, the head's, declared or detected). A job of k nodes
+    takes the first k nodes, head first, that each have its resources free: all or nothing,
+    so a gang never starts short of a rank.
+    """
+    cluster = db.get_meta(conn, 'cluster', {}) or {}
+    n = nodes.count(cluster)
     cap, _ = resources.capacity(conn, boot)
-    free = resources.subtract(cap, resources.used(conn))
-    # Let SQLite drop what cannot fit on CPU/memory before Python looks at a row.
+    free = [resources.subtract(cap, u) for u in resources.used_per_node(conn, n)]
+    most = max(f['cpus'] for f in free)
+    most_mem = max(f['memory'] for f in free)
+    # Let SQLite drop what cannot fit on CPU/memory anywhere before Python looks at a row.
     rows = conn.execute(
-        "SELECT job_id, cpus, memory, accelerators FROM jobs WHERE status = 'PENDING' "
+        "SELECT job_id, cpus, memory, accelerators, num_nodes FROM jobs WHERE status = 'PENDING' "
         'AND cpus <= ? AND memory <= ? ORDER BY job_id',
-        (free['cpus'] + resources.EPS, free['memory'] + resources.EPS)).fetchall()
+        (most + resources.EPS, most_mem + resources.EPS)).fetchall()
     launches = []
-    for job_id, cpus, memory, acc in rows:
+    for job_id, cpus, memory, acc, k in rows:
+        if k > n:
+            db.advance(conn, txn, job_id, 'FAILED_DRIVER', now=now,
+                       reason='the job needs %d nodes; the cluster has %d' % (k, n))
+            continue
         demand = {'cpus': cpus, 'memory': memory, 'accelerators': json.loads(acc) if acc else None}
-        if not resources.fits(free, demand):
+        chosen = [i for i in range(n) if resources.fits(free[i], demand)][:k]
+        if len(chosen) < k:
             continue
         spec_text, submitted_at = conn.execute(
             'SELECT spec, submitted_at FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
         spec = json.loads(spec_text)
-        cwd, problem = resolve_workdir(spec.get('workdir'))
+        cwd, problem = resolve_workdir(spec.get('workdir')) if chosen[0] == 0 else (spec.get('workdir'), None)
         if problem:
             db.advance(conn, txn, job_id, 'FAILED_SETUP', reason=problem, now=now)
             continue
-        resources.take(free, demand)
+        for i in chosen:
+            resources.take(free[i], demand)
         status = 'SETTING_UP' if (spec.get('setup') or '').strip() else 'RUNNING'
-        conn.execute("UPDATE jobs SET status = ?, started_at = ?, boot_id = ?, updated_seq = ? "
-                     "WHERE job_id = ? AND status = 'PENDING'",
-                     (status, now, boot, txn.seq(), job_id))
-        launches.append((job_id, spec, submitted_at, cwd))
+        conn.execute("UPDATE jobs SET status = ?, started_at = ?, boot_id = ?, nodes = ?, "
+                     "updated_seq = ? WHERE job_id = ? AND status = 'PENDING'",
+                     (status, now, boot, json.dumps(chosen), txn.seq(), job_id))
+        launches.append((job_id, spec, submitted_at, cwd, chosen))
     return launches
 
 
@@ -64,12 +79,14 @@ def launch(ctx, launches):
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     base = driver.base_env(paths, ctx.client)
     items, failed = [], {}
-    for job_id, spec, submitted_at, cwd in launches:
+    for job_id, spec, submitted_at, cwd, chosen in launches:
         try:
             driver.write_scripts(paths, job_id, spec)
             env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
-                                 submitted_at, cwd)
-            items.append((str(job_id), driver.driver_argv(job_id), env, paths.log_file(job_id)))
+                                 submitted_at, cwd, chosen)
+            # The head alone: the small sh driver. Any worker involved: the gang driver.
+            argv = driver.driver_argv(job_id) if chosen == [0] else driver.gang_argv(ctx, job_id)
+            items.append((str(job_id), argv, env, paths.log_file(job_id)))
         except Exception as e:
             failed[job_id] = 'could not prepare the job: %s' % e
     started = spawn.spawn_many(items)
@@ -90,9 +107,11 @@ def launch(ctx, launches):
         'AND job_id IN (%s)' % ','.join('?' * len(ids)), ids).fetchall() if ids else []
     if late:
         from .cancel import flag_cancelled
+        from .remote import kill_remote_ranks
         for row in late:
             flag_cancelled(paths, row[0])
         procs.kill_jobs(paths.marker_prefix, late, signal.SIGTERM, procs.boot_id())
+        kill_remote_ranks(ctx, [row[0] for row in late], signal.SIGTERM)
 
 
 def step(ctx):

@@ -62,12 +62,12 @@ class Follower(threading.Thread):
         self.stopped = set()
         self.quit = False
 
-    def add(self, rid, job_id, offset, follow):
+    def add(self, rid, job_id, offset, follow, rank=0):
         with self.cv:
             key = _key(rid)
             if key in self.streams:
                 raise AgentError('invalid_argument', 'a logs stream with this id is open')
-            self.streams[key] = Stream(rid, job_id, logs.Reader(self.ctx.paths, job_id, offset),
+            self.streams[key] = Stream(rid, job_id, logs.Reader(self.ctx.paths, job_id, offset, rank),
                                        follow)
             self.cv.notify()
 
@@ -192,9 +192,9 @@ def serve(ctx, commands, stdin=None, stdout=None):
             if cmd != 'version':
                 ctx.check_schema()
             if cmd == 'logs':
-                job_id, offset, follow = logs.parse_args(args)
+                job_id, offset, follow, rank = logs.parse_args(args)
                 logs.job_state(ctx.conn(), job_id)  # unknown job: answer now, not in the stream
-                follower.add(rid, job_id, offset, follow)
+                follower.add(rid, job_id, offset, follow, rank)
                 continue
             if cmd == 'unfollow':
                 result = {'stopped': follower.stop(args.get('request'))}

@@ -147,9 +147,7 @@ def validate(spec):
         num_nodes = 1
     if isinstance(num_nodes, bool) or not isinstance(num_nodes, int) or num_nodes < 1:
         raise invalid('num_nodes must be an integer >= 1')
-    if num_nodes > 1:
-        raise AgentError('unsupported', 'multi-node jobs (num_nodes=%d) are not supported by this '
-                         'agent version; the head node runs single-node jobs' % num_nodes)
+
     out = {
         'name': _text(spec.get('name'), 'name', MAX_NAME),
         'user': _text(spec.get('user'), 'user', MAX_NAME),

@@ -69,7 +69,7 @@ describe('agent command line', function () {
       { args: ['submit'], input: '{"run":"true","name":"\\ud800"}', code: 'invalid_spec', match: /surrogate/ },
       { args: ['submit'], input: '{"run":"true","envs":{"A":"\\udfff"}}', code: 'invalid_spec' },
       { args: ['submit'], input: '{"run":"true","num_nodes":0}', code: 'invalid_spec' },
-      { args: ['submit'], input: '{"run":"true","num_nodes":2}', code: 'unsupported' },
+      { args: ['submit'], input: '{"run":"true","num_nodes":2}', code: 'unschedulable' },
       { args: ['submit'], input: '{"run":"true","resources":{"cpus":100000}}', code: 'unschedulable' },
       { args: ['cancel', '999'], code: 'not_found', match: /999/ },
       { args: ['cancel', '1', '999'], code: 'not_found' },

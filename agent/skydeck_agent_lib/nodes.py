@@ -1,0 +1,72 @@
+"""The cluster's nodes as the head sees them, and how the head reaches a worker.
+
+Node 0 is the head (this machine). Workers are reached with the system ssh client, the
+cluster-internal key Skydeck installed (<base>/cluster_key) and the workers' host keys Skydeck
+verified (<base>/cluster_known_hosts): strict checking, no prompts, no agent forwarding. The
+user's own key never reaches the head.
+"""
+import os
+import shlex
+
+from .errors import bad_args
+
+WORKER_KEYS = ('address', 'port', 'user', 'python', 'agent', 'base')
+
+
+def parse_workers(value):
+    """configure's `workers`: [{address, port, user, python, agent, base}] in rank order."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise bad_args('workers must be a list of objects')
+    out = []
+    for i, w in enumerate(value):
+        if not isinstance(w, dict) or set(w) - set(WORKER_KEYS):
+            raise bad_args('workers[%d] must be an object with keys %s' % (i, ', '.join(WORKER_KEYS)))
+        for k in ('address', 'user', 'python', 'agent', 'base'):
+            if not isinstance(w.get(k), str) or not w[k] or '\n' in w[k]:
+                raise bad_args('workers[%d].%s must be a non-empty string' % (i, k))
+        port = w.get('port', 22)
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+            raise bad_args('workers[%d].port must be a port number' % i)
+        out.append(dict(w, port=port))
+    return out
+
+
+def count(cluster):
+    """How many nodes the cluster has (the head alone when nothing was configured)."""
+    return 1 + len(cluster.get('workers') or [])
+
+
+def ip_of(cluster, index):
+    ips = cluster.get('node_ips') or []
+    if index < len(ips):
+        return ips[index]
+    if index == 0:
+        return '127.0.0.1'
+    return cluster['workers'][index - 1]['address']
+
+
+def describe(cluster, index):
+    if index == 0:
+        return 'the head node (%s)' % ip_of(cluster, 0)
+    w = cluster['workers'][index - 1]
+    return 'worker node %d (%s@%s)' % (index, w['user'], w['address'])
+
+
+def ssh_argv(paths, worker, remote_argv):
+    """argv for the system ssh client running remote_argv on a worker (quoted for its shell)."""
+    opts = ['-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes',
+            '-o', 'StrictHostKeyChecking=yes',
+            '-o', 'UserKnownHostsFile=%s' % os.path.join(paths.base, 'cluster_known_hosts'),
+            '-o', 'GlobalKnownHostsFile=/dev/null',
+            '-o', 'ConnectTimeout=10', '-o', 'ServerAliveInterval=5', '-o', 'ServerAliveCountMax=3',
+            '-o', 'LogLevel=ERROR', '-F', '/dev/null']
+    return (['ssh', '-i', os.path.join(paths.base, 'cluster_key'), '-p', str(worker['port'])] + opts +
+            ['%s@%s' % (worker['user'], worker['address']), '--',
+             ' '.join(shlex.quote(a) for a in remote_argv)])
+
+
+def agent_argv(worker, *args):
+    """The worker's own agent (installed there by Skydeck), with its own base dir."""
+    return [worker['python'], '-E', '-S', worker['agent'], '--base', worker['base']] + list(args)

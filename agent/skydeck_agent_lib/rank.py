@@ -1,0 +1,63 @@
+"""Worker side of a gang job: run one rank's phase, or kill a job's processes here.
+
+`_rank JOB RANK PHASE` reads {"vars", "script", "cwd", "head_home"} as JSON on stdin, then runs
+the user's shell on the script with this node's login environment plus the job's variables and
+this node's job marker, so `_kill` (and the head's cancel through it) finds every process.
+Output goes to stdout, which the head's gang driver appends to the rank's log; the exit code is
+also left in a file for the head to read when the ssh connection itself failed.
+"""
+import json
+import os
+import subprocess
+import sys
+
+from .paths import MARKER_VAR
+
+
+def run_rank(ctx, job_id, rank, phase):
+    req = json.loads(sys.stdin.buffer.read().decode('utf-8'))
+    d = os.path.join(ctx.paths.job_dir(job_id))
+    os.makedirs(d, 0o700, exist_ok=True)
+    script = os.path.join(d, 'rank-%d-%s.sh' % (rank, phase))
+    with open(script, 'wb') as f:
+        f.write(req['script'].encode('utf-8', 'surrogateescape'))
+    from .driver import _user_shell, filtered_environ
+    env = filtered_environ(os.environ)
+    env.update(req['vars'])
+    # This process is marked too: `_kill` takes it with the rank, so no exit file is written.
+    os.environ[MARKER_VAR] = env[MARKER_VAR] = ctx.paths.marker(job_id)
+    cwd = _local_dir(req.get('cwd'), req.get('head_home'))
+    if not os.path.isdir(cwd):
+        sys.stdout.write('skydeck: the workdir %s does not exist on this node\n' % cwd)
+        code = 1
+    else:
+        sys.stdout.flush()
+        shell = _user_shell()
+        code = subprocess.call([shell, script], cwd=cwd, env=env, stdin=subprocess.DEVNULL)
+        if code < 0:
+            code = 128 - code
+    # The head reads this when ssh itself fails (255): a rank that finished left its code here;
+    # a node that restarted under the rank left none.
+    with open(exit_file(ctx.paths, job_id, rank, phase), 'w') as f:
+        f.write(str(code))
+    return code
+
+
+def exit_file(paths, job_id, rank, phase):
+    return os.path.join(paths.job_dir(job_id), 'rank-%d-%s.exit' % (rank, phase))
+
+
+def _local_dir(cwd, head_home):
+    """The head's workdir path, here: under this node's home when it was under the head's."""
+    home = os.path.expanduser('~')
+    if not cwd:
+        return home
+    if head_home and (cwd == head_home or cwd.startswith(head_home.rstrip('/') + '/')):
+        return home + cwd[len(head_home.rstrip('/')):]
+    return cwd
+
+
+def kill_here(ctx, job_id, sig):
+    from . import procs
+    procs.kill_jobs(ctx.paths.marker_prefix, [(job_id, None, None, None)], sig, procs.boot_id())
+    return 0

@@ -1,0 +1,71 @@
+"""What the head asks of its workers' agents over ssh: kill a job's ranks, read a rank's exit."""
+import json
+import subprocess
+import time
+
+from . import db, nodes
+
+KILL_TIMEOUT = 15.0
+
+
+def kill_remote_ranks(ctx, job_ids, sig):
+    """Signal every process of these jobs on the workers they hold (by the job marker there).
+    Returns {job_id: [problem, ...]} for workers that could not be reached."""
+    conn = ctx.conn()
+    cluster = db.get_meta(conn, 'cluster', {}) or {}
+    workers = cluster.get('workers') or []
+    calls = []
+    for job_id in job_ids:
+        row = conn.execute('SELECT nodes FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
+        for i in (json.loads(row[0]) if row and row[0] else []):
+            if 0 < i <= len(workers):
+                w = workers[i - 1]
+                argv = nodes.ssh_argv(ctx.paths, w, nodes.agent_argv(w, '_kill', str(job_id), str(int(sig))))
+                calls.append((job_id, i, _popen(argv)))
+    problems = {}
+    deadline = time.time() + KILL_TIMEOUT
+    for job_id, i, p in calls:
+        if p is None:
+            problems.setdefault(job_id, []).append('%s: ssh could not start' % nodes.describe(cluster, i))
+            continue
+        try:
+            _, err = p.communicate(timeout=max(0.1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            _, err = p.communicate()
+        if p.returncode != 0:
+            problems.setdefault(job_id, []).append('%s: %s' % (
+                nodes.describe(cluster, i), (err or b'').decode('utf-8', 'replace').strip()[-300:]))
+    return problems
+
+
+def rank_exit(paths, worker, job_id, rank, phase, timeout=15.0):
+    """After ssh exited 255: the rank's own exit code if it finished on the worker, else None
+    (the worker is unreachable, or it restarted under the rank)."""
+    path = '%s/jobs/%d/rank-%d-%s.exit' % (worker['base'], job_id, rank, phase)
+    p = _popen(nodes.ssh_argv(paths, worker, ['cat', path]), stdout=subprocess.PIPE)
+    if p is None:
+        return None
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        return None
+    text = out.decode('ascii', 'replace').strip()
+    return int(text) if p.returncode == 0 and text.isdigit() else None
+
+
+def _popen(argv, stdout=subprocess.DEVNULL):
+    try:
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout,
+                                stderr=subprocess.PIPE, env=_client_env())
+    except OSError:
+        return None
+
+
+def _client_env():
+    """ssh runs without the job marker: it is the head's tool, not one of the job's processes."""
+    import os
+    from .driver import filtered_environ
+    return filtered_environ(os.environ)

@@ -12,7 +12,7 @@ import sys
 import time
 
 from . import VERSION
-from . import driver, procs, spawn
+from . import db, driver, procs, spawn
 from .errors import AgentError
 
 TICK_ENV = 'SKYDECK_TICK_INTERVAL'        # seconds between sweeps (default 2)
@@ -94,6 +94,8 @@ def shutdown(ctx, args):
         raise AgentError('busy', '%d job(s) are not finished (%s); cancel them first' %
                          (len(busy), ', '.join(map(str, busy[:20]))), {'job_ids': busy})
     escalated = liveness.escalate_overdue(ctx, float('inf'), procs.boot_id())
+    from .nodes import close_masters
+    close_masters(ctx.paths, (db.get_meta(conn, 'cluster', {}) or {}).get('workers'))
     pid = running_pid(ctx.paths)
     if pid:
         try:

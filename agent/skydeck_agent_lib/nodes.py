@@ -62,9 +62,35 @@ def ssh_argv(paths, worker, remote_argv):
             '-o', 'GlobalKnownHostsFile=/dev/null',
             '-o', 'ConnectTimeout=10', '-o', 'ServerAliveInterval=5', '-o', 'ServerAliveCountMax=3',
             '-o', 'LogLevel=ERROR', '-F', '/dev/null']
+    opts += control_opts(paths)
     return (['ssh', '-i', os.path.join(paths.base, 'cluster_key'), '-p', str(worker['port'])] + opts +
             ['%s@%s' % (worker['user'], worker['address']), '--',
              ' '.join(shlex.quote(a) for a in remote_argv)])
+
+
+def control_opts(paths):
+    """One shared connection per worker (OpenSSH multiplexing): a gang job's ranks start without
+    a key exchange each. The master detaches into its own session; the agent's shutdown ends it.
+    Skipped when the socket path would exceed the kernel's limit for unix socket names."""
+    cm = os.path.join(paths.base, 'cm')
+    if len(cm) + 42 > 100:
+        return []
+    if not os.path.isdir(cm):
+        os.makedirs(cm, 0o700, exist_ok=True)
+    return ['-o', 'ControlMaster=auto', '-o', 'ControlPath=%s/%%C' % cm, '-o', 'ControlPersist=600']
+
+
+def close_masters(paths, workers):
+    """Ends the shared connections to the workers (before a teardown removes the base dir)."""
+    import subprocess
+    for w in workers or []:
+        argv = ssh_argv(paths, w, ['true'])
+        argv = argv[:1] + ['-O', 'exit'] + argv[1:argv.index('--')]
+        try:
+            subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            pass
 
 
 def agent_argv(worker, *args):

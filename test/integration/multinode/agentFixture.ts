@@ -1,4 +1,4 @@
-// A 3-node cluster for the agent's gang jobs: the head agent runs on this machine (a scratch
+// A cluster (default 3 nodes) for the agent's gang jobs: the head agent runs on this machine (a scratch
 // base dir), the two workers are real sshd test hosts with the agent installed in their homes.
 // The head reaches them with a cluster key and their verified host keys, as a launch sets up.
 import { execFileSync } from 'node:child_process';
@@ -17,8 +17,8 @@ export interface GangCluster {
   stop(): Promise<void>;
 }
 
-export async function startGangCluster(opts: { cpusPerNode?: number } = {}): Promise<GangCluster> {
-  const hosts = await startHosts(2);
+export async function startGangCluster(opts: { cpusPerNode?: number; workers?: number } = {}): Promise<GangCluster> {
+  const hosts = await startHosts(opts.workers ?? 2);
   const head = new AgentFixture();
   head.setup();
   const agentDir = path.dirname(AGENT);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { markedProcs, waitStatus, waitUntil } from '../../unit/agent/helpers';
 import { startGangCluster, type GangCluster } from './agentFixture';
 
@@ -96,5 +97,15 @@ describe('agent: gang jobs on a 3-node cluster (head + 2 sshd workers)', functio
     assert.equal(row.status, 'FAILED_DRIVER', JSON.stringify(row));
     assert.ok(row.reason.includes(`${g.workers[1].user}@${g.workers[1].address}`), row.reason);
     await noRanksLeft(job_id, 'sleep 603');
+  });
+
+  it('shares one ssh connection per worker, and shutdown closes them before a teardown', async () => {
+    const masters = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+      .split('\n').filter((l) => l.includes(`${g.head.base}/cm/`) && l.includes('[mux]'));
+    const { job_id } = await g.client.call('submit', { num_nodes: 3, resources: { cpus: 1 }, run: 'true' });
+    assert.equal((await waitStatus(g.client, job_id, ['SUCCEEDED', 'FAILED', 'FAILED_DRIVER'], 30_000)).status, 'SUCCEEDED');
+    assert.equal(masters().length, 2, 'one master connection per worker');
+    await g.client.call('shutdown');
+    await waitUntil(() => masters().length === 0, 10_000, 'masters closed');
   });
 });

@@ -88,14 +88,21 @@ export class AgentClient {
   async followLogs(
     jobId: number,
     onChunk: (data: Buffer, offset: number) => void,
-    opts: { offset?: number; follow?: boolean; signal?: AbortSignal; onReconnect?: (e: Error) => void } = {},
+    opts: {
+      offset?: number;
+      follow?: boolean;
+      signal?: AbortSignal;
+      onReconnect?: (e: Error) => void;
+      /** A gang job's rank: 0 (default) is the job log. */
+      rank?: number;
+    } = {},
   ): Promise<LogsFinal | undefined> {
     let offset = opts.offset ?? 0;
     for (let attempt = 0; ; attempt++) {
       if (opts.signal?.aborted) return undefined;
       try {
         const rpc = await this.channel();
-        const req = rpc.call<LogsFinal>('logs', { job_id: jobId, offset, follow: opts.follow ?? true }, (msg) => {
+        const req = rpc.call<LogsFinal>('logs', { job_id: jobId, offset, follow: opts.follow ?? true, ...(opts.rank ? { rank: opts.rank } : {}) }, (msg) => {
           if (msg.event !== 'log') return;
           const at = msg.offset as number;
           const data = Buffer.from(msg.data as string, 'base64');

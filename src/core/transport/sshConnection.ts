@@ -54,6 +54,8 @@ export class SshConnection {
   private everConnected = false;
   private ended = false;
   private readonly lost = new WeakSet<Client>();
+  /** The server's host key as verified on the last handshake (an OpenSSH public key blob). */
+  verifiedHostKey: Buffer | undefined;
   private jump: SshConnection | undefined;
 
   constructor(readonly settings: ConnectionSettings, private readonly owner: ConnectionOwner) {
@@ -277,7 +279,7 @@ export class SshConnection {
           stage = 'host key check';
           pauseTimer();
           verifyHostKey(s.hostKeys, s.host, s.port, key).then(
-            () => { stage = 'authentication'; if (!settled) startTimer(); verify(true); },
+            () => { this.verifiedHostKey = key; stage = 'authentication'; if (!settled) startTimer(); verify(true); },
             (e: unknown) => {
               hostKeyError = e instanceof TransportError ? e : classifyConnectError(this.display, e, s.connectTimeoutMs);
               verify(false);

@@ -6,6 +6,7 @@ import { AbortedError, ConnectionLostError, TransportConfigError } from './error
 import { feedStdin, whenEnded } from './stdio';
 import { buildExecCommand, buildShellCommand } from './shellQuote';
 import { expandHome } from './homePath';
+import { knownHostsLine } from './hostKeys';
 import type { ConnectionSettings, SshConnection } from './sshConnection';
 import { defaultSshPool, type SshPool } from './sshPool';
 import { sftpUpload } from './sshUpload';
@@ -157,6 +158,18 @@ export class SshTransport implements Transport {
       });
     });
     return channel;
+  }
+
+  /**
+   * The host key this connection verified, as a known_hosts line ("[host]:port type base64"),
+   * e.g. to pin a worker's key on the head of a multi-node cluster.
+   */
+  async knownHostsLine(): Promise<string> {
+    if (!this.conn.verifiedHostKey) await this.exec(['true']);
+    const key = this.conn.verifiedHostKey;
+    if (!key) throw new ConnectionLostError(this.conn.display, 'no host key was verified');
+    const s = this.conn.settings;
+    return knownHostsLine(s.host, s.port, key);
   }
 
   /** A login shell on a pty (xterm-256color), for Open SSH Terminal. */

@@ -140,7 +140,7 @@ def _rotate(path, limit=1 << 20):
 def run(ctx, lock_fd=None, wait=False):
     """The daemon's main loop. lock_fd: the daemon lock, already taken by whoever started us;
     wait: we replace an older daemon, which was asked to exit and will release the lock."""
-    from . import liveness  # imported here: only the daemon and `tick` need it
+    from . import autostop, liveness  # imported here: only the daemon and `tick` need them
     paths = ctx.paths
     if lock_fd is not None:
         fd = lock_fd
@@ -177,7 +177,8 @@ def run(ctx, lock_fd=None, wait=False):
             try:
                 ctx.check_schema()
                 liveness.sweep(ctx)
-                busy = liveness.busy(ctx.conn(), now)
+                # A configured autostop keeps the daemon up: it is the one watching the clock.
+                busy = liveness.busy(ctx.conn(), now) or autostop.check(ctx, now)
             except AgentError as e:
                 if e.code in ('schema_too_new', 'schema_unknown'):
                     break  # a newer agent owns this base dir now

@@ -185,6 +185,7 @@ def status(ctx, args):
             'running': counts['SETTING_UP'] + counts['RUNNING'], 'pending': counts['PENDING'],
             'cluster': db.get_meta(conn, 'cluster', {}) or {}, 'boot_id': boot,
             'daemon_pid': daemon.running_pid(ctx.paths), 'version': VERSION,
+            'autostop': _autostop_state(conn),
             'schema_version': db.user_version(conn)}
 
 
@@ -192,7 +193,8 @@ def configure(ctx, args):
     """Cluster facts the node cannot know itself: name, node IPs, declared capacity."""
     if not isinstance(args, dict):
         raise bad_args('configure takes an object')
-    extra = set(args) - set(('cluster_name', 'node_ips', 'cluster_info', 'capacity', 'workers'))
+    known = ('cluster_name', 'node_ips', 'cluster_info', 'capacity', 'workers', 'autostop')
+    extra = set(args) - set(known)
     if extra:
         raise bad_args('unknown keys: %s' % ', '.join(sorted(extra)))
     cluster_updates = {}
@@ -218,6 +220,9 @@ def configure(ctx, args):
     declared = None
     if 'capacity' in args and args['capacity'] is not None:
         declared = spec_mod.parse_resources(args['capacity'], 'capacity', defaults=False)
+    if 'autostop' in args:
+        from . import autostop
+        stop_cfg = autostop.parse(args['autostop'])
     conn = ctx.conn()
     with db.write_txn(conn):
         cluster = db.get_meta(conn, 'cluster', {}) or {}
@@ -225,9 +230,11 @@ def configure(ctx, args):
         db.set_meta(conn, 'cluster', cluster)
         if 'capacity' in args:
             db.set_meta(conn, 'declared_capacity', declared)
+        if 'autostop' in args:
+            db.set_meta(conn, 'autostop', stop_cfg)
     started = scheduler.step(ctx)  # more capacity may let pending jobs start now
-    if started:
-        daemon.ensure(ctx)
+    if started or args.get('autostop'):
+        daemon.ensure(ctx)  # the daemon watches the idle clock
     result = status(ctx, {})
     result['started'] = started
     return result
@@ -262,3 +269,8 @@ def done(ctx, args):
 def nonterminal_exists(conn):
     return conn.execute('SELECT 1 FROM jobs WHERE status IN (%s) LIMIT 1' %
                         sql_list(NON_TERMINAL)).fetchone() is not None
+
+
+def _autostop_state(conn):
+    from . import autostop
+    return autostop.state(conn)

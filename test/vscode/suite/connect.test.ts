@@ -7,22 +7,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SkydeckApi } from '../../../src/extension';
+import { until } from './until';
 
 const TASK = `name: connect-test
 resources:
   cloud: local
 run: sleep 30
 `;
-
-async function until<T>(what: string, ms: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('connecting to a cluster (extension host)', function () {
   this.timeout(90_000);

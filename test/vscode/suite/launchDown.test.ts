@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SkydeckApi } from '../../../src/extension';
 import { log } from './log';
+import { until } from './until';
 
 const EXTENSION_ID = 'skydeck.skydeck';
 const TASK = `name: host-test
@@ -25,16 +26,6 @@ run: |
   echo "waiting to be cancelled"
   sleep 60
 `;
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 describe('launch and down on the local cloud (extension host)', function () {
   this.timeout(120_000);

@@ -1,44 +1,83 @@
 import * as vscode from 'vscode';
-import { listClusters } from './core/state';
-import { queue } from './core/ops';
-import { Services } from './ui/services';
-import { registerCommands } from './ui/commands/registerCommands';
-import { jobLogSource } from './ui/commands/support/jobLogSource';
+import { Services, type Core } from './ui/services';
+import { DeferredCommands } from './ui/deferredCommands';
 import { ClustersModel } from './ui/tree/clustersModel';
 import { ClustersTreeProvider } from './ui/tree/clustersTreeProvider';
 import { RefreshWhileVisible } from './ui/tree/refreshWhileVisible';
 import { ClustersStatusBar } from './ui/statusBar/clustersStatusBar';
 import { LogPanelManager, registerLogPanelSerializer } from './ui/logs';
-import { registerTaskYamlSupport } from './ui/taskYaml';
+import { isTaskFileName } from './ui/taskYaml/taskFiles';
 
 /** What activate() returns: the in-host tests read the model instead of scraping the tree. */
 export interface SkydeckApi {
   clustersModel: ClustersModel;
+  /** Milliseconds spent inside activate() itself (the in-host activation test reports it). */
+  activateMs: number;
 }
 
-/** Composition root: build the services and register the UI; nothing else. */
+/**
+ * Composition root: build the services and register the UI; nothing else. Only the UI shell is
+ * in this file; the core (ops, ssh2, state, task parser) is dist/extension-core.js, loaded by
+ * services.core() the first time something needs it. Imports from the core here are type-only.
+ */
 export function activate(context: vscode.ExtensionContext): SkydeckApi {
+  const started = performance.now();
   const services = new Services(context);
   const model = new ClustersModel({
-    listClusters: async () => (await services.state()).read((db) => listClusters(db)),
-    queue: async (cluster) => queue(await services.ops(), cluster),
+    listClusters: async () => {
+      const { listClusters } = services.core();
+      return (await services.state()).read((db) => listClusters(db));
+    },
+    queue: async (cluster) => services.core().queue(await services.ops(), cluster),
   });
-  const clusters = new ClustersTreeProvider(model);
+  const clusters = new ClustersTreeProvider(model, () => services.core());
   const view = vscode.window.createTreeView('skydeck.clusters', { treeDataProvider: clusters, showCollapseAll: true });
-  const logs = new LogPanelManager(context.extensionUri, (key) => jobLogSource(() => services.ops(), key), services.log);
+  const logs = new LogPanelManager(context.extensionUri, (key) => services.core().jobLogSource(() => services.ops(), key), services.log);
+  const standIns = new DeferredCommands(DeferredCommands.contributedIds(context.extension.packageJSON), () => services.core());
   context.subscriptions.push(
     services,
     clusters,
     view,
     logs,
+    standIns,
     registerLogPanelSerializer(logs),
     new RefreshWhileVisible(view, () => clusters.refresh(), (e) => services.log.warn(`refresh: ${e.message}`)),
     new ClustersStatusBar(model),
-    ...registerCommands({ services, clusters, model, logs }),
-    // The Exec CodeLens offers the UP clusters the Clusters view last loaded.
-    ...registerTaskYamlSupport(context, async () => model.all.filter((c) => c.status === 'UP').map((c) => c.name), clusters.onDidChangeTreeData),
   );
-  return { clustersModel: model };
+
+  // Whatever loads the core first (a command, the view's first refresh, a task file) wires the
+  // parts that need it: the real commands replace the stand-ins, and task YAML support starts.
+  services.onCoreLoaded((core: Core) => {
+    standIns.dispose();
+    context.subscriptions.push(
+      ...core.registerCommands({ services, clusters, model, logs }),
+      // The Exec CodeLens offers the UP clusters the Clusters view last loaded.
+      ...core.registerTaskYamlSupport(context, async () => model.all.filter((c) => c.status === 'UP').map((c) => c.name), clusters.onDidChangeTreeData),
+    );
+  });
+  const isTaskDoc = (d: vscode.TextDocument) => isTaskFileName(d.fileName);
+  if (vscode.workspace.textDocuments.some(isTaskDoc)) {
+    // A task file is already open (a restored window): its diagnostics need the core, but the
+    // workbench need not wait for them; load it as soon as activate() has returned.
+    setImmediate(() => loadCore(services));
+  } else {
+    const opened = vscode.workspace.onDidOpenTextDocument((d) => {
+      if (!isTaskDoc(d)) return;
+      opened.dispose();
+      loadCore(services);
+    });
+    context.subscriptions.push(opened);
+  }
+  return { clustersModel: model, activateMs: performance.now() - started };
+}
+
+/** From an event rather than a user action: a failure goes to the log, not to an unhandled throw. */
+function loadCore(services: Services): void {
+  try {
+    services.core();
+  } catch (e) {
+    services.log.error('loading the Skydeck core failed', e as Error);
+  }
 }
 
 export function deactivate(): void {}

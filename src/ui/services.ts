@@ -1,20 +1,43 @@
 import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { StateStore } from '../core/state';
-import { loadSshPools } from '../core/clouds/sshPools';
-import { Connections, defaultKnownHostsFile, type OpsContext } from '../core/ops';
+import type { StateStore } from '../core/state';
+import type { Connections, OpsContext } from '../core/ops';
+
+/** What dist/extension-core.js exports (src/extensionCore.ts). */
+export type Core = typeof import('../extensionCore');
 
 /**
- * What the UI shares, built once in activate(). The state store and the OpsContext open lazily
- * on first use so activation stays cheap (no WASM load until something needs the state).
+ * What the UI shares, built once in activate(). Everything behind core() — core/ops, ssh2, the
+ * sql.js state, the task parser — is a separate file loaded on first use, and the state store
+ * and the OpsContext open lazily after that, so activation parses and runs only the UI shell.
  */
 export class Services implements vscode.Disposable {
   readonly log = vscode.window.createOutputChannel('Skydeck', { log: true });
+  private loaded: Core | undefined;
+  private readonly coreListeners: ((core: Core) => void)[] = [];
   private store: Promise<StateStore> | undefined;
   private opsContext: Promise<OpsContext> | undefined;
   private connections: Connections | undefined;
 
-  constructor(private readonly context: vscode.ExtensionContext) {}
+  constructor(private readonly context: vscode.ExtensionContext, private readonly loadCore: () => Core = loadCoreChunk) {}
+
+  /** The core chunk, loaded (synchronously, once) by whoever needs it first. */
+  core(): Core {
+    if (this.loaded) return this.loaded;
+    const t0 = performance.now();
+    const core = this.loadCore();
+    this.loaded = core;
+    this.log.debug(`core loaded in ${(performance.now() - t0).toFixed(0)} ms`);
+    for (const l of this.coreListeners.splice(0)) l(core);
+    return core;
+  }
+
+  /** Runs `f` when the core is loaded (now, if it already is): wiring that needs core classes. */
+  onCoreLoaded(f: (core: Core) => void): void {
+    if (this.loaded) f(this.loaded);
+    else this.coreListeners.push(f);
+  }
 
   state(): Promise<StateStore> {
     this.store ??= this.openStore();
@@ -36,6 +59,7 @@ export class Services implements vscode.Disposable {
 
   private async buildOps(): Promise<OpsContext> {
     const store = await this.state();
+    const { Connections, defaultKnownHostsFile, loadSshPools } = this.core();
     this.connections = new Connections({
       knownHostsFile: defaultKnownHostsFile(),
       onUnknownHostKey: (host, fingerprint, type) => this.askHostKey(host, fingerprint, type),
@@ -70,6 +94,7 @@ export class Services implements vscode.Disposable {
   }
 
   private async openStore(): Promise<StateStore> {
+    const { StateStore } = this.core();
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     // With no folder open, state lives in the extension's global storage.
     const store = folder
@@ -89,6 +114,14 @@ export class Services implements vscode.Disposable {
     this.log.dispose();
     void this.store?.then((s) => s.close());
   }
+}
+
+/**
+ * dist/extension-core.js sits next to dist/extension.js. The path is computed at run time so
+ * esbuild leaves this require alone instead of inlining the chunk into extension.js.
+ */
+function loadCoreChunk(): Core {
+  return require(path.join(__dirname, 'extension-core.js')) as Core;
 }
 
 function safeUser(): string {

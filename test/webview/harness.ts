@@ -85,19 +85,33 @@ const STUB_VSCODE_API = `
     setState: (s) => { window.__state = s; },
   });
   // Reaches the app (main.ts calls the hook); also counts and checksums every byte the page writes.
+  // sinceReset: the same since the page's last reset (what the terminal holds after a skip).
   window.__skydeckLogsTestHook = (app) => {
     window.__app = app;
-    const stats = { bytes: 0, sum: 0 };
+    const stats = { bytes: 0, sum: 0, resets: 0, sinceReset: { bytes: 0, sum: 0 } };
     window.__written = stats;
     const write = app.view.write.bind(app.view);
     app.view.write = (d, cb) => {
       if (typeof d !== 'string') {
         stats.bytes += d.length;
-        let s = stats.sum;
-        for (let i = 0; i < d.length; i++) s = (Math.imul(s, 31) + d[i]) >>> 0;
+        stats.sinceReset.bytes += d.length;
+        let s = stats.sum, r = stats.sinceReset.sum;
+        for (let i = 0; i < d.length; i++) {
+          s = (Math.imul(s, 31) + d[i]) >>> 0;
+          r = (Math.imul(r, 31) + d[i]) >>> 0;
+        }
         stats.sum = s;
+        stats.sinceReset.sum = r;
       }
       write(d, cb);
+    };
+    const onMessage = app.onMessage.bind(app);
+    app.onMessage = (m) => {
+      if (m.type === 'reset') {
+        stats.resets++;
+        stats.sinceReset = { bytes: 0, sum: 0 };
+      }
+      onMessage(m);
     };
   };
 `;

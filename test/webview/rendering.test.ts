@@ -9,7 +9,8 @@ describe('log page: rendering (headless Chromium)', function () {
 
   it('posts ready first and saves the job and offset for the serializer', async () => {
     const p = await pages.open();
-    assert.deepEqual(p.posted[0], { type: 'ready' });
+    // With how many lines its terminal holds (its scrollback): the host replays no more than that.
+    assert.deepEqual(p.posted[0], { type: 'ready', lines: 10_000 });
     await p.write('hello\r\n');
     await p.until('window.__state && window.__state.offset === 7');
     assert.deepEqual(await p.page.evaluate('window.__state'), { v: 1, cluster: 'gpu-box', jobId: 12, name: 'train', offset: 7 });

@@ -58,7 +58,7 @@ export class LogsApp {
     });
 
     this.status.setBytes(0, true);
-    host.post({ type: 'ready' });
+    host.post({ type: 'ready', lines: this.view.capacityLines });
   }
 
   onMessage(m: HostMessage): void {
@@ -80,7 +80,7 @@ export class LogsApp {
         this.writes.push(bytes, () => {
           if (m.session !== this.session) return;
           this.offset = end;
-          this.host.post({ type: 'ack', session: m.session, offset: end });
+          this.host.post({ type: 'ack', session: m.session, offset: end, following: this.view.following });
           this.status.setBytes(end, this.view.following);
           this.scheduleState();
         });

@@ -35,7 +35,8 @@ export class TerminalView {
       theme,
       scrollback: SCROLLBACK,
       disableStdin: true,
-      convertEol: false,
+      // Job output comes from pipes: lines end in a bare \n, which a terminal would staircase.
+      convertEol: true,
       cursorBlink: false,
       cursorInactiveStyle: 'none',
       allowProposedApi: true, // the search addon's match decorations use the decoration API
@@ -53,6 +54,15 @@ export class TerminalView {
     }
     new ResizeObserver(() => this.refit()).observe(host);
     this.refit();
+  }
+
+  /**
+   * Lines a replay should bring: the scrollback's worth. The screen's rows would hold a few
+   * more, but they change as the panel is fitted and resized, and a replay that overfills the
+   * buffer pushes out the "earlier output not shown" line the page writes above it.
+   */
+  get capacityLines(): number {
+    return SCROLLBACK;
   }
 
   write(data: Uint8Array | string, done?: () => void): void {

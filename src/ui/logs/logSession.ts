@@ -8,16 +8,27 @@ import {
 export interface LogSessionOptions {
   pump?: Partial<PumpOptions>;
   /**
-   * A page that (re)loads gets at most about this many of the newest bytes (from a line start):
-   * its scrollback holds far less anyway, and a hidden panel's page reloads on every reveal.
-   * Save still writes everything.
+   * A page that (re)loads is replayed only what its terminal can hold: the newest lines that fit
+   * its scrollback (the count the page sends with `ready`), and never more than this many bytes
+   * (from a line start). Older lines would only scroll straight out of the terminal, and a
+   * hidden panel's page reloads on every reveal. Save still writes everything.
    */
   replayTailBytes?: number;
+  /**
+   * A page that is following and, when it acknowledges output, has more than this many bytes
+   * waiting behind it (a job printing faster than the terminal can draw) is moved on, as a
+   * reloaded page would be: reset to the newest lines its terminal holds, with a line saying how
+   * much it skipped. Nothing leaves the spool, so Save still writes every byte. Infinity: never.
+   */
+  catchUpBytes?: number;
   spoolDir?: string;
   log?: (message: string) => void;
 }
 
 export const DEFAULT_REPLAY_TAIL = 16 * 1024 * 1024;
+// About a second of the terminal's drawing on a slow machine: far more than a 10,000-line
+// scrollback holds (~1-2 MB of typical log lines), so a skip always lands past what was shown.
+export const DEFAULT_CATCH_UP = 8 * 1024 * 1024;
 
 /**
  * One job's log as a panel sees it, without vscode: follows the source into a spool, tracks
@@ -33,6 +44,12 @@ export class LogSession {
   private connection: ConnectionView = { state: 'live' };
   private follow: AbortController | undefined;
   private disposed = false;
+  /** Lines the current page's terminal holds, from its `ready`. */
+  private pageLines: number | undefined;
+  /** Whether the page's view follows output, from its last ack; a paused reader is never skipped ahead. */
+  private pageFollowing = true;
+  /** Spool size before which catchUp() need not scan again. */
+  private recheckAt = 0;
   /** Settles when the current follow does; tests and dispose wait on it. */
   following: Promise<void> = Promise.resolve();
 
@@ -73,10 +90,15 @@ export class LogSession {
     if (this.disposed || !isPageMessage(raw)) return;
     switch (raw.type) {
       case 'ready':
+        this.pageLines = raw.lines;
+        this.pageFollowing = true;
         this.resetPage();
         break;
       case 'ack':
-        this.pump.ack(raw.session, raw.offset);
+        if (raw.following !== undefined) this.pageFollowing = raw.following;
+        // Decided on the page's own progress reports: while it reports nothing, the pump's window
+        // is full and nothing more is sent, so skipping on new output would only queue resets.
+        if (raw.session !== this.session || !this.catchUp()) this.pump.ack(raw.session, raw.offset);
         break;
       case 'save':
         this.onSave();
@@ -113,12 +135,33 @@ export class LogSession {
 
   private resetPage(): void {
     const session = ++this.session;
-    const tail = this.opts.replayTailBytes ?? DEFAULT_REPLAY_TAIL;
-    const from = this.spool.size > tail ? this.spool.lineStartFrom(this.spool.size - tail) : 0;
+    const from = this.replayFrom();
     this.post({ type: 'reset', session, key: this.key, from, skipped: from });
     this.post({ type: 'status', status: this.status });
     this.post({ type: 'connection', connection: this.connection });
     this.pump.start(session, from);
+  }
+
+  /** Skips a following page ahead when it is far behind (see catchUpBytes); true if it did. */
+  private catchUp(): boolean {
+    const limit = this.opts.catchUpBytes ?? DEFAULT_CATCH_UP;
+    if (this.pageLines === undefined || !this.pageFollowing || !this.pump.running) return false;
+    if (this.spool.size - this.pump.sentOffset < limit || this.spool.size < this.recheckAt) return false;
+    // Lines so long that what the terminal holds starts near what was sent: keep streaming, and
+    // look again (a scan of up to replayTailBytes) only after more output.
+    if (this.replayFrom() - this.pump.sentOffset < limit / 2) {
+      this.recheckAt = this.spool.size + limit / 2;
+      return false;
+    }
+    this.resetPage();
+    return true;
+  }
+
+  /** Where a new page's replay starts: see LogSessionOptions.replayTailBytes. */
+  private replayFrom(): number {
+    const tail = this.opts.replayTailBytes ?? DEFAULT_REPLAY_TAIL;
+    if (this.pageLines !== undefined && Number.isFinite(tail)) return this.spool.startOfLastLines(this.pageLines, tail);
+    return this.spool.size > tail ? this.spool.lineStartFrom(this.spool.size - tail) : 0;
   }
 
   private startFollow(): void {

@@ -61,6 +61,26 @@ export class LogSpool {
     return nl < 0 ? offset : offset - 1 + nl + 1;
   }
 
+  /**
+   * Where the last `lines` lines begin: the offset just after the `lines`-th newline from the
+   * end (the text after the final newline counts as a line of its own). Looks back at most
+   * `maxBytes`; with too few newlines in that stretch, the first line start within it.
+   */
+  startOfLastLines(lines: number, maxBytes: number, block = 256 * 1024): number {
+    const floor = Math.max(0, this.length - maxBytes);
+    let end = this.length;
+    let left = lines;
+    while (end > floor) {
+      const at = Math.max(floor, end - block);
+      const buf = this.read(at, end - at);
+      for (let i = buf.lastIndexOf(0x0a); i >= 0; i = i > 0 ? buf.lastIndexOf(0x0a, i - 1) : -1) {
+        if (--left === 0) return at + i + 1;
+      }
+      end = at;
+    }
+    return floor === 0 ? 0 : this.lineStartFrom(floor);
+  }
+
   /** Writes the bytes received so far to `target`; returns how many. */
   async copyTo(target: string): Promise<number> {
     const n = this.length;

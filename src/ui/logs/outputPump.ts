@@ -60,6 +60,16 @@ export class OutputPump {
     return this.acked;
   }
 
+  /** The next byte the pump will send; the spool beyond it is the page's backlog. */
+  get sentOffset(): number {
+    return this.sent;
+  }
+
+  /** A page is being streamed to (between start() and stop()). */
+  get running(): boolean {
+    return this.active;
+  }
+
   get inFlight(): number {
     return this.sent - this.acked;
   }

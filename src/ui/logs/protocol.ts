@@ -44,10 +44,17 @@ export type HostMessage =
 
 /** Page → host. */
 export type PageMessage =
-  /** The page is loaded (again): the host sends reset, then the backlog, then live output. */
-  | { type: 'ready' }
-  /** Bytes up to `offset` are written to the terminal; the host's send window moves on. */
-  | { type: 'ack'; session: number; offset: number }
+  /**
+   * The page is loaded (again): the host sends reset, then the backlog, then live output.
+   * `lines`: how many lines the terminal keeps (its scrollback); a longer backlog is replayed
+   * from where its last `lines` lines begin, since older ones would scroll out anyway.
+   */
+  | { type: 'ready'; lines?: number }
+  /**
+   * Bytes up to `offset` are written to the terminal; the host's send window moves on.
+   * `following`: the view is at the end, following output (not paused or scrolled back).
+   */
+  | { type: 'ack'; session: number; offset: number; following?: boolean }
   | { type: 'pong'; id: number }
   | { type: 'save' }
   | { type: 'retry' };
@@ -69,11 +76,12 @@ export function isPageMessage(m: unknown): m is PageMessage {
   const o = m as Record<string, unknown>;
   switch (o.type) {
     case 'ready':
+      return o.lines === undefined || (isInt(o.lines) && o.lines > 0);
     case 'save':
     case 'retry':
       return true;
     case 'ack':
-      return isInt(o.session) && isInt(o.offset);
+      return isInt(o.session) && isInt(o.offset) && (o.following === undefined || typeof o.following === 'boolean');
     case 'pong':
       return isInt(o.id);
     default:

@@ -17,7 +17,8 @@ export class ClusterNode extends vscode.TreeItem {
     this.id = `cluster:${cluster.uid}`;
     this.iconPath = refreshError ? UNREACHABLE : ICONS[cluster.status] ?? new vscode.ThemeIcon('question');
     this.description = [summarizeResources(cluster.resources), cluster.region, cluster.provider].filter(Boolean).join(' · ');
-    this.contextValue = `cluster:${cluster.status.toLowerCase()}`;
+    // status, then where it runs: ssh-only actions (Copy SSH Command, Remote-SSH) match ":remote".
+    this.contextValue = `cluster:${cluster.status.toLowerCase()}:${cluster.provider === 'local' ? 'local' : 'remote'}`;
     const error = refreshError ?? cluster.last_error;
     this.tooltip = new vscode.MarkdownString(
       [

@@ -1,9 +1,19 @@
 import * as vscode from 'vscode';
-import { ClusterNode } from './clusterNode';
-import { JobNode } from './jobNode';
+import type { ClusterNode } from './clusterNode';
+import type { JobNode } from './jobNode';
 import type { ClustersModel } from './clustersModel';
 
 export type ClustersTreeNode = ClusterNode | JobNode;
+
+/**
+ * The node classes, handed in rather than imported: they are built into the lazily loaded core
+ * chunk together with the commands that test `instanceof` on them (see src/extensionCore.ts),
+ * and this provider is created at activation, before that chunk is loaded.
+ */
+export interface TreeNodeClasses {
+  ClusterNode: typeof ClusterNode;
+  JobNode: typeof JobNode;
+}
 
 /** Draws the ClustersModel; reloading and polling are the model's and the poller's business. */
 export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTreeNode>, vscode.Disposable {
@@ -12,7 +22,7 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
   private loaded = false;
   private readonly unsubscribe: () => void;
 
-  constructor(readonly model: ClustersModel) {
+  constructor(readonly model: ClustersModel, private readonly nodes: () => TreeNodeClasses) {
     this.unsubscribe = model.onDidChange(() => {
       this.loaded = true;
       this.changed.fire();
@@ -28,12 +38,15 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
   }
 
   async getChildren(parent?: ClustersTreeNode): Promise<ClustersTreeNode[]> {
-    if (parent instanceof JobNode) return [];
-    if (parent instanceof ClusterNode) {
-      return this.model.jobsOf(parent.cluster.name).map((j) => new JobNode(parent.cluster.name, parent.cluster.uid, j));
+    if (parent?.kind === 'job') return [];
+    if (parent?.kind === 'cluster') {
+      const { JobNode } = this.nodes();
+      const { name, uid } = parent.cluster;
+      return this.model.jobsOf(name).map((j) => new JobNode(name, uid, j));
     }
     // First draw: nothing loaded yet (the poller may not have run if the view opened hidden).
     if (!this.loaded) await this.model.reload();
+    const { ClusterNode } = this.nodes();
     return this.model.all.map((c) => new ClusterNode(c, this.model.errorOf(c.name), this.model.jobsOf(c.name).length > 0));
   }
 

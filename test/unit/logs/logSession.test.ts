@@ -105,6 +105,61 @@ describe('LogSession', () => {
     assert.ok(Buffer.from(first.data, 'base64').toString().startsWith('line 0'));
   });
 
+  it('replays to a reloaded page only the lines its terminal holds (it says how many)', () => {
+    const { source, posted, session } = open();
+    source.push(Array.from({ length: 50 }, (_, i) => `line ${String(i).padStart(3, '0')}\n`).join(''));
+    session.handle({ type: 'ready', lines: 10 });
+    const reset = posted.find((m) => m.type === 'reset') as Extract<HostMessage, { type: 'reset' }>;
+    // The 9 newest lines plus the empty one after the final newline.
+    assert.equal(reset.from, 41 * 9);
+    assert.equal(reset.skipped, reset.from);
+    const first = posted.find((m): m is Append => m.type === 'append')!;
+    assert.ok(Buffer.from(first.data, 'base64').toString().startsWith('line 041\n'));
+  });
+
+  it('moves a following page that fell far behind on to the newest lines; Save keeps every byte', async () => {
+    const { source, posted, session } = open({ catchUpBytes: 4096, pump: { batchMs: 1, batchBytes: 512, windowBytes: 1024 } });
+    session.handle({ type: 'ready', lines: 10 });
+    const line = (i: number) => `line ${String(i).padStart(5, '0')}\n`; // 11 bytes
+    let all = '';
+    for (let i = 0; i < 2000; i++) {
+      all += line(i);
+      source.push(line(i));
+    }
+    // The window is full and the page has not answered: nothing more is sent, nothing skipped yet.
+    assert.equal(posted.filter((m) => m.type === 'reset').length, 1);
+    // Its first ack, still following, finds 21 KB waiting behind it: it is moved on.
+    const first = posted.find((m): m is Append => m.type === 'append')!;
+    session.handle({ type: 'ack', session: first.session, offset: first.offset + Buffer.from(first.data, 'base64').length, following: true });
+    const resets = posted.filter((m): m is Extract<HostMessage, { type: 'reset' }> => m.type === 'reset');
+    assert.equal(resets.length, 2);
+    assert.equal(resets[1].from, all.length - 9 * 11, 'the 9 newest lines (+ the empty one after the last newline)');
+    assert.equal(resets[1].skipped, resets[1].from);
+    const appends = posted.filter((m): m is Append => m.type === 'append' && m.session === resets[1].session);
+    assert.equal(appends[0].offset, resets[1].from);
+    // A late ack from the replaced page changes nothing.
+    session.handle({ type: 'ack', session: first.session, offset: 1024, following: true });
+    assert.equal(posted.filter((m) => m.type === 'reset').length, 2);
+    const out = path.join(dir, 'saved.log');
+    assert.equal(await session.copyTo(out), all.length);
+    assert.equal(fs.readFileSync(out, 'utf8'), all);
+  });
+
+  it('never moves a paused page on: it gets every byte', async () => {
+    const { source, posted, session } = open({ catchUpBytes: 4096, pump: { batchMs: 1, batchBytes: 512, windowBytes: 1024 } });
+    session.handle({ type: 'ready', lines: 10 });
+    source.push('x\n');
+    await tick(5);
+    const first = posted.find((m): m is Append => m.type === 'append')!;
+    session.handle({ type: 'ack', session: first.session, offset: 2, following: false });
+    for (let i = 0; i < 2000; i++) source.push(`line ${String(i).padStart(5, '0')}\n`);
+    session.handle({ type: 'ack', session: first.session, offset: 2, following: false });
+    assert.equal(posted.filter((m) => m.type === 'reset').length, 1);
+    // Following again: the next ack moves it on.
+    session.handle({ type: 'ack', session: first.session, offset: 2, following: true });
+    assert.equal(posted.filter((m) => m.type === 'reset').length, 2);
+  });
+
   it('shows reconnecting and clears it when output or the connection comes back', () => {
     const { source, posted, session } = open();
     session.handle({ type: 'ready' });

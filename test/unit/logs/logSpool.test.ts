@@ -31,6 +31,26 @@ describe('LogSpool', () => {
     s.dispose();
   });
 
+  it('finds where the last N lines begin, within a byte bound', () => {
+    const s = new LogSpool(dir);
+    s.append(Buffer.from('aaaa\nbbbb\ncccc\n'));
+    // The empty text after the final newline is the last line: "last 2 lines" = "cccc\n" + "".
+    assert.equal(s.startOfLastLines(2, 1000), 10);
+    assert.equal(s.startOfLastLines(3, 1000), 5);
+    assert.equal(s.startOfLastLines(99, 1000), 0); // fewer lines than asked: all of it
+    s.append(Buffer.from('dd'));
+    assert.equal(s.startOfLastLines(2, 1000), 10); // "cccc\n" + "dd"
+    assert.equal(s.startOfLastLines(99, 8), 10); // bound: the first line start in the last 8 bytes
+    // Across read blocks: 3,000 numbered lines, 4 KB blocks.
+    const t = new LogSpool(dir);
+    const lines = Array.from({ length: 3000 }, (_, i) => `line ${i}\n`).join('');
+    t.append(Buffer.from(lines));
+    const at = t.startOfLastLines(1001, 1e9, 4096);
+    assert.equal(t.read(at, 20).toString().split('\n')[0], 'line 2000');
+    s.dispose();
+    t.dispose();
+  });
+
   it('copies exactly the bytes received to a file', async () => {
     const s = new LogSpool(dir);
     const data = Buffer.alloc(3 * 1024 * 1024 + 17, 'x');

@@ -3,10 +3,10 @@ import { isPageMessage, keyId, panelTitle, parsePanelState } from '../../../src/
 
 describe('logs protocol', () => {
   it('accepts well-formed page messages only', () => {
-    for (const m of [{ type: 'ready' }, { type: 'save' }, { type: 'retry' }, { type: 'ack', session: 1, offset: 10 }, { type: 'pong', id: 3 }]) {
+    for (const m of [{ type: 'ready' }, { type: 'ready', lines: 10_029 }, { type: 'save' }, { type: 'retry' }, { type: 'ack', session: 1, offset: 10 }, { type: 'pong', id: 3 }]) {
       assert.equal(isPageMessage(m), true, JSON.stringify(m));
     }
-    for (const m of [null, 1, 'ready', {}, { type: 'ack', session: 1 }, { type: 'ack', session: 1, offset: -1 }, { type: 'ack', session: '1', offset: 2 }, { type: 'pong' }, { type: 'rm -rf' }]) {
+    for (const m of [null, 1, 'ready', {}, { type: 'ack', session: 1 }, { type: 'ack', session: 1, offset: -1 }, { type: 'ack', session: '1', offset: 2 }, { type: 'pong' }, { type: 'rm -rf' }, { type: 'ready', lines: 0 }, { type: 'ready', lines: 'all' }]) {
       assert.equal(isPageMessage(m), false, JSON.stringify(m));
     }
   });

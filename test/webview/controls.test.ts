@@ -106,6 +106,23 @@ describe('log page: controls (headless Chromium)', function () {
     await p.until(`document.querySelector('.matches').textContent === 'No results'`);
   });
 
+  it('offers a rank selector only for multi-node jobs; picking a rank asks the host for its panel', async () => {
+    const p = await pages.open();
+    const status = (ranks?: number): JobStatusView => ({ status: 'RUNNING', exitCode: null, reason: null, startedAt: null, endedAt: null, final: false, ...(ranks ? { ranks } : {}) });
+    await p.send({ type: 'reset', session: 1, key: { cluster: 'gang', jobId: 3, name: 'ddp', rank: 1 }, from: 0, skipped: 0 });
+    await p.send({ type: 'status', status: status() });
+    assert.equal(await visible(p, 'select.rank'), false, 'a single-node job has no ranks to pick');
+    await p.send({ type: 'status', status: status(3) });
+    await p.until(`!document.querySelector('select.rank').hidden`);
+    const options = await p.page.evaluate(`[...document.querySelectorAll('select.rank option')].map((o) => o.textContent)`);
+    assert.deepEqual(options, ['rank 0 (job log)', 'rank 1', 'rank 2']);
+    assert.equal(await p.page.evaluate(`document.querySelector('select.rank').value`), '1', 'shows the panel\'s own rank');
+    await p.page.selectOption('select.rank', '2');
+    const m = await p.waitFor((x) => x.type === 'openRank');
+    assert.deepEqual(m, { type: 'openRank', rank: 2 });
+    assert.equal(await p.page.evaluate(`document.querySelector('select.rank').value`), '1', 'this panel stays on its rank');
+  });
+
   it('status line shows state, a ticking duration, exit code and reason', async () => {
     const p = await pages.open();
     const now = Date.now() / 1000;

@@ -37,6 +37,7 @@ export class LogsApp {
         this.toolbar.setMatches('');
       },
       save: () => host.post({ type: 'save' }),
+      openRank: (rank) => host.post({ type: 'openRank', rank }),
     });
     this.banner = new Banner(() => host.post({ type: 'retry' }));
     const termHost = el('div', { className: 'output' });
@@ -88,6 +89,7 @@ export class LogsApp {
       }
       case 'status':
         this.status.setStatus(m.status);
+        this.toolbar.setRanks(m.status.ranks ?? 1, this.key?.rank ?? 0);
         break;
       case 'connection':
         this.banner.show(m.connection);
@@ -117,7 +119,10 @@ export class LogsApp {
 
   private saveState(): void {
     if (!this.key) return;
-    const state: PanelState = { v: 1, cluster: this.key.cluster, jobId: this.key.jobId, name: this.key.name, offset: this.offset };
+    const state: PanelState = {
+      v: 1, cluster: this.key.cluster, jobId: this.key.jobId, name: this.key.name, offset: this.offset,
+      ...(this.key.rank ? { rank: this.key.rank } : {}),
+    };
     this.host.setState(state);
   }
 }

@@ -5,6 +5,7 @@ export interface ToolbarActions {
   search(text: string, direction: 'next' | 'previous', incremental: boolean): void;
   clearSearch(): void;
   save(): void;
+  openRank(rank: number): void;
 }
 
 /** Follow toggle, find box with previous/next and match count, Save. */
@@ -13,6 +14,9 @@ export class Toolbar {
   readonly followButton: HTMLButtonElement;
   readonly searchInput: HTMLInputElement;
   readonly matchCount: HTMLElement;
+  /** A multi-node job's ranks; hidden for single-node jobs. */
+  readonly rankSelect: HTMLSelectElement;
+  private rank = 0;
 
   constructor(actions: ToolbarActions) {
     this.followButton = el('button', { className: 'follow', title: 'Pause or resume following new output (End resumes)' });
@@ -35,8 +39,16 @@ export class Toolbar {
     prev.addEventListener('click', () => actions.search(query(), 'previous', false));
     next.addEventListener('click', () => actions.search(query(), 'next', false));
     save.addEventListener('click', () => actions.save());
+    this.rankSelect = el('select', { className: 'rank', title: 'Show another rank\'s log (opens its own panel)' });
+    this.rankSelect.setAttribute('aria-label', 'Rank');
+    this.rankSelect.hidden = true;
+    this.rankSelect.addEventListener('change', () => {
+      const wanted = Number(this.rankSelect.value);
+      this.rankSelect.value = String(this.rank); // this panel keeps showing its own rank
+      if (wanted !== this.rank) actions.openRank(wanted);
+    });
     this.element = el('div', { className: 'toolbar' }, [
-      this.followButton, el('span', { className: 'spacer' }), this.searchInput, this.matchCount, prev, next, save,
+      this.followButton, this.rankSelect, el('span', { className: 'spacer' }), this.searchInput, this.matchCount, prev, next, save,
     ]);
     this.setFollowing(true);
   }
@@ -44,6 +56,17 @@ export class Toolbar {
   setFollowing(following: boolean): void {
     this.followButton.textContent = following ? 'Pause' : 'Resume';
     this.followButton.setAttribute('aria-pressed', String(!following));
+  }
+
+  /** Rank selector: shown when the job has more than one node. */
+  setRanks(count: number, current: number): void {
+    this.rank = current;
+    if (this.rankSelect.options.length !== count) {
+      this.rankSelect.replaceChildren(...Array.from({ length: count }, (_, r) =>
+        el('option', { value: String(r), textContent: r === 0 ? 'rank 0 (job log)' : `rank ${r}` })));
+    }
+    this.rankSelect.value = String(current);
+    this.rankSelect.hidden = count < 2;
   }
 
   setMatches(text: string): void {

@@ -35,7 +35,13 @@ export class LogPanelManager implements vscode.Disposable {
       localResourceRoots: [this.distUri],
       enableFindWidget: false, // the page has its own search over the terminal buffer
     });
-    this.track(new LogPanel(panel, key, source, this.distUri, this.log));
+    this.track(new LogPanel(panel, key, source, this.distUri, this.log, this.sessionOptions(key)));
+  }
+
+  /** Another rank of a multi-node job, from the page's rank selector: its own panel. */
+  openRank(key: JobKey, rank: number): void {
+    const other: JobKey = { cluster: key.cluster, jobId: key.jobId, name: key.name, ...(rank ? { rank } : {}) };
+    this.open(other, this.lazySource(other));
   }
 
   /** For the serializer: `state` is what the page saved with setState. */
@@ -46,15 +52,22 @@ export class LogPanelManager implements vscode.Disposable {
       panel.dispose();
       return Promise.resolve();
     }
-    const key: JobKey = { cluster: saved.cluster, jobId: saved.jobId, name: saved.name };
+    const key: JobKey = { cluster: saved.cluster, jobId: saved.jobId, name: saved.name, ...(saved.rank ? { rank: saved.rank } : {}) };
     if (this.panels.has(keyId(key))) {
       panel.dispose(); // already open (opened again before the restore ran)
       return Promise.resolve();
     }
-    // Resolved on each follow, so when the cluster cannot be reached yet the page's Retry tries again.
-    const source: LogSource = { follow: async (...args) => (await this.sourceFor(key)).follow(...args) };
-    this.track(new LogPanel(panel, key, source, this.distUri, this.log));
+    this.track(new LogPanel(panel, key, this.lazySource(key), this.distUri, this.log, this.sessionOptions(key)));
     return Promise.resolve();
+  }
+
+  /** Resolved on each follow, so when the cluster cannot be reached yet the page's Retry tries again. */
+  private lazySource(key: JobKey): LogSource {
+    return { follow: async (...args) => (await this.sourceFor(key)).follow(...args) };
+  }
+
+  private sessionOptions(key: JobKey) {
+    return { onOpenRank: (rank: number) => this.openRank(key, rank) };
   }
 
   get openPanels(): readonly JobKey[] {

@@ -23,6 +23,8 @@ export interface LogSessionOptions {
   catchUpBytes?: number;
   spoolDir?: string;
   log?: (message: string) => void;
+  /** The page asked for another rank's log (a valid rank of this job). */
+  onOpenRank?: (rank: number) => void;
 }
 
 export const DEFAULT_REPLAY_TAIL = 16 * 1024 * 1024;
@@ -105,6 +107,9 @@ export class LogSession {
         break;
       case 'retry':
         if (this.connection.state === 'stopped') this.startFollow();
+        break;
+      case 'openRank':
+        if (raw.rank < (this.status.ranks ?? 1)) this.opts.onOpenRank?.(raw.rank);
         break;
       case 'pong':
         break;
@@ -205,6 +210,7 @@ export class LogSession {
   }
 
   private onStatus(s: LogStatusUpdate): void {
+    const ranks = s.numNodes ?? this.status.ranks;
     this.status = {
       status: s.status,
       exitCode: s.exitCode !== undefined ? s.exitCode : this.status.exitCode,
@@ -213,6 +219,7 @@ export class LogSession {
       endedAt: s.endedAt !== undefined ? s.endedAt : this.status.endedAt,
       final: false,
     };
+    if (ranks !== undefined) this.status.ranks = ranks;
     this.post({ type: 'status', status: this.status });
     this.resumed();
   }

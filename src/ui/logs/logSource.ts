@@ -8,6 +8,8 @@ export interface LogStatusUpdate {
   /** Epoch seconds. */
   startedAt?: number | null;
   endedAt?: number | null;
+  /** The job's node count (multi-node jobs have one log per rank). */
+  numNodes?: number;
 }
 
 export interface LogFollowHooks {

@@ -8,6 +8,8 @@ export interface JobKey {
   cluster: string;
   jobId: number;
   name?: string;
+  /** A multi-node job's rank (each rank's log has its own panel); absent/0: the job log. */
+  rank?: number;
 }
 
 /** What the status line shows. Times are epoch seconds, as the agent reports them. */
@@ -19,6 +21,8 @@ export interface JobStatusView {
   endedAt: number | null;
   /** Following ended because the job did: the log is complete. */
   final: boolean;
+  /** The job's node count; above 1 the page offers a rank selector. */
+  ranks?: number;
 }
 
 /** The follow's health, drawn as the banner above the output. */
@@ -57,7 +61,9 @@ export type PageMessage =
   | { type: 'ack'; session: number; offset: number; following?: boolean }
   | { type: 'pong'; id: number }
   | { type: 'save' }
-  | { type: 'retry' };
+  | { type: 'retry' }
+  /** Open (or reveal) the panel of another rank of this job. */
+  | { type: 'openRank'; rank: number };
 
 /** What the page keeps with vscode.setState, and what the serializer gets back after a reload. */
 export interface PanelState {
@@ -66,6 +72,7 @@ export interface PanelState {
   jobId: number;
   name?: string;
   offset: number;
+  rank?: number;
 }
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
@@ -84,6 +91,8 @@ export function isPageMessage(m: unknown): m is PageMessage {
       return isInt(o.session) && isInt(o.offset) && (o.following === undefined || typeof o.following === 'boolean');
     case 'pong':
       return isInt(o.id);
+    case 'openRank':
+      return isInt(o.rank) && o.rank < 4096;
     default:
       return false;
   }
@@ -99,14 +108,15 @@ export function parsePanelState(s: unknown): PanelState | undefined {
     jobId: o.jobId,
     name: typeof o.name === 'string' && o.name ? o.name : undefined,
     offset: isInt(o.offset) ? o.offset : 0,
+    ...(isInt(o.rank) && o.rank > 0 ? { rank: o.rank } : {}),
   };
 }
 
 /** Panel title, as the issue asks: `cluster #id name`. */
 export function panelTitle(key: JobKey): string {
-  return `${key.cluster} #${key.jobId}${key.name ? ` ${key.name}` : ''}`;
+  return `${key.cluster} #${key.jobId}${key.name ? ` ${key.name}` : ''}${key.rank ? ` · rank ${key.rank}` : ''}`;
 }
 
 export function keyId(key: JobKey): string {
-  return `${key.cluster}\u0000${key.jobId}`;
+  return `${key.cluster}\u0000${key.jobId}\u0000${key.rank ?? 0}`;
 }

@@ -186,6 +186,18 @@ describe('LogSession', () => {
     assert.deepEqual(posted.slice(-2).map((m) => m.type), ['status', 'connection']);
   });
 
+  it('tells the page a multi-node job\'s rank count, and asks for another rank\'s panel only for a real rank', () => {
+    const asked: number[] = [];
+    const { source, posted, session } = open({ onOpenRank: (r) => asked.push(r) });
+    session.handle({ type: 'openRank', rank: 1 });
+    assert.deepEqual(asked, [], 'no rank count known yet: a single-node job');
+    source.hooks.onStatus({ status: 'RUNNING', numNodes: 3 });
+    source.hooks.onStatus({ status: 'RUNNING' });
+    assert.equal((posted.filter((m) => m.type === 'status').pop() as Extract<HostMessage, { type: 'status' }>).status.ranks, 3);
+    for (const rank of [2, 3, 0]) session.handle({ type: 'openRank', rank });
+    assert.deepEqual(asked, [2, 0]);
+  });
+
   it('offers retry after an unrecoverable error and resumes at the received offset', async () => {
     const { source, session } = open();
     source.push('abc');

@@ -3,10 +3,10 @@ import { isPageMessage, keyId, panelTitle, parsePanelState } from '../../../src/
 
 describe('logs protocol', () => {
   it('accepts well-formed page messages only', () => {
-    for (const m of [{ type: 'ready' }, { type: 'ready', lines: 10_029 }, { type: 'save' }, { type: 'retry' }, { type: 'ack', session: 1, offset: 10 }, { type: 'pong', id: 3 }]) {
+    for (const m of [{ type: 'ready' }, { type: 'ready', lines: 10_029 }, { type: 'save' }, { type: 'retry' }, { type: 'ack', session: 1, offset: 10 }, { type: 'pong', id: 3 }, { type: 'openRank', rank: 2 }]) {
       assert.equal(isPageMessage(m), true, JSON.stringify(m));
     }
-    for (const m of [null, 1, 'ready', {}, { type: 'ack', session: 1 }, { type: 'ack', session: 1, offset: -1 }, { type: 'ack', session: '1', offset: 2 }, { type: 'pong' }, { type: 'rm -rf' }, { type: 'ready', lines: 0 }, { type: 'ready', lines: 'all' }]) {
+    for (const m of [null, 1, 'ready', {}, { type: 'ack', session: 1 }, { type: 'ack', session: 1, offset: -1 }, { type: 'ack', session: '1', offset: 2 }, { type: 'pong' }, { type: 'rm -rf' }, { type: 'ready', lines: 0 }, { type: 'ready', lines: 'all' }, { type: 'openRank', rank: -1 }, { type: 'openRank', rank: '1' }]) {
       assert.equal(isPageMessage(m), false, JSON.stringify(m));
     }
   });
@@ -24,5 +24,10 @@ describe('logs protocol', () => {
     assert.equal(panelTitle({ cluster: 'gpu-box', jobId: 7 }), 'gpu-box #7');
     assert.equal(keyId({ cluster: 'a', jobId: 1, name: 'x' }), keyId({ cluster: 'a', jobId: 1 }));
     assert.notEqual(keyId({ cluster: 'a', jobId: 11 }), keyId({ cluster: 'a1', jobId: 1 }));
+    // Each rank of a multi-node job has its own panel; rank 0 is the job's own log.
+    assert.equal(panelTitle({ cluster: 'gang', jobId: 3, name: 'ddp', rank: 2 }), 'gang #3 ddp · rank 2');
+    assert.notEqual(keyId({ cluster: 'a', jobId: 1, rank: 2 }), keyId({ cluster: 'a', jobId: 1 }));
+    assert.equal(keyId({ cluster: 'a', jobId: 1, rank: 0 }), keyId({ cluster: 'a', jobId: 1 }));
+    assert.equal(parsePanelState({ v: 1, cluster: 'c', jobId: 4, rank: 2 })?.rank, 2);
   });
 });

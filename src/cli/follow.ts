@@ -1,14 +1,19 @@
 import type { LogsFinal } from '../core/jobs';
 import { EXIT, type CliIO } from './io';
 
-/** Ctrl-C while following detaches: the job keeps running, as with SkyPilot. */
-export function detachOnInterrupt(io: CliIO, hint: () => string): { signal: AbortSignal; dispose(): void } {
+/**
+ * Ctrl-C while following detaches: the job keeps running, as with SkyPilot. Before the job is
+ * submitted, `early` (if given) takes the interrupt instead, e.g. to cancel provisioning.
+ */
+export function detachOnInterrupt(io: CliIO, hint: () => string, early?: () => boolean): { signal: AbortSignal; dispose(): void } {
   const ac = new AbortController();
   const onInt = () => {
+    if (early?.()) return;
+    process.removeListener('SIGINT', onInt);
     io.err(`\nDetached; the job keeps running. ${hint()}\n`);
     ac.abort();
   };
-  process.once('SIGINT', onInt);
+  process.on('SIGINT', onInt);
   return { signal: ac.signal, dispose: () => process.removeListener('SIGINT', onInt) };
 }
 

@@ -12,12 +12,13 @@ import { cancelCommand } from './commands/cancel';
 import { statusCommand } from './commands/status';
 import { downCommand } from './commands/down';
 import { startCommand, stopCommand } from './commands/stopStart';
+import { leaksCommand } from './commands/leaks';
 
 export const VERSION = '0.1.0';
 
 const COMMANDS: CliCommand[] = [
   launchCommand, execCommand, queueCommand, logsCommand, cancelCommand, statusCommand,
-  stopCommand, startCommand, downCommand, validateCommand,
+  stopCommand, startCommand, downCommand, leaksCommand, validateCommand,
 ];
 
 function help(): string {

@@ -45,8 +45,8 @@ describe('cli', () => {
       assert.equal(r.code, 3);
       assert.match(r.err, /launching on aws is not available yet/);
       const s = await cli('stop', 'x');
-      assert.equal(s.code, 3);
-      assert.match(s.err, /not available yet/);
+      assert.equal(s.code, 2);
+      assert.match(s.err, /no cluster named "x"/);
     } finally {
       delete process.env.SKYDECK_WORKSPACE;
     }

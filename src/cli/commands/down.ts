@@ -4,10 +4,13 @@ import type { CliCommand } from '../command';
 
 export const downCommand: CliCommand = {
   name: 'down',
-  summary: "tear clusters down (cancel their jobs, remove Skydeck's files there)",
+  summary: "tear clusters down (cloud: terminate and confirm; local/ssh: cancel jobs, remove Skydeck's files)",
   usage: `skydeck down CLUSTER... -y [--purge]
   -y, --yes   required: confirms the teardown
-  --purge     forget the cluster even if its machine cannot be cleaned up`,
+  --purge     forget the cluster even if its cleanup cannot be confirmed (says what it
+              skipped; "skydeck leaks" finds cloud instances left behind)
+  Cloud clusters are forgotten only once the cloud confirms every instance is terminating;
+  if it does not, the cluster stays, marked "termination unconfirmed": run down again.`,
   flags: [{ name: 'yes', short: 'y' }, { name: 'purge' }, { name: 'grace', takesValue: true }],
   async run(args, io, context) {
     if (!args.positionals.length) throw new UsageError('down takes one or more cluster names');

@@ -7,7 +7,7 @@ import { detachOnInterrupt, exitCodeFor, submittedLine } from '../follow';
 export const launchCommand: CliCommand = {
   name: 'launch',
   summary: 'launch a cluster (or reuse one) and run the task on it',
-  usage: `skydeck launch TASK.yaml [-c NAME] [-d] [--env K=V]... [--cloud local|ssh] [--idle-minutes N] [--down]
+  usage: `skydeck launch TASK.yaml [-c NAME] [-d] [--env K=V]... [--cloud CLOUD] [--idle-minutes N] [--down]
   -c, --cluster NAME    cluster name (default: a generated one); an existing cluster is reused
   -d, --detach-run      submit the job and return; do not stream its output
   --env K=V             set or override an env (required for envs whose value is null)
@@ -34,7 +34,16 @@ Streams the job's output until it ends and exits with its result; Ctrl-C detache
     const ctx = await context();
     let cluster = args.flags.cluster as string | undefined;
     const detachRun = !!args.flags['detach-run'];
-    const detach = detachOnInterrupt(io, () => `Follow it again with: skydeck logs ${cluster ?? 'CLUSTER'}`);
+    // Ctrl-C before the job is submitted cancels provisioning (created instances are
+    // terminated with proof); after it, it detaches from the job's output.
+    const provisioning = new AbortController();
+    let submitted = false;
+    const detach = detachOnInterrupt(io, () => `Follow it again with: skydeck logs ${cluster ?? 'CLUSTER'}`, () => {
+      if (submitted) return false;
+      if (!provisioning.signal.aborted) io.err('\nCancelling the launch; terminating what was created (this waits for the cloud to confirm)...\n');
+      provisioning.abort();
+      return true;
+    });
     try {
       const r = await launchOp(ctx, {
         taskFile, cluster, envs,
@@ -43,7 +52,9 @@ Streams the job's output until it ends and exits with its result; Ctrl-C detache
         down: !!args.flags.down,
         detach: detachRun,
         onOutput: (d) => io.outBytes(d),
+        provisionSignal: provisioning.signal,
         onSubmitted: (id, name) => {
+          submitted = true;
           cluster = name;
           io.err(submittedLine(id, name, detachRun));
         },

@@ -1,15 +1,50 @@
-import { OpsError } from '../../core/ops';
+import { start as startOp, stop as stopOp } from '../../core/ops';
+import { UsageError } from '../args';
 import type { CliCommand } from '../command';
 
-const unavailable = (verb: string): CliCommand => ({
-  name: verb,
-  summary: `${verb} a cloud cluster (not available yet)`,
-  usage: `skydeck ${verb} CLUSTER`,
+export const stopCommand: CliCommand = {
+  name: 'stop',
+  summary: 'stop cloud clusters (instances stopped, disks kept; start them again later)',
+  usage: `skydeck stop CLUSTER...
+  Returns once the cloud confirms every instance is stopping or stopped.`,
   flags: [{ name: 'yes', short: 'y' }],
-  async run() {
-    throw new OpsError('unavailable', `${verb} applies to cloud clusters, which are not available yet; local and ssh clusters are only launched and downed`);
+  async run(args, io, context) {
+    if (!args.positionals.length) throw new UsageError('stop takes one or more cluster names');
+    const ctx = await context();
+    let code = 0;
+    for (const name of args.positionals) {
+      try {
+        const r = await stopOp(ctx, name);
+        io.out(`Cluster ${name} is stopped (${r.notes.join('; ')}).\n`);
+      } catch (e) {
+        if (args.positionals.length === 1) throw e;
+        io.err(`skydeck stop ${name}: ${(e as Error).message}\n`);
+        code = 1;
+      }
+    }
+    return code;
   },
-});
+};
 
-export const stopCommand = unavailable('stop');
-export const startCommand = unavailable('start');
+export const startCommand: CliCommand = {
+  name: 'start',
+  summary: 'start stopped cloud clusters again',
+  usage: 'skydeck start CLUSTER...',
+  flags: [{ name: 'yes', short: 'y' }],
+  async run(args, io, context) {
+    if (!args.positionals.length) throw new UsageError('start takes one or more cluster names');
+    const ctx = await context();
+    let code = 0;
+    for (const name of args.positionals) {
+      try {
+        const row = await startOp(ctx, name);
+        io.out(`Cluster ${name} is UP (head ${row.head_address ?? '?'}).\n`);
+      } catch (e) {
+        if (args.positionals.length === 1) throw e;
+        io.err(`skydeck start ${name}: ${(e as Error).message}\n`);
+        code = 1;
+      }
+    }
+    return code;
+  },
+};

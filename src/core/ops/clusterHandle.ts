@@ -10,6 +10,8 @@ export interface ReachableHandle {
   base?: string;
   /** Where the task's workdir is synced on the head. */
   workdir: string;
+  /** The head is this machine (the fake cloud in tests): no SSH. */
+  local?: boolean;
 }
 
 export function readHandle(c: ClusterRecord): ReachableHandle {

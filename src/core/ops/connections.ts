@@ -39,7 +39,12 @@ export class Connections {
 
   /** A fresh transport to the cluster's head, for work outside the agent channel. */
   transportForCluster(c: ClusterRecord): Transport {
-    return c.provider === 'local' ? createLocalTransport() : this.ssh(readHandle(c).hosts[0]);
+    return c.provider === 'local' || readHandle(c).local ? createLocalTransport() : this.ssh(readHandle(c).hosts[0]);
+  }
+
+  /** A fresh transport to one node (a worker of a multi-node cluster). */
+  transportForHost(h: HostSpec): SshTransport {
+    return this.ssh(h);
   }
 
   /** Skydeck's own known_hosts (where accepted host keys are recorded). */

@@ -2,6 +2,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { StateStore } from '../state';
 import type { PoolsResult } from '../clouds/sshPools';
+import type { ProviderRegistry } from '../clouds/provider';
+import type { Bootstrap, Clock, ProvisionTiming } from '../provision';
 import { Connections } from './connections';
 
 /** Everything an operation needs from its host (extension, CLI or test). */
@@ -18,6 +20,13 @@ export interface OpsContext {
   warn(message: string): void;
   /** The user name recorded with each job. */
   user: string;
+  /** Cloud providers (aws, gcp, azure; the fake in tests). Absent: only local and ssh. */
+  providers?: ProviderRegistry;
+  /** Tests run the provision loop on a scaled clock; default the wall clock. */
+  clock?: Clock;
+  timing?: Partial<ProvisionTiming>;
+  /** How a provider cluster's head gets its agent; default: over SSH (agentBootstrap.ts). */
+  bootstrap?: Bootstrap;
 }
 
 export function defaultKnownHostsFile(): string {

@@ -6,6 +6,8 @@ import { OpsError } from './errors';
 import { requireCluster } from './findCluster';
 import { readHandle } from './clusterHandle';
 import { updateCluster } from './provisionReachable';
+import { isProviderCluster } from './providerEnv';
+import { downProvider } from './downProvider';
 
 export interface DownOptions {
   graceSeconds?: number;
@@ -14,15 +16,13 @@ export interface DownOptions {
 }
 
 /**
- * Tears down a local or ssh cluster: cancels every job (TERM, then KILL after the grace),
+ * Tears down a cluster. Cloud clusters: downProvider.ts. A local or ssh cluster: cancels every job (TERM, then KILL after the grace),
  * waits until the agent reports none alive, stops the agent, removes Skydeck's directory on
  * the machine, and only then forgets the cluster. Nothing else on the machine is touched.
  */
 export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}): Promise<{ cleaned: boolean; notes: string[] }> {
   const row = await requireCluster(ctx, name, false);
-  if (row.provider !== 'local' && row.provider !== 'ssh') {
-    throw new OpsError('unavailable', `tearing down ${row.provider} clusters is not available yet`);
-  }
+  if (isProviderCluster(row)) return downProvider(ctx, row, !!opts.purge);
   const notes: string[] = [];
   const grace = opts.graceSeconds ?? 10;
   const client = ctx.connections.client(row);

@@ -10,6 +10,11 @@ import { choosePool, REACHABLE_CLOUDS, updateCluster, writeIntent } from './prov
 import { readHandle } from './clusterHandle';
 import { jobSpecOf } from './jobSpec';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
+import type { AttemptReport } from '../provision';
+import type { ClusterRecord } from '../state';
+import { placementsOf } from '../provision';
+import { providerOf } from './providerEnv';
+import { launchOnProvider } from './launchProvider';
 
 export interface LaunchRequest extends FollowOptions {
   taskFile: string;
@@ -21,6 +26,10 @@ export interface LaunchRequest extends FollowOptions {
   down?: boolean;
   /** -d: submit and return without following the output. */
   detach?: boolean;
+  /** Cancels provisioning of a cloud cluster (what was created is terminated with proof). */
+  provisionSignal?: AbortSignal;
+  /** Each provisioning attempt on a cloud cluster, as it ends. */
+  onAttempt?(a: AttemptReport): void;
 }
 
 export interface LaunchResult extends JobOutcome {
@@ -28,9 +37,9 @@ export interface LaunchResult extends JobOutcome {
 }
 
 /**
- * `sky launch` for machines Skydeck can reach without a cloud API (local, ssh): claim hosts,
- * install the agent, sync the workdir and file mounts, then run setup + run as a new job.
- * Launching onto an existing cluster reuses it, as SkyPilot does.
+ * `sky launch`: bring the cluster up — claim local/ssh hosts, or run the provision loop on a
+ * cloud provider (launchProvider.ts) — sync the workdir and file mounts, then run setup + run
+ * as a new job. Launching onto an existing cluster reuses it, as SkyPilot does.
  */
 export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<LaunchResult> {
   const { task, envs, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
@@ -39,27 +48,47 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   checkClusterName(name);
   checkSyncSources(task, dir);
   const existing = await ctx.store.read((db) => getCluster(db, name));
-  const cloud = (req.cloud ?? task.resources.cloud ?? existing?.provider ?? 'local').toLowerCase();
-  if (!(REACHABLE_CLOUDS as readonly string[]).includes(cloud)) {
-    throw new OpsError('unavailable', `launching on ${cloud} is not available yet; this version runs tasks on "local" (this machine) and "ssh" (your machines)`);
-  }
+  const firstCloud = placementsOf(task.resources)[0]?.cloud || undefined;
+  const cloud = (req.cloud ?? task.resources.cloud ?? existing?.provider ?? firstCloud ?? 'local').toLowerCase();
   if (existing && existing.provider !== cloud) {
     throw new OpsError('usage', `cluster ${name} already exists on ${existing.provider}, not ${cloud}: pick another name (-c) or drop --cloud`);
   }
-  if (task.numNodes > 1) throw new OpsError('unavailable', `num_nodes: ${task.numNodes}: multi-node clusters are not available yet`);
   if (req.idleMinutes !== undefined || req.down) {
     ctx.warn(`autostop (--idle-minutes/--down) is recorded, but ${cloud} clusters are never stopped automatically`);
   }
+  const autostop = { minutes: req.idleMinutes ?? null, down: !!req.down };
+  let row: ClusterRecord;
+  if (providerOf(ctx, cloud)) {
+    row = await launchOnProvider(ctx, name, task, {
+      cloud, cloudOverride: req.cloud?.toLowerCase(), existing, autostop, signal: req.provisionSignal, onAttempt: req.onAttempt,
+    });
+  } else {
+    row = await launchReachable(ctx, name, cloud, task, existing, autostop);
+  }
+  const client = ctx.connections.client(row);
+  const handle = readHandle(row);
+  await syncAll(ctx, client, task, dir, handle.workdir);
+  ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
+  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true }));
+  req.onSubmitted?.(jobId, name);
+  if (req.detach) return { cluster: name, jobId };
+  return { cluster: name, jobId, final: await followJob(client, jobId, req) };
+}
+
+/** local and ssh: claim this machine or pool hosts, install the agent, mark UP. */
+async function launchReachable(
+  ctx: OpsContext, name: string, cloud: string, task: Task, existing: ClusterRecord | undefined, autostop: { minutes: number | null; down: boolean },
+): Promise<ClusterRecord> {
+  if (!(REACHABLE_CLOUDS as readonly string[]).includes(cloud)) {
+    throw new OpsError('unavailable', `launching on ${cloud} is not available yet; this version runs tasks on "local" (this machine) and "ssh" (your machines)`);
+  }
+  if (task.numNodes > 1) throw new OpsError('unavailable', `num_nodes: ${task.numNodes}: multi-node clusters are not available yet`);
   if (process.platform === 'win32' && cloud === 'local') {
     throw new OpsError('unavailable', 'the local cloud needs Linux or macOS; on Windows run Skydeck inside WSL');
   }
-
   const pool = cloud === 'ssh' ? choosePool(ctx, task.resources.region ?? infraPool(task.resources.infra)) : undefined;
   ctx.progress(existing ? `Reusing cluster ${name}` : `Claiming ${cloud === 'ssh' ? `a host of pool ${pool!.name}` : 'this machine'} for ${name}`);
-  let row = await writeIntent(ctx, name, cloud as 'local' | 'ssh', task.numNodes, pool, {
-    minutes: req.idleMinutes ?? null,
-    down: !!req.down,
-  });
+  let row = await writeIntent(ctx, name, cloud as 'local' | 'ssh', task.numNodes, pool, autostop);
   const client = ctx.connections.client(row);
   try {
     ctx.progress(`Connecting to ${name} and checking its agent`);
@@ -76,13 +105,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     await updateCluster(ctx, name, { last_error: (e as Error).message }, { kind: 'launch-failed', message: (e as Error).message });
     throw e;
   }
-  const handle = readHandle(row);
-  await syncAll(ctx, client, task, dir, handle.workdir);
-  ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
-  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true }));
-  req.onSubmitted?.(jobId, name);
-  if (req.detach) return { cluster: name, jobId };
-  return { cluster: name, jobId, final: await followJob(client, jobId, req) };
+  return row;
 }
 
 export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, dir: string, workdir: string): Promise<void> {

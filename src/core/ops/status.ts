@@ -1,29 +1,57 @@
 import { listClusters, type ClusterRecord } from '../state';
+import { needsReconcile, reconcileOne, refreshOne } from '../provision';
 import type { OpsContext } from './context';
+import { envFor, isProviderCluster, providerOf } from './providerEnv';
 
 export interface ClusterStatus {
   cluster: ClusterRecord;
   /** From the agent when refreshed: running and pending job counts. */
   live?: { running: number; pending: number };
-  /** Why the agent could not be asked. */
+  /** Why the agent (or the cloud) could not be asked. */
   error?: string;
+  /** What a refresh changed, e.g. "removed: no live instance ..." or "head i-1 is stopped". */
+  note?: string;
+  /** The refresh proved the cluster gone and removed its row; `cluster` is the last row seen. */
+  removed?: boolean;
 }
 
-/** Clusters from the state; with `refresh`, every UP cluster's agent is asked in parallel. */
+/**
+ * Clusters from the state. With `refresh`, in parallel per cluster: cloud clusters are checked
+ * against their provider first (one query; grace window; crash recovery for INIT or flagged
+ * rows, see provision/reconcile.ts), then every UP cluster's agent is asked for its jobs.
+ */
 export async function status(ctx: OpsContext, opts: { refresh?: boolean; timeoutMs?: number } = {}): Promise<ClusterStatus[]> {
   const clusters = await ctx.store.read((db) => listClusters(db));
   if (!opts.refresh) return clusters.map((cluster) => ({ cluster }));
   return Promise.all(
-    clusters.map(async (cluster): Promise<ClusterStatus> => {
-      if (cluster.status !== 'UP') return { cluster };
+    clusters.map(async (seen): Promise<ClusterStatus> => {
+      const cloud = await refreshCloud(ctx, seen).catch((e: Error): ClusterStatus => ({ cluster: seen, error: e.message }));
+      if (cloud.removed || cloud.error) return cloud;
+      const cluster = cloud.cluster;
+      if (cluster.status !== 'UP') return cloud;
       try {
         const s = await withTimeout(ctx.connections.client(cluster).status(), opts.timeoutMs ?? 20_000, cluster.name);
-        return { cluster, live: { running: Number(s.running), pending: Number(s.pending) } };
+        return { ...cloud, live: { running: Number(s.running), pending: Number(s.pending) } };
       } catch (e) {
-        return { cluster, error: (e as Error).message };
+        return { ...cloud, error: (e as Error).message };
       }
     }),
   );
+}
+
+async function refreshCloud(ctx: OpsContext, row: ClusterRecord): Promise<ClusterStatus> {
+  if (!isProviderCluster(row) || !providerOf(ctx, row.provider)) return { cluster: row };
+  const env = envFor(ctx, row.provider);
+  if (needsReconcile(row)) {
+    const r = await reconcileOne(env, row);
+    const cur = await ctx.store.read((db) => listClusters(db).find((c) => c.name === row.name && c.uid === row.uid));
+    const note = r.action === 'unchanged' ? undefined : `${r.action}${r.message ? `: ${r.message}` : ''}`;
+    return cur ? { cluster: cur, note, ...(r.action === 'error' ? { error: r.message } : {}) } : { cluster: row, removed: true, note };
+  }
+  const r = await refreshOne(env, row);
+  if (r.action === 'removed') return { cluster: row, removed: true, note: `removed: ${r.message}` };
+  if (r.action === 'error') return { cluster: row, error: `the cloud did not answer: ${r.message}` };
+  return { cluster: r.row ?? row, note: r.action === 'updated' ? r.message : undefined };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

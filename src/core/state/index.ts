@@ -5,3 +5,4 @@ export { SCHEMA_VERSION } from './schema';
 export * from './clusters';
 export * from './jobs';
 export * from './events';
+export { workspaceId } from './meta';

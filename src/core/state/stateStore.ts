@@ -24,6 +24,7 @@ export class StateStore {
   readonly notices: StateNotice[] = [];
   private loaded: FileId | undefined;
   private readonly lock: FileLock;
+  private writeQueue: Promise<unknown> = Promise.resolve();
 
   private constructor(readonly file: string, private db: Database, lockOpts: LockOptions) {
     this.lock = new FileLock(`${file}.lock`, lockOpts);
@@ -61,8 +62,17 @@ export class StateStore {
     return fn(this.db);
   }
 
-  /** Runs `fn` in a transaction over the latest saved state and saves the result. */
-  async write<T>(fn: (db: Database) => T): Promise<T> {
+  /**
+   * Runs `fn` in a transaction over the latest saved state and saves the result. Writers of
+   * this process queue here first, so they never poll their own lock file.
+   */
+  write<T>(fn: (db: Database) => T): Promise<T> {
+    const run = this.writeQueue.then(() => this.writeLocked(fn));
+    this.writeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeLocked<T>(fn: (db: Database) => T): Promise<T> {
     await this.lock.acquire();
     try {
       await this.refresh();

@@ -1,0 +1,59 @@
+import { findLeakedInstances, terminateLeakedInstance } from '../../core/ops';
+import type { LeakedInstance } from '../../core/provision';
+import { UsageError } from '../args';
+import type { CliCommand } from '../command';
+import { duration, table } from '../table';
+
+export const leaksCommand: CliCommand = {
+  name: 'leaks',
+  summary: 'find cloud instances with Skydeck tags that no cluster owns (and terminate them)',
+  usage: `skydeck leaks [--terminate ID... | --terminate-all] [-y]
+  Lists this workspace's strays, then other workspaces' (their own state may still own them).
+  --terminate ID    terminate that instance (repeatable); needs -y
+  --terminate-all   terminate every stray of this workspace; needs -y`,
+  flags: [{ name: 'terminate', takesValue: true, repeated: true }, { name: 'terminate-all' }, { name: 'yes', short: 'y' }],
+  async run(args, io, context) {
+    const ids = (args.flags.terminate as string[] | undefined) ?? [];
+    const all = !!args.flags['terminate-all'];
+    if ((ids.length || all) && !args.flags.yes) throw new UsageError('terminating instances cannot be undone; pass -y to confirm');
+    const ctx = await context();
+    if (!ctx.providers?.clouds.length) {
+      io.out('No cloud providers are available in this version, so nothing can have leaked (local and ssh clusters create no instances).\n');
+      return 0;
+    }
+    const sweep = await findLeakedInstances(ctx);
+    for (const e of sweep.errors) io.err(`warning: could not list ${e.cloud} instances (${e.message}); strays there are unknown\n`);
+    if (!ids.length && !all) {
+      print(io.out, `Leaked instances of this workspace (${sweep.workspaceId})`, sweep.thisWorkspace);
+      print(io.out, 'Instances of other workspaces (check there before terminating)', sweep.otherWorkspaces);
+      if (sweep.thisWorkspace.length) io.out('Terminate with: skydeck leaks --terminate ID -y   (or --terminate-all -y)\n');
+      return sweep.errors.length ? 1 : 0;
+    }
+    const everything = [...sweep.thisWorkspace, ...sweep.otherWorkspaces];
+    const targets = all ? sweep.thisWorkspace : ids.map((id) => everything.find((l) => l.instance.id === id) ?? id);
+    let code = 0;
+    for (const t of targets) {
+      if (typeof t === 'string') {
+        io.err(`skydeck leaks: ${t} is not a leaked instance (it is owned by a cluster, gone, or unknown)\n`);
+        code = 1;
+        continue;
+      }
+      const r = await terminateLeakedInstance(ctx, t);
+      (r.confirmed ? io.out : io.err)(`${r.message}\n`);
+      if (!r.confirmed) code = 1;
+    }
+    return code;
+  },
+};
+
+function print(out: (t: string) => void, title: string, list: LeakedInstance[]): void {
+  if (!list.length) {
+    out(`${title}: none.\n`);
+    return;
+  }
+  out(`${title}:\n`);
+  out(table(['CLOUD', 'INSTANCE', 'STATUS', 'CLUSTER', 'WORKSPACE', 'ZONE', 'AGE', 'COST SO FAR'], list.map((l) => [
+    l.cloud, l.instance.id, l.instance.status, l.cluster, l.workspace, l.instance.zone ?? l.instance.region ?? '-', duration(l.ageMs / 1000),
+    l.costSoFar !== undefined ? `~$${l.costSoFar.toFixed(2)}${l.instance.costPerHour !== undefined ? ` ($${l.instance.costPerHour}/h)` : ''}` : '-',
+  ])));
+}

@@ -1,0 +1,130 @@
+import type { PortRange } from '../task';
+
+/** Tags every Skydeck cloud resource carries (leak invariant 1); the sweep reads them back. */
+export const TAG_CLUSTER = 'skydeck-cluster';
+export const TAG_UID = 'skydeck-cluster-uid';
+export const TAG_WORKSPACE = 'skydeck-workspace';
+
+/** Per-instance lifecycle as every cloud reports it, mapped to one vocabulary. */
+export type InstanceStatus = 'pending' | 'running' | 'stopping' | 'stopped' | 'terminating' | 'terminated';
+
+export interface InstanceInfo {
+  id: string;
+  status: InstanceStatus;
+  region?: string;
+  zone?: string;
+  /** Epoch ms the cloud says it was created. */
+  launchedAt: number;
+  tags: Record<string, string>;
+  instanceType?: string;
+  /** Rough on-demand (or spot) price, USD per hour, for the sweep's cost hint. */
+  costPerHour?: number;
+  publicIp?: string;
+  privateIp?: string;
+}
+
+/** One place to try: the cloud plus as much of region / zone / instance shape as is known. */
+export interface Placement {
+  cloud: string;
+  region?: string;
+  zone?: string;
+  instanceType?: string;
+  useSpot: boolean;
+}
+
+/** Which instances a call is about: the cluster's uid, in the place it was launched. */
+export interface ClusterRef {
+  uid: string;
+  region?: string;
+  zone?: string;
+}
+
+export interface RunRequest extends ClusterRef {
+  clusterName: string;
+  workspaceId: string;
+  numNodes: number;
+  placement: Placement;
+  /** Tags to put on every instance (the three Skydeck tags at least). */
+  tags: Record<string, string>;
+}
+
+export interface RunResult {
+  created: string[];
+  /** Stopped instances of the same uid that were started again. */
+  resumed: string[];
+}
+
+export interface ClusterInfo {
+  head: { id: string; address: string };
+  workers: { id: string; address: string }[];
+  sshUser: string;
+  sshKeyPath?: string;
+  sshPort?: number;
+}
+
+/**
+ * Why a cloud call failed, typed so the loop can decide without parsing messages:
+ * capacity/quota → try the next placement; auth/config → stop and tell the user what to fix;
+ * transient → retry with backoff.
+ */
+export type ProviderErrorKind = 'capacity' | 'quota' | 'auth' | 'config' | 'transient';
+
+export class ProviderError extends Error {
+  constructor(readonly kind: ProviderErrorKind, message: string, readonly hint?: string) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+/**
+ * One cloud, shaped like SkyPilot's per-cloud instance.py. Methods may throw (real SDKs do);
+ * the core wraps every call (see provision/call.ts). queryInstances never answers an error
+ * with an empty list: it throws a ProviderError instead.
+ */
+export interface Provider {
+  readonly cloud: string;
+  /**
+   * Creates the cluster's instances, or starts its stopped ones (same uid). Must be
+   * idempotent per uid (called again after an unknown outcome it creates no duplicates), and
+   * a capacity/quota/auth/config error promises that this call created nothing.
+   */
+  runInstances(req: RunRequest): Promise<RunResult>;
+  /** Every instance tagged with the uid, any status (terminated ones may or may not appear). */
+  queryInstances(ref: ClusterRef): Promise<InstanceInfo[]>;
+  stopInstances(ref: ClusterRef): Promise<void>;
+  startInstances(ref: ClusterRef): Promise<void>;
+  terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void>;
+  /** Resolves when every instance of the uid reached `state`, or throws on timeout. */
+  waitInstances(ref: ClusterRef, state: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  clusterInfo(ref: ClusterRef): Promise<ClusterInfo>;
+  /** Every instance carrying Skydeck tags that this account can see (the leak sweep). */
+  listTagged(): Promise<InstanceInfo[]>;
+  openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void>;
+  /** Zones to try, in order, when a placement names a region but no zone. */
+  zonesOf?(region: string): string[];
+}
+
+/**
+ * How ops find a cloud's provider. `get` may load a heavy SDK on first use; `clouds` names
+ * the clouds it can serve (the leak sweep asks each).
+ */
+export interface ProviderRegistry {
+  clouds: readonly string[];
+  get(cloud: string): Provider | undefined;
+}
+
+export const noProviders: ProviderRegistry = { clouds: [], get: () => undefined };
+
+/** A registry over already-built providers (tests inject the fake this way). */
+export function staticProviders(...providers: Provider[]): ProviderRegistry {
+  return { clouds: providers.map((p) => p.cloud), get: (c) => providers.find((p) => p.cloud === c.toLowerCase()) };
+}
+
+/** Live = costs money or may come back: anything not terminating/terminated. */
+export function isLive(s: InstanceStatus): boolean {
+  return s !== 'terminating' && s !== 'terminated';
+}
+
+export function tagsFor(req: { clusterName: string; uid: string; workspaceId: string }): Record<string, string> {
+  return { [TAG_CLUSTER]: req.clusterName, [TAG_UID]: req.uid, [TAG_WORKSPACE]: req.workspaceId };
+}

@@ -1,0 +1,43 @@
+import type { ClusterRecord } from '../state';
+import type { ClusterInfo } from '../clouds/provider';
+import type { Bootstrap } from '../provision';
+import type { AgentClient } from '../jobs';
+import type { ReachableHandle } from './clusterHandle';
+import type { OpsContext } from './context';
+import { localBaseDir } from './context';
+import { OpsError } from './errors';
+
+/**
+ * The default bootstrap for provider clusters: reach the head over SSH as the ssh cloud does,
+ * install and configure the agent, make the workdir. Returns what the handle keeps.
+ */
+export function agentBootstrap(ctx: OpsContext): Bootstrap {
+  return async (row, info) => {
+    const handle: ReachableHandle = {
+      hosts: [info.head, ...info.workers].map((n) => ({
+        address: n.address, port: info.sshPort ?? 22, user: info.sshUser, ...(info.sshKeyPath ? { identityFile: info.sshKeyPath } : {}),
+      })),
+      workdir: '',
+    };
+    return setUp(ctx, row, info, handle, 'mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
+  };
+}
+
+/** For clouds whose instances are this machine (the fake cloud): the agent runs locally. */
+export function localAgentBootstrap(ctx: OpsContext): Bootstrap {
+  return async (row, info) => {
+    const handle: ReachableHandle = { hosts: [], base: localBaseDir(ctx.workspaceRoot, row.name), workdir: '', local: true };
+    return setUp(ctx, row, info, handle, 'mkdir -p "$1/sky_workdir" && cd "$1/sky_workdir" && pwd');
+  };
+}
+
+async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, handle: ReachableHandle, mkWorkdir: string): Promise<ReachableHandle> {
+  const withHandle: ClusterRecord = { ...row, handle: JSON.stringify({ ...JSON.parse(row.handle ?? '{}'), ...handle }) };
+  await ctx.connections.forget(row.name);
+  const client: AgentClient = ctx.connections.client(withHandle);
+  const loc = await client.connect();
+  await client.configure({ cluster_name: row.name, node_ips: [info.head.address, ...info.workers.map((w) => w.address)] });
+  const r = await client.transport.exec(['/bin/sh', '-c', mkWorkdir, 'sh', loc.base]);
+  if (r.code !== 0) throw new OpsError('failed', `could not create the workdir on ${client.transport.description}: ${r.stderr.toString().trim()}`);
+  return { ...handle, workdir: r.stdout.toString().trim() };
+}

@@ -1,0 +1,36 @@
+import { appendEvent, deleteClusterAfterProof, type ClusterRecord } from '../state';
+import { downWithProof } from '../provision';
+import type { OpsContext } from './context';
+import { OpsError } from './errors';
+import { envFor } from './providerEnv';
+
+export interface DownResult {
+  cleaned: boolean;
+  notes: string[];
+}
+
+/**
+ * Down for a cloud cluster: terminate, poll until every instance of its uid is terminating or
+ * terminated, and only then forget it. Unconfirmed: the row stays flagged "termination-
+ * unconfirmed" and the error says how to retry; --purge forgets it anyway and says what that
+ * skipped. Calling this again on a flagged row is the retry.
+ */
+export async function downProvider(ctx: OpsContext, row: ClusterRecord, purge: boolean): Promise<DownResult> {
+  const env = envFor(ctx, row.provider);
+  await ctx.connections.forget(row.name);
+  ctx.progress(`Terminating ${row.name}'s instances and waiting for the cloud to confirm`);
+  const r = await downWithProof(env, row);
+  if (r.confirmed) {
+    return { cleaned: true, notes: [r.deleted ? `termination confirmed in ${Math.round(r.confirmMs / 100) / 10} s` : 'it was already gone'] };
+  }
+  if (!purge) {
+    throw new OpsError('failed', `could not confirm that ${row.name}'s instances are terminated (${r.reason}). The cluster is kept and marked "termination unconfirmed": run "skydeck down ${row.name}" again to retry, or add --purge to forget it anyway`);
+  }
+  const ids = [...r.proof.pending.map((i) => `${i.id} (${i.status})`), ...r.proof.unseen];
+  const note = `--purge: forgot ${row.name} without proof that its instances are gone${ids.length ? `: ${ids.join(', ')} may still be running` : ''}; "skydeck leaks" lists them`;
+  await ctx.store.write((db) => {
+    appendEvent(db, { cluster: row.name, kind: 'purge', message: note, data: { uid: row.uid, reason: r.reason } });
+    deleteClusterAfterProof(db, row.name);
+  });
+  return { cleaned: false, notes: [note] };
+}

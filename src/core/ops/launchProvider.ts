@@ -1,0 +1,56 @@
+import type { ClusterRecord } from '../state';
+import type { Task } from '../task';
+import { placementsOf, provision, resumeCluster, needsReconcile, type AttemptReport } from '../provision';
+import { FLAGS } from '../provision';
+import type { OpsContext } from './context';
+import { OpsError } from './errors';
+import { envFor } from './providerEnv';
+import { agentBootstrap } from './agentBootstrap';
+
+export interface ProviderLaunchOptions {
+  cloud: string;
+  /** --cloud: every candidate goes to this cloud. */
+  cloudOverride?: string;
+  existing?: ClusterRecord;
+  autostop: { minutes: number | null; down: boolean };
+  /** Cancels provisioning at the next safe point; what was created is terminated with proof. */
+  signal?: AbortSignal;
+  onAttempt?(a: AttemptReport): void;
+}
+
+/**
+ * Brings a provider cluster UP: reuses an UP one, starts a STOPPED one in place, or runs the
+ * provision loop over the task's placements for this cloud. Returns the UP row.
+ */
+export async function launchOnProvider(ctx: OpsContext, name: string, task: Task, opts: ProviderLaunchOptions): Promise<ClusterRecord> {
+  const env = envFor(ctx, opts.cloud);
+  const bootstrap = ctx.bootstrap ?? agentBootstrap(ctx);
+  const row = opts.existing;
+  if (row?.flags === FLAGS.terminating || row?.flags === FLAGS.terminationUnconfirmed) {
+    throw new OpsError('failed', `cluster ${name} is being torn down (${row.flags}); run "skydeck down ${name}" to finish, then launch again`);
+  }
+  if (row?.status === 'UP') {
+    ctx.progress(`Reusing cluster ${name}`);
+    return row;
+  }
+  if (row && (row.status === 'STOPPED' || needsReconcile(row))) {
+    ctx.progress(`Starting cluster ${name} again`);
+    const r = await resumeCluster(env, row, { bootstrap, ports: task.resources.ports, signal: opts.signal });
+    if (!r.ok) throw new OpsError('failed', `${r.error}. The cluster is kept`);
+    return r.row!;
+  }
+  const all = placementsOf(task.resources, opts.cloudOverride).map((p) => ({ ...p, cloud: p.cloud || opts.cloud }));
+  const placements = all.filter((p) => p.cloud === opts.cloud);
+  // Failover stays within one cloud for now; say so rather than silently dropping choices.
+  if (placements.length < all.length) ctx.warn(`only the ${opts.cloud} candidates are tried; ${all.length - placements.length} candidate(s) on other clouds are skipped`);
+  const res = await provision(env, {
+    name, numNodes: task.numNodes, placements, ports: task.resources.ports, bootstrap, signal: opts.signal,
+    resources: JSON.stringify(task.resources), autostop: opts.autostop,
+    onAttempt: (a) => {
+      if (a.outcome === 'failed') ctx.warn(`attempt on ${[a.placement.region, a.placement.zone].filter(Boolean).join('/') || a.placement.cloud} failed: ${a.kind}: ${a.reason}`);
+      opts.onAttempt?.(a);
+    },
+  });
+  if (!res.ok) throw new OpsError('failed', res.error!);
+  return res.row!;
+}

@@ -1,0 +1,23 @@
+import { stopWithProof } from '../provision';
+import type { OpsContext } from './context';
+import { OpsError } from './errors';
+import { requireCluster } from './findCluster';
+import { envFor, isProviderCluster } from './providerEnv';
+
+/**
+ * Stops a cloud cluster: the row becomes STOPPED only once every instance is proven stopping
+ * or stopped; otherwise it is flagged "stop-unconfirmed" and the error says so.
+ */
+export async function stop(ctx: OpsContext, name: string): Promise<{ notes: string[] }> {
+  const row = await requireCluster(ctx, name, false);
+  if (!isProviderCluster(row)) {
+    throw new OpsError('unavailable', `${name} runs on ${row.provider}: local and ssh clusters cannot be stopped, only downed`);
+  }
+  if (row.status === 'STOPPED' && !row.flags) return { notes: [`${name} is already stopped`] };
+  const env = envFor(ctx, row.provider);
+  await ctx.connections.forget(name);
+  ctx.progress(`Stopping ${name} and waiting for the cloud to confirm`);
+  const r = await stopWithProof(env, row);
+  if (!r.confirmed) throw new OpsError('failed', `could not confirm that ${name} stopped (${r.reason}); run "skydeck stop ${name}" again`);
+  return { notes: [`stop confirmed in ${Math.round(r.confirmMs / 100) / 10} s`] };
+}

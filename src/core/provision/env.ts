@@ -1,0 +1,33 @@
+import type { StateStore } from '../state';
+import type { Provider } from '../clouds/provider';
+import { realClock, type Clock } from './clock';
+import { DEFAULT_TIMING, type ProvisionTiming } from './timing';
+
+/** What the provision loop, proofs, refresh and sweep need: no VS Code, no agent. */
+export interface ProvisionEnv {
+  store: StateStore;
+  provider: Provider;
+  clock: Clock;
+  timing: ProvisionTiming;
+  progress(step: string): void;
+  log(message: string): void;
+}
+
+export interface EnvSource {
+  store: StateStore;
+  clock?: Clock;
+  timing?: Partial<ProvisionTiming>;
+  progress(step: string): void;
+  log(message: string): void;
+}
+
+export function makeEnv(src: EnvSource, provider: Provider): ProvisionEnv {
+  return {
+    store: src.store,
+    provider,
+    clock: src.clock ?? realClock,
+    timing: { ...DEFAULT_TIMING, ...src.timing },
+    progress: (s) => src.progress(s),
+    log: (m) => src.log(m),
+  };
+}

@@ -1,0 +1,61 @@
+import type { ClusterRecord } from '../state';
+import type { ClusterRef, Placement } from '../clouds/provider';
+import type { ReachableHandle } from '../ops/clusterHandle';
+
+/**
+ * What a provider cluster's row keeps in `handle`. The run bookkeeping is what makes proofs
+ * sound: an instance the cloud has not shown yet is not gone (leak invariant 3).
+ */
+export interface ProviderHandle extends ReachableHandle {
+  placement: Placement;
+  /** Every instance id a run call returned for this uid. */
+  instanceIds: string[];
+  headId?: string;
+  /** Clock ms the latest run/start call was issued. */
+  lastRunAt: number;
+  /** True from the intent until that call's answer is recorded: its instances are unknown. */
+  runInFlight: boolean;
+  /** Clock ms that call's answer was recorded (instances may be created up to then). */
+  runAnsweredAt?: number;
+  /** Counts intents, so a refresh can tell that a launch moved on since it looked. */
+  attempt: number;
+}
+
+export function providerHandle(row: ClusterRecord): ProviderHandle {
+  const h = row.handle ? (JSON.parse(row.handle) as Partial<ProviderHandle>) : {};
+  return {
+    hosts: [], workdir: '', instanceIds: [], lastRunAt: row.launched_at, runInFlight: false, attempt: 0,
+    placement: { cloud: row.provider, region: row.region ?? undefined, zone: row.zone ?? undefined, useSpot: false },
+    ...h,
+  };
+}
+
+/**
+ * Where the launch grace window starts: the later of the last run call and its answer, as
+ * instances can be created any time until the call returns.
+ */
+export function graceStart(h: ProviderHandle): number {
+  return Math.max(h.lastRunAt, h.runAnsweredAt ?? 0);
+}
+
+export function refOf(row: ClusterRecord): ClusterRef {
+  return { uid: row.uid, region: row.region ?? undefined, zone: row.zone ?? undefined };
+}
+
+/** The `flags` column values (one at a time). Exported for the UI's "Retry Down". */
+export const FLAGS = {
+  /** A teardown started; crash recovery finishes it. */
+  terminating: 'terminating',
+  /** Terminate was asked but not confirmed within the bound: row kept, retry offered. */
+  terminationUnconfirmed: 'termination-unconfirmed',
+  stopping: 'stopping',
+  stopUnconfirmed: 'stop-unconfirmed',
+} as const;
+
+export function needsTeardown(row: ClusterRecord): boolean {
+  return row.flags === FLAGS.terminating || row.flags === FLAGS.terminationUnconfirmed;
+}
+
+export function needsStop(row: ClusterRecord): boolean {
+  return row.flags === FLAGS.stopping || row.flags === FLAGS.stopUnconfirmed;
+}

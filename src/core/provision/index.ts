@@ -1,0 +1,13 @@
+export { realClock, scaledClock, type Clock } from './clock';
+export { DEFAULT_TIMING, type ProvisionTiming } from './timing';
+export { makeEnv, type ProvisionEnv } from './env';
+export { FLAGS, providerHandle, type ProviderHandle } from './handle';
+export { placementsOf, expandZones, describePlacement } from './candidates';
+export { provision, type AttemptReport, type ProvisionRequest, type ProvisionResult } from './loop';
+export type { Bootstrap } from './attempt';
+export { resumeCluster, type ResumeResult } from './resume';
+export { terminateWithProof, downWithProof, stopWithProof, type TeardownResult } from './teardown';
+export { lookOnce, confirmGoal, reached, type Proof, type Goal } from './proof';
+export { refreshOne, type RefreshOutcome } from './refresh';
+export { reconcileOne, needsReconcile, type ReconcileOutcome } from './reconcile';
+export { findLeaked, terminateLeaked, type LeakedInstance, type SweepResult } from './sweep';

@@ -1,0 +1,87 @@
+import type { ClusterRecord } from '../state';
+import type { InstanceInfo, InstanceStatus } from '../clouds/provider';
+import type { ProvisionEnv } from './env';
+import { callWithRetry } from './call';
+import { graceStart, providerHandle, refOf } from './handle';
+
+export type Goal = 'terminated' | 'stopped';
+
+export interface Proof {
+  confirmed: boolean;
+  /** Instances not yet in the goal state at the last answer. */
+  pending: InstanceInfo[];
+  /** Ids recorded on the row that the provider never listed. */
+  unseen: string[];
+  queries: number;
+  /** The last query error, if the last query failed. */
+  error?: string;
+}
+
+export function reached(s: InstanceStatus, goal: Goal): boolean {
+  if (goal === 'terminated') return s === 'terminating' || s === 'terminated';
+  return s !== 'pending' && s !== 'running';
+}
+
+/**
+ * One look at the cluster: is every instance of its uid in the goal state, as far as can be
+ * known? An instance we created but the provider does not list yet is not proof of anything
+ * until the launch grace window since the last run call has passed (leak invariant 3); an
+ * error is never an empty list.
+ */
+export async function lookOnce(env: ProvisionEnv, row: ClusterRecord, goal: Goal): Promise<Proof> {
+  const q = await callWithRetry(() => env.provider.queryInstances(refOf(row)), {
+    clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs,
+  });
+  if (!q.ok) return { confirmed: false, pending: [], unseen: [], queries: 1, error: q.message };
+  const h = providerHandle(row);
+  const seen = new Set(q.value.map((i) => i.id));
+  const pending = q.value.filter((i) => !reached(i.status, goal));
+  const unseen = h.instanceIds.filter((id) => !seen.has(id));
+  const young = env.clock.now() - graceStart(h) < env.timing.launchGraceMs;
+  const unknownRun = h.runInFlight && young;
+  const confirmed = pending.length === 0 && !unknownRun && (unseen.length === 0 || !young);
+  return { confirmed, pending, unseen, queries: 1 };
+}
+
+/**
+ * Polls until the goal is proven or the bound passes; re-issues the terminate/stop call when
+ * instances stay live (clouds have accepted such calls and done nothing). Cloud-agnostic:
+ * only queryInstances and the re-issue callback are used.
+ */
+export async function confirmGoal(
+  env: ProvisionEnv,
+  row: ClusterRecord,
+  goal: Goal,
+  reissue: () => Promise<unknown>,
+): Promise<Proof> {
+  const start = env.clock.now();
+  let lastIssue = start;
+  let queries = 0;
+  let proof = await lookOnce(env, row, goal);
+  queries++;
+  // Ids live at the first look were covered by the caller's call; ones that show up later
+  // (created invisible) get a call at once, the rest again after reissueAfterMs.
+  const covered = new Set(proof.pending.map((i) => i.id));
+  while (!proof.confirmed && env.clock.now() - start < env.timing.confirmTimeoutMs) {
+    const fresh = proof.pending.filter((i) => !covered.has(i.id));
+    if (fresh.length > 0 || (proof.pending.length > 0 && env.clock.now() - lastIssue >= env.timing.reissueAfterMs)) {
+      env.log(`${row.name}: ${proof.pending.map((i) => `${i.id} ${i.status}`).join(', ')}; asking again`);
+      await reissue();
+      proof.pending.forEach((i) => covered.add(i.id));
+      lastIssue = env.clock.now();
+    }
+    await env.clock.sleep(env.timing.pollMs);
+    proof = await lookOnce(env, row, goal);
+    queries++;
+  }
+  return { ...proof, queries };
+}
+
+export function describeProof(p: Proof): string {
+  if (p.confirmed) return 'confirmed';
+  const parts: string[] = [];
+  if (p.pending.length) parts.push(`still ${p.pending.map((i) => `${i.id} ${i.status}`).join(', ')}`);
+  if (p.unseen.length) parts.push(`not yet visible: ${p.unseen.join(', ')}`);
+  if (p.error) parts.push(`the cloud did not answer: ${p.error}`);
+  return parts.join('; ') || 'the last launch call has not been answered';
+}

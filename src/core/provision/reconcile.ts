@@ -1,0 +1,45 @@
+import type { ClusterRecord } from '../state';
+import { isLive } from '../clouds/provider';
+import type { ProvisionEnv } from './env';
+import { needsStop, needsTeardown } from './handle';
+import { refreshOne } from './refresh';
+import { downWithProof, stopWithProof } from './teardown';
+import { saveRow } from './rows';
+
+export interface ReconcileOutcome {
+  name: string;
+  action: 'finished-down' | 'down-unconfirmed' | 'finished-stop' | 'stop-unconfirmed' | 'adopted' | 'removed' | 'unchanged' | 'error';
+  message?: string;
+}
+
+/** Rows a previous process may have left mid-way: INIT, or flagged by a teardown or stop. */
+export function needsReconcile(row: ClusterRecord): boolean {
+  return row.status === 'INIT' || needsTeardown(row) || needsStop(row);
+}
+
+/**
+ * Crash recovery for one row (run at start-up): finishes an interrupted teardown or stop;
+ * an INIT row with live instances keeps them (adopted: owned, with a note saying what to do);
+ * one with none goes through refresh's grace rule.
+ */
+export async function reconcileOne(env: ProvisionEnv, row: ClusterRecord): Promise<ReconcileOutcome> {
+  const name = row.name;
+  if (needsTeardown(row)) {
+    const r = await downWithProof(env, row);
+    return { name, action: r.confirmed ? 'finished-down' : 'down-unconfirmed', message: r.reason };
+  }
+  if (needsStop(row)) {
+    const r = await stopWithProof(env, row);
+    return { name, action: r.confirmed ? 'finished-stop' : 'stop-unconfirmed', message: r.reason };
+  }
+  const r = await refreshOne(env, row);
+  if (r.action === 'removed') return { name, action: 'removed', message: r.message };
+  if (r.action === 'error') return { name, action: 'error', message: r.message };
+  const live = (r.instances ?? []).filter((i) => isLive(i.status));
+  if (row.status === 'INIT' && live.length) {
+    const note = `launch was interrupted; ${live.length} instance(s) are ${[...new Set(live.map((i) => i.status))].join('/')}: launch again to finish, or down it`;
+    await saveRow(env, r.row ?? row, { last_error: note }, { kind: 'reconcile', message: note });
+    return { name, action: 'adopted', message: note };
+  }
+  return { name, action: 'unchanged' };
+}

@@ -1,0 +1,186 @@
+// An in-process Provider with real state machines and injectable faults (see model.ts).
+import * as os from 'node:os';
+import type {
+  ClusterInfo, ClusterRef, InstanceInfo, Provider, RunRequest, RunResult,
+} from '../../../src/core/clouds/provider';
+import { ProviderError, TAG_UID } from '../../../src/core/clouds/provider';
+import { realClock, type Clock } from '../../../src/core/provision/clock';
+import type { FakeCloudState, FakeInstance, FakeOp, FaultRule } from './model';
+import { advance, isLiveStatus } from './model';
+import { faultError, takeFault } from './faults';
+import { memoryStorage, type FakeCloudStorage } from './storage';
+
+export interface FakeProviderOptions {
+  cloud?: string;
+  storage?: FakeCloudStorage;
+  clock?: Clock;
+  /** Called at every call point (kill -9 hooks). */
+  onCall?(op: FakeOp, at: 'before' | 'after', n: number): void;
+  /** Clock ms each call takes (lets concurrent operations interleave). */
+  latencyMs?: number;
+}
+
+export class FakeProvider implements Provider {
+  readonly cloud: string;
+  readonly storage: FakeCloudStorage;
+  readonly clock: Clock;
+
+  constructor(private readonly opts: FakeProviderOptions = {}) {
+    this.cloud = opts.cloud ?? 'fake';
+    this.storage = opts.storage ?? memoryStorage();
+    this.clock = opts.clock ?? realClock;
+  }
+
+  /** Adds fault rules (tests). */
+  inject(...rules: FaultRule[]): void {
+    this.mutate((s) => s.faults.push(...rules));
+  }
+
+  /** Every instance as the cloud really holds it (not as listings show it). */
+  truth(): FakeInstance[] {
+    return this.mutate((s) => s.instances.map((i) => ({ ...i })));
+  }
+
+  zonesOf(region: string): string[] {
+    return ['a', 'b', 'c'].map((z) => `${region}${z}`);
+  }
+
+  runInstances(req: RunRequest): Promise<RunResult> {
+    const zone = req.placement.zone ?? `${req.placement.region ?? 'fake-1'}a`;
+    return this.op('runInstances', zone, (s, now, late) => {
+      const mine = s.instances.filter((i) => i.tags[TAG_UID] === req.uid && isLiveStatus(i.status));
+      // As EC2: an instance still stopping cannot be started yet.
+      if (mine.some((i) => i.status === 'stopping')) throw new ProviderError('transient', 'fake: an instance is still stopping; start it once stopped');
+      const resumed: string[] = [];
+      for (const i of mine) {
+        if (i.status === 'stopped') {
+          Object.assign(i, { status: 'pending', since: now, next: undefined });
+          resumed.push(i.id);
+        }
+      }
+      const created: string[] = [];
+      for (let n = mine.length; n < req.numNodes; n++) {
+        const id = `i-${String(s.nextId++).padStart(6, '0')}`;
+        s.instances.push({
+          id, region: req.placement.region ?? 'fake-1', zone, tags: { ...req.tags }, createdAt: now,
+          visibleAt: now + (late?.lateMs ?? 0), status: 'pending', since: now, costPerHour: req.placement.useSpot ? 0.3 : 1,
+        });
+        created.push(id);
+      }
+      return { created, resumed };
+    });
+  }
+
+  queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
+    return this.op('queryInstances', ref.zone, (s, now) => this.visible(s, now).filter((i) => i.tags[TAG_UID] === ref.uid).map(info));
+  }
+
+  listTagged(): Promise<InstanceInfo[]> {
+    return this.op('listTagged', undefined, (s, now) => this.visible(s, now).map(info));
+  }
+
+  stopInstances(ref: ClusterRef): Promise<void> {
+    return this.op('stopInstances', ref.zone, (s, now, noop) => {
+      if (noop?.effect === 'noop') return;
+      for (const i of this.visible(s, now)) {
+        if (i.tags[TAG_UID] === ref.uid && (i.status === 'running' || i.status === 'pending')) i.next = { status: 'stopping', at: now + s.delays.apiLag };
+      }
+    });
+  }
+
+  startInstances(ref: ClusterRef): Promise<void> {
+    return this.op('startInstances', ref.zone, (s, now) => {
+      for (const i of s.instances) if (i.tags[TAG_UID] === ref.uid && i.status === 'stopped') Object.assign(i, { status: 'pending', since: now, next: undefined });
+    });
+  }
+
+  terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
+    return this.op('terminateInstances', ref.zone, (s, now, noop) => {
+      if (noop?.effect === 'noop') return;
+      // By tag, only what listings show (as real clouds); by id, any instance.
+      const pool = ids ? s.instances.filter((i) => ids.includes(i.id)) : this.visible(s, now).filter((i) => i.tags[TAG_UID] === ref.uid);
+      for (const i of pool) if (isLiveStatus(i.status) && i.next?.status !== 'terminating') i.next = { status: 'terminating', at: now + s.delays.apiLag };
+    });
+  }
+
+  async waitInstances(ref: ClusterRef, state: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const end = this.clock.now() + timeoutMs;
+    while (!signal?.aborted) {
+      const all = await this.queryInstances(ref);
+      if (all.length && all.every((i) => i.status === state)) return;
+      if (this.clock.now() > end) throw new ProviderError('transient', `fake: not ${state} after ${timeoutMs} ms`);
+      await this.clock.sleep(500, signal);
+    }
+  }
+
+  clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
+    return this.op('clusterInfo', ref.zone, (s, now) => {
+      const running = this.visible(s, now).filter((i) => i.tags[TAG_UID] === ref.uid && i.status === 'running').sort((a, b) => a.id.localeCompare(b.id));
+      if (!running.length) throw new ProviderError('transient', `fake: no running instance of ${ref.uid}`);
+      // Every fake instance is this machine.
+      const [head, ...workers] = running.map((i) => ({ id: i.id, address: '127.0.0.1' }));
+      return { head, workers, sshUser: safeUser() };
+    });
+  }
+
+  openPorts(ref: ClusterRef): Promise<void> {
+    return this.op('openPorts', ref.zone, () => undefined);
+  }
+
+  private visible(s: FakeCloudState, now: number): FakeInstance[] {
+    return s.instances.filter((i) => now >= i.visibleAt);
+  }
+
+  /** One call: faults before, the change, faults after; state saved even when "after" throws. */
+  private async op<T>(op: FakeOp, zone: string | undefined, fn: (s: FakeCloudState, now: number, rule?: FaultRule) => T): Promise<T> {
+    if (this.opts.latencyMs) await this.clock.sleep(this.opts.latencyMs);
+    const slow = this.mutate((st) => takeFault(st, op, 'slow', zone));
+    if (slow?.delayMs) await this.clock.sleep(slow.delayMs);
+    const s = this.storage.load();
+    s.calls++;
+    this.opts.onCall?.(op, 'before', s.calls);
+    const before = takeFault(s, op, 'before', zone);
+    const err = before && faultError(before, op, zone);
+    if (err) {
+      this.storage.save(s);
+      throw err;
+    }
+    const now = this.clock.now();
+    advance(s, now);
+    const modifier = takeFault(s, op, 'modifier', zone);
+    const afterRule = takeFault(s, op, 'after', zone);
+    let result: T;
+    try {
+      result = fn(s, now, modifier);
+    } finally {
+      this.storage.save(s);
+    }
+    this.opts.onCall?.(op, 'after', s.calls);
+    const errAfter = afterRule && faultError(afterRule, op, zone);
+    if (errAfter) throw errAfter;
+    return result;
+  }
+
+  private mutate<T>(fn: (s: FakeCloudState) => T): T {
+    const s = this.storage.load();
+    advance(s, this.clock.now());
+    const out = fn(s);
+    this.storage.save(s);
+    return out;
+  }
+}
+
+function info(i: FakeInstance): InstanceInfo {
+  return {
+    id: i.id, status: i.status, region: i.region, zone: i.zone, launchedAt: i.createdAt, tags: { ...i.tags },
+    instanceType: 'fake.small', costPerHour: i.costPerHour, privateIp: '127.0.0.1',
+  };
+}
+
+function safeUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return 'root';
+  }
+}

@@ -1,0 +1,98 @@
+// The fake cloud's state: plain JSON, so it can live in a file and a fresh process (after a
+// kill -9) sees the same "cloud". Instance states advance lazily from timestamps on every
+// read, so no timers are needed and a killed process loses nothing.
+import type { InstanceStatus } from '../../../src/core/clouds/provider';
+
+export interface FakeInstance {
+  id: string;
+  region: string;
+  zone: string;
+  tags: Record<string, string>;
+  createdAt: number;
+  /** Listings show it only from this time on (eventually consistent APIs). */
+  visibleAt: number;
+  status: InstanceStatus;
+  /** When `status` was entered, or will be entered for a scheduled (lagging) change. */
+  since: number;
+  /** A stop/terminate accepted but not yet applied: applied at `since` of the next state. */
+  next?: { status: InstanceStatus; at: number };
+  costPerHour: number;
+}
+
+/** Model ms; the defaults are the "fake provider's default delays" the figures quote. */
+export interface FakeDelays {
+  boot: number;
+  stop: number;
+  shutdown: number;
+  /** How long after a stop/terminate call the instance shows the new state. */
+  apiLag: number;
+}
+
+export const DEFAULT_DELAYS: FakeDelays = { boot: 2_000, stop: 3_000, shutdown: 3_000, apiLag: 1_000 };
+
+export type FakeOp =
+  | 'runInstances' | 'queryInstances' | 'stopInstances' | 'startInstances' | 'terminateInstances'
+  | 'waitInstances' | 'clusterInfo' | 'listTagged' | 'openPorts';
+
+/**
+ * One injected fault. `times` counts down per match (-1 = always). Effects: throw an untyped
+ * exception, a typed transient/capacity/auth error, `noop` (stop/terminate succeed but do
+ * nothing), `late` (runInstances' instances are invisible for `lateMs`), `slow` (the call
+ * waits `delayMs` before acting, so instances are created late in a long call).
+ */
+export interface FaultRule {
+  op: FakeOp;
+  at: 'before' | 'after';
+  effect: 'throw' | 'transient' | 'capacity' | 'auth' | 'noop' | 'late' | 'slow';
+  times: number;
+  zone?: string;
+  lateMs?: number;
+  /** `slow`: the call takes this long (clock ms) before it acts. */
+  delayMs?: number;
+}
+
+export interface FakeCloudState {
+  nextId: number;
+  instances: FakeInstance[];
+  faults: FaultRule[];
+  delays: FakeDelays;
+  /** Every call made, in order (op:at), for kill points and debugging. */
+  calls: number;
+}
+
+export function emptyState(delays: Partial<FakeDelays> = {}): FakeCloudState {
+  return { nextId: 1, instances: [], faults: [], delays: { ...DEFAULT_DELAYS, ...delays }, calls: 0 };
+}
+
+/** Moves every instance along its state machine up to `now`. */
+export function advance(s: FakeCloudState, now: number): void {
+  for (const i of s.instances) {
+    for (let guard = 0; guard < 6; guard++) {
+      const nat = natural(s.delays, i.status);
+      const natAt = nat ? i.since + nat.after : Infinity;
+      if (nat && now >= natAt && (!i.next || natAt <= i.next.at)) {
+        i.status = nat.to;
+        i.since = natAt;
+      } else if (i.next && now >= i.next.at) {
+        // A lagging stop/terminate never brings back what is already going away.
+        if (isLiveStatus(i.status)) {
+          i.status = i.next.status;
+          i.since = i.next.at;
+        }
+        i.next = undefined;
+      } else break;
+    }
+  }
+}
+
+function natural(d: FakeDelays, st: InstanceStatus): { to: InstanceStatus; after: number } | undefined {
+  if (st === 'pending') return { to: 'running', after: d.boot };
+  if (st === 'stopping') return { to: 'stopped', after: d.stop };
+  if (st === 'terminating') return { to: 'terminated', after: d.shutdown };
+  return undefined;
+}
+
+/** Live = costs money or may come back. */
+export function isLiveStatus(st: InstanceStatus): boolean {
+  return st !== 'terminating' && st !== 'terminated';
+}

@@ -1,0 +1,105 @@
+// The CLI verbs on a cloud cluster, end to end: the fake cloud stands in for aws, and its
+// instances are this machine (the agent runs locally), so a real job runs.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runCli } from '../../../src/cli/main';
+import { StateStore } from '../../../src/core/state';
+import { staticProviders } from '../../../src/core/clouds/provider';
+import { Connections, localAgentBootstrap, type OpsContext } from '../../../src/core/ops';
+import { makeEnv, provision, scaledClock } from '../../../src/core/provision';
+import { FakeProvider } from '../../support/fakeCloud/fakeProvider';
+import { leaks } from '../../support/fakeCloud/harness';
+
+describe('cli on a cloud cluster (fake provider as aws)', function () {
+  this.timeout(60_000);
+  let ctx: OpsContext;
+  let cloud: FakeProvider;
+  let root: string;
+  const run = async (...argv: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await runCli(argv, { out: (t) => (out += t), outBytes: (d) => (out += d.toString()), err: (t) => (err += t) }, async () => ctx);
+    return { code, out, err };
+  };
+
+  before(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cli-cloud-'));
+    const clock = scaledClock(100);
+    cloud = new FakeProvider({ cloud: 'aws', clock });
+    ctx = {
+      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
+      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts') }),
+      progress: () => undefined, log: () => undefined, warn: () => undefined, user: 'tester',
+      providers: staticProviders(cloud), clock, timing: { confirmTimeoutMs: 60_000 },
+    };
+    ctx.bootstrap = localAgentBootstrap(ctx);
+  });
+  after(async () => {
+    await ctx.connections.closeAll();
+    ctx.store.close();
+  });
+
+  it('launch, status --refresh, stop, start, down: each confirmed by the cloud', async () => {
+    const task = path.join(root, 'task.yaml');
+    fs.writeFileSync(task, 'resources:\n  infra: aws/r1\nrun: echo hello from the cloud\n');
+    const l = await run('launch', task, '-c', 'c1');
+    assert.equal(l.code, 0, l.err);
+    assert.match(l.out, /hello from the cloud/);
+    const s = await run('status', '--refresh');
+    assert.match(s.out, /c1 .* aws .* r1 .* UP/);
+    const stop = await run('stop', 'c1');
+    assert.equal(stop.code, 0, stop.err);
+    assert.match(stop.out, /Cluster c1 is stopped \(stop confirmed/);
+    assert.match((await run('status')).out, /STOPPED/);
+    const start = await run('start', 'c1');
+    assert.equal(start.code, 0, start.err);
+    assert.match(start.out, /c1 is UP/);
+    const down = await run('down', 'c1', '-y');
+    assert.equal(down.code, 0, down.err);
+    assert.match(down.out, /termination confirmed/);
+    assert.deepEqual(await leaks({ store: ctx.store, cloud }), []);
+  });
+
+  it('an unconfirmed down keeps the cluster flagged; --purge says what it skips; leaks finds and terminates it', async () => {
+    const task = path.join(root, 'task2.yaml');
+    fs.writeFileSync(task, 'resources:\n  cloud: aws\nrun: "true"\n');
+    assert.equal((await run('launch', task, '-c', 'c2', '-d')).code, 0);
+    cloud.inject({ op: 'terminateInstances', at: 'before', effect: 'noop', times: -1 });
+    const down = await run('down', 'c2', '-y');
+    assert.equal(down.code, 1);
+    assert.match(down.err, /could not confirm .* run "skydeck down c2" again to retry, or add --purge/);
+    assert.match((await run('status')).out, /c2 .*termination unconfirmed: run skydeck down again/);
+    const purge = await run('down', 'c2', '-y', '--purge');
+    assert.equal(purge.code, 0, purge.err);
+    assert.match(purge.out, /--purge: forgot c2 without proof that its instances are gone: i-\d+ \(running\) may still be running/);
+    const list = await run('leaks');
+    assert.match(list.out, /Leaked instances of this workspace[\s\S]*aws +i-\d+ +running +c2/);
+    const id = /(i-\d+) +running +c2/.exec(list.out)![1];
+    cloud.storage.save({ ...cloud.storage.load(), faults: [] });
+    const t = await run('leaks', '--terminate', id, '-y');
+    assert.equal(t.code, 0, t.err);
+    assert.match((await run('leaks')).out, /this workspace \([^)]+\): none/);
+  });
+
+  it('status --refresh removes a cluster proven gone (after the grace window) and says so', async () => {
+    const res = await provision(makeEnv(ctx, cloud), {
+      name: 'c3', numNodes: 1, placements: [{ cloud: 'aws', region: 'r1', useSpot: false }], bootstrap: async () => ({ workdir: '/tmp' }),
+    });
+    assert.ok(res.ok, res.error);
+    await cloud.terminateInstances({ uid: res.row!.uid });
+    await ctx.clock!.sleep(61_000);
+    const s = await run('status', '--refresh');
+    assert.equal(s.code, 0, s.err);
+    assert.match(s.out, /c3 .* GONE \(removed\)/);
+    assert.match(s.err, /c3: removed: no live instance/);
+    assert.doesNotMatch((await run('status')).out, /c3/);
+  });
+
+  it('stop on an unknown cluster is a usage error naming the clusters', async () => {
+    const r = await run('stop', 'nope');
+    assert.equal(r.code, 2);
+    assert.match(r.err, /no cluster named "nope"/);
+  });
+});

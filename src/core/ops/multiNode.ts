@@ -1,0 +1,54 @@
+// The worker side of launching, syncing and tearing down multi-node ssh clusters. The head is
+// handled like any single-node cluster; these steps add its workers (hosts[1..] of the handle).
+import type { AgentClient } from '../jobs';
+import { ensureAgent } from '../jobs';
+import type { ClusterRecord } from '../state';
+import type { Task } from '../task';
+import type { OpsContext } from './context';
+import { readHandle } from './clusterHandle';
+import { setUpWorkers, tearDownWorker, type WorkerNode } from './clusterNodes';
+import { localPath, syncFileMounts, syncWorkdir } from './syncFiles';
+
+function workersOf(ctx: OpsContext, row: ClusterRecord): WorkerNode[] {
+  return readHandle(row).hosts.slice(1).map((host) => ({ host, transport: ctx.connections.transportForHost(host) }));
+}
+
+async function withWorkers<T>(ctx: OpsContext, row: ClusterRecord, fn: (w: WorkerNode[]) => Promise<T>): Promise<T> {
+  const workers = workersOf(ctx, row);
+  try {
+    return await fn(workers);
+  } finally {
+    await Promise.all(workers.map((w) => w.transport.close()));
+  }
+}
+
+/** Agent, cluster key and pinned host keys on every worker; the head learns its workers. */
+export async function bringUpWorkers(ctx: OpsContext, row: ClusterRecord, head: AgentClient): Promise<void> {
+  if (row.num_nodes < 2) return;
+  ctx.progress(`Setting up ${row.num_nodes - 1} worker node(s) of ${row.name}`);
+  await withWorkers(ctx, row, (workers) => setUpWorkers(row, head, workers));
+}
+
+/** The workdir and file mounts on every worker, in parallel (the head is synced by the caller). */
+export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Task, dir: string): Promise<void> {
+  if (row.num_nodes < 2 || (typeof task.workdir !== 'string' && !Object.keys(task.fileMounts).length)) return;
+  ctx.progress(`Syncing to ${row.num_nodes - 1} worker node(s)`);
+  await withWorkers(ctx, row, (workers) => Promise.all(workers.map(async (w) => {
+    const { python } = await ensureAgent(w.transport);
+    if (typeof task.workdir === 'string') {
+      // The same place as on the head: ~/sky_workdir of this node's user.
+      const r = await w.transport.execShell('mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
+      await syncWorkdir(w.transport, python, localPath(task.workdir, dir), r.stdout.toString().trim());
+    }
+    if (Object.keys(task.fileMounts).length) await syncFileMounts(w.transport, python, task, dir);
+  })));
+}
+
+/** Removes the cluster key and Skydeck's directory from every worker; returns what failed. */
+export async function downWorkers(ctx: OpsContext, row: ClusterRecord): Promise<string[]> {
+  if (row.num_nodes < 2) return [];
+  return withWorkers(ctx, row, async (workers) => {
+    const results = await Promise.allSettled(workers.map((w) => tearDownWorker(row, w)));
+    return results.flatMap((r, i) => (r.status === 'rejected' ? [`${workers[i].host.address}: ${(r.reason as Error).message}`] : []));
+  });
+}

@@ -1,0 +1,45 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CatalogFile, InstanceType } from './types';
+
+/** A week: instance type shapes change rarely; prices are only used to rank. */
+export const CATALOG_MAX_AGE_MS = 7 * 24 * 3600_000;
+
+export function defaultCatalogDir(): string {
+  return path.join(os.homedir(), '.skydeck', 'catalog');
+}
+
+export function catalogPath(dir: string, cloud: string, region: string): string {
+  return path.join(dir, `${cloud}-${region}.json`);
+}
+
+/** The cached listing if present, readable and fresh enough; anything else reads as a miss. */
+export function readCatalog(file: string, now = Date.now(), maxAgeMs = CATALOG_MAX_AGE_MS): CatalogFile | undefined {
+  try {
+    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as CatalogFile;
+    if (!Array.isArray(c.types) || typeof c.fetchedAt !== 'number') return undefined;
+    return now - c.fetchedAt <= maxAgeMs ? c : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written to a temp file and renamed, so a reader never sees half a catalog. */
+export function writeCatalog(file: string, cloud: string, region: string, types: InstanceType[], now = Date.now()): CatalogFile {
+  const c: CatalogFile = { cloud, region, fetchedAt: now, types };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(c));
+  fs.renameSync(tmp, file);
+  return c;
+}
+
+/** Fetched shapes with shipped prices joined in by name (fetched listings carry no prices). */
+export function withPrices(types: InstanceType[], priced: readonly InstanceType[]): InstanceType[] {
+  const byName = new Map(priced.map((t) => [t.name, t]));
+  return types.map((t) => {
+    const p = byName.get(t.name);
+    return p ? { ...t, price: t.price ?? p.price, spotPrice: t.spotPrice ?? p.spotPrice } : t;
+  });
+}

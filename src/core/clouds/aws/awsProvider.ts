@@ -1,0 +1,204 @@
+import { StopInstancesCommand, StartInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
+import {
+  ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
+} from '../provider';
+import type { PortRange } from '../../task';
+import { defaultCatalogDir, type InstanceType } from '../../catalog';
+import { Ec2Clients } from './clients';
+import { awsErrorCode, ec2Call } from './errors';
+import { describeInstances } from './describe';
+import { ensureKeyPair, ensureLocalKey, defaultKeyDir, type LocalKey } from './keys';
+import { ensureGroup, groupsOf, openGroupPorts } from './securityGroup';
+import { awsCatalog } from './catalogFetch';
+import { launch } from './launch';
+import { cleanupGroupsWhenTerminated } from './cleanup';
+import { infoOf, pickHead } from './status';
+import { ZoneTable } from './zones';
+import { waitUntil } from './wait';
+import type { AwsProviderOptions } from './options';
+
+const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
+const state = (i: Instance) => i.State?.Name ?? 'pending';
+
+/** AWS EC2 behind the Provider interface (SkyPilot's sky/provision/aws/instance.py, in TypeScript). */
+export class AwsProvider implements Provider {
+  readonly cloud = 'aws';
+  private readonly clients: Ec2Clients;
+  private readonly zones: ZoneTable;
+  private key?: LocalKey;
+  private readonly keyPairs = new Map<string, Promise<string>>();
+  private readonly catalogs = new Map<string, Promise<InstanceType[]>>();
+  /** Per uid: bumped by each launch so an older security-group clean-up stands down. */
+  private readonly generation = new Map<string, number>();
+  private readonly cleanups = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly opts: AwsProviderOptions = {}) {
+    this.clients = new Ec2Clients(opts);
+    this.zones = new ZoneTable(opts.zones);
+  }
+
+  zonesOf(region: string): string[] {
+    return this.zones.zonesOf(region);
+  }
+
+  /** Zones the account really has (replaces the built-in table; check and launch call it). */
+  learnZones(region: string, zones: string[]): void {
+    this.zones.learn(region, zones);
+  }
+
+  async runInstances(req: RunRequest): Promise<RunResult> {
+    const region = await this.regionOf(req.placement.region ?? req.region);
+    const ec2 = this.clients.get(region);
+    this.generation.set(req.uid, (this.generation.get(req.uid) ?? 0) + 1);
+    await this.cleanups.get(req.uid); // a clean-up mid-delete must finish before we reuse the group
+    const existing = await describeInstances(ec2, this.uidFilter(req.uid));
+    return launch({
+      ec2, region, opts: this.opts,
+      catalog: () => this.catalog(region),
+      keyPair: () => this.keyPairIn(region),
+      group: () => ensureGroup(ec2, req.clusterName, req.uid, req.tags),
+    }, req, existing);
+  }
+
+  async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
+    const region = await this.regionOf(ref.region);
+    return (await describeInstances(this.clients.get(region), this.uidFilter(ref.uid))).map((i) => infoOf(i, region));
+  }
+
+  async stopInstances(ref: ClusterRef): Promise<void> {
+    const { region, list } = await this.instancesOf(ref);
+    const ids = list.filter((i) => ['pending', 'running'].includes(state(i))).map((i) => i.InstanceId!);
+    if (ids.length) await ec2Call('StopInstances', () => this.clients.get(region).send(new StopInstancesCommand({ InstanceIds: ids })));
+  }
+
+  async startInstances(ref: ClusterRef): Promise<void> {
+    const { region, list } = await this.instancesOf(ref);
+    const ids = list.filter((i) => state(i) === 'stopped').map((i) => i.InstanceId!);
+    if (ids.length) await ec2Call('StartInstances', () => this.clients.get(region).send(new StartInstancesCommand({ InstanceIds: ids })));
+  }
+
+  /**
+   * Asks EC2 to terminate; claims nothing (the core proves it by querying). The cluster's
+   * security group is deleted in the background once every instance is really terminated.
+   */
+  async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
+    const { region, list } = await this.instancesOf(ref);
+    const targets = list.filter((i) => state(i) !== 'terminated' && (!ids || ids.includes(i.InstanceId!))).map((i) => i.InstanceId!);
+    if (targets.length) {
+      await ec2Call('TerminateInstances', async () => {
+        try {
+          await this.clients.get(region).send(new TerminateInstancesCommand({ InstanceIds: targets }));
+        } catch (e) {
+          // Already gone between our look and the call: that is what we asked for.
+          if (awsErrorCode(e) !== 'InvalidInstanceID.NotFound') throw e;
+        }
+      });
+    }
+    // Also after a sweep's single-instance terminate: the watcher deletes the group only once
+    // every instance of the uid is terminated, so a partial terminate just leaves it be.
+    this.scheduleCleanup(region, ref.uid);
+  }
+
+  waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return waitUntil(() => this.queryInstances(ref), goal, `instances of ${ref.uid}`, timeoutMs, this.opts.pollMs ?? 3000, signal);
+  }
+
+  /** The region calls without one go to (so a caller can record it before launching). */
+  defaultRegion(): Promise<string> {
+    return this.clients.defaultRegion();
+  }
+
+  async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
+    const { region, list } = await this.instancesOf(ref);
+    const running = list.filter((i) => state(i) === 'running').map((i, index) => ({ info: infoOf(i, region), index: i.AmiLaunchIndex ?? index }));
+    const head = pickHead(running);
+    if (!head) throw new ProviderError('transient', `no running instance of ${ref.uid} yet`);
+    const address = (i: InstanceInfo) => (this.opts.usePrivateIps ? i.privateIp : i.publicIp ?? i.privateIp) ?? '';
+    if (!address(head)) throw new ProviderError('transient', `head ${head.id} has no IP address yet`);
+    return {
+      head: { id: head.id, address: address(head) },
+      workers: running.filter((x) => x.info.id !== head.id).map((x) => ({ id: x.info.id, address: address(x.info) })),
+      sshUser: 'ubuntu', sshKeyPath: this.localKey().privatePath, sshPort: 22,
+    };
+  }
+
+  /** Every live Skydeck-tagged instance in the configured regions; one failing region fails the call. */
+  async listTagged(): Promise<InstanceInfo[]> {
+    const regions = this.opts.regions?.length ? this.opts.regions : [await this.regionOf(undefined)];
+    const out: InstanceInfo[] = [];
+    for (const region of regions) {
+      const list = await describeInstances(this.clients.get(region), [
+        { Name: 'tag-key', Values: [TAG_UID] }, { Name: 'instance-state-name', Values: LIVE_STATES },
+      ]);
+      out.push(...list.map((i) => infoOf(i, region)));
+    }
+    return out;
+  }
+
+  async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
+    const region = await this.regionOf(ref.region);
+    const ec2 = this.clients.get(region);
+    const [group] = await groupsOf(ec2, ref.uid);
+    if (!group) throw new ProviderError('config', `cluster ${ref.uid} has no security group in ${region}`);
+    await openGroupPorts(ec2, group, ports);
+  }
+
+  /** The region's instance-type catalog (cached on disk with its fetch time). */
+  catalog(region: string): Promise<InstanceType[]> {
+    let c = this.catalogs.get(region);
+    if (!c) {
+      c = awsCatalog(this.clients.get(region), region, this.opts.catalogDir ?? defaultCatalogDir(), this.opts.log);
+      this.catalogs.set(region, c);
+    }
+    return c;
+  }
+
+  /** Resolves when background security-group clean-ups have finished (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.cleanups.size) await Promise.all([...this.cleanups.values()]);
+  }
+
+  dispose(): void {
+    this.clients.destroy();
+  }
+
+  private scheduleCleanup(region: string, uid: string): void {
+    const gen = this.generation.get(uid) ?? 0;
+    if (this.cleanups.has(uid)) return; // one watcher per uid is enough
+    const ec2 = this.clients.get(region);
+    const p = cleanupGroupsWhenTerminated({
+      ec2, uid, describe: () => describeInstances(ec2, this.uidFilter(uid)),
+      pollMs: this.opts.cleanupPollMs ?? 5000, timeoutMs: this.opts.cleanupTimeoutMs ?? 15 * 60_000,
+      current: () => (this.generation.get(uid) ?? 0) === gen, log: (m) => this.opts.log?.(m),
+    }).finally(() => this.cleanups.delete(uid));
+    this.cleanups.set(uid, p);
+  }
+
+  private localKey(): LocalKey {
+    this.key ??= ensureLocalKey(this.opts.keyDir ?? defaultKeyDir());
+    return this.key;
+  }
+
+  private keyPairIn(region: string): Promise<string> {
+    let k = this.keyPairs.get(region);
+    if (!k) {
+      k = ensureKeyPair(this.clients.get(region), this.localKey());
+      k.catch(() => this.keyPairs.delete(region)); // a failed import is tried again next launch
+      this.keyPairs.set(region, k);
+    }
+    return k;
+  }
+
+  private async instancesOf(ref: ClusterRef): Promise<{ region: string; list: Instance[] }> {
+    const region = await this.regionOf(ref.region);
+    return { region, list: await describeInstances(this.clients.get(region), this.uidFilter(ref.uid)) };
+  }
+
+  private uidFilter(uid: string) {
+    return [{ Name: `tag:${TAG_UID}`, Values: [uid] }];
+  }
+
+  private regionOf(region: string | undefined): Promise<string> {
+    return region ? Promise.resolve(region) : this.clients.defaultRegion();
+  }
+}

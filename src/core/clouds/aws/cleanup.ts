@@ -1,0 +1,46 @@
+import type { EC2Client, Instance } from '@aws-sdk/client-ec2';
+import { deleteGroup, groupsOf } from './securityGroup';
+
+export interface CleanupDeps {
+  ec2: EC2Client;
+  uid: string;
+  describe(): Promise<Instance[]>;
+  pollMs: number;
+  timeoutMs: number;
+  /** False once a newer launch of the uid started (it will use the group): give up. */
+  current(): boolean;
+  log(message: string): void;
+}
+
+function sleep(ms: number): Promise<void> {
+  // unref: a pending clean-up must not keep a CLI process alive; a left group costs nothing.
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/**
+ * Deletes the cluster's security groups once every instance of the uid is terminated (not
+ * just shutting down: AWS refuses to delete a group an instance still uses). Never deletes on
+ * a failed look, and stops as soon as a newer launch of the same uid begins.
+ */
+export async function cleanupGroupsWhenTerminated(d: CleanupDeps): Promise<'deleted' | 'live' | 'superseded'> {
+  const deadline = Date.now() + d.timeoutMs;
+  for (;;) {
+    if (!d.current()) return 'superseded';
+    let done = false;
+    try {
+      const all = await d.describe();
+      if (all.every((i) => i.State?.Name === 'terminated') && d.current()) {
+        const groups = await groupsOf(d.ec2, d.uid);
+        const results = [];
+        for (const g of groups) results.push(await deleteGroup(d.ec2, g));
+        done = results.every(Boolean);
+        if (done && groups.length) d.log(`aws: deleted security group(s) ${groups.join(', ')} of ${d.uid}`);
+      }
+    } catch (e) {
+      d.log(`aws: security-group clean-up of ${d.uid}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (done) return 'deleted';
+    if (Date.now() >= deadline) return 'live';
+    await sleep(d.pollMs);
+  }
+}

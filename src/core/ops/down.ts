@@ -8,6 +8,7 @@ import { readHandle } from './clusterHandle';
 import { updateCluster } from './provisionReachable';
 import { isProviderCluster } from './providerEnv';
 import { downProvider } from './downProvider';
+import { downWorkers } from './multiNode';
 
 export interface DownOptions {
   graceSeconds?: number;
@@ -38,6 +39,8 @@ export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}
     }
     ctx.progress(`Stopping the agent on ${name}`);
     await client.shutdown();
+    const workerProblems = await downWorkers(ctx, row);
+    if (workerProblems.length) throw new Error(`cleaning the worker nodes failed: ${workerProblems.join('; ')}`);
     const base = (await client.connect()).base;
     await ctx.connections.forget(name);
     const transport = ctx.connections.transportForCluster(row);

@@ -4,6 +4,7 @@ import { loadTaskForRun } from './loadTask';
 import { checkSyncSources } from './syncFiles';
 import { readHandle } from './clusterHandle';
 import { syncAll } from './launch';
+import { syncWorkers } from './multiNode';
 import { jobSpecOf } from './jobSpec';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 
@@ -26,7 +27,7 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   checkSyncSources(task, dir);
   await connecting;
   const { workdir } = readHandle(row);
-  await syncAll(ctx, client, task, dir, workdir);
+  await Promise.all([syncAll(ctx, client, task, dir, workdir), syncWorkers(ctx, row, task, dir)]);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false }));
   req.onSubmitted?.(jobId, req.cluster);
   if (req.detach) return { jobId };

@@ -8,6 +8,7 @@ import { loadTaskForRun } from './loadTask';
 import { checkSyncSources, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
 import { choosePool, REACHABLE_CLOUDS, updateCluster, writeIntent } from './provisionReachable';
 import { readHandle } from './clusterHandle';
+import { bringUpWorkers, syncWorkers } from './multiNode';
 import { jobSpecOf } from './jobSpec';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 import type { AttemptReport } from '../provision';
@@ -67,7 +68,8 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   }
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
-  await syncAll(ctx, client, task, dir, handle.workdir);
+  // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
+  await Promise.all([syncAll(ctx, client, task, dir, handle.workdir), syncWorkers(ctx, row, task, dir)]);
   ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true }));
   req.onSubmitted?.(jobId, name);
@@ -82,7 +84,12 @@ async function launchReachable(
   if (!(REACHABLE_CLOUDS as readonly string[]).includes(cloud)) {
     throw new OpsError('unavailable', `launching on ${cloud} is not available yet; this version runs tasks on "local" (this machine) and "ssh" (your machines)`);
   }
-  if (task.numNodes > 1) throw new OpsError('unavailable', `num_nodes: ${task.numNodes}: multi-node clusters are not available yet`);
+  if (task.numNodes > 1 && cloud === 'local') {
+    throw new OpsError('usage', `num_nodes: ${task.numNodes}: the local cloud is this one machine; use an SSH pool with ${task.numNodes} hosts or a cloud`);
+  }
+  if (existing && existing.num_nodes < task.numNodes) {
+    throw new OpsError('usage', `cluster ${name} has ${existing.num_nodes} node(s); the task needs ${task.numNodes}: launch it on a new cluster (-c)`);
+  }
   if (process.platform === 'win32' && cloud === 'local') {
     throw new OpsError('unavailable', 'the local cloud needs Linux or macOS; on Windows run Skydeck inside WSL');
   }
@@ -95,6 +102,7 @@ async function launchReachable(
     const loc = await client.connect();
     if (row.status !== 'UP') {
       await client.configure({ cluster_name: name, node_ips: [row.head_address ?? '127.0.0.1'] });
+      await bringUpWorkers(ctx, row, client);
       const handle = { ...readHandle(row), workdir: await makeWorkdir(client, loc.base, cloud) };
       row = await updateCluster(ctx, name, { status: 'UP', handle: JSON.stringify(handle), last_error: null }, {
         kind: 'up', message: `agent ready at ${loc.base}`,

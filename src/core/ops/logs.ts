@@ -9,6 +9,8 @@ export interface LogsRequest extends FollowOptions {
   /** Default: the newest job. */
   jobId?: number;
   follow?: boolean;
+  /** A multi-node job's rank (0, the default, is the job log). */
+  rank?: number;
 }
 
 export async function logs(ctx: OpsContext, req: LogsRequest): Promise<{ jobId: number; final?: LogsFinal }> {
@@ -22,7 +24,11 @@ export async function logs(ctx: OpsContext, req: LogsRequest): Promise<{ jobId: 
   }
   try {
     if (req.follow === false) {
-      const final = await client.followLogs(jobId, (d) => req.onOutput?.(d), { follow: false });
+      const final = await client.followLogs(jobId, (d) => req.onOutput?.(d), { follow: false, rank: req.rank });
+      return { jobId, final };
+    }
+    if (req.rank) {
+      const final = await client.followLogs(jobId, (d) => req.onOutput?.(d), { signal: req.signal, onReconnect: req.onReconnect, rank: req.rank });
       return { jobId, final };
     }
     return { jobId, final: await followJob(client, jobId, req) };

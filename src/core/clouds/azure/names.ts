@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+
+// One resource group per cluster, named from the uid alone so every call that only has a
+// ClusterRef (uid) finds it, and teardown is one delete that takes everything inside along.
+
+export function groupName(uid: string): string {
+  return `skydeck-${uid}`;
+}
+
+export const VNET = 'skydeck-vnet';
+export const SUBNET = 'default';
+export const NSG = 'skydeck-nsg';
+/** Tag marking the head VM, set at creation (one VM per create call). */
+export const TAG_HEAD = 'skydeck-head';
+
+/** Linux VM names: letters, digits, "-"; at most 64. Cluster slug, uid prefix, random suffix. */
+export function vmName(clusterName: string, uid: string): string {
+  const slug = clusterName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 30).replace(/-+$/, '');
+  return `${slug || 'sky'}-${uid.replace(/[^a-z0-9]/g, '').slice(0, 8)}-${randomBytes(2).toString('hex')}`;
+}
+
+export const ipName = (vm: string) => `${vm}-ip`;
+export const nicName = (vm: string) => `${vm}-nic`;
+
+/** The resource group of an ARM id ("/subscriptions/s/resourceGroups/RG/providers/…"). */
+export function groupOf(id: string | undefined): string {
+  return /\/resourceGroups\/([^/]+)/i.exec(id ?? '')?.[1] ?? '';
+}

@@ -1,0 +1,40 @@
+// Options of the Azure provider. Plain types only: importing this file never loads the SDK.
+
+export interface AzureProviderOptions {
+  /** Subscription; default AZURE_SUBSCRIPTION_ID, else the Azure CLI's default subscription (az account set). */
+  subscriptionId?: string;
+  /** Location used when a placement names none; default eastus. */
+  region?: string;
+  /** ARM endpoint (tests: the local fake); default https://management.azure.com. */
+  endpoint?: string;
+  /**
+   * A TokenCredential (tests: a fixed token). Default: DefaultAzureCredential (env service
+   * principal, workload identity, managed identity, Azure CLI, Azure Developer CLI, PowerShell).
+   * Typed loosely so this file needs no SDK import.
+   */
+  credential?: unknown;
+  /** Extra CA certificates (PEM) to trust (tests: the fake's self-signed cert). */
+  ca?: string;
+  /** Azure CLI directory; default AZURE_CONFIG_DIR or ~/.azure. */
+  azureConfigDir?: string;
+  /** Environment read for subscription / credential discovery (tests); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Where Skydeck's SSH key lives (created when missing); default ~/.skydeck/keys. */
+  keyDir?: string;
+  /** Connect to private IPs instead of public ones (VPN / peered VNet). */
+  usePrivateIps?: boolean;
+  /** Long-running-operation polling interval (ms; the SDK's default is 2 s) and wait bound. */
+  pollMs?: number;
+  /** SDK retries of a throttled / 5xx call; default 2 (the provision loop has its own backoff). */
+  sdkRetries?: number;
+  /** Diagnostics (never secrets). */
+  log?(message: string): void;
+}
+
+/** Login user created by the image's provisioning agent from osProfile. */
+export const AZURE_SSH_USER = 'skydeck';
+
+/** Canonical's Ubuntu 22.04 LTS, generation 2 (needed by most current sizes, GPU ones included). */
+export const UBUNTU_2204 = { publisher: 'Canonical', offer: '0001-com-ubuntu-server-jammy', sku: '22_04-lts-gen2', version: 'latest' };
+
+export const DEFAULT_LOCATION = 'eastus';

@@ -1,0 +1,84 @@
+import type { ImageReference, VirtualMachine } from '@azure/arm-compute';
+import { ProviderError, type Placement, type RunRequest } from '../provider';
+import type { AcceleratorOption, Quantity } from '../../task/types';
+import { chooseType, describeShape } from '../../catalog';
+import { AZURE_SHIPPED } from '../../catalog/azureShipped';
+import { azCall } from './errors';
+import { createNic, type NetCtx } from './network';
+import { TAG_HEAD } from './names';
+import { AZURE_SSH_USER, UBUNTU_2204 } from './options';
+
+/** The node's shape, riding along optionally on the request or its placement as `resources` (as for AWS and GCP). */
+export interface AzureLaunchShape {
+  cpus?: Quantity;
+  memory?: Quantity;
+  accelerators?: AcceleratorOption[];
+  diskSize?: number;
+  /** "publisher:offer:sku:version" (SkyPilot's form) or an ARM image id; one, or per region. */
+  imageId?: string | Record<string, string>;
+}
+
+type WithShape = RunRequest & { resources?: AzureLaunchShape; placement: Placement & { resources?: AzureLaunchShape } };
+
+export const DEFAULT_DISK_GB = 256;
+
+export function shapeOf(req: RunRequest): AzureLaunchShape {
+  const r = req as WithShape;
+  return { ...(r.resources ?? {}), ...(r.placement.resources ?? {}) };
+}
+
+/** The VM size: the placement's, else the cheapest shipped size that fits. */
+export function pickSize(placement: Placement, shape: AzureLaunchShape): string {
+  if (placement.instanceType) return placement.instanceType;
+  const accs: (AcceleratorOption | undefined)[] = shape.accelerators?.length ? shape.accelerators : [undefined];
+  for (const accelerator of accs) {
+    const t = chooseType(AZURE_SHIPPED, { cpus: shape.cpus, memory: shape.memory, accelerator, useSpot: placement.useSpot });
+    if (t) return t.name;
+  }
+  throw new ProviderError('capacity', `no Azure VM size offers ${describeShape({ cpus: shape.cpus, memory: shape.memory, accelerator: shape.accelerators?.[0] })}`,
+    'relax cpus/memory (use "N+" for "at least"), pick other accelerators, or set instance_type');
+}
+
+function imageReference(imageId: AzureLaunchShape['imageId'], location: string): ImageReference {
+  const id = typeof imageId === 'string' ? imageId : imageId?.[location];
+  if (!id) return UBUNTU_2204;
+  if (id.startsWith('/')) return { id };
+  const [publisher, offer, sku, version = 'latest'] = id.split(':');
+  if (!publisher || !offer || !sku) throw new ProviderError('config', `image_id "${id}" is not publisher:offer:sku[:version] or an image id`);
+  return { publisher, offer, sku, version };
+}
+
+export interface VmCtx extends NetCtx {
+  subnetId: string;
+  publicKey: string;
+  zone?: string;
+}
+
+/**
+ * One VM with its IP and NIC, awaited until ARM says Succeeded: an allocation failure arrives
+ * as the operation's Failed status and is thrown here as capacity.
+ */
+export async function createVm(x: VmCtx, req: RunRequest, name: string, head: boolean): Promise<void> {
+  const shape = shapeOf(req);
+  const nicId = await createNic(x, name, x.subnetId, x.zone);
+  const spot = req.placement.useSpot;
+  const vm: VirtualMachine = {
+    location: x.location,
+    tags: { ...x.tags, ...(head ? { [TAG_HEAD]: 'true' } : {}) },
+    ...(x.zone ? { zones: [x.zone] } : {}),
+    hardwareProfile: { vmSize: pickSize(req.placement, shape) },
+    storageProfile: {
+      imageReference: imageReference(shape.imageId, x.location),
+      osDisk: { createOption: 'FromImage', deleteOption: 'Delete', diskSizeGB: shape.diskSize ?? DEFAULT_DISK_GB, managedDisk: { storageAccountType: 'StandardSSD_LRS' } },
+    },
+    osProfile: {
+      computerName: name, adminUsername: AZURE_SSH_USER,
+      linuxConfiguration: { disablePasswordAuthentication: true, ssh: { publicKeys: [{ path: `/home/${AZURE_SSH_USER}/.ssh/authorized_keys`, keyData: x.publicKey }] } },
+    },
+    networkProfile: { networkInterfaces: [{ id: nicId, primary: true, deleteOption: 'Delete' }] },
+    // Evicted spot VMs are deallocated (disk kept, compute not billed), so they can be started
+    // again; maxPrice -1 means "up to the on-demand price": no eviction for price.
+    ...(spot ? { priority: 'Spot', evictionPolicy: 'Deallocate', billingProfile: { maxPrice: -1 } } : { priority: 'Regular' }),
+  };
+  await azCall('virtualMachines.createOrUpdate', () => x.c.compute.virtualMachines.createOrUpdate(x.group, name, vm, x.lro));
+}

@@ -1,0 +1,105 @@
+import { ProviderError, type ProviderErrorKind } from '../provider';
+import { ADC_FIX } from './project';
+import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED } from '../../catalog/gcpShipped';
+
+// GCP failures come two ways: an HTTP error on the call itself (google-gax turns it into a
+// GoogleError with httpStatusCode and the body's message; it drops errors[].reason), and an
+// error inside a finished Operation ({errors:[{code,message}]}), which is how capacity and
+// most quota failures of an insert arrive. Both are classified here by code, then message.
+
+const CAPACITY = /^(ZONE_RESOURCE_POOL_EXHAUSTED|ZONE_RESOURCE_POOL_EXHAUSTED_WITH_DETAILS|RESOURCE_POOL_EXHAUSTED|UNSUPPORTED_OPERATION|UNAVAILABLE_RESOURCE|resourceExhausted|zoneResourcePoolExhausted)$/i;
+const QUOTA = /^(QUOTA_EXCEEDED|quotaExceeded|rateLimitExceeded_quota|LIMIT_EXCEEDED)$/i;
+
+interface GaxLike {
+  code?: number | string;
+  httpStatusCode?: number;
+  status?: number;
+  reason?: string;
+  message?: string;
+}
+
+export interface OperationErrorItem {
+  code?: string | null;
+  message?: string | null;
+}
+
+function kindOfCode(code: string, message: string): ProviderErrorKind | undefined {
+  if (CAPACITY.test(code) || /does not have enough resources|resource pool exhausted|currently unavailable in the .* zone/i.test(message)) return 'capacity';
+  if (QUOTA.test(code) || /quota .*exceeded|exceeded .*quota/i.test(message)) return 'quota';
+  return undefined;
+}
+
+/** A finished Operation's error as a ProviderError (the first item decides the kind). */
+export function operationError(action: string, errors: OperationErrorItem[]): ProviderError {
+  const first = errors[0] ?? {};
+  const code = first.code ?? 'UNKNOWN';
+  const message = first.message ?? 'operation failed';
+  const kind = kindOfCode(code, message)
+    ?? (/^(RESOURCE_NOT_FOUND|INVALID|BAD_REQUEST|NOT_FOUND)/i.test(code) ? 'config' : /PERMISSION|FORBIDDEN/i.test(code) ? 'auth' : 'transient');
+  return new ProviderError(kind, `${action}: ${code}: ${message}`, hintFor(kind, message));
+}
+
+/**
+ * GCP answers "does not exist in zone" both for a typo and for a real type that this zone
+ * lacks (g2, a3 and most GPUs are in a few zones only). A name Skydeck knows exists elsewhere
+ * is read as capacity, so the loop tries the next zone; an unknown name stays config.
+ */
+function missingInZone(message: string): boolean {
+  const type = /Machine type with name '([^']+)' does not exist in zone/.exec(message)?.[1];
+  if (type) return GCP_SHIPPED.some((t) => t.name === type);
+  const acc = /Accelerator type '([^']+)' does not exist in zone/.exec(message)?.[1];
+  return !!acc && Object.values(GCP_GUEST_ACCELERATORS).includes(acc);
+}
+
+export function classifyGcpError(e: unknown): ProviderErrorKind {
+  const x = (e ?? {}) as GaxLike;
+  const http = x.httpStatusCode ?? (typeof x.status === 'number' ? x.status : undefined);
+  const message = x.message ?? '';
+  const byCode = kindOfCode(x.reason ?? '', message);
+  if (byCode) return byCode;
+  if (http === 400 && missingInZone(message)) return 'capacity';
+  if (http === 401 || http === 403) return 'auth';
+  if (http === 429 || (http !== undefined && http >= 500)) return 'transient';
+  if (http === 400 || http === 404 || http === 409 || http === 412) return 'config';
+  // No HTTP answer: network trouble, or the auth library could not find/refresh credentials.
+  if (/could not load the default credentials|invalid_grant|unable to detect a project id|reauth/i.test(message)) return 'auth';
+  if (http !== undefined) return 'config';
+  return 'transient';
+}
+
+function hintFor(kind: ProviderErrorKind, message: string): string | undefined {
+  if (kind === 'auth') {
+    if (/project id/i.test(message)) return 'set a project: gcloud config set project <PROJECT_ID>';
+    if (/has not been used|is disabled|SERVICE_DISABLED/i.test(message)) return 'enable the API: gcloud services enable compute.googleapis.com';
+    return `run "${ADC_FIX}" (or set GOOGLE_APPLICATION_CREDENTIALS), and check the account has Compute Admin on the project`;
+  }
+  if (kind === 'quota') return 'request more quota (console → IAM & Admin → Quotas), or use another region, smaller machines or on-demand instead of spot';
+  if (kind === 'config' && /machineType|machine type/i.test(message)) return 'check instance_type: it must exist in the zone launched in (gcloud compute machine-types list --zones ZONE)';
+  if (kind === 'config' && /image/i.test(message)) return 'check image_id: e.g. projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts';
+  return undefined;
+}
+
+/** The ProviderError for an SDK error; the message names the call, never credentials. */
+export function toGcpError(e: unknown, action?: string): ProviderError {
+  if (e instanceof ProviderError) return e;
+  const kind = classifyGcpError(e);
+  const x = (e ?? {}) as GaxLike;
+  const msg = (x.message ?? String(e)).split('\n')[0];
+  const http = x.httpStatusCode ? ` (HTTP ${x.httpStatusCode})` : '';
+  return new ProviderError(kind, `${action ? `${action}: ` : ''}${msg}${http}`, hintFor(kind, msg));
+}
+
+/** Runs one Compute call and rethrows its failure as a typed ProviderError. */
+export async function gcpCall<T>(action: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw toGcpError(e, action);
+  }
+}
+
+/** A 404 from the API (already deleted, never existed). */
+export function isNotFound(e: unknown): boolean {
+  const x = (e ?? {}) as GaxLike;
+  return x.httpStatusCode === 404 || x.code === 5;
+}

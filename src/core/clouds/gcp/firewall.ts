@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { PortRange } from '../../task';
+import { gcpCall, isNotFound } from './errors';
+import type { GcpClients } from './clients';
+import { rawOperation, waitOperation, type WaitOptions } from './operations';
+
+// One ingress rule per cluster, "skydeck-<uid>", targeting the cluster's network tag: SSH plus
+// the task's ports. Firewall rules are global and free; teardown deletes the rule.
+
+export function firewallName(uid: string): string {
+  return `skydeck-${uid.toLowerCase().replace(/[^a-z0-9-]/g, '')}`.slice(0, 63).replace(/-+$/, '');
+}
+
+/** The network tag on the cluster's instances (same rules as names; reused as the rule's target). */
+export const netTagOf = firewallName;
+
+function portSpecs(ports: PortRange[]): string[] {
+  return ports.map((p) => (p.from === p.to ? `${p.from}` : `${p.from}-${p.to}`));
+}
+
+/** Creates the rule with SSH + `ports`, or widens an existing one to include `ports`. */
+export async function ensureFirewall(c: GcpClients, w: WaitOptions, network: string, uid: string, ports: PortRange[]): Promise<void> {
+  const name = firewallName(uid);
+  const existing = await gcpCall('firewalls.get', async () => {
+    try {
+      return (await c.firewalls.get({ project: w.project, firewall: name }))[0];
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  });
+  const want = ['22', ...portSpecs(ports)];
+  if (!existing) {
+    const [op] = await gcpCall('firewalls.insert', () => c.firewalls.insert({
+      project: w.project, requestId: randomUUID(),
+      firewallResource: {
+        name, network: `global/networks/${network}`, direction: 'INGRESS', priority: 1000,
+        targetTags: [name], sourceRanges: ['0.0.0.0/0'], allowed: [{ IPProtocol: 'tcp', ports: want }],
+        description: `Skydeck cluster ${uid}: SSH and the task's ports`,
+      },
+    }));
+    await waitOperation(c, 'firewalls.insert', rawOperation(op), w);
+    return;
+  }
+  const have = new Set((existing.allowed ?? []).flatMap((a) => a.ports ?? []));
+  if (want.every((p) => have.has(p))) return;
+  const [op] = await gcpCall('firewalls.patch', () => c.firewalls.patch({
+    project: w.project, firewall: name, requestId: randomUUID(),
+    firewallResource: { allowed: [{ IPProtocol: 'tcp', ports: [...new Set([...have, ...want])] }] },
+  }));
+  await waitOperation(c, 'firewalls.patch', rawOperation(op), w);
+}
+
+/** Deletes the cluster's rule; an absent rule is what we wanted. */
+export async function deleteFirewall(c: GcpClients, w: WaitOptions, uid: string): Promise<void> {
+  const op = await gcpCall('firewalls.delete', async () => {
+    try {
+      return rawOperation((await c.firewalls.delete({ project: w.project, firewall: firewallName(uid), requestId: randomUUID() }))[0]);
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  });
+  if (op) await waitOperation(c, 'firewalls.delete', op, w);
+}

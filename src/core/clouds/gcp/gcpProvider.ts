@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
+} from '../provider';
+import type { PortRange } from '../../task';
+import { GcpClients } from './clients';
+import { gcpCall, isNotFound } from './errors';
+import { deleteFirewall, ensureFirewall, netTagOf } from './firewall';
+import { labelFilter } from './labels';
+import { launch } from './launch';
+import { ensureLocalKey, defaultKeyDir, type LocalKey } from './localKey';
+import { rawOperation, waitOperation, type WaitOptions } from './operations';
+import { GCP_SSH_USER, type GcpProviderOptions } from './options';
+import { infoOf, LABEL_HEAD, type GcpInstance } from './status';
+import { GcpZoneTable, lastSegment } from './zones';
+
+/** GCP Compute Engine behind the Provider interface (SkyPilot's sky/provision/gcp/instance.py, in TypeScript). */
+export class GcpProvider implements Provider {
+  readonly cloud = 'gcp';
+  readonly clients: GcpClients;
+  private readonly zones: GcpZoneTable;
+  private key?: LocalKey;
+
+  constructor(private readonly opts: GcpProviderOptions = {}) {
+    this.clients = new GcpClients(opts);
+    this.zones = new GcpZoneTable(opts.zones);
+  }
+
+  zonesOf(region: string): string[] {
+    return this.zones.zonesOf(region);
+  }
+
+  /** Zones the project really has (checkGcp reads them); replaces the built-in table. */
+  learnZones(region: string, zones: string[]): void {
+    this.zones.learn(region, zones);
+  }
+
+  async runInstances(req: RunRequest): Promise<RunResult> {
+    const w = await this.waitOpts();
+    const zone = req.placement.zone ?? req.zone ?? this.zonesOf(req.placement.region ?? req.region ?? this.defaultRegion())[0];
+    if (!zone) throw new ProviderError('config', `no zone known for GCP region ${req.placement.region ?? req.region}`, 'name a zone in the task (infra: gcp/REGION/ZONE)');
+    const network = this.opts.network ?? 'default';
+    // SSH must be open before the loop tries to connect; openPorts widens the rule later.
+    await ensureFirewall(this.clients, w, network, req.uid, []);
+    const existing = await this.list(w.project, req.uid);
+    return launch({ c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid) }, req, existing);
+  }
+
+  async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
+    const w = await this.waitOpts();
+    return (await this.list(w.project, ref.uid)).map(infoOf);
+  }
+
+  /** Asks each running instance to stop; waitInstances watches them reach TERMINATED (= stopped). */
+  async stopInstances(ref: ClusterRef): Promise<void> {
+    const w = await this.waitOpts();
+    const list = (await this.list(w.project, ref.uid)).filter((i) => ['PROVISIONING', 'STAGING', 'RUNNING'].includes(i.status ?? ''));
+    await Promise.all(list.map((i) => gcpCall('instances.stop', () => this.clients.instances.stop(this.target(w, i)))));
+  }
+
+  /** Starts stopped instances and waits for each start operation, which fails on a full zone. */
+  async startInstances(ref: ClusterRef): Promise<void> {
+    const w = await this.waitOpts();
+    const list = (await this.list(w.project, ref.uid)).filter((i) => i.status === 'TERMINATED');
+    await Promise.all(list.map(async (i) => {
+      const [op] = await gcpCall('instances.start', () => this.clients.instances.start(this.target(w, i)));
+      await waitOperation(this.clients, 'instances.start', rawOperation(op), w);
+    }));
+  }
+
+  /**
+   * Asks GCP to delete; claims nothing (the core proves it by querying: a deleted VM vanishes
+   * from listings). Deleting the whole cluster also deletes its firewall rule.
+   */
+  async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
+    const w = await this.waitOpts();
+    const all = await this.list(w.project, ref.uid);
+    const list = all.filter((i) => !ids || ids.includes(i.name!));
+    await Promise.all(list.map((i) => gcpCall('instances.delete', async () => {
+      try {
+        await this.clients.instances.delete(this.target(w, i));
+      } catch (e) {
+        if (!isNotFound(e)) throw e; // gone between our look and the call: what we asked for
+      }
+    })));
+    // The last instances of the uid (the sweep ends a leaked cluster one id at a time): its rule goes too.
+    if (list.length === all.length) await deleteFirewall(this.clients, w, ref.uid);
+  }
+
+  async waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const live = (await this.queryInstances(ref)).filter((i) => i.status !== 'terminated');
+      if (goal === 'terminated' ? live.length === 0 : live.length > 0 && live.every((i) => i.status === goal)) return;
+      if (signal?.aborted) throw new ProviderError('transient', 'wait cancelled');
+      if (Date.now() >= deadline) throw new ProviderError('transient', `instances of ${ref.uid} not ${goal} after ${Math.round(timeoutMs / 1000)} s`);
+      await new Promise((r) => setTimeout(r, this.opts.pollMs ?? 3000));
+    }
+  }
+
+  async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
+    const w = await this.waitOpts();
+    const running = (await this.list(w.project, ref.uid)).filter((i) => i.status === 'RUNNING');
+    const head = running.find((i) => i.labels?.[LABEL_HEAD] === 'true')
+      ?? [...running].sort((a, b) => (a.creationTimestamp ?? '').localeCompare(b.creationTimestamp ?? '') || a.name!.localeCompare(b.name!))[0];
+    if (!head) throw new ProviderError('transient', `no running instance of ${ref.uid} yet`);
+    const address = (i: GcpInstance) => {
+      const info = infoOf(i);
+      return (this.opts.usePrivateIps ? info.privateIp : info.publicIp ?? info.privateIp) ?? '';
+    };
+    if (!address(head)) throw new ProviderError('transient', `head ${head.name} has no IP address yet`);
+    return {
+      head: { id: head.name!, address: address(head) },
+      workers: running.filter((i) => i !== head).map((i) => ({ id: i.name!, address: address(i) })),
+      sshUser: GCP_SSH_USER, sshKeyPath: this.localKey().privatePath, sshPort: 22,
+    };
+  }
+
+  /** Every Skydeck-labelled instance of the project, all zones, any status but deleted. */
+  async listTagged(): Promise<InstanceInfo[]> {
+    const w = await this.waitOpts();
+    return (await this.aggregated(w.project, labelFilter(TAG_UID, '*'))).map(infoOf);
+  }
+
+  async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
+    await ensureFirewall(this.clients, await this.waitOpts(), this.opts.network ?? 'default', ref.uid, ports);
+  }
+
+  dispose(): Promise<void> {
+    return this.clients.close();
+  }
+
+  /** The uid's instances in every zone: stragglers of a failed zone count too. */
+  private list(project: string, uid: string): Promise<GcpInstance[]> {
+    return this.aggregated(project, labelFilter(TAG_UID, uid));
+  }
+
+  private aggregated(project: string, filter: string): Promise<GcpInstance[]> {
+    return gcpCall('instances.aggregatedList', async () => {
+      const out: GcpInstance[] = [];
+      for await (const [scope, scoped] of this.clients.instances.aggregatedListAsync({ project, filter }, { autoPaginate: false, maxRetries: this.opts.sdkRetries ?? 2 })) {
+        // A zone GCP could not reach answers with a warning instead of its instances: that is
+        // "unknown", never "none" (an empty answer would let the core believe they are gone).
+        if (scoped.warning?.code === 'UNREACHABLE') throw new ProviderError('transient', `instances of ${scope} could not be listed: ${scoped.warning.message ?? 'unreachable'}`);
+        out.push(...(scoped.instances ?? []));
+      }
+      return out;
+    });
+  }
+
+  private target(w: WaitOptions, i: GcpInstance) {
+    return { project: w.project, zone: lastSegment(i.zone), instance: i.name!, requestId: randomUUID() };
+  }
+
+  private async waitOpts(): Promise<WaitOptions> {
+    return { project: await this.clients.projectId(), pollMs: this.opts.pollMs ?? 2000, timeoutMs: this.opts.operationTimeoutMs ?? 10 * 60_000 };
+  }
+
+  private defaultRegion(): string {
+    return this.opts.region ?? 'us-central1';
+  }
+
+  private localKey(): LocalKey {
+    this.key ??= ensureLocalKey(this.opts.keyDir ?? defaultKeyDir());
+    return this.key;
+  }
+}
+

@@ -1,0 +1,100 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { protos } from '@google-cloud/compute';
+import { ProviderError, type RunRequest, type RunResult } from '../provider';
+import { gcpCall } from './errors';
+import type { GcpClients } from './clients';
+import { toLabels, TAGS_METADATA_KEY } from './labels';
+import { rawOperation, waitOperation, type WaitOptions } from './operations';
+import { DEFAULT_DISK_GB, imageFor, pickMachine, shapeOf, type Machine } from './shape';
+import { LABEL_HEAD, type GcpInstance } from './status';
+import { DEFAULT_IMAGE, GCP_SSH_USER } from './options';
+import { lastSegment, regionOfZone } from './zones';
+
+export interface LaunchContext {
+  c: GcpClients;
+  wait: WaitOptions;
+  zone: string;
+  network: string;
+  publicKey: string;
+  /** Network tag the cluster's firewall rule targets. */
+  netTag: string;
+}
+
+/**
+ * Brings the uid's instances up to req.numNodes as SkyPilot's run_instances does: stopped
+ * ones are started (their disks hold the user's data), only the shortfall is created — one
+ * insert per node, all in flight together, each awaited to DONE so a zone's capacity or quota
+ * failure is thrown here (the loop then cleans up by uid and moves to the next zone).
+ */
+export async function launch(ctx: LaunchContext, req: RunRequest, existing: GcpInstance[]): Promise<RunResult> {
+  if (existing.some((i) => i.status === 'STOPPING' || i.status === 'SUSPENDING')) {
+    throw new ProviderError('transient', 'some instances are still stopping; they can be started once stopped');
+  }
+  const stopped = existing.filter((i) => i.status === 'TERMINATED' || i.status === 'SUSPENDED');
+  await Promise.all(stopped.map((i) => startOne(ctx, i)));
+  const need = req.numNodes - existing.length;
+  const resumed = stopped.map((i) => i.name!);
+  if (need <= 0) return { created: [], resumed };
+
+  const machine = pickMachine(req.placement, shapeOf(req));
+  const hasHead = existing.some((i) => i.labels?.[LABEL_HEAD] === 'true');
+  const names = Array.from({ length: need }, () => instanceName(req.clusterName, req.uid));
+  const ops = await Promise.all(names.map((name, n) => gcpCall('instances.insert', async () => rawOperation((await ctx.c.instances.insert({
+    project: ctx.wait.project, zone: ctx.zone, requestId: randomUUID(),
+    instanceResource: instanceResource(ctx, req, machine, name, !hasHead && n === 0),
+  }))[0]))));
+  // Every insert is awaited even after one fails, so none is left in flight unseen.
+  const results = await Promise.allSettled(ops.map((op) => waitOperation(ctx.c, 'instances.insert', op, ctx.wait)));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return { created: names, resumed };
+}
+
+async function startOne(ctx: LaunchContext, i: GcpInstance): Promise<void> {
+  const zone = lastSegment(i.zone);
+  const call = i.status === 'SUSPENDED' ? 'resume' : 'start';
+  const [op] = await gcpCall(`instances.${call}`, () => ctx.c.instances[call]({ project: ctx.wait.project, zone, instance: i.name!, requestId: randomUUID() }));
+  // Awaited: a start fails with ZONE_RESOURCE_POOL_EXHAUSTED like an insert does.
+  await waitOperation(ctx.c, `instances.${call}`, rawOperation(op), ctx.wait);
+}
+
+/** "[a-z]([-a-z0-9]*[a-z0-9])?", at most 63: cluster name slug, uid prefix, random suffix. */
+export function instanceName(clusterName: string, uid: string): string {
+  const slug = clusterName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^[^a-z]+/, '').slice(0, 30).replace(/-+$/, '');
+  return `${slug || 'sky'}-${uid.replace(/[^a-z0-9]/g, '').slice(0, 8)}-${randomBytes(2).toString('hex')}`;
+}
+
+function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name: string, head: boolean): protos.google.cloud.compute.v1.IInstance {
+  const shape = shapeOf(req);
+  const zone = ctx.zone;
+  const labels = { ...toLabels(req.tags), ...(head ? { [LABEL_HEAD]: 'true' } : {}) };
+  const spot = req.placement.useSpot;
+  return {
+    name,
+    machineType: `zones/${zone}/machineTypes/${m.machineType}`,
+    labels,
+    tags: { items: [ctx.netTag] },
+    metadata: { items: [
+      { key: 'ssh-keys', value: `${GCP_SSH_USER}:${ctx.publicKey}` },
+      { key: TAGS_METADATA_KEY, value: JSON.stringify(req.tags) },
+      // A project with OS Login on ignores ssh-keys metadata; the instance-level setting wins
+      // (unless an org policy enforces OS Login, which then fails SSH with a clear denial).
+      { key: 'enable-oslogin', value: 'FALSE' },
+    ] },
+    disks: [{
+      boot: true, autoDelete: true, type: 'PERSISTENT',
+      initializeParams: {
+        sourceImage: imageFor(shape.imageId, regionOfZone(zone), DEFAULT_IMAGE), diskSizeGb: shape.diskSize ?? DEFAULT_DISK_GB,
+        diskType: `zones/${zone}/diskTypes/pd-balanced`, labels,
+      },
+    }],
+    networkInterfaces: [{ network: `global/networks/${ctx.network}`, accessConfigs: [{ name: 'External NAT', type: 'ONE_TO_ONE_NAT' }] }],
+    ...(m.guest ? { guestAccelerators: [{ acceleratorType: `zones/${zone}/acceleratorTypes/${m.guest.acceleratorType}`, acceleratorCount: m.guest.count }] } : {}),
+    // GPU VMs cannot live-migrate: GCP requires TERMINATE on host maintenance. Spot VMs are
+    // deleted on preemption (not stopped): a stopped spot VM keeps billing its disk and the
+    // loop reads "gone" as preempted and fails over, as with AWS one-time spot.
+    scheduling: spot
+      ? { provisioningModel: 'SPOT', instanceTerminationAction: 'DELETE', onHostMaintenance: 'TERMINATE', automaticRestart: false }
+      : m.gpu ? { provisioningModel: 'STANDARD', onHostMaintenance: 'TERMINATE', automaticRestart: true } : { provisioningModel: 'STANDARD' },
+  };
+}

@@ -1,0 +1,45 @@
+// Options of the GCP provider. Plain types only: importing this file never loads the SDK.
+
+export interface GcpProviderOptions {
+  /** Project to use; default: GOOGLE_CLOUD_PROJECT / CLOUDSDK_CORE_PROJECT, gcloud's active config, then ADC. */
+  project?: string;
+  /** Region used when a placement names none; default us-central1 (GCP has no per-user default region chain). */
+  region?: string;
+  /** Compute API host and port (tests: the local fake); default compute.googleapis.com:443. */
+  apiEndpoint?: string;
+  port?: number;
+  protocol?: 'http' | 'https';
+  /**
+   * An auth client (tests: google-auth-library's PassThroughClient). Default: the SDK's own
+   * Application Default Credentials chain. Typed loosely so this file needs no SDK import.
+   */
+  authClient?: unknown;
+  /** gcloud's configuration directory; default CLOUDSDK_CONFIG or ~/.config/gcloud (%APPDATA%\gcloud on Windows). */
+  gcloudConfigDir?: string;
+  /** Environment read for project / credential discovery (tests); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Where Skydeck's SSH key lives (created when missing); default ~/.skydeck/keys. */
+  keyDir?: string;
+  /** Zones to try per region, overriding the built-in table. */
+  zones?: Record<string, string[]>;
+  /** VPC network the instances and the firewall rule use; default "default". */
+  network?: string;
+  /** Connect to private IPs instead of public ones (VPN / same VPC). */
+  usePrivateIps?: boolean;
+  /**
+   * Retries the SDK itself makes of a read that failed with 503/timeout (its default retries
+   * for up to 10 minutes); default 2, as the provision loop has its own backoff.
+   */
+  sdkRetries?: number;
+  /** Operation polling: interval between waits and the give-up bound (ms). */
+  pollMs?: number;
+  operationTimeoutMs?: number;
+  /** Diagnostics (never secrets). */
+  log?(message: string): void;
+}
+
+/** Login user written into the ssh-keys metadata; the guest agent creates it on the VM. */
+export const GCP_SSH_USER = 'skydeck';
+
+/** Ubuntu 22.04 LTS, by image family so the newest build of the family is used. */
+export const DEFAULT_IMAGE = 'projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts';

@@ -1,0 +1,62 @@
+// Shared set-up of the Azure suites: the local https ARM fake (self-signed cert for 127.0.0.1)
+// and providers pointed at it through the real @azure/arm-* clients with a fixed token.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'mocha';
+import { createAzureProvider, type AzureProviderOptions } from '../../../src/core/clouds/azure';
+import { tagsFor, type RunRequest } from '../../../src/core/clouds/provider';
+import { AzureFake } from '../../support/fakes/azureFake/server';
+import { makeCert } from '../../support/fakes/azureFake/tls';
+
+export const REGION = 'eastus';
+
+/** A TokenCredential that always has a (fake) token: requests carry "Authorization: Bearer …". */
+export const fixedToken = { getToken: async () => ({ token: 'fake-token', expiresOnTimestamp: Date.now() + 3600_000 }) };
+
+export interface AzureBed {
+  fake: AzureFake;
+  dir: string;
+  ca: string;
+  options(extra?: Partial<AzureProviderOptions>): AzureProviderOptions;
+  provider(extra?: Partial<AzureProviderOptions>): ReturnType<typeof createAzureProvider>;
+  close(): Promise<void>;
+}
+
+/** The bed, or a skipped suite with one loud line when no certificate can be made. */
+export async function startAzureBed(ctx: Context): Promise<AzureBed> {
+  const cert = makeCert();
+  if ('missing' in cert) {
+    console.warn(`\n  !!! SKIPPED the Azure provider suites: ${cert.missing} (install openssl)\n`);
+    ctx.skip();
+  }
+  const tls = cert as Exclude<typeof cert, { missing: string }>;
+  const fake = await new AzureFake(tls).start();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-az-'));
+  const options = (extra: Partial<AzureProviderOptions> = {}): AzureProviderOptions => ({
+    subscriptionId: fake.model.subscription, region: REGION, endpoint: fake.endpoint, credential: fixedToken, ca: tls.cert,
+    keyDir: path.join(dir, 'keys'), azureConfigDir: path.join(dir, 'azure'), env: {}, pollMs: 10, sdkRetries: 0, ...extra,
+  });
+  return {
+    fake, dir, ca: tls.cert, options,
+    provider: (extra = {}) => createAzureProvider(options(extra)),
+    close: async () => {
+      await fake.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function runRequest(over: Partial<RunRequest> & { instanceType?: string; useSpot?: boolean; resources?: unknown } = {}): RunRequest {
+  const uid = over.uid ?? randomUUID();
+  const clusterName = over.clusterName ?? `c-${uid.slice(0, 6)}`;
+  const region = over.region ?? REGION;
+  const req: RunRequest & { resources?: unknown } = {
+    uid, clusterName, workspaceId: 'ws-test', numNodes: over.numNodes ?? 1, region,
+    placement: over.placement ?? { cloud: 'azure', region, instanceType: over.instanceType ?? 'Standard_D2s_v5', useSpot: !!over.useSpot },
+    tags: tagsFor({ clusterName, uid, workspaceId: 'ws-test' }),
+  };
+  if (over.resources) req.resources = over.resources;
+  return req;
+}

@@ -1,0 +1,66 @@
+// Shared set-up of the GCP suites: the local Compute fake and providers pointed at it through
+// the real @google-cloud/compute clients (REST transport) with a fixed bearer token.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { OAuth2Client } from 'google-auth-library';
+import { createGcpProvider, type GcpProviderOptions } from '../../../src/core/clouds/gcp';
+import { tagsFor, type RunRequest } from '../../../src/core/clouds/provider';
+import { GcpFake } from '../../support/fakes/gcpFake/server';
+
+export const PROJECT = 'skydeck-test';
+export const REGION = 'us-central1';
+
+/** An auth client that always has a (fake) access token: requests carry "Authorization: Bearer …". */
+export function tokenClient(): OAuth2Client {
+  const c = new OAuth2Client();
+  c.setCredentials({ access_token: 'fake-token', expiry_date: Date.now() + 3600_000 });
+  return c;
+}
+
+export interface GcpBed {
+  fake: GcpFake;
+  dir: string;
+  /** Provider options pointing at the fake, with an empty gcloud dir and environment. */
+  options(extra?: Partial<GcpProviderOptions>): GcpProviderOptions;
+  provider(extra?: Partial<GcpProviderOptions>): ReturnType<typeof createGcpProvider>;
+  close(): Promise<void>;
+}
+
+export async function startGcpBed(): Promise<GcpBed> {
+  const fake = await new GcpFake({ project: PROJECT, stepMs: 25 }).start();
+  fake.requireAuth = true;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-gcp-'));
+  const made: ReturnType<typeof createGcpProvider>[] = [];
+  const options = (extra: Partial<GcpProviderOptions> = {}): GcpProviderOptions => ({
+    project: PROJECT, apiEndpoint: '127.0.0.1', port: fake.port, protocol: 'http', authClient: tokenClient(),
+    keyDir: path.join(dir, 'keys'), gcloudConfigDir: path.join(dir, 'gcloud'), env: {}, pollMs: 10, operationTimeoutMs: 10_000, ...extra,
+  });
+  return {
+    fake, dir, options,
+    provider: (extra = {}) => {
+      const p = createGcpProvider(options(extra));
+      made.push(p);
+      return p;
+    },
+    close: async () => {
+      await Promise.all(made.map((p) => p.dispose()));
+      await fake.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function runRequest(over: Partial<RunRequest> & { zone?: string; instanceType?: string; useSpot?: boolean; resources?: unknown } = {}): RunRequest {
+  const uid = over.uid ?? randomUUID();
+  const clusterName = over.clusterName ?? `c-${uid.slice(0, 6)}`;
+  const zone = over.zone ?? 'us-central1-a';
+  const req: RunRequest & { resources?: unknown } = {
+    uid, clusterName, workspaceId: 'ws-test', numNodes: over.numNodes ?? 1, region: REGION, zone,
+    placement: over.placement ?? { cloud: 'gcp', region: REGION, zone, instanceType: over.instanceType ?? 'e2-standard-2', useSpot: !!over.useSpot },
+    tags: tagsFor({ clusterName, uid, workspaceId: 'ws-test' }),
+  };
+  if (over.resources) req.resources = over.resources;
+  return req;
+}

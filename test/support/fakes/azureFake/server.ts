@@ -1,0 +1,179 @@
+// A local fake of Azure Resource Manager (the routes Skydeck's Azure provider uses), served over
+// https on 127.0.0.1 with a self-signed certificate, for the real @azure/arm-* clients.
+import * as https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { ArmError, authorizationFailed, groupBeingDeleted, missingAuth, resourceNotFound } from './bodies';
+import { deleteVm, instanceView, putVm, vmAction } from './compute';
+import { ArmModel, type AsyncOp, type Json } from './model';
+import { putNetwork, putRule } from './network';
+import type { TestCert } from './tls';
+
+type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
+
+export class AzureFake {
+  readonly model: ArmModel;
+  requireAuth = true;
+  /** 403 AuthorizationFailed on every write (an identity with Reader only). */
+  denyWrites = false;
+  readonly faults: { method: string; path: RegExp; error: ArmError; times: number }[] = [];
+  private server?: https.Server;
+  port = 0;
+
+  constructor(private readonly tls: TestCert, subscription = '00000000-0000-0000-0000-00000000beef', stepMs = 25) {
+    this.model = new ArmModel(subscription, stepMs);
+  }
+
+  get endpoint(): string {
+    return `https://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.server = https.createServer({ key: this.tls.key, cert: this.tls.cert }, (req, res) => void this.handle(req, res));
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.model.close();
+    this.server?.closeAllConnections();
+    await new Promise((r) => this.server?.close(r));
+  }
+
+  failNext(method: string, path: RegExp, error: ArmError, times = 1): void {
+    this.faults.push({ method, path, error, times });
+  }
+
+  private async handle(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const url = new URL(req.url ?? '/', this.endpoint);
+    const method = req.method ?? 'GET';
+    let reply: Reply;
+    try {
+      if (this.requireAuth && !/^Bearer \S+/.test(req.headers.authorization ?? '')) throw missingAuth();
+      const fault = this.faults.find((f) => f.method === method && f.path.test(url.pathname) && f.times > 0);
+      if (fault) {
+        fault.times--;
+        throw fault.error;
+      }
+      const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : undefined;
+      if (method !== 'GET' && method !== 'HEAD') this.model.calls.push({ method, path: url.pathname, body: body && structuredClone(body) });
+      if (this.denyWrites && ['PUT', 'DELETE', 'POST', 'PATCH'].includes(method)) throw authorizationFailed(`write on ${url.pathname}`, url.pathname);
+      reply = this.route(method, url.pathname, body, url.searchParams);
+    } catch (e) {
+      if (!(e instanceof ArmError)) throw e;
+      reply = { status: e.status, body: e.body() };
+    }
+    res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'x-ms-request-id': crypto.randomUUID(), ...reply.headers });
+    res.end(reply.body === undefined || method === 'HEAD' ? undefined : JSON.stringify(strip(reply.body)));
+  }
+
+  /** Async-operation headers as the compute/network RPs send them (no Retry-After: tests set the interval). */
+  private lro(op: AsyncOp, location = 'eastus', withLocation = false): Record<string, string> {
+    const base = `${this.endpoint}/subscriptions/${this.model.subscription}/providers/Microsoft.Compute/locations/${location}`;
+    return { 'azure-asyncoperation': `${base}/operations/${op.id}?api-version=2024-07-01`, ...(withLocation ? { location: `${base}/operationResults/${op.id}?api-version=2024-07-01` } : {}) };
+  }
+
+  private route(method: string, path: string, body: Json | undefined, query: URLSearchParams): Reply {
+    const m = this.model;
+    const s = path.split('/').filter(Boolean); // subscriptions, S, ...
+    if (s[0]?.toLowerCase() !== 'subscriptions' || s[1] !== m.subscription) {
+      throw new ArmError(404, 'SubscriptionNotFound', `The subscription '${s[1]}' could not be found.`);
+    }
+    const rest = s.slice(2);
+    const low = rest.map((x) => x.toLowerCase());
+    if (low[0] === 'providers' && low[2] === 'locations') return this.opStatus(low[4], rest[5]);
+    if (low[0] === 'operationresults') return this.opStatus('operationresults', rest[1]);
+    if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'virtualmachines' && method === 'GET') return { status: 200, body: { value: m.vms() } };
+    if (low[0] !== 'resourcegroups') throw new ArmError(400, 'InvalidRequestUri', `The request URI '${path}' is not valid.`);
+    if (rest.length === 1) {
+      // $filter=tagName eq 'k' [and tagValue eq 'v'], the one filter resource groups support.
+      const f = /tagName eq '([^']+)'(?:\s+and\s+tagValue eq '([^']*)')?/.exec(query.get('$filter') ?? '');
+      const groups = [...m.resources.values()].filter((r) => r.type === 'Microsoft.Resources/resourceGroups')
+        .filter((g) => !f || (f[1] in (g.tags ?? {}) && (f[2] === undefined || g.tags[f[1]] === f[2])));
+      return { status: 200, body: { value: groups } };
+    }
+    const rg = rest[1];
+    if (rest.length === 2) return this.group(method, rg, body);
+    const g = m.group(rg);
+    const [, , , ns, type, name, sub, subName] = rest;
+    const baseId = `${m.groupId(g.name)}/providers/${ns}/${type}`;
+    const id = `${baseId}/${name}`;
+    if (!name && method === 'GET') return { status: 200, body: { value: m.under(`${baseId}/`).filter((r) => String(r.id).split('/').length === baseId.split('/').length + 1) } };
+    if (method !== 'GET' && g.properties.provisioningState === 'Deleting') throw groupBeingDeleted(rg);
+    if (type.toLowerCase() === 'virtualmachines') return this.vm(method, id, g.name, name, sub, body);
+    if (sub?.toLowerCase() === 'securityrules') {
+      const nsg = m.get(id);
+      if (!nsg) throw resourceNotFound(`Microsoft.Network/${type}`, name, rg);
+      if (method === 'GET' && !subName) return { status: 200, body: { value: nsg.properties.securityRules ?? [] } };
+      if (method === 'GET') {
+        const found = (nsg.properties.securityRules ?? []).find((r: Json) => r.name === subName);
+        if (!found) throw resourceNotFound(`Microsoft.Network/${type}/${name}/securityRules`, subName, rg);
+        return { status: 200, body: found };
+      }
+      const rule = putRule(m, id, subName, body ?? {});
+      return { status: 201, body: rule, headers: this.lro(m.op(1, () => undefined), nsg.location) };
+    }
+    return this.networkResource(method, id, type, name, rg, body);
+  }
+
+  private group(method: string, rg: string, body: Json | undefined): Reply {
+    const m = this.model;
+    const existing = m.resources.get(m.groupId(rg).toLowerCase());
+    if (method === 'GET' || method === 'HEAD') return existing ? { status: method === 'HEAD' ? 204 : 200, body: existing } : { status: 404, body: m.group(rg) };
+    if (method === 'DELETE') {
+      const op = m.deleteGroup(rg);
+      return { status: 202, headers: { location: `${this.endpoint}/subscriptions/${m.subscription}/operationresults/${op.id}?api-version=2021-04-01` } };
+    }
+    if (existing?.properties.provisioningState === 'Deleting') throw groupBeingDeleted(rg);
+    const g = { id: m.groupId(rg), name: rg, type: 'Microsoft.Resources/resourceGroups', location: body?.location, tags: body?.tags ?? {}, properties: { provisioningState: 'Succeeded' } };
+    m.put(g);
+    return { status: existing ? 200 : 201, body: g };
+  }
+
+  private vm(method: string, id: string, rg: string, name: string, action: string | undefined, body: Json | undefined): Reply {
+    const m = this.model;
+    const vm = m.get(id);
+    if (method === 'PUT') {
+      const r = putVm(m, id, rg, name, body ?? {});
+      return { status: r.status, body: r.body, headers: this.lro(r.op, r.body.location) };
+    }
+    if (!vm) throw resourceNotFound('Microsoft.Compute/virtualMachines', name, rg);
+    if (method === 'GET' && action?.toLowerCase() === 'instanceview') return { status: 200, body: instanceView(vm) };
+    if (method === 'GET') return { status: 200, body: vm };
+    if (method === 'DELETE') return { status: 202, headers: this.lro(deleteVm(m, vm), vm.location, true) };
+    if (method === 'POST' && action) return { status: 202, headers: this.lro(vmAction(m, vm, action), vm.location, true) };
+    throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
+  }
+
+  private networkResource(method: string, id: string, type: string, name: string, rg: string, body: Json | undefined): Reply {
+    const m = this.model;
+    const r = m.get(id);
+    if (method === 'PUT') {
+      const created = putNetwork(m, id, type, name, body ?? {});
+      const op = m.op(1, () => (created.properties.provisioningState = 'Succeeded'));
+      return { status: r ? 200 : 201, body: created, headers: this.lro(op, created.location) };
+    }
+    if (!r) throw resourceNotFound(`Microsoft.Network/${type}`, name, rg);
+    if (method === 'GET') return { status: 200, body: r };
+    if (method === 'DELETE') return { status: 202, headers: this.lro(m.op(1, () => m.remove(id)), r.location, true) };
+    throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
+  }
+
+  /** Azure-AsyncOperation status, or a Location poll (202 until done, then 200). */
+  private opStatus(kind: string, id: string): Reply {
+    const op = this.model.ops.get(id);
+    if (!op) throw new ArmError(404, 'NotFound', `Operation ${id} not found.`);
+    if (kind === 'operations') return { status: 200, body: { name: op.id, ...op } };
+    if (op.status === 'InProgress') return { status: 202, headers: {} };
+    return op.status === 'Failed' ? { status: 400, body: { error: op.error } } : { status: 200, body: {} };
+  }
+}
+
+/** Wire form without the fake's private fields (power state is only in the instance view). */
+function strip(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(strip);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).filter(([k]) => !k.startsWith('_')).map(([k, x]) => [k, strip(x)]));
+}

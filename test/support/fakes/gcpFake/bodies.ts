@@ -1,0 +1,64 @@
+// Error bodies exactly as the Compute API sends them (HTTP errors) and as finished Operations
+// carry them (operation errors), so the real SDK parses what it parses in production.
+
+export class HttpError extends Error {
+  constructor(readonly status: number, readonly body: unknown) {
+    super(`HTTP ${status}`);
+  }
+}
+
+const STATUS_NAME: Record<number, string> = {
+  400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ALREADY_EXISTS',
+  429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE',
+};
+
+export function httpError(code: number, message: string, reason: string, extra: Record<string, unknown> = {}): HttpError {
+  return new HttpError(code, {
+    error: { code, message, errors: [{ message, domain: extra.domain ?? 'global', reason, ...extra }], status: STATUS_NAME[code] ?? 'UNKNOWN' },
+  });
+}
+
+export const notFound = (resource: string) => httpError(404, `The resource '${resource}' was not found`, 'notFound');
+export const alreadyExists = (resource: string) => httpError(409, `The resource '${resource}' already exists`, 'alreadyExists');
+export const invalid = (message: string) => httpError(400, message, 'invalid');
+export const unauthenticated = () => httpError(401,
+  'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+  'required', { location: 'Authorization', locationType: 'header' });
+export const forbidden = (permission: string, resource: string) => httpError(403, `Required '${permission}' permission for '${resource}'`, 'forbidden');
+export const quotaHttp = (metric: string, limit: number, region: string) => httpError(403,
+  `Quota '${metric}' exceeded.  Limit: ${limit.toFixed(1)} in region ${region}.`, 'quotaExceeded', { domain: 'usageLimits' });
+export const backendError = () => httpError(503, 'Internal error. Please try again or contact Google Support.', 'backendError');
+
+export interface OpError {
+  code: string;
+  message: string;
+  errorDetails?: unknown[];
+}
+
+export const poolExhausted = (project: string, zone: string): OpError => ({
+  code: 'ZONE_RESOURCE_POOL_EXHAUSTED',
+  message: `The zone 'projects/${project}/zones/${zone}' does not have enough resources available to fulfill the request.  Try a different zone, or try again later.`,
+});
+
+export const quotaOp = (metric: string, limit: number, region: string): OpError => ({
+  code: 'QUOTA_EXCEEDED',
+  message: `Quota '${metric}' exceeded.  Limit: ${limit.toFixed(1)} in region ${region}.`,
+  errorDetails: [{ quotaInfo: { metricName: `compute.googleapis.com/${metric.toLowerCase()}`, limitName: `${metric}-per-project-region`, dimensions: { region }, limit } }],
+});
+
+/** The API's filter language, the subset Skydeck sends: `labels.k = "v"`, `labels.k:*`, `name = x`, ANDed (parenthesised or not). */
+export function parseFilter(filter: string | null): (obj: Record<string, unknown>) => boolean {
+  if (!filter) return () => true;
+  const terms = filter.split(/\s+AND\s+|\)\s*\(/i).map((t) => t.replace(/^\s*\(|\)\s*$/g, '').trim()).filter(Boolean);
+  const tests = terms.map((t) => {
+    const m = /^([\w.-]+)\s*(=|!=|:)\s*"?([^"]*)"?$/.exec(t);
+    if (!m) throw invalid(`Invalid value for field 'filter': '${filter}'. Invalid list filter expression.`);
+    const [, field, op, value] = m;
+    return (obj: Record<string, unknown>) => {
+      const v = field.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+      if (op === ':') return value === '*' ? v !== undefined : String(v ?? '').includes(value);
+      return op === '=' ? String(v) === value : String(v) !== value;
+    };
+  });
+  return (obj) => tests.every((f) => f(obj));
+}

@@ -1,0 +1,167 @@
+// State of the fake Compute Engine: instances with GCP's real status machine, operations that
+// finish later, firewall rules, and the faults a test turns on. Times are short (stepMs per
+// transition) so suites stay fast, but nothing changes instantly: callers must poll or wait.
+import { randomBytes } from 'node:crypto';
+import { type OpError, notFound, poolExhausted, quotaOp } from './bodies';
+
+export const API = 'https://www.googleapis.com/compute/v1';
+
+export type Json = Record<string, unknown>;
+
+export interface FakeInstance extends Json {
+  name: string;
+  status: 'PROVISIONING' | 'STAGING' | 'RUNNING' | 'STOPPING' | 'TERMINATED' | 'SUSPENDING' | 'SUSPENDED';
+  zone: string;
+  labels: Record<string, string>;
+  machineType: string;
+  scheduling: Json;
+}
+
+export interface FakeOperation extends Json {
+  name: string;
+  status: 'PENDING' | 'RUNNING' | 'DONE';
+  zone?: string;
+  error?: { errors: OpError[] };
+}
+
+/** vCPUs per machine type the fake knows; others are "not found in zone". */
+export const MACHINE_CPUS: Record<string, number> = {
+  'e2-standard-2': 2, 'e2-standard-4': 4, 'e2-standard-8': 8, 'n2-standard-2': 2, 'n2-standard-4': 4, 'n2-standard-8': 8,
+  'n1-standard-4': 4, 'n1-standard-8': 8, 'n1-standard-16': 16, 'g2-standard-4': 4, 'a2-highgpu-1g': 12,
+};
+export const ACCELERATORS = new Set(['nvidia-tesla-t4', 'nvidia-tesla-v100', 'nvidia-l4', 'nvidia-tesla-a100']);
+export const IMAGES = new Set(['projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts', 'projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64']);
+
+export class GceModel {
+  readonly instances = new Map<string, FakeInstance>(); // key zone/name
+  readonly operations = new Map<string, FakeOperation>();
+  readonly firewalls = new Map<string, Json>();
+  /** Zones whose pool is exhausted: inserts and starts there fail as on GCP. */
+  readonly exhausted = new Set<string>();
+  /** "zone/machineType" pairs a zone does not offer (GPU types live in a few zones only). */
+  readonly missingTypes = new Set<string>();
+  /** CPUS quota per region (undefined: unlimited). */
+  cpuQuota?: number;
+  /** One-off HTTP failures for the next matching requests. */
+  readonly httpFaults: { method: string; path: RegExp; error: Error; times: number }[] = [];
+  /** Every mutating call seen, for assertions ("insert", "stop", ...). */
+  readonly calls: { method: string; path: string; body?: Json }[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private seq = 0;
+
+  constructor(readonly project: string, readonly zones: string[], readonly stepMs = 30) {}
+
+  url(path: string): string {
+    return `${API}/projects/${this.project}/${path}`;
+  }
+
+  later(steps: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, this.stepMs * steps);
+    this.timers.add(t);
+  }
+
+  close(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  id(): string {
+    return `${Date.now()}${String(++this.seq).padStart(6, '0')}`;
+  }
+
+  /** A new operation: PENDING, RUNNING after one step, DONE when `finish` resolves it. */
+  operation(type: string, target: string, zone: string | undefined): FakeOperation {
+    const name = `operation-${Date.now()}-${randomBytes(6).toString('hex')}`;
+    const op: FakeOperation = {
+      kind: 'compute#operation', id: this.id(), name, operationType: type, targetLink: target, status: 'PENDING',
+      user: 'tester@example.iam.gserviceaccount.com', progress: 0, insertTime: new Date().toISOString(),
+      selfLink: this.url(zone ? `zones/${zone}/operations/${name}` : `global/operations/${name}`),
+      ...(zone ? { zone: this.url(`zones/${zone}`) } : {}),
+    };
+    this.operations.set(name, op);
+    this.later(1, () => {
+      if (op.status === 'PENDING') Object.assign(op, { status: 'RUNNING', startTime: new Date().toISOString() });
+    });
+    return op;
+  }
+
+  finish(op: FakeOperation, error?: OpError): void {
+    Object.assign(op, { status: 'DONE', progress: 100, endTime: new Date().toISOString() });
+    if (error) Object.assign(op, { error: { errors: [error] }, httpErrorStatusCode: error.code === 'QUOTA_EXCEEDED' ? 403 : 503 });
+  }
+
+  instance(zone: string, name: string): FakeInstance {
+    const i = this.instances.get(`${zone}/${name}`);
+    if (!i) throw notFound(`projects/${this.project}/zones/${zone}/instances/${name}`);
+    return i;
+  }
+
+  /** Starts the insert's state machine; capacity and quota fail in the operation, as on GCP. */
+  runInsert(i: FakeInstance, op: FakeOperation): void {
+    const zone = i.zone;
+    const region = zone.replace(/-[a-z]$/, '');
+    const used = [...this.instances.values()].filter((x) => x.zone.startsWith(region) && x.status !== 'TERMINATED')
+      .reduce((n, x) => n + (MACHINE_CPUS[x.machineType] ?? 0), 0);
+    const want = MACHINE_CPUS[i.machineType] ?? 0;
+    if (this.cpuQuota !== undefined && used + want > this.cpuQuota) {
+      this.later(1, () => this.finish(op, quotaOp('CPUS', this.cpuQuota!, region)));
+      return;
+    }
+    this.instances.set(`${zone}/${i.name}`, i);
+    if (this.exhausted.has(zone)) {
+      // The VM shows up PROVISIONING, then vanishes and the operation reports the pool.
+      this.later(2, () => {
+        this.instances.delete(`${zone}/${i.name}`);
+        this.finish(op, poolExhausted(this.project, zone));
+      });
+      return;
+    }
+    this.later(2, () => (i.status = 'STAGING'));
+    this.later(3, () => this.finish(op));
+    this.later(4, () => {
+      if (i.status === 'STAGING') i.status = 'RUNNING';
+    });
+  }
+
+  runStop(i: FakeInstance, op: FakeOperation): void {
+    if (i.status === 'TERMINATED') return this.later(1, () => this.finish(op));
+    i.status = 'STOPPING';
+    this.later(3, () => {
+      i.status = 'TERMINATED';
+      this.finish(op);
+    });
+  }
+
+  runStart(i: FakeInstance, op: FakeOperation): void {
+    if (i.status !== 'TERMINATED') return this.later(1, () => this.finish(op));
+    if (this.exhausted.has(i.zone)) return this.later(2, () => this.finish(op, poolExhausted(this.project, i.zone)));
+    i.status = 'PROVISIONING';
+    this.later(1, () => (i.status = 'STAGING'));
+    this.later(2, () => this.finish(op));
+    this.later(3, () => {
+      if (i.status === 'STAGING') i.status = 'RUNNING';
+    });
+  }
+
+  runDelete(i: FakeInstance, op: FakeOperation): void {
+    i.status = 'STOPPING';
+    this.later(3, () => {
+      this.instances.delete(`${i.zone}/${i.name}`);
+      this.finish(op);
+    });
+  }
+
+  /** Spot preemption: DELETE removes the VM, STOP leaves it TERMINATED. */
+  preempt(zone: string, name: string): void {
+    const i = this.instance(zone, name);
+    i.status = 'STOPPING';
+    const action = (i.scheduling.instanceTerminationAction as string | undefined) ?? 'STOP';
+    this.later(2, () => {
+      if (action === 'DELETE') this.instances.delete(`${zone}/${name}`);
+      else i.status = 'TERMINATED';
+    });
+  }
+}

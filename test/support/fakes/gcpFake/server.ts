@@ -1,0 +1,196 @@
+// A local fake of the Compute Engine REST API (v1), the routes Skydeck's GCP provider uses,
+// served over plain http on 127.0.0.1 for the real @google-cloud/compute client (REST mode).
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HttpError, alreadyExists, backendError, forbidden, notFound, parseFilter, unauthenticated } from './bodies';
+import { GceModel, type FakeInstance, type FakeOperation, type Json } from './model';
+import { insertInstance } from './insert';
+
+export interface GcpFakeOptions {
+  project?: string;
+  zones?: string[];
+  stepMs?: number;
+}
+
+export class GcpFake {
+  readonly model: GceModel;
+  /** Reject requests with no bearer token (401), as the real API does. */
+  requireAuth = false;
+  /** Reject every mutation with 403 forbidden (an account lacking roles/compute.admin). */
+  denyMutations = false;
+  /** Zones the aggregated listing reports as UNREACHABLE (a partial answer, as GCP gives). */
+  readonly unreachable = new Set<string>();
+  private server?: http.Server;
+  port = 0;
+
+  constructor(o: GcpFakeOptions = {}) {
+    this.model = new GceModel(o.project ?? 'skydeck-test', o.zones ?? ['us-central1-a', 'us-central1-b', 'us-central1-c', 'europe-west4-a'], o.stepMs ?? 30);
+  }
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.model.close();
+    this.server?.closeAllConnections();
+    await new Promise((r) => this.server?.close(r));
+  }
+
+  /** Fails the next `times` requests matching method and path with `error` (see bodies.ts). */
+  failNext(method: string, path: RegExp, error: HttpError = backendError(), times = 1): void {
+    this.model.httpFaults.push({ method, path, error, times });
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const url = new URL(req.url ?? '/', 'http://x');
+    const method = req.method ?? 'GET';
+    let status = 200;
+    let out: unknown;
+    try {
+      if (this.requireAuth && !/^Bearer \S+/.test(req.headers.authorization ?? '')) throw unauthenticated();
+      const fault = this.model.httpFaults.find((f) => f.method === method && f.path.test(url.pathname) && f.times > 0);
+      if (fault) {
+        fault.times--;
+        throw fault.error;
+      }
+      const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : undefined;
+      if (method !== 'GET') this.model.calls.push({ method, path: url.pathname, body });
+      out = await this.route(method, url, body);
+    } catch (e) {
+      if (!(e instanceof HttpError)) throw e;
+      status = e.status;
+      out = e.body;
+    }
+    res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
+    res.end(JSON.stringify(out));
+  }
+
+  private async route(method: string, url: URL, body: Json | undefined): Promise<unknown> {
+    const m = this.model;
+    const prefix = `/compute/v1/projects/${m.project}/`;
+    if (!url.pathname.startsWith(prefix)) throw notFound(url.pathname.replace(/^\/compute\/v1\//, '').split('/').slice(0, 2).join('/'));
+    const parts = url.pathname.slice(prefix.length).split('/');
+    // Collections and ids alternate after an optional scope word: zones/*/instances/*, global/firewalls/*.
+    const scoped = parts[0] === 'global' || parts[0] === 'aggregated' ? 1 : 0;
+    const key = `${method} ${parts.map((p, i) => (i >= scoped && (i - scoped) % 2 === 1 ? '*' : p)).join('/')}`;
+    const filter = parseFilter(url.searchParams.get('filter'));
+    if (method !== 'GET' && this.denyMutations && !/\/wait$/.test(url.pathname)) throw forbidden('compute.instances.create', url.pathname.slice(prefix.length));
+    switch (key) {
+      case 'GET zones':
+        return { kind: 'compute#zoneList', items: m.zones.map((z) => ({ kind: 'compute#zone', name: z, status: 'UP', region: m.url(`regions/${z.replace(/-[a-z]$/, '')}`) })) };
+      case 'GET aggregated/instances': {
+        const items: Json = {};
+        for (const z of m.zones) {
+          if (this.unreachable.has(z)) {
+            items[`zones/${z}`] = { warning: { code: 'UNREACHABLE', message: `Scope 'zones/${z}' is unreachable.`, data: [{ key: 'scope', value: `zones/${z}` }] } };
+            continue;
+          }
+          const list = this.inZone(z).filter(filter);
+          items[`zones/${z}`] = list.length ? { instances: list } : {
+            warning: { code: 'NO_RESULTS_ON_PAGE', message: `There are no results for scope 'zones/${z}' on this page.`, data: [{ key: 'scope', value: `zones/${z}` }] },
+          };
+        }
+        return { kind: 'compute#instanceAggregatedList', id: `projects/${m.project}/aggregated/instances`, items, selfLink: m.url('aggregated/instances') };
+      }
+      case 'GET zones/*/instances':
+        return { kind: 'compute#instanceList', items: this.inZone(this.zone(parts[1])).filter(filter) };
+      case 'POST zones/*/instances':
+        return insertInstance(m, this.zone(parts[1]), body ?? {});
+      case 'GET zones/*/instances/*':
+        return render(m, m.instance(this.zone(parts[1]), parts[3]));
+      case 'DELETE zones/*/instances/*':
+        return this.mutate(parts, 'delete', (i, op) => m.runDelete(i, op));
+      case 'POST zones/*/instances/*/stop':
+        return this.mutate(parts, 'stop', (i, op) => m.runStop(i, op));
+      case 'POST zones/*/instances/*/start':
+        return this.mutate(parts, 'start', (i, op) => m.runStart(i, op));
+      case 'GET zones/*/operations/*':
+      case 'GET global/operations/*':
+        return this.op(parts[parts.length - 1]);
+      case 'POST zones/*/operations/*/wait':
+      case 'POST global/operations/*/wait':
+        return this.waitOp(parts[parts.length - 2]);
+      default:
+        return this.firewalls(key, parts, body);
+    }
+  }
+
+  private firewalls(key: string, parts: string[], body: Json | undefined): unknown {
+    const m = this.model;
+    const name = parts[2];
+    const done = (type: string, fn: () => void) => {
+      const op = m.operation(type, m.url(`global/firewalls/${name ?? body?.name}`), undefined);
+      m.later(2, () => {
+        fn();
+        m.finish(op);
+      });
+      return op;
+    };
+    const existing = () => {
+      const f = m.firewalls.get(name);
+      if (!f) throw notFound(`projects/${m.project}/global/firewalls/${name}`);
+      return f;
+    };
+    switch (key) {
+      case 'GET global/firewalls':
+        return { kind: 'compute#firewallList', items: [...m.firewalls.values()] };
+      case 'POST global/firewalls': {
+        const n = String(body?.name ?? '');
+        if (m.firewalls.has(n)) throw alreadyExists(`projects/${m.project}/global/firewalls/${n}`);
+        return done('insert', () => m.firewalls.set(n, { ...body, kind: 'compute#firewall', id: m.id(), selfLink: m.url(`global/firewalls/${n}`) }));
+      }
+      case 'GET global/firewalls/*':
+        return existing();
+      case 'PATCH global/firewalls/*': {
+        const f = existing();
+        return done('patch', () => Object.assign(f, body));
+      }
+      case 'DELETE global/firewalls/*':
+        existing();
+        return done('delete', () => m.firewalls.delete(name));
+      default:
+        throw notFound(parts.join('/'));
+    }
+  }
+
+  private zone(z: string): string {
+    if (!this.model.zones.includes(z)) throw notFound(`projects/${this.model.project}/zones/${z}`);
+    return z;
+  }
+
+  private inZone(z: string): Json[] {
+    return [...this.model.instances.values()].filter((i) => i.zone === z).map((i) => render(this.model, i));
+  }
+
+  private mutate(parts: string[], type: string, run: (i: FakeInstance, op: FakeOperation) => void): FakeOperation {
+    const i = this.model.instance(this.zone(parts[1]), parts[3]);
+    const op = this.model.operation(type, this.model.url(`zones/${i.zone}/instances/${i.name}`), i.zone);
+    run(i, op);
+    return op;
+  }
+
+  private op(name: string): FakeOperation {
+    const op = this.model.operations.get(name);
+    if (!op) throw notFound(`projects/${this.model.project}/zones/-/operations/${name}`);
+    return op;
+  }
+
+  /** operations.wait: returns once DONE, or after a while with the current status (GCP: ~2 min). */
+  private async waitOp(name: string): Promise<FakeOperation> {
+    const op = this.op(name);
+    const until = Date.now() + this.model.stepMs * 5;
+    while (op.status !== 'DONE' && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    return op;
+  }
+}
+
+/** The instance as the API shows it: zone and machine type as full URLs. */
+export function render(m: GceModel, i: FakeInstance): Json {
+  return { ...i, zone: m.url(`zones/${i.zone}`), machineType: m.url(`zones/${i.zone}/machineTypes/${i.machineType}`) };
+}

@@ -13,12 +13,13 @@ import { statusCommand } from './commands/status';
 import { downCommand } from './commands/down';
 import { startCommand, stopCommand } from './commands/stopStart';
 import { leaksCommand } from './commands/leaks';
+import { checkCommand } from './commands/check';
 
 export const VERSION = '0.1.0';
 
 const COMMANDS: CliCommand[] = [
   launchCommand, execCommand, queueCommand, logsCommand, cancelCommand, statusCommand,
-  stopCommand, startCommand, downCommand, leaksCommand, validateCommand,
+  stopCommand, startCommand, downCommand, leaksCommand, checkCommand, validateCommand,
 ];
 
 function help(): string {

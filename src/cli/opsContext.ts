@@ -2,6 +2,7 @@ import * as os from 'node:os';
 import * as readline from 'node:readline';
 import { StateStore } from '../core/state';
 import { loadSshPools } from '../core/clouds/sshPools';
+import { cloudProviders } from '../core/clouds/registry';
 import { Connections, defaultKnownHostsFile, type OpsContext } from '../core/ops';
 import type { CliIO } from './io';
 
@@ -24,6 +25,8 @@ export async function cliContext(io: CliIO): Promise<OpsContext> {
     warn: (m) => io.err(`warning: ${m}\n`),
     log: (m) => verbose && io.err(`[skydeck] ${m}\n`),
     user: safeUser(),
+    // Each cloud's SDK loads when a command first touches that cloud.
+    providers: cloudProviders({ log: verbose ? (m) => io.err(`[skydeck] ${m}\n`) : undefined }),
   };
 }
 

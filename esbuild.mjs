@@ -56,6 +56,11 @@ const builds = [
   { ...node, entryPoints: { extension: 'src/extension.ts' }, outdir: dist, metafile: true, plugins: [checkShell] },
   { ...node, entryPoints: { 'extension-core': 'src/extensionCore.ts' }, outdir: dist },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: dist, banner: { js: '#!/usr/bin/env node' } },
+  // One bundle per cloud, loaded by src/core/clouds/<cloud>/load.ts on first use of that cloud:
+  // neither the extension nor the CLI carries an SDK. keepNames: google-gax's serializer
+  // recognises Long values by their constructor's name.
+  { ...node, entryPoints: { 'clouds/aws': 'src/core/clouds/aws/index.ts' }, outdir: dist },
+  { ...node, entryPoints: { 'clouds/gcp': 'src/core/clouds/gcp/index.ts', 'clouds/azure': 'src/core/clouds/azure/index.ts' }, outdir: dist, keepNames: true },
   {
     bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: !production, minify: production,
     entryPoints: { logs: 'webview-ui/logs/main.ts' }, outdir: join(dist, 'webview'), logLevel: 'info',

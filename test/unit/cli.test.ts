@@ -38,17 +38,25 @@ describe('cli', () => {
     assert.match(r.err + r.out, /\/nonexistent\/task\.yaml/);
   });
 
-  it('features that have not landed say so and exit 3', async () => {
-    process.env.SKYDECK_WORKSPACE = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cli-ws-'));
+  it('a cloud with no configuration fails at once, says what to fix, and never reaches the network', async () => {
+    // No region, no credentials, no metadata service: the SDK must stop before any request.
+    const saved = { ...process.env };
+    for (const k of Object.keys(process.env)) if (k.startsWith('AWS_')) delete process.env[k];
+    Object.assign(process.env, {
+      SKYDECK_WORKSPACE: fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cli-ws-')),
+      HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cli-home-')),
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
     try {
       const r = await cli('launch', yamlFile('resources:\n  cloud: aws\nrun: echo hi\n'), '-c', 'x');
-      assert.equal(r.code, 3);
-      assert.match(r.err, /launching on aws is not available yet/);
-      const s = await cli('stop', 'x');
+      assert.equal(r.code, 1, r.err);
+      assert.match(r.err, /no AWS region is configured \(set AWS_REGION/);
+      const s = await cli('stop', 'nope');
       assert.equal(s.code, 2);
-      assert.match(s.err, /no cluster named "x"/);
+      assert.match(s.err, /no cluster named "nope"/);
     } finally {
-      delete process.env.SKYDECK_WORKSPACE;
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
     }
   });
 

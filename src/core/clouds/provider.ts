@@ -1,4 +1,5 @@
 import type { PortRange } from '../task';
+import type { AcceleratorOption, Quantity } from '../task/types';
 
 /** Tags every Skydeck cloud resource carries (leak invariant 1); the sweep reads them back. */
 export const TAG_CLUSTER = 'skydeck-cluster';
@@ -23,6 +24,17 @@ export interface InstanceInfo {
   privateIp?: string;
 }
 
+/** What each node of a placement should have, from the task (absent: the cloud's default). */
+export interface NodeShape {
+  cpus?: Quantity;
+  memory?: Quantity;
+  accelerators?: AcceleratorOption[];
+  /** Root disk, GB. */
+  diskSize?: number;
+  /** One image, or one per region. */
+  imageId?: string | Record<string, string>;
+}
+
 /** One place to try: the cloud plus as much of region / zone / instance shape as is known. */
 export interface Placement {
   cloud: string;
@@ -30,6 +42,8 @@ export interface Placement {
   zone?: string;
   instanceType?: string;
   useSpot: boolean;
+  /** The node shape when no instanceType pins it (cpus, memory, accelerators), disk and image. */
+  resources?: NodeShape;
 }
 
 /** Which instances a call is about: the cluster's uid, in the place it was launched. */
@@ -46,6 +60,8 @@ export interface RunRequest extends ClusterRef {
   placement: Placement;
   /** Tags to put on every instance (the three Skydeck tags at least). */
   tags: Record<string, string>;
+  /** Autodown: an OS shutdown (the agent's autostop) should delete the instance, not stop it. */
+  shutdownTerminates?: boolean;
 }
 
 export interface RunResult {
@@ -74,6 +90,17 @@ export class ProviderError extends Error {
     super(message);
     this.name = 'ProviderError';
   }
+}
+
+const KINDS: readonly string[] = ['capacity', 'quota', 'auth', 'config', 'transient'];
+
+/**
+ * By shape, not instanceof: each cloud is bundled separately (dist/clouds/*.js) with its own
+ * copy of the class, so an error thrown there is not an instance of the caller's ProviderError.
+ */
+export function isProviderError(e: unknown): e is ProviderError {
+  const o = e as { name?: unknown; kind?: unknown } | null;
+  return e instanceof Error && o?.name === 'ProviderError' && typeof o.kind === 'string' && KINDS.includes(o.kind);
 }
 
 /**

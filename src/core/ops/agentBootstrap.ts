@@ -6,6 +6,8 @@ import type { ReachableHandle } from './clusterHandle';
 import type { OpsContext } from './context';
 import { localBaseDir } from './context';
 import { OpsError } from './errors';
+import { autostopPlan } from './autostopPlan';
+import { bringUpWorkers } from './multiNode';
 
 /**
  * The default bootstrap for provider clusters: reach the head over SSH as the ssh cloud does,
@@ -37,6 +39,14 @@ async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, han
   const client: AgentClient = ctx.connections.client(withHandle);
   const loc = await client.connect();
   await client.configure({ cluster_name: row.name, node_ips: [info.head.address, ...info.workers.map((w) => w.address)] });
+  if (handle.hosts.length > 1) {
+    // Multi-node: the head's agent gets a cluster key to reach its workers (multiNode.ts).
+    await bringUpWorkers(ctx, { ...withHandle, num_nodes: handle.hosts.length }, client);
+  }
+  const plan = row.autostop_minutes !== null ? autostopPlan(row.provider, row.autostop_down === 1) : undefined;
+  if (plan?.ok) {
+    await client.configure({ autostop: { idle_minutes: row.autostop_minutes, down: row.autostop_down === 1, command: plan.command } });
+  }
   const r = await client.transport.exec(['/bin/sh', '-c', mkWorkdir, 'sh', loc.base]);
   if (r.code !== 0) throw new OpsError('failed', `could not create the workdir on ${client.transport.description}: ${r.stderr.toString().trim()}`);
   return { ...handle, workdir: r.stdout.toString().trim() };

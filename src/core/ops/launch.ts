@@ -9,6 +9,7 @@ import { checkSyncSources, localPath, syncFileMounts, syncWorkdir } from './sync
 import { choosePool, REACHABLE_CLOUDS, updateCluster, writeIntent } from './provisionReachable';
 import { readHandle } from './clusterHandle';
 import { bringUpWorkers, syncWorkers } from './multiNode';
+import { autostopPlan } from './autostopPlan';
 import { jobSpecOf } from './jobSpec';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 import type { AttemptReport } from '../provision';
@@ -54,10 +55,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   if (existing && existing.provider !== cloud) {
     throw new OpsError('usage', `cluster ${name} already exists on ${existing.provider}, not ${cloud}: pick another name (-c) or drop --cloud`);
   }
-  if (req.idleMinutes !== undefined || req.down) {
-    ctx.warn(`autostop (--idle-minutes/--down) is recorded, but ${cloud} clusters are never stopped automatically`);
-  }
-  const autostop = { minutes: req.idleMinutes ?? null, down: !!req.down };
+  const autostop = autostopOf(ctx, cloud, task, req);
   let row: ClusterRecord;
   if (providerOf(ctx, cloud)) {
     row = await launchOnProvider(ctx, name, task, {
@@ -140,4 +138,26 @@ async function makeWorkdir(client: AgentClient, base: string, cloud: string): Pr
   const r = await client.transport.exec(['/bin/sh', '-c', script, 'sh', base]);
   if (r.code !== 0) throw new OpsError('failed', `could not create the workdir on ${client.transport.description}: ${r.stderr.toString().trim()}`);
   return r.stdout.toString().trim();
+}
+
+/** SkyPilot's default idle time when autostop is asked for without one. */
+const DEFAULT_IDLE_MINUTES = 5;
+
+/**
+ * The autostop to record on the row (the bootstrap hands it to the head's agent): from
+ * --idle-minutes / --down, else the task's resources.autostop. A cloud that cannot do it
+ * (autostopPlan.ts) gets none, with a warning saying why.
+ */
+function autostopOf(ctx: OpsContext, cloud: string, task: Task, req: LaunchRequest): { minutes: number | null; down: boolean } {
+  const fromTask = task.resources.autostop?.enabled ? task.resources.autostop : undefined;
+  const asked = req.idleMinutes !== undefined || req.down || fromTask;
+  if (!asked) return { minutes: null, down: false };
+  const down = req.down ?? fromTask?.down ?? false;
+  const minutes = req.idleMinutes ?? fromTask?.idleMinutes ?? DEFAULT_IDLE_MINUTES;
+  const plan = autostopPlan(cloud, down);
+  if (!plan.ok) {
+    ctx.warn(`autostop is not set: ${plan.why}`);
+    return { minutes: null, down: false };
+  }
+  return { minutes, down };
 }

@@ -52,6 +52,7 @@ export async function runAttempt(env: ProvisionEnv, input: AttemptInput): Promis
   const run = await callWithRetry(() => env.provider.runInstances({
     ...ref, clusterName: row!.name, workspaceId: input.workspaceId, numNodes: input.numNodes, placement: p,
     tags: tagsFor({ clusterName: row!.name, uid: row!.uid, workspaceId: input.workspaceId }),
+    shutdownTerminates: row!.autostop_minutes !== null && row!.autostop_down === 1,
   }), retry);
   if (!run.ok) {
     // A typed refusal promises nothing was created (provider.ts), so no grace wait is owed;

@@ -1,4 +1,4 @@
-import { ProviderError, type ProviderErrorKind } from '../clouds/provider';
+import { isProviderError, type ProviderErrorKind } from '../clouds/provider';
 import type { Clock } from './clock';
 
 /** A cloud call's outcome as data, so loops branch on flags instead of catching. */
@@ -9,7 +9,7 @@ export async function call<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
   try {
     return { ok: true, value: await fn() };
   } catch (e) {
-    if (e instanceof ProviderError) return { ok: false, kind: e.kind, message: e.message, hint: e.hint };
+    if (isProviderError(e)) return { ok: false, kind: e.kind, message: e.message, hint: e.hint };
     return { ok: false, kind: 'unknown', message: e instanceof Error ? e.message : String(e) };
   }
 }

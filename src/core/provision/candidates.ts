@@ -1,7 +1,7 @@
 import { resourceCandidates } from '../task/candidates';
 import type { Resources } from '../task/types';
 import { parseInfra } from '../task/infra';
-import type { Placement, Provider } from '../clouds/provider';
+import type { NodeShape, Placement, Provider } from '../clouds/provider';
 
 /**
  * The placements a launch tries, in order: the task's any_of / ordered / accelerator choices
@@ -19,6 +19,8 @@ export function placementsOf(resources: Resources, cloudOverride?: string): Plac
     if (region) p.region = region;
     if (zone) p.zone = zone;
     if (r.instanceType) p.instanceType = r.instanceType;
+    const shape = nodeShape(r);
+    if (shape) p.resources = shape;
     if (!out.some((o) => samePlacement(o, p))) out.push(p);
   }
   return out;
@@ -39,4 +41,15 @@ export function describePlacement(p: Placement): string {
 
 function samePlacement(a: Placement, b: Placement): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The parts of a candidate the cloud needs to pick and build a node; undefined when none. */
+function nodeShape(r: Resources): NodeShape | undefined {
+  const shape: NodeShape = {};
+  if (r.cpus !== undefined) shape.cpus = r.cpus;
+  if (r.memory !== undefined) shape.memory = r.memory;
+  if (r.accelerators.length) shape.accelerators = r.accelerators;
+  if (r.diskSize !== undefined) shape.diskSize = r.diskSize;
+  if (r.imageId !== undefined) shape.imageId = r.imageId;
+  return Object.keys(shape).length ? shape : undefined;
 }

@@ -15,6 +15,8 @@ export interface Proof {
   queries: number;
   /** The last query error, if the last query failed. */
   error?: string;
+  /** Its kind: auth/config errors end the polling, as asking again cannot fix them. */
+  errorKind?: string;
 }
 
 export function reached(s: InstanceStatus, goal: Goal): boolean {
@@ -32,7 +34,7 @@ export async function lookOnce(env: ProvisionEnv, row: ClusterRecord, goal: Goal
   const q = await callWithRetry(() => env.provider.queryInstances(refOf(row)), {
     clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs,
   });
-  if (!q.ok) return { confirmed: false, pending: [], unseen: [], queries: 1, error: q.message };
+  if (!q.ok) return { confirmed: false, pending: [], unseen: [], queries: 1, error: q.message, errorKind: q.kind };
   const h = providerHandle(row);
   const seen = new Set(q.value.map((i) => i.id));
   const pending = q.value.filter((i) => !reached(i.status, goal));
@@ -62,7 +64,7 @@ export async function confirmGoal(
   // Ids live at the first look were covered by the caller's call; ones that show up later
   // (created invisible) get a call at once, the rest again after reissueAfterMs.
   const covered = new Set(proof.pending.map((i) => i.id));
-  while (!proof.confirmed && env.clock.now() - start < env.timing.confirmTimeoutMs) {
+  while (!proof.confirmed && env.clock.now() - start < env.timing.confirmTimeoutMs && !hopeless(proof)) {
     const fresh = proof.pending.filter((i) => !covered.has(i.id));
     if (fresh.length > 0 || (proof.pending.length > 0 && env.clock.now() - lastIssue >= env.timing.reissueAfterMs)) {
       env.log(`${row.name}: ${proof.pending.map((i) => `${i.id} ${i.status}`).join(', ')}; asking again`);
@@ -75,6 +77,11 @@ export async function confirmGoal(
     queries++;
   }
   return { ...proof, queries };
+}
+
+/** Credentials or configuration are missing: polling until the bound would only delay the answer. */
+function hopeless(p: Proof): boolean {
+  return p.errorKind === 'auth' || p.errorKind === 'config';
 }
 
 export function describeProof(p: Proof): string {

@@ -1,4 +1,4 @@
-import { ProviderError, type ProviderErrorKind } from '../provider';
+import { isProviderError, ProviderError, type ProviderErrorKind } from '../provider';
 
 // EC2 error codes by what the provision loop should do about them. Capacity and quota move on
 // to the next zone; auth and config stop (another zone will not fix them); transient retries.
@@ -71,7 +71,7 @@ function hintFor(kind: ProviderErrorKind, code: string, action?: string): string
 
 /** The ProviderError for an SDK error; messages carry the AWS code but never credentials. */
 export function toProviderError(e: unknown, action?: string): ProviderError {
-  if (e instanceof ProviderError) return e;
+  if (isProviderError(e)) return e;
   const code = awsErrorCode(e);
   const kind = classifyAwsError(e);
   const msg = ((e as AwsLikeError)?.message ?? String(e)).split('\n')[0];

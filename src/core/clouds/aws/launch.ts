@@ -45,9 +45,9 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: Inst
     MinCount: need, MaxCount: need, KeyName: keyName, SecurityGroupIds: [groupId],
     BlockDeviceMappings: [{ DeviceName: image.rootDevice, Ebs: { VolumeSize: shape.diskSize ?? DEFAULT_DISK_GB, VolumeType: 'gp3', DeleteOnTermination: true } }],
     TagSpecifications: [{ ResourceType: 'instance', Tags: tags }, { ResourceType: 'volume', Tags: tags }],
-    // Autostop shuts the OS down; on-demand nodes then stop (disks kept). One-time spot
-    // instances cannot stop, so they terminate.
-    InstanceInitiatedShutdownBehavior: spot ? 'terminate' : 'stop',
+    // Autostop is an OS shutdown run by the agent: it stops the instance, or with autodown
+    // (and for spot, which cannot be stopped) terminates it.
+    InstanceInitiatedShutdownBehavior: spot || req.shutdownTerminates ? 'terminate' : 'stop',
     // The SDK's own retries of this call (answer lost) reuse the token, so AWS returns the
     // first try's instances instead of creating more. Fresh per call: a later launch of the
     // same uid must not get back instances that were since terminated.

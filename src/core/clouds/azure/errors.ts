@@ -1,4 +1,4 @@
-import { ProviderError, type ProviderErrorKind } from '../provider';
+import { isProviderError, ProviderError, type ProviderErrorKind } from '../provider';
 import { LOGIN_FIX } from './subscription';
 
 // Azure failures come as a RestError ({error:{code,message}} of a synchronous answer: code and
@@ -65,7 +65,7 @@ function hintFor(kind: ProviderErrorKind, code: string, message: string): string
 
 /** The ProviderError for an SDK error; the message names the call, never credentials. */
 export function toAzureError(e: unknown, action?: string): ProviderError {
-  if (e instanceof ProviderError) return e;
+  if (isProviderError(e)) return e;
   const kind = classifyAzureError(e);
   const { code, message } = azureCode(e);
   const text = message.startsWith(code) ? message : `${code}: ${message}`;

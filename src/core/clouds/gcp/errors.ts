@@ -1,4 +1,4 @@
-import { ProviderError, type ProviderErrorKind } from '../provider';
+import { isProviderError, ProviderError, type ProviderErrorKind } from '../provider';
 import { ADC_FIX } from './project';
 import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED } from '../../catalog/gcpShipped';
 
@@ -81,7 +81,7 @@ function hintFor(kind: ProviderErrorKind, message: string): string | undefined {
 
 /** The ProviderError for an SDK error; the message names the call, never credentials. */
 export function toGcpError(e: unknown, action?: string): ProviderError {
-  if (e instanceof ProviderError) return e;
+  if (isProviderError(e)) return e;
   const kind = classifyGcpError(e);
   const x = (e ?? {}) as GaxLike;
   const msg = (x.message ?? String(e)).split('\n')[0];

@@ -42,6 +42,8 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     standIns,
     registerLogPanelSerializer(logs),
     new RefreshWhileVisible(view, () => clusters.refresh(), (e) => services.log.warn(`refresh: ${e.message}`)),
+    // Start-up reconcile may adopt or finish clusters: show it without waiting for the next poll.
+    services.onDidReconcile(() => void clusters.refresh().catch(() => undefined)),
     new ClustersStatusBar(model),
   );
 

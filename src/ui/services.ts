@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StateStore } from '../core/state';
-import type { Connections, OpsContext } from '../core/ops';
+import type { Connections, OpsContext, ReconcileOutcome } from '../core/ops';
 
 /** What dist/extension-core.js exports (src/extensionCore.ts). */
 export type Core = typeof import('../extensionCore');
@@ -19,6 +19,10 @@ export class Services implements vscode.Disposable {
   private store: Promise<StateStore> | undefined;
   private opsContext: Promise<OpsContext> | undefined;
   private connections: Connections | undefined;
+  private disposed = false;
+  private readonly reconciled = new vscode.EventEmitter<readonly ReconcileOutcome[]>();
+  /** Fires when the start-up reconcile changed a cluster (the view may refresh early). */
+  readonly onDidReconcile = this.reconciled.event;
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly loadCore: () => Core = loadCoreChunk) {}
 
@@ -40,8 +44,32 @@ export class Services implements vscode.Disposable {
   }
 
   state(): Promise<StateStore> {
-    this.store ??= this.openStore();
+    if (!this.store) {
+      this.store = this.openStore();
+      // The first open of the state is when this window first needs the clusters: reconcile
+      // rows an earlier process left mid-way (INIT, unfinished or unconfirmed teardown/stop),
+      // in the background. Never awaited: opening the state, and activation, do not wait on clouds.
+      this.store.then(() => setImmediate(() => void this.reconcileOnStartup()), () => undefined);
+    }
     return this.store;
+  }
+
+  /** Crash recovery (core ops.reconcile); outcomes go to the log channel, nothing is thrown. */
+  private async reconcileOnStartup(): Promise<void> {
+    try {
+      const outcomes = await this.core().reconcile(await this.ops());
+      if (this.disposed) return;
+      const changed = outcomes.filter((o) => o.action !== 'unchanged');
+      for (const o of changed) {
+        const line = `start-up reconcile: ${o.name}: ${o.action}${o.message ? ` (${o.message})` : ''}`;
+        if (o.action === 'error' || o.action.endsWith('-unconfirmed')) this.log.warn(line);
+        else this.log.info(line);
+      }
+      this.log.debug(`start-up reconcile: ${outcomes.length} cluster(s) checked, ${changed.length} changed`);
+      if (changed.length) this.reconciled.fire(changed);
+    } catch (e) {
+      if (!this.disposed) this.log.warn(`start-up reconcile failed: ${(e as Error).message}`);
+    }
   }
 
   ops(): Promise<OpsContext> {
@@ -59,7 +87,7 @@ export class Services implements vscode.Disposable {
 
   private async buildOps(): Promise<OpsContext> {
     const store = await this.state();
-    const { Connections, defaultKnownHostsFile, loadSshPools } = this.core();
+    const { Connections, defaultKnownHostsFile, loadSshPools, cloudProviders } = this.core();
     this.connections = new Connections({
       knownHostsFile: defaultKnownHostsFile(),
       onUnknownHostKey: (host, fingerprint, type) => this.askHostKey(host, fingerprint, type),
@@ -80,6 +108,8 @@ export class Services implements vscode.Disposable {
         void vscode.window.showWarningMessage(`Skydeck: ${m}`);
       },
       user: safeUser(),
+      // Each cloud's SDK loads from its own bundle when that cloud is first used.
+      providers: cloudProviders({ log: (m) => this.log.debug(m) }),
     };
   }
 
@@ -110,6 +140,8 @@ export class Services implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposed = true;
+    this.reconciled.dispose();
     void this.connections?.closeAll().catch(() => undefined);
     this.log.dispose();
     void this.store?.then((s) => s.close());

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { launch } from '../../core/ops';
+import { launch, type AttemptReport } from '../../core/ops';
+import { describePlacement } from '../../core/provision';
 import type { Command } from './command';
 import { defaultClusterName, optionsArg, pickOrNameCluster, resolveTaskFile } from './support/pickers';
 import { withOpsProgress } from './support/progress';
@@ -23,8 +24,14 @@ export const launchTask: Command = {
     const opts = optionsArg<LaunchTaskOptions>(options);
     const file = await resolveTaskFile(arg);
     const cluster = opts.cluster ?? (await pickOrNameCluster(ctx.model, await defaultClusterName(file.fsPath)));
+    let attempts = 0;
     const result = await withOpsProgress(ctx.services, `Skydeck: launching ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed) =>
-      launch(ops, { taskFile: file.fsPath, cluster, detach: true, onSubmitted: committed }),
+      launch(ops, {
+        taskFile: file.fsPath, cluster, detach: true, onSubmitted: committed,
+        // Each provisioning attempt (cloud clusters) as it ends: ops.progress writes the
+        // line to the log channel and shows it in the notification.
+        onAttempt: (a) => reportAttempt(ops.progress, ++attempts, a),
+      }),
     );
     ctx.services.log.info(`launched ${file.fsPath} on ${result.cluster}: job ${result.jobId}`);
     await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after launch: ${(e as Error).message}`));
@@ -37,3 +44,25 @@ export const launchTask: Command = {
     return { cluster: result.cluster, jobId: result.jobId };
   },
 };
+
+/**
+ * Called from inside the provision loop, which does not expect its callback to throw; a
+ * cancelled progress makes ops.progress throw (withOpsProgress), so swallow that here: the
+ * line is logged before the throw, and the loop's own cancel handling runs at its next step.
+ */
+function reportAttempt(progress: (step: string) => void, n: number, a: AttemptReport): void {
+  try {
+    progress(describeAttempt(n, a));
+  } catch {
+    // cancelled: see above
+  }
+}
+
+/** "attempt 2: aws/us-east-1/us-east-1b m5.large failed: capacity: no room (cleanup confirmed)". */
+export function describeAttempt(n: number, a: AttemptReport): string {
+  const where = describePlacement(a.placement);
+  if (a.outcome === 'up') return `attempt ${n}: ${where} is up`;
+  const why = [a.kind, a.reason].filter(Boolean).join(': ');
+  const cleanup = a.cleanup === 'not-needed' ? 'nothing to clean up' : `cleanup ${a.cleanup}`;
+  return `attempt ${n}: ${where} ${a.outcome}${why ? `: ${why}` : ''} (${cleanup})`;
+}

@@ -6,10 +6,6 @@ import type { Command } from './command';
  * doing nothing; each is replaced by its own file when the feature arrives.
  */
 const PENDING: Record<string, string> = {
-  'skydeck.stopCluster': 'Stop Cluster',
-  'skydeck.startCluster': 'Start Cluster',
-  'skydeck.checkClouds': 'Check Clouds',
-  'skydeck.findLeaked': 'Find Leaked Instances',
 };
 
 export function notYetAvailableMessage(title: string): string {

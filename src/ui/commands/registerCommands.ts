@@ -12,10 +12,17 @@ import { openTerminal } from './openTerminal';
 import { copySshCommand } from './copySshCommand';
 import { connectRemoteSsh } from './connectRemoteSsh';
 import { openExampleTask } from './openExampleTask';
+import { checkCloudsCommand } from './checkClouds';
+import { findLeaked } from './findLeaked';
+import { terminateLeaked } from './terminateLeaked';
+import { retryDown } from './retryDown';
+import { stopCluster } from './stopCluster';
+import { startCluster } from './startCluster';
 import { Dismissed } from './support/pickers';
 import { CancelledByUser } from './support/progress';
 
-const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, openTerminal, copySshCommand, connectRemoteSsh, openExampleTask,
+const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, openTerminal, copySshCommand, connectRemoteSsh, openExampleTask, checkCloudsCommand,
+  findLeaked, terminateLeaked, retryDown, stopCluster, startCluster,
   ...pendingCommands];
 
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {

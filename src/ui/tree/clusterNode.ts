@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ClusterRecord } from '../../core/state';
+import { clusterContextValue, flagState } from './clusterFlags';
 
 const ICONS: Record<string, vscode.ThemeIcon> = {
   UP: new vscode.ThemeIcon('vm-running', new vscode.ThemeColor('testing.iconPassed')),
@@ -8,6 +9,9 @@ const ICONS: Record<string, vscode.ThemeIcon> = {
 };
 // A cluster whose agent did not answer on the last refresh: still UP in the state, but flagged.
 const UNREACHABLE = new vscode.ThemeIcon('vm-outline', new vscode.ThemeColor('list.warningForeground'));
+// Teardown or stop not proven: machines may still run and cost money, so it must stand out.
+const UNCONFIRMED = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+const IN_PROGRESS = new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('list.warningForeground'));
 
 export class ClusterNode extends vscode.TreeItem {
   readonly kind = 'cluster';
@@ -15,14 +19,17 @@ export class ClusterNode extends vscode.TreeItem {
   constructor(readonly cluster: ClusterRecord, refreshError: string | undefined, hasJobs: boolean) {
     super(cluster.name, hasJobs ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     this.id = `cluster:${cluster.uid}`;
-    this.iconPath = refreshError ? UNREACHABLE : ICONS[cluster.status] ?? new vscode.ThemeIcon('question');
-    this.description = [summarizeResources(cluster.resources), cluster.region, cluster.provider].filter(Boolean).join(' · ');
-    // status, then where it runs: ssh-only actions (Copy SSH Command, Remote-SSH) match ":remote".
-    this.contextValue = `cluster:${cluster.status.toLowerCase()}:${cluster.provider === 'local' ? 'local' : 'remote'}`;
+    const flag = flagState(cluster);
+    this.iconPath = flag ? (flag.needsAction ? UNCONFIRMED : IN_PROGRESS) : refreshError ? UNREACHABLE : ICONS[cluster.status] ?? new vscode.ThemeIcon('question');
+    this.description = [flag?.label, summarizeResources(cluster.resources), cluster.region, cluster.provider].filter(Boolean).join(' · ');
+    // status, where it runs (ssh-only actions match ":remote"), then ":stoppable" for clouds and
+    // the flag token (Retry Down matches ":down-unconfirmed"); see clusterFlags.ts.
+    this.contextValue = clusterContextValue(cluster);
     const error = refreshError ?? cluster.last_error;
     this.tooltip = new vscode.MarkdownString(
       [
         `**${cluster.name}** — ${cluster.status} (${cluster.provider})`,
+        flag ? `$(warning) ${flag.hint}` : '',
         `uid: \`${cluster.uid}\``,
         cluster.head_address ? `head: \`${cluster.head_address}\`` : '',
         `launched: ${new Date(cluster.launched_at * 1000).toLocaleString()}`,
@@ -30,6 +37,7 @@ export class ClusterNode extends vscode.TreeItem {
       ]
         .filter(Boolean)
         .join('\n\n'),
+      true, // $(warning) in the flag line
     );
   }
 }

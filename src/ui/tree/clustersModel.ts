@@ -1,5 +1,6 @@
 import type { ClusterRecord } from '../../core/state';
 import type { JobRow } from '../../core/jobs';
+import { LeaksModel } from './leaksModel';
 
 /** Where the model gets its data; the extension passes state + ops.queue, tests pass fakes. */
 export interface ClustersSource {
@@ -20,6 +21,8 @@ export class ClustersModel {
   private readonly listeners = new Set<() => void>();
   private inFlight: Promise<void> | undefined;
   private again = false;
+  /** The last leak sweep ("Leaked instances" node); set by Find Leaked Instances, not by reload. */
+  readonly leaks = new LeaksModel(() => this.notify());
 
   constructor(private readonly source: ClustersSource) {}
 
@@ -70,6 +73,10 @@ export class ClustersModel {
     for (const n of [...this.jobs.keys()]) if (!names.has(n)) this.jobs.delete(n);
     for (const n of [...this.errors.keys()]) if (!names.has(n)) this.errors.delete(n);
     this.clusters = clusters;
+    this.notify();
+  }
+
+  private notify(): void {
     for (const l of this.listeners) l();
   }
 

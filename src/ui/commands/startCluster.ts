@@ -1,0 +1,28 @@
+import * as vscode from 'vscode';
+import { start } from '../../core/ops';
+import type { Command } from './command';
+import { canStop } from '../tree/clusterFlags';
+import { clusterFromArg } from './support/pickers';
+import { withOpsProgress } from './support/progress';
+import { showUnless } from './stopCluster';
+
+/** Start: resumes a stopped cloud cluster in place and reconnects its agent. Clouds only. */
+export const startCluster: Command = {
+  id: 'skydeck.startCluster',
+  async run(ctx, arg) {
+    const cluster = await clusterFromArg(ctx.model, arg, 'Skydeck: start which cluster?', (c) => canStop(c) && (c.status === 'STOPPED' || !!c.flags));
+    try {
+      // Not cancellable: a half-started cluster is left to the core's own clean-up, not
+      // interrupted at an arbitrary progress step.
+      const row = await showUnless(ctx, () =>
+        withOpsProgress(ctx.services, `Skydeck: starting ${cluster}`, { cancellable: false }, (ops) => start(ops, cluster)),
+      );
+      if (!row) return undefined;
+      ctx.services.log.info(`start ${cluster}: ${row.status} at ${row.head_address ?? 'unknown address'}`);
+      void vscode.window.showInformationMessage(`Skydeck: ${cluster} is up.`);
+      return row;
+    } finally {
+      await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after start: ${(e as Error).message}`));
+    }
+  },
+};

@@ -1,0 +1,61 @@
+import * as vscode from 'vscode';
+import type { LeakedInstance } from '../../core/provision';
+import { leakDescription, leakLabel, leakTooltip } from './leaksModel';
+
+const WARN = new vscode.ThemeColor('list.warningForeground');
+
+/** "Leaked instances": shown after a sweep that found some (or could not list a cloud). */
+export class LeakedGroupNode extends vscode.TreeItem {
+  readonly kind = 'leaks';
+
+  constructor(summary: string) {
+    super('Leaked instances', vscode.TreeItemCollapsibleState.Expanded);
+    this.id = 'leaks';
+    this.iconPath = new vscode.ThemeIcon('warning', WARN);
+    this.description = summary;
+    this.contextValue = 'leaks';
+    this.tooltip = 'Instances with Skydeck tags that no cluster owns. They keep running (and costing) until terminated.';
+  }
+}
+
+/** Other workspaces' instances, apart: another window or checkout may still own them. */
+export class OtherWorkspacesNode extends vscode.TreeItem {
+  readonly kind = 'leaks-other';
+
+  constructor(count: number) {
+    super('Other workspaces', vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = 'leaks:other';
+    this.iconPath = new vscode.ThemeIcon('folder-library');
+    this.description = String(count);
+    this.contextValue = 'leaks:other';
+    this.tooltip = 'Launched from another workspace (another folder or machine). Its state may still own them: terminate only what you know is abandoned.';
+  }
+}
+
+/** One leaked instance; its context menu has Terminate Leaked Instance. */
+export class LeakedInstanceNode extends vscode.TreeItem {
+  readonly kind = 'leak';
+
+  constructor(readonly leak: LeakedInstance, readonly otherWorkspace: boolean) {
+    super(leakLabel(leak), vscode.TreeItemCollapsibleState.None);
+    this.id = `leak:${leak.cloud}:${leak.instance.id}`;
+    this.iconPath = new vscode.ThemeIcon('vm-active', WARN);
+    this.description = leakDescription(leak, otherWorkspace);
+    this.contextValue = otherWorkspace ? 'leak:other' : 'leak:this';
+    this.tooltip = leakTooltip(leak);
+  }
+}
+
+/** A cloud whose listing failed: its strays are unknown, which is not the same as none. */
+export class LeakSweepErrorNode extends vscode.TreeItem {
+  readonly kind = 'leak-error';
+
+  constructor(readonly cloud: string, readonly message: string) {
+    super(`${cloud}: sweep failed`, vscode.TreeItemCollapsibleState.None);
+    this.id = `leak-error:${cloud}`;
+    this.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
+    this.description = message;
+    this.contextValue = 'leak-error';
+    this.tooltip = `Listing ${cloud} failed, so its leaked instances are unknown: ${message}`;
+  }
+}

@@ -1,4 +1,5 @@
-import { appendEvent, deleteClusterAfterProof } from '../state';
+import { appendEvent, deleteClusterAfterProof, type ClusterRecord } from '../state';
+import { defaultSshConfigPaths, removeClusterSshConfig } from '../access/sshConfigFile';
 import { TERMINAL_STATUSES } from '../jobs';
 
 import type { OpsContext } from './context';
@@ -23,7 +24,14 @@ export interface DownOptions {
  */
 export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}): Promise<{ cleaned: boolean; notes: string[] }> {
   const row = await requireCluster(ctx, name, false);
-  if (isProviderCluster(row)) return downProvider(ctx, row, !!opts.purge);
+  const result = isProviderCluster(row) ? await downProvider(ctx, row, !!opts.purge) : await downReachable(ctx, row, opts);
+  // The cluster is gone: so is the Host entry Connect with Remote-SSH wrote for it.
+  removeClusterSshConfig(defaultSshConfigPaths(), name);
+  return result;
+}
+
+async function downReachable(ctx: OpsContext, row: ClusterRecord, opts: DownOptions): Promise<{ cleaned: boolean; notes: string[] }> {
+  const name = row.name;
   const notes: string[] = [];
   const grace = opts.graceSeconds ?? 10;
   const client = ctx.connections.client(row);

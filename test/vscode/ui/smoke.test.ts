@@ -69,7 +69,14 @@ describe('UI smoke (code-server + Chromium)', function () {
     const hidden = new Set((pkg.contributes.menus?.commandPalette ?? []).filter((m) => m.when === 'false').map((m) => m.command));
     const title = (c: { category?: string; title: string }) => `${c.category ? `${c.category}: ` : ''}${c.title}`;
     const expected = pkg.contributes.commands.filter((c) => !hidden.has(c.command)).map(title);
-    const missing = expected.filter((t) => !rows.includes(t));
+    // Titles below the visible rows: filter the palette down to each one.
+    const missing: string[] = [];
+    for (const t of expected.filter((x) => !rows.includes(x))) {
+      const found = await wb.paletteEntries(t);
+      await wb.closePalette();
+      if (found.includes(t)) rows.push(t);
+      else missing.push(t);
+    }
     assert.deepEqual(missing, [], `not in the palette: ${missing.join(', ')} (palette showed: ${rows.join(' | ')})`);
     const shown = pkg.contributes.commands.filter((c) => hidden.has(c.command)).map(title).filter((t) => rows.includes(t));
     assert.deepEqual(shown, [], 'node-only commands are not in the palette');

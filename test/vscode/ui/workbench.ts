@@ -106,8 +106,8 @@ export class Workbench {
     await this.openPalette(query);
     const rows = this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
     await rows.first().waitFor();
-    // The list is virtual; at 800 px high every Skydeck command fits.
-    return (await rows.locator('.label-name').allInnerTexts()).map((s) => s.trim());
+    // The list is virtual: only the rows in view exist (callers look up the rest by name).
+    return (await rows.locator('.label-name').allInnerTexts()).map((x) => x.trim());
   }
 
   /** Runs a command from the command palette (F1) by its full title, e.g. "Skydeck: Refresh". */

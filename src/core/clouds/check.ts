@@ -10,6 +10,8 @@ export interface CloudCheck {
   detail: string;
   /** When not ok: the command to run or the setting to make. */
   fix?: string;
+  /** Regions known to be usable (AWS: the configured one; GCP: those of the listed zones). */
+  regions?: string[];
 }
 
 export interface CheckOptions {
@@ -66,7 +68,7 @@ async function checkAwsCloud(): Promise<CloudCheck> {
   const { loadAws } = require('./aws/load') as typeof import('./aws/load');
   const r = await loadAws().checkAws();
   return r.ok
-    ? { cloud: 'aws', ok: true, detail: `region ${r.region}${r.account ? `, account ${r.account}` : ''}, ${r.zones.length} zones` }
+    ? { cloud: 'aws', ok: true, detail: `region ${r.region}${r.account ? `, account ${r.account}` : ''}, ${r.zones.length} zones`, regions: [r.region] }
     : { cloud: 'aws', ok: false, detail: r.reason, fix: r.fix };
 }
 
@@ -74,7 +76,11 @@ async function checkGcpCloud(): Promise<CloudCheck> {
   const { loadGcp } = require('./gcp/load') as typeof import('./gcp/load');
   const r = await loadGcp().checkGcp();
   return r.ok
-    ? { cloud: 'gcp', ok: true, detail: `project ${r.details.project} (${r.details.credentials}), ${r.details.zones.length} zones` }
+    ? {
+      cloud: 'gcp', ok: true, detail: `project ${r.details.project} (${r.details.credentials}), ${r.details.zones.length} zones`,
+      // Zones are "<region>-<letter>".
+      regions: [...new Set(r.details.zones.map((z) => z.replace(/-[a-z]$/, '')))].sort(),
+    }
     : { cloud: 'gcp', ok: false, detail: r.reason, fix: r.fix };
 }
 

@@ -24,6 +24,8 @@ export interface LaunchRequest extends FollowOptions {
   envs?: Record<string, string>;
   /** --cloud: overrides the task's resources.cloud. */
   cloud?: string;
+  /** A region for candidates that name none (the editor's pick for a task that names no cloud). */
+  region?: string;
   idleMinutes?: number;
   down?: boolean;
   /** -d: submit and return without following the output. */
@@ -59,7 +61,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   let row: ClusterRecord;
   if (providerOf(ctx, cloud)) {
     row = await launchOnProvider(ctx, name, task, {
-      cloud, cloudOverride: req.cloud?.toLowerCase(), existing, autostop, signal: req.provisionSignal, onAttempt: req.onAttempt,
+      cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal, onAttempt: req.onAttempt,
     });
   } else {
     row = await launchReachable(ctx, name, cloud, task, existing, autostop);

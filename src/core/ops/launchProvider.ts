@@ -11,6 +11,8 @@ export interface ProviderLaunchOptions {
   cloud: string;
   /** --cloud: every candidate goes to this cloud. */
   cloudOverride?: string;
+  /** For candidates that name no region. */
+  region?: string;
   existing?: ClusterRecord;
   autostop: { minutes: number | null; down: boolean };
   /** Cancels provisioning at the next safe point; what was created is terminated with proof. */
@@ -39,7 +41,9 @@ export async function launchOnProvider(ctx: OpsContext, name: string, task: Task
     if (!r.ok) throw new OpsError('failed', `${r.error}. The cluster is kept`);
     return r.row!;
   }
-  const all = placementsOf(task.resources, opts.cloudOverride).map((p) => ({ ...p, cloud: p.cloud || opts.cloud }));
+  const all = placementsOf(task.resources, opts.cloudOverride).map((p) => ({
+    ...p, cloud: p.cloud || opts.cloud, ...(!p.region && opts.region ? { region: opts.region } : {}),
+  }));
   const placements = all.filter((p) => p.cloud === opts.cloud);
   // Failover stays within one cloud for now; say so rather than silently dropping choices.
   if (placements.length < all.length) ctx.warn(`only the ${opts.cloud} candidates are tried; ${all.length - placements.length} candidate(s) on other clouds are skipped`);

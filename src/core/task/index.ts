@@ -8,6 +8,7 @@ export { parseTaskText, parseTaskFile } from './parse';
 export { formatDiagnostic, formatPath } from './diagnostics';
 export { taskSchema, taskSchemaJson } from './schema';
 export { resolveEnvs } from './envs';
+export { namesCloud } from './namesCloud';
 export { parseAccelerator, parseAccelerators, formatAccelerator } from './accelerators';
 export { resourceCandidates } from './candidates';
 export { ALL_CLOUDS, SKYDECK_CLOUDS } from './names';

@@ -6,6 +6,7 @@ import type { Command } from './command';
 import { defaultClusterName, optionsArg, pickOrNameCluster, resolveTaskFile } from './support/pickers';
 import { withOpsProgress } from './support/progress';
 import { jobLogSource } from './support/jobLogSource';
+import { pickCloudFor } from './support/pickCloud';
 
 export interface LaunchTaskOptions {
   /** Skip the cluster prompt (CodeLens, tests). */
@@ -24,10 +25,13 @@ export const launchTask: Command = {
     const opts = optionsArg<LaunchTaskOptions>(options);
     const file = await resolveTaskFile(arg);
     const cluster = opts.cluster ?? (await pickOrNameCluster(ctx.model, await defaultClusterName(file.fsPath)));
+    // Prompts only for a new cluster (an existing one keeps its cloud) and not for tests/CodeLens
+    // callers that name the cluster.
+    const where = opts.cluster === undefined && !ctx.model.cluster(cluster) ? await pickCloudFor(file.fsPath) : undefined;
     let attempts = 0;
     const result = await withOpsProgress(ctx.services, `Skydeck: launching ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed) =>
       launch(ops, {
-        taskFile: file.fsPath, cluster, detach: true, onSubmitted: committed,
+        taskFile: file.fsPath, cluster, detach: true, onSubmitted: committed, cloud: where?.cloud, region: where?.region,
         // Each provisioning attempt (cloud clusters) as it ends: ops.progress writes the
         // line to the log channel and shows it in the notification.
         onAttempt: (a) => reportAttempt(ops.progress, ++attempts, a),

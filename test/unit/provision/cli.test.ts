@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { runCli } from '../../../src/cli/main';
 import { StateStore } from '../../../src/core/state';
 import { staticProviders } from '../../../src/core/clouds/provider';
-import { Connections, localAgentBootstrap, type OpsContext } from '../../../src/core/ops';
+import { Connections, down, launch, localAgentBootstrap, type OpsContext } from '../../../src/core/ops';
 import { makeEnv, provision, scaledClock } from '../../../src/core/provision';
 import { FakeProvider } from '../../support/fakeCloud/fakeProvider';
 import { leaks } from '../../support/fakeCloud/harness';
@@ -101,5 +101,15 @@ describe('cli on a cloud cluster (fake provider as aws)', function () {
     const r = await run('stop', 'nope');
     assert.equal(r.code, 2);
     assert.match(r.err, /no cluster named "nope"/);
+  });
+
+  it('a task that names no region launches in the region the editor picked', async () => {
+    const task = path.join(root, 'noregion.yaml');
+    fs.writeFileSync(task, 'run: echo picked\n');
+    const r = await launch(ctx, { taskFile: task, cluster: 'picked', cloud: 'aws', region: 'r2', detach: true });
+    const row = (await ctx.store.read((db) => db.exec("SELECT region FROM clusters WHERE name = 'picked'")))[0].values[0][0];
+    assert.equal(row, 'r2');
+    assert.equal(r.cluster, 'picked');
+    await down(ctx, 'picked');
   });
 });

@@ -3,6 +3,7 @@
 // with the workers' host keys as Skydeck verified them, so the head checks them strictly.
 import type { AgentClient, AgentLocation } from '../jobs';
 import { ensureAgent } from '../jobs';
+import { generateEd25519 } from '../clouds/opensshKey';
 import type { HostSpec } from '../clouds/hostSpec';
 import type { ClusterRecord } from '../state';
 import type { Transport } from '../transport';
@@ -23,10 +24,8 @@ export interface WorkerNode {
  * private key and the workers' host keys, and tells the head's agent about its workers.
  */
 export async function setUpWorkers(row: ClusterRecord, head: AgentClient, workers: WorkerNode[]): Promise<void> {
-  const { utils } = require('ssh2') as typeof import('ssh2');
-  const comment = clusterKeyComment(row.uid);
-  const pair = utils.generateKeyPairSync('ed25519', { comment });
-  const publicLine = `${pair.public.trim()}`;
+  const pair = generateEd25519(clusterKeyComment(row.uid));
+  const publicLine = pair.public.trim();
   const installed = await Promise.all(workers.map(async (w): Promise<{ loc: AgentLocation; known: string }> => {
     const loc = await ensureAgent(w.transport);
     await run(w.transport, AUTHORIZE, [publicLine], `authorizing the cluster key on ${w.host.address}`);

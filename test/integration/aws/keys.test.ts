@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { utils, type ParsedKey } from 'ssh2';
-import { generateEd25519 } from '../../../src/core/clouds/aws/opensshKey';
+import { generateEd25519 } from '../../../src/core/clouds/opensshKey';
 import { ensureLocalKey, keyPairName } from '../../../src/core/clouds/aws/keys';
 
 describe('aws: the local SSH key (no emulator needed)', () => {

@@ -1,36 +1,9 @@
 import * as crypto from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { DescribeKeyPairsCommand, ImportKeyPairCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { awsErrorCode, ec2Call } from './errors';
-import { generateEd25519 } from './opensshKey';
+import type { LocalKey } from '../localKey';
 
-export interface LocalKey {
-  privatePath: string;
-  publicKey: string;
-}
-
-export function defaultKeyDir(): string {
-  return path.join(os.homedir(), '.skydeck', 'keys');
-}
-
-/**
- * Skydeck's own SSH key (one per user), created on first use. Written private-first with
- * mode 0600 and the public half last, so a half-written pair is never taken as complete.
- */
-export function ensureLocalKey(dir: string): LocalKey {
-  const privatePath = path.join(dir, 'skydeck-key');
-  const publicPath = `${privatePath}.pub`;
-  if (fs.existsSync(privatePath) && fs.existsSync(publicPath)) {
-    return { privatePath, publicKey: fs.readFileSync(publicPath, 'utf8').trim() };
-  }
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const pair = generateEd25519(`skydeck@${os.hostname()}`);
-  fs.writeFileSync(privatePath, pair.private, { mode: 0o600 });
-  fs.writeFileSync(publicPath, `${pair.public.trim()}\n`, { mode: 0o644 });
-  return { privatePath, publicKey: pair.public.trim() };
-}
+export { defaultKeyDir, ensureLocalKey, type LocalKey } from '../localKey';
 
 /**
  * The EC2 key-pair name for this public key: derived from the key itself, so two users (or

@@ -3,7 +3,7 @@ import {
   ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
 } from '../provider';
 import type { PortRange } from '../../task';
-import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../gcp/localKey';
+import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { AzureClients } from './clients';
 import { azCall, isNotFound } from './errors';
 import { groupName, groupOf, TAG_HEAD, vmName } from './names';

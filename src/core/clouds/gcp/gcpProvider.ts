@@ -8,7 +8,7 @@ import { gcpCall, isNotFound } from './errors';
 import { deleteFirewall, ensureFirewall, netTagOf } from './firewall';
 import { labelFilter } from './labels';
 import { launch } from './launch';
-import { ensureLocalKey, defaultKeyDir, type LocalKey } from './localKey';
+import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { rawOperation, waitOperation, type WaitOptions } from './operations';
 import { GCP_SSH_USER, type GcpProviderOptions } from './options';
 import { infoOf, LABEL_HEAD, type GcpInstance } from './status';

@@ -1,10 +1,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { generateEd25519 } from '../aws/opensshKey';
+import { generateEd25519 } from './opensshKey';
 
-// Skydeck's own SSH key, the same file the AWS provider uses (one key per user, every cloud).
-// aws/opensshKey.ts is plain node:crypto, so importing it loads no AWS SDK.
+// Skydeck's own SSH key for the VMs it creates: one key per user, shared by every cloud.
 
 export interface LocalKey {
   privatePath: string;

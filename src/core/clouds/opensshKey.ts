@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 
 // An ed25519 key pair in OpenSSH's own formats, from node:crypto alone: ssh2's generator
-// would pull ~330 KB (ssh2, tweetnacl, bcrypt-pbkdf) into the lazily loaded AWS bundle.
+// would pull ~330 KB (ssh2, tweetnacl, bcrypt-pbkdf) into each lazily loaded cloud bundle.
 // Format: PROTOCOL.key in OpenSSH's sources (unencrypted "openssh-key-v1").
 
 function str(b: Buffer | string): Buffer {

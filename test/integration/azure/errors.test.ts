@@ -1,19 +1,9 @@
 // Failures as ARM reports them (synchronous {error:{code,message}} answers and long-running
 // operations that end Failed), mapped to the ProviderError kinds the provision loop acts on.
 import * as assert from 'node:assert/strict';
-import { ProviderError } from '../../../src/core/clouds/provider';
+import { providerFailure as failure } from '../../support/providerFailure';
 import { ArmError, throttled } from '../../support/fakes/azureFake/bodies';
 import { startAzureBed, runRequest, REGION, type AzureBed } from './helpers';
-
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof ProviderError, `a ProviderError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected a failure');
-}
 
 describe('azure provider: errors as ARM reports them', function () {
   this.timeout(30_000);

@@ -2,20 +2,10 @@
 // the ProviderError kinds the provision loop acts on, with the fix a user needs.
 import * as assert from 'node:assert/strict';
 import { PassThroughClient } from 'google-auth-library';
-import { ProviderError } from '../../../src/core/clouds/provider';
+import { providerFailure as failure } from '../../support/providerFailure';
 import { labelKey, labelValue } from '../../../src/core/clouds/gcp';
 import { backendError, quotaHttp } from '../../support/fakes/gcpFake/bodies';
 import { startGcpBed, runRequest, REGION, type GcpBed } from './helpers';
-
-async function failure(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof ProviderError, `a ProviderError, got ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected a failure');
-}
 
 describe('gcp provider: errors as GCP reports them', function () {
   this.timeout(30_000);

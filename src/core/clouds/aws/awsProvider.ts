@@ -14,7 +14,7 @@ import { launch } from './launch';
 import { cleanupGroupsWhenTerminated } from './cleanup';
 import { infoOf, pickHead } from './status';
 import { ZoneTable } from './zones';
-import { waitUntil } from './wait';
+import { waitUntil } from '../waitInstances';
 import type { AwsProviderOptions } from './options';
 
 const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];

@@ -2,6 +2,7 @@ import type { VirtualMachine } from '@azure/arm-compute';
 import {
   ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
 } from '../provider';
+import { waitUntil } from '../waitInstances';
 import type { PortRange } from '../../task';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { AzureClients } from './clients';
@@ -94,15 +95,8 @@ export class AzureProvider implements Provider {
     await Promise.all(ids.map((id) => azCall('virtualMachines.delete', () => this.clients.compute.virtualMachines.delete(group, id, this.lro).submitted().catch(ignoreGone))));
   }
 
-  async waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const live = (await this.queryInstances(ref)).filter((i) => i.status !== 'terminated');
-      if (goal === 'terminated' ? live.length === 0 : live.length > 0 && live.every((i) => i.status === goal)) return;
-      if (signal?.aborted) throw new ProviderError('transient', 'wait cancelled');
-      if (Date.now() >= deadline) throw new ProviderError('transient', `VMs of ${ref.uid} not ${goal} after ${Math.round(timeoutMs / 1000)} s`);
-      await new Promise((r) => setTimeout(r, this.lro.updateIntervalInMs));
-    }
+  waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return waitUntil(() => this.queryInstances(ref), goal, `VMs of ${ref.uid}`, timeoutMs, this.lro.updateIntervalInMs, signal);
   }
 
   async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {

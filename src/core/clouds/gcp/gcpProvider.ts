@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
 } from '../provider';
+import { waitUntil } from '../waitInstances';
 import type { PortRange } from '../../task';
 import { GcpClients } from './clients';
 import { gcpCall, isNotFound } from './errors';
@@ -87,15 +88,8 @@ export class GcpProvider implements Provider {
     if (list.length === all.length) await deleteFirewall(this.clients, w, ref.uid);
   }
 
-  async waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const live = (await this.queryInstances(ref)).filter((i) => i.status !== 'terminated');
-      if (goal === 'terminated' ? live.length === 0 : live.length > 0 && live.every((i) => i.status === goal)) return;
-      if (signal?.aborted) throw new ProviderError('transient', 'wait cancelled');
-      if (Date.now() >= deadline) throw new ProviderError('transient', `instances of ${ref.uid} not ${goal} after ${Math.round(timeoutMs / 1000)} s`);
-      await new Promise((r) => setTimeout(r, this.opts.pollMs ?? 3000));
-    }
+  waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return waitUntil(() => this.queryInstances(ref), goal, `instances of ${ref.uid}`, timeoutMs, this.opts.pollMs ?? 3000, signal);
   }
 
   async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {

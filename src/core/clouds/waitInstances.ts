@@ -1,4 +1,4 @@
-import { ProviderError, type InstanceInfo } from '../provider';
+import { ProviderError, type InstanceInfo } from './provider';
 
 /**
  * Polls until every instance reached `goal` (for terminated: none left alive at all), or

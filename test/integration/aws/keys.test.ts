@@ -28,7 +28,10 @@ describe('aws: the local SSH key (no emulator needed)', () => {
     try {
       const k = ensureLocalKey(dir);
       const r = spawnSync('ssh-keygen', ['-y', '-f', k.privatePath], { encoding: 'utf8' });
-      if (r.error) return this.skip();
+      if (r.error) {
+        console.error(`\n!!! SKIPPING "${this.test?.title}": ssh-keygen could not run (${r.error.message}); install openssh-client\n`);
+        return this.skip();
+      }
       assert.equal(r.status, 0, r.stderr);
       assert.equal(r.stdout.trim().split(' ').slice(0, 2).join(' '), k.publicKey.split(' ').slice(0, 2).join(' '));
     } finally {

@@ -94,7 +94,10 @@ describe('UI: launch a task, watch its log, cancel it, tear down (code-server + 
 
   beforeEach(function () {
     // The steps build on each other: after one fails, the rest would only time out.
-    if (failed && !independent.has(this.currentTest?.title ?? '')) this.skip();
+    if (failed && !independent.has(this.currentTest?.title ?? '')) {
+      console.error(`      !!! SKIPPING "${this.currentTest?.title}": it needs the step that failed above`);
+      this.skip();
+    }
   });
 
   afterEach(async function () {
@@ -239,7 +242,10 @@ describe('UI: launch a task, watch its log, cancel it, tear down (code-server + 
   const eolTitle = 'the log panel starts each output line at column 0 (job output ends lines with a bare \\n)';
   independent.add(eolTitle);
   it(eolTitle, function () {
-    if (!logRows) this.skip(); // the log panel step did not get that far
+    if (!logRows) {
+      console.error(`      !!! SKIPPING "${eolTitle}": the log panel step failed before it read any rows`);
+      this.skip();
+    }
     // A job's output comes from pipes, not a terminal: lines end in "\n" alone. A terminal
     // emulator moves down on "\n" without returning to column 0 unless told to (xterm's
     // convertEol), so the second line would start where the first ended.

@@ -49,7 +49,7 @@ Streams the job's output until it ends and exits with its result; Ctrl-C detache
         taskFile, cluster, envs,
         cloud: args.flags.cloud as string | undefined,
         idleMinutes: idle === undefined ? undefined : Number(idle),
-        down: !!args.flags.down,
+        down: args.flags.down ? true : undefined, // absent: the task's resources.autostop.down decides
         detach: detachRun,
         onOutput: (d) => io.outBytes(d),
         provisionSignal: provisioning.signal,

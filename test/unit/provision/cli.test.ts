@@ -112,4 +112,17 @@ describe('cli on a cloud cluster (fake provider as aws)', function () {
     assert.equal(r.cluster, 'picked');
     await down(ctx, 'picked');
   });
+
+  it('the task\'s resources.autostop is recorded when the command line says nothing, and --idle-minutes wins', async () => {
+    const task = path.join(root, 'autostop.yaml');
+    fs.writeFileSync(task, 'resources:\n  autostop: {idle_minutes: 12, down: true}\nrun: echo idle\n');
+    const stop = async (name: string) => (await ctx.store.read((db) => db.exec(`SELECT autostop_minutes, autostop_down FROM clusters WHERE name = '${name}'`)))[0].values[0];
+    await launch(ctx, { taskFile: task, cluster: 'as1', cloud: 'aws', detach: true });
+    assert.deepEqual(await stop('as1'), [12, 1]);
+    await launch(ctx, { taskFile: task, cluster: 'as2', cloud: 'aws', idleMinutes: 3, detach: true });
+    assert.deepEqual(await stop('as2'), [3, 1]);
+    await down(ctx, 'as1');
+    await down(ctx, 'as2');
+  });
 });
+

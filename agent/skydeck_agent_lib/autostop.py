@@ -1,6 +1,6 @@
-"""Autostop / autodown: the daemon decides when the cluster has been idle long enough and runs
-the command the cloud layer configured (e.g. `sudo shutdown -h now` on a VM whose shutdown
-behaviour stops or terminates it).
+"""Autostop / autodown: the daemon decides when the cluster has been idle long enough and then
+either runs the command the client configured, or (`action`) stops the cluster itself with
+selfstop.py: an OS shutdown of every node, or the GCP / Azure API through the VM's own identity.
 
 Idle = no job PENDING / SETTING_UP / RUNNING and, with wait_for "jobs_and_ssh" (the default),
 no interactive SSH session (an sshd "user@pts/N" process): a user in a terminal is not idle.
@@ -16,24 +16,31 @@ from .errors import bad_args
 from .states import NON_TERMINAL, sql_list
 
 WAIT_FOR = ('jobs_and_ssh', 'jobs')
+ACTIONS = ('shutdown', 'gcp', 'azure')
+KEYS = ('idle_minutes', 'down', 'command', 'action', 'wait_for')
 
 
 def parse(value):
     if value is None:
         return None
-    if not isinstance(value, dict) or set(value) - set(('idle_minutes', 'down', 'command', 'wait_for')):
-        raise bad_args('autostop must be an object {idle_minutes, down?, command, wait_for?} or null')
+    if not isinstance(value, dict) or set(value) - set(KEYS):
+        raise bad_args('autostop must be an object {idle_minutes, down?, command | action, wait_for?} or null')
     minutes = value.get('idle_minutes')
     if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or not 0 <= minutes <= 525600:
         raise bad_args('autostop.idle_minutes must be a number of minutes between 0 and 525600')
-    command = value.get('command')
-    if not isinstance(command, list) or not command or not all(isinstance(a, str) and a for a in command):
+    command, action = value.get('command'), value.get('action')
+    if (command is None) == (action is None):
+        raise bad_args('autostop needs exactly one of command (argv) or action (%s)' % ', '.join(ACTIONS))
+    if command is not None and (not isinstance(command, list) or not command
+                                or not all(isinstance(a, str) and a for a in command)):
         raise bad_args('autostop.command must be a non-empty list of strings (argv)')
+    if action is not None and action not in ACTIONS:
+        raise bad_args('autostop.action must be one of %s' % ', '.join(ACTIONS))
     wait_for = value.get('wait_for', 'jobs_and_ssh')
     if wait_for not in WAIT_FOR:
         raise bad_args('autostop.wait_for must be one of %s' % ', '.join(WAIT_FOR))
     return {'idle_minutes': minutes, 'down': bool(value.get('down', False)), 'command': command,
-            'wait_for': wait_for, 'set_at': time.time()}
+            'action': action, 'wait_for': wait_for, 'set_at': time.time()}
 
 
 def last_activity(conn, cfg):
@@ -74,10 +81,13 @@ def state(conn, now=None):
     now = time.time() if now is None else now
     since = last_activity(conn, cfg)
     fired = db.get_meta(conn, 'autostop_fired')
-    out = dict((k, cfg[k]) for k in ('idle_minutes', 'down', 'wait_for'))
+    out = dict((k, cfg.get(k)) for k in ('idle_minutes', 'down', 'wait_for', 'action'))
     out['idle_seconds'] = None if since is None else round(now - since, 1)
     out['fires_in'] = None if since is None else round(max(0.0, since + cfg['idle_minutes'] * 60 - now), 1)
     out['fired_at'] = fired['at'] if fired and since is not None and fired['at'] >= since else None
+    # What the last self-stop did, problems included: the client shows it (a stop that could
+    # not happen keeps billing).
+    out['last_result'] = db.get_meta(conn, 'autostop_result')
     return out
 
 
@@ -96,9 +106,15 @@ def check(ctx, now=None):
         fired = db.get_meta(conn, 'autostop_fired')
         if fired and fired['at'] >= since:
             return True  # already ran for this idle period
-        db.set_meta(conn, 'autostop_fired', {'at': now, 'command': cfg['command'], 'down': cfg['down']})
-    _run_detached(ctx, cfg['command'])
+        db.set_meta(conn, 'autostop_fired', {'at': now, 'command': cfg['command'],
+                                             'action': cfg.get('action'), 'down': cfg['down']})
+    _run_detached(ctx, cfg['command'] or selfstop_argv(ctx))
     return True
+
+
+def selfstop_argv(ctx):
+    import sys
+    return [sys.executable or 'python3', '-E', '-S', ctx.agent_path, '--base', ctx.paths.base, '_selfstop']
 
 
 def _run_detached(ctx, argv):

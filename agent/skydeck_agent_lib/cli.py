@@ -202,6 +202,9 @@ def _internal(cmd, rest, base, agent_path):
     if cmd == '_rank' and len(rest) == 3:
         from . import rank
         return rank.run_rank(ctx, int(rest[0]), int(rest[1]), rest[2])
+    if cmd == '_selfstop' and not rest:
+        from . import selfstop
+        return selfstop.run(ctx)
     if cmd == '_kill' and len(rest) == 2:
         from . import rank
         return rank.kill_here(ctx, int(rest[0]), int(rest[1]))

@@ -56,11 +56,66 @@ describe('agent autostop', function () {
       [{ idle_minutes: -1, command: ['true'] }, /idle_minutes/],
       [{ idle_minutes: 5, command: [] }, /command/],
       [{ idle_minutes: 5, command: ['true'], wait_for: 'never' }, /wait_for/],
+      [{ idle_minutes: 5 }, /exactly one of command \(argv\) or action/],
+      [{ idle_minutes: 5, command: ['true'], action: 'shutdown' }, /exactly one of command/],
+      [{ idle_minutes: 5, action: 'halt' }, /action must be one of shutdown, gcp, azure/],
       ['soon', /autostop must be an object/],
     ] as const) {
       const r = await c.request('configure', { autostop: bad });
       assert.equal(r.ok, false);
       assert.match(r.error!.message, why);
     }
+  });
+
+  // The self-stop with `action`: the shutdown is replaced by a harmless command (the variable is
+  // the agent's test hook); HOME is the scratch dir so "$HOME/..." stays inside it.
+  const selfStopEnv = (extra: Record<string, string> = {}) => ({
+    ...env, HOME: fx.base, SKYDECK_SHUTDOWN_COMMAND: 'date +%s >> "$HOME/shutdown-ran"', ...extra,
+  });
+  const lastResult = async (c: ReturnType<AgentFixture['serve']>) => {
+    const st = (await c.call('status')).autostop;
+    return st.last_result as { ok: boolean; action: string; done: string[]; problems: string[] } | null;
+  };
+
+  it('action "shutdown" shuts the head down itself and records what it did', async () => {
+    const c = fx.serve(selfStopEnv());
+    await c.call('configure', { autostop: { idle_minutes: 0.01, action: 'shutdown', wait_for: 'jobs' } });
+    assert.equal((await c.call('status')).autostop.action, 'shutdown');
+    await waitUntil(async () => (await lastResult(c)) !== null, 10_000, 'the self-stop ran');
+    const r = (await lastResult(c))!;
+    assert.deepEqual([r.ok, r.action, r.done, r.problems], [true, 'shutdown', ['head'], []]);
+    assert.equal(fires(path.join(fx.base, 'shutdown-ran')).length, 1);
+    assert.match(fs.readFileSync(path.join(fx.base, 'autostop.log'), 'utf8'), /self-stop: shutdown\n.*shut down the head/s);
+  });
+
+  it('a failing shutdown is recorded as a problem, with its exit and message', async () => {
+    const c = fx.serve(selfStopEnv({ SKYDECK_SHUTDOWN_COMMAND: 'echo "shutdown: permission denied" >&2; exit 4' }));
+    await c.call('configure', { autostop: { idle_minutes: 0.01, action: 'shutdown', wait_for: 'jobs' } });
+    await waitUntil(async () => (await lastResult(c)) !== null, 10_000, 'the self-stop ran');
+    const r = (await lastResult(c))!;
+    assert.equal(r.ok, false);
+    assert.deepEqual(r.problems, ['the head: exit 4: shutdown: permission denied']);
+  });
+
+  it('GCP autodown with no metadata server: says why and shuts the node down instead (stopped, not left running)', async () => {
+    const c = fx.serve(selfStopEnv({ SKYDECK_GCE_METADATA_URL: 'http://127.0.0.1:9/computeMetadata/v1' }));
+    await c.call('configure', { autostop: { idle_minutes: 0.01, action: 'gcp', down: true, wait_for: 'jobs' } });
+    await waitUntil(async () => (await lastResult(c)) !== null, 15_000, 'the self-stop ran');
+    const r = (await lastResult(c))!;
+    assert.equal(r.ok, false);
+    assert.match(r.problems[0], /^metadata instance\/service-accounts\/default\/token: HTTP unreachable/);
+    assert.deepEqual(r.done, ['head']);
+    assert.equal(fires(path.join(fx.base, 'shutdown-ran')).length, 1);
+  });
+
+  it('Azure with no instance metadata: says why and does not shut down (a shut-down VM still bills)', async () => {
+    const c = fx.serve(selfStopEnv({ SKYDECK_AZURE_IMDS_URL: 'http://127.0.0.1:9/metadata' }));
+    await c.call('configure', { autostop: { idle_minutes: 0.01, action: 'azure', wait_for: 'jobs' } });
+    await waitUntil(async () => (await lastResult(c)) !== null, 15_000, 'the self-stop ran');
+    const r = (await lastResult(c))!;
+    assert.equal(r.ok, false);
+    assert.match(r.problems[0], /^instance metadata identity\/oauth2\/token: HTTP unreachable/);
+    assert.deepEqual(r.done, []);
+    assert.equal(fs.existsSync(path.join(fx.base, 'shutdown-ran')), false);
   });
 });

@@ -1,0 +1,115 @@
+"""`_selfstop`: what the daemon starts (detached, output in autostop.log) once the cluster has
+been idle long enough and autostop names an action instead of a command.
+
+- shutdown: an OS shutdown of every worker (over the cluster's ssh), then of the head. The
+  cloud turns that into a stop, or a terminate where the instance's shutdown behaviour says so.
+- gcp / azure: the cloud's API through the VM's own identity (gce_stop.py, azure_stop.py).
+  If a GCP delete is refused, the cluster is still shut down (stopped: the disks bill, the
+  VMs do not). Azure is not: a shut-down VM bills as much as a running one.
+What happened, problems included, is kept as meta `autostop_result` for `status`.
+"""
+import os
+import subprocess
+import sys
+import time
+
+from . import db, nodes
+
+SHUTDOWN = 'sudo -n shutdown -h now || shutdown -h now'
+SSH_TIMEOUT = 30
+
+
+def run(ctx):
+    conn = ctx.conn()
+    cfg = db.get_meta(conn, 'autostop') or {}
+    cluster = db.get_meta(conn, 'cluster', {}) or {}
+    action, down = cfg.get('action'), bool(cfg.get('down'))
+    result = {'at': time.time(), 'action': action, 'down': down, 'done': [], 'problems': []}
+    say = _say
+    say('self-stop: %s%s' % (action, ' (down)' if down else ''))
+    try:
+        if action in ('gcp', 'azure'):
+            mod = _cloud_module(action)
+            try:
+                result['done'] = mod.stop_cluster(down, say)
+            except Exception as e:  # any failure: say exactly what the API answered
+                result['problems'].append(str(e))
+                say('problem: %s' % e)
+                if action == 'gcp':
+                    say('shutting the nodes down instead (they stop; their disks still bill)')
+                    _shutdown_all(ctx, cluster, result, say)
+        else:
+            _shutdown_all(ctx, cluster, result, say)
+    finally:
+        result['ok'] = not result['problems']
+        with db.write_txn(conn):
+            db.set_meta(conn, 'autostop_result', result)
+    return 0 if result['ok'] else 1
+
+
+def _cloud_module(action):
+    if action == 'gcp':
+        from . import gce_stop
+        return gce_stop
+    from . import azure_stop
+    return azure_stop
+
+
+def _shutdown_command():
+    """Tests replace the shutdown (SKYDECK_SHUTDOWN_COMMAND, a shell command) on every node."""
+    return os.environ.get('SKYDECK_SHUTDOWN_COMMAND') or SHUTDOWN
+
+
+def _shutdown_all(ctx, cluster, result, say):
+    """Workers first, all at once; the head last (its shutdown ends this process)."""
+    command = _shutdown_command()
+    workers = cluster.get('workers') or []
+    calls = [(i, _popen(nodes.ssh_argv(ctx.paths, w, ['/bin/sh', '-c', command])))
+             for i, w in enumerate(workers, 1)]
+    deadline = time.time() + SSH_TIMEOUT
+    for i, p in calls:
+        who = nodes.describe(cluster, i)
+        err = _finish(p, deadline)
+        if err is None:
+            result['done'].append(who)
+            say('shut down %s' % who)
+        else:
+            result['problems'].append('%s: %s' % (who, err))
+            say('problem: %s: %s' % (who, err))
+    nodes.close_masters(ctx.paths, workers)
+    err = _finish(_popen(['/bin/sh', '-c', command]), time.time() + SSH_TIMEOUT)
+    if err is None:
+        result['done'].append('head')
+        say('shut down the head')
+    else:
+        result['problems'].append('the head: %s' % err)
+        say('problem: the head: %s' % err)
+
+
+def _popen(argv):
+    from .driver import filtered_environ
+    try:
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, env=filtered_environ(os.environ))
+    except OSError as e:
+        return e
+
+
+def _finish(p, deadline):
+    """None when the command exited 0, else why not."""
+    if isinstance(p, OSError):
+        return 'could not start: %s' % p
+    try:
+        _, err = p.communicate(timeout=max(0.1, deadline - time.time()))
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+        return 'timed out'
+    if p.returncode == 0:
+        return None
+    return 'exit %s: %s' % (p.returncode, (err or b'').decode('utf-8', 'replace').strip()[-300:])
+
+
+def _say(line):
+    sys.stdout.write('%s %s\n' % (time.strftime('%Y-%m-%dT%H:%M:%S'), line))
+    sys.stdout.flush()

@@ -62,6 +62,11 @@ export interface RunRequest extends ClusterRef {
   tags: Record<string, string>;
   /** Autodown: an OS shutdown (the agent's autostop) should delete the instance, not stop it. */
   shutdownTerminates?: boolean;
+  /**
+   * Autostop is set: the head gets what the agent's self-stop needs where an OS shutdown is not
+   * enough (GCP autodown, Azure): a cloud identity limited to this cluster (ops/autostopPlan.ts).
+   */
+  autostop?: { down: boolean };
 }
 
 export interface RunResult {

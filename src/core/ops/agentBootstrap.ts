@@ -45,7 +45,7 @@ async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, han
   }
   const plan = row.autostop_minutes !== null ? autostopPlan(row.provider, row.autostop_down === 1) : undefined;
   if (plan?.ok) {
-    await client.configure({ autostop: { idle_minutes: row.autostop_minutes, down: row.autostop_down === 1, command: plan.command } });
+    await client.configure({ autostop: { idle_minutes: row.autostop_minutes, down: row.autostop_down === 1, action: plan.action } });
   }
   const r = await client.transport.exec(['/bin/sh', '-c', mkWorkdir, 'sh', loc.base]);
   if (r.code !== 0) throw new OpsError('failed', `could not create the workdir on ${client.transport.description}: ${r.stderr.toString().trim()}`);

@@ -1,27 +1,29 @@
-// What the head's agent runs when the cluster has been idle long enough, per cloud. The agent
-// decides idleness; this decides the action, without cloud credentials on the VM:
-// - aws: an OS shutdown; RunInstances set the shutdown behaviour to stop, or terminate for
-//   autodown (and spot).
-// - gcp: an OS shutdown stops the VM (TERMINATED). Deleting it needs the Compute API from the VM.
-// - azure: a shut-down VM keeps billing until it is deallocated, which needs the ARM API.
+// How the head's agent stops the cluster once idle long enough, per cloud. The agent decides
+// idleness and carries the action out itself (agent/skydeck_agent_lib/selfstop.py):
+// - aws: an OS shutdown of every node; RunInstances set the shutdown behaviour to stop, or to
+//   terminate for autodown (and spot). No credentials on the VM.
+// - gcp: autostop is an OS shutdown too (the VM becomes TERMINATED, i.e. stopped). Autodown
+//   needs the Compute API: the head is created with the project's default service account and
+//   the compute scope only (gcp/launch.ts), and deletes the cluster's instances with it.
+// - azure: a shut-down VM keeps billing until deallocated, so both need ARM: the head gets a
+//   system-assigned identity with a role on the cluster's resource group only (azure/identity.ts)
+//   — Virtual Machine Contributor to deallocate, Contributor to delete the group (autodown).
 // - local / ssh: Skydeck does not own those machines and never stops them.
 
-export type AutostopPlan =
-  | { ok: true; command: string[] }
-  | { ok: false; why: string };
+export type AutostopAction = 'shutdown' | 'gcp' | 'azure';
 
-const SHUTDOWN = ['/bin/sh', '-c', 'sudo -n shutdown -h now || shutdown -h now'];
+export type AutostopPlan =
+  | { ok: true; action: AutostopAction }
+  | { ok: false; why: string };
 
 export function autostopPlan(cloud: string, down: boolean): AutostopPlan {
   switch (cloud) {
     case 'aws':
-      return { ok: true, command: SHUTDOWN };
+      return { ok: true, action: 'shutdown' };
     case 'gcp':
-      return down
-        ? { ok: false, why: 'autodown on GCP needs the Compute API on the VM (credentials Skydeck does not put there); use autostop (stop) instead' }
-        : { ok: true, command: SHUTDOWN };
+      return { ok: true, action: down ? 'gcp' : 'shutdown' };
     case 'azure':
-      return { ok: false, why: 'a shut-down Azure VM keeps billing until it is deallocated, which needs the Azure API on the VM; stop the cluster with "skydeck stop" instead' };
+      return { ok: true, action: 'azure' };
     default:
       return { ok: false, why: `${cloud} clusters run on machines Skydeck does not own, so they are never stopped automatically` };
   }

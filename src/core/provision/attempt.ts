@@ -53,6 +53,7 @@ export async function runAttempt(env: ProvisionEnv, input: AttemptInput): Promis
     ...ref, clusterName: row!.name, workspaceId: input.workspaceId, numNodes: input.numNodes, placement: p,
     tags: tagsFor({ clusterName: row!.name, uid: row!.uid, workspaceId: input.workspaceId }),
     shutdownTerminates: row!.autostop_minutes !== null && row!.autostop_down === 1,
+    ...(row!.autostop_minutes !== null ? { autostop: { down: row!.autostop_down === 1 } } : {}),
   }), retry);
   if (!run.ok) {
     // A typed refusal promises nothing was created (provider.ts), so no grace wait is owed;

@@ -17,7 +17,7 @@ export interface GangCluster {
   stop(): Promise<void>;
 }
 
-export async function startGangCluster(opts: { cpusPerNode?: number; workers?: number } = {}): Promise<GangCluster> {
+export async function startGangCluster(opts: { cpusPerNode?: number; workers?: number; env?: NodeJS.ProcessEnv } = {}): Promise<GangCluster> {
   const hosts = await startHosts(opts.workers ?? 2);
   const head = new AgentFixture();
   head.setup();
@@ -31,7 +31,7 @@ export async function startGangCluster(opts: { cpusPerNode?: number; workers?: n
   fs.copyFileSync(hosts.clientKeyPath, path.join(head.base, 'cluster_key'));
   fs.chmodSync(path.join(head.base, 'cluster_key'), 0o600);
   fs.writeFileSync(path.join(head.base, 'cluster_known_hosts'), hosts.hosts.map((h) => hosts.knownHostsLine(h)).join('\n') + '\n');
-  const client = head.serve();
+  const client = head.serve(opts.env);
   await client.call('configure', {
     cluster_name: 'gang',
     node_ips: ['127.0.0.1', ...hosts.hosts.map((h) => h.address)],

@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { runCli } from '../../../src/cli/main';
 import { StateStore } from '../../../src/core/state';
 import { staticProviders } from '../../../src/core/clouds/provider';
-import { Connections, down, launch, localAgentBootstrap, type OpsContext } from '../../../src/core/ops';
+import { Connections, down, launch, localAgentBootstrap, localBaseDir, type OpsContext } from '../../../src/core/ops';
+import { cli } from '../agent/helpers';
 import { makeEnv, provision, scaledClock } from '../../../src/core/provision';
 import { FakeProvider } from '../../support/fakeCloud/fakeProvider';
 import { leaks } from '../../support/fakeCloud/harness';
@@ -119,6 +120,9 @@ describe('cli on a cloud cluster (fake provider as aws)', function () {
     const stop = async (name: string) => (await ctx.store.read((db) => db.exec(`SELECT autostop_minutes, autostop_down FROM clusters WHERE name = '${name}'`)))[0].values[0];
     await launch(ctx, { taskFile: task, cluster: 'as1', cloud: 'aws', detach: true });
     assert.deepEqual(await stop('as1'), [12, 1]);
+    // The head's agent got it: on AWS an OS shutdown of every node (the shutdown behaviour terminates).
+    const agent = await cli(localBaseDir(root, 'as1'), ['status']);
+    assert.deepEqual([agent.autostop.idle_minutes, agent.autostop.down, agent.autostop.action], [12, true, 'shutdown']);
     await launch(ctx, { taskFile: task, cluster: 'as2', cloud: 'aws', idleMinutes: 3, detach: true });
     assert.deepEqual(await stop('as2'), [3, 1]);
     await down(ctx, 'as1');

@@ -1,4 +1,4 @@
-import { status as statusOp } from '../../core/ops';
+import { status as statusOp, type LiveAutostop } from '../../core/ops';
 import type { CliCommand } from '../command';
 import { ago, table } from '../table';
 
@@ -17,17 +17,30 @@ export const statusCommand: CliCommand = {
       return 0;
     }
     for (const r of rows) if (r.note) io.err(`${r.cluster.name}: ${r.note}\n`);
+    for (const r of rows) {
+      for (const p of r.live?.autostop?.problems ?? []) io.err(`${r.cluster.name}: autostop could not stop the cluster: ${p}\n`);
+    }
     io.out(table(
-      ['NAME', 'LAUNCHED', 'CLOUD', 'REGION', 'NODES', 'STATUS', 'JOBS'],
+      ['NAME', 'LAUNCHED', 'CLOUD', 'REGION', 'NODES', 'STATUS', 'AUTOSTOP', 'JOBS'],
       rows.map(({ cluster: c, live, error, removed }) => [
         c.name, ago(c.launched_at / 1000), c.provider, c.region ?? '-', String(c.num_nodes),
         removed ? 'GONE (removed)' : c.status + (c.flags ? ` (${flagText(c.flags)})` : ''),
+        autostopText(c.autostop_minutes, c.autostop_down === 1, live?.autostop),
         error ? `unreachable: ${error}` : live ? `${live.running} running, ${live.pending} pending` : '-',
       ]),
     ));
     return 0;
   },
 };
+
+/** "10m", "10m (down)", with a refresh "10m, in 3m" or "10m, FAILED" (the reason goes to stderr). */
+export function autostopText(minutes: number | null, down: boolean, live?: LiveAutostop): string {
+  if (minutes === null) return '-';
+  const base = `${minutes}m${down ? ' (down)' : ''}`;
+  if (live?.problems.length) return `${base}, FAILED`;
+  if (live && live.firesIn !== null) return `${base}, in ${Math.ceil(live.firesIn / 60)}m`;
+  return base;
+}
 
 /** What the user reads for a flags value. */
 function flagText(flags: string): string {

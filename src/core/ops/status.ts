@@ -3,10 +3,18 @@ import { needsReconcile, reconcileOne, refreshOne } from '../provision';
 import type { OpsContext } from './context';
 import { envFor, isProviderCluster, providerOf } from './providerEnv';
 
+/** The head agent's autostop as `status` reports it (agent/README.md#autostop). */
+export interface LiveAutostop {
+  /** Seconds until the cluster stops itself; null while busy. */
+  firesIn: number | null;
+  /** What the last self-stop could not do (the cluster may still be billing). */
+  problems: string[];
+}
+
 export interface ClusterStatus {
   cluster: ClusterRecord;
-  /** From the agent when refreshed: running and pending job counts. */
-  live?: { running: number; pending: number };
+  /** From the agent when refreshed: running and pending job counts, and its autostop clock. */
+  live?: { running: number; pending: number; autostop?: LiveAutostop };
   /** Why the agent (or the cloud) could not be asked. */
   error?: string;
   /** What a refresh changed, e.g. "removed: no live instance ..." or "head i-1 is stopped". */
@@ -31,7 +39,7 @@ export async function status(ctx: OpsContext, opts: { refresh?: boolean; timeout
       if (cluster.status !== 'UP') return cloud;
       try {
         const s = await withTimeout(ctx.connections.client(cluster).status(), opts.timeoutMs ?? 20_000, cluster.name);
-        return { ...cloud, live: { running: Number(s.running), pending: Number(s.pending) } };
+        return { ...cloud, live: { running: Number(s.running), pending: Number(s.pending), ...liveAutostop(s.autostop) } };
       } catch (e) {
         return { ...cloud, error: (e as Error).message };
       }
@@ -52,6 +60,13 @@ async function refreshCloud(ctx: OpsContext, row: ClusterRecord): Promise<Cluste
   if (r.action === 'removed') return { cluster: row, removed: true, note: `removed: ${r.message}` };
   if (r.action === 'error') return { cluster: row, error: `the cloud did not answer: ${r.message}` };
   return { cluster: r.row ?? row, note: r.action === 'updated' ? r.message : undefined };
+}
+
+function liveAutostop(a: unknown): { autostop?: LiveAutostop } {
+  if (!a || typeof a !== 'object') return {};
+  const x = a as { fires_in?: number | null; last_result?: { problems?: unknown[] } | null };
+  const problems = (x.last_result?.problems ?? []).map(String);
+  return { autostop: { firesIn: typeof x.fires_in === 'number' ? x.fires_in : null, problems } };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

@@ -33,6 +33,7 @@ export class ClusterNode extends vscode.TreeItem {
         `uid: \`${cluster.uid}\``,
         cluster.head_address ? `head: \`${cluster.head_address}\`` : '',
         `launched: ${new Date(cluster.launched_at * 1000).toLocaleString()}`,
+        cluster.autostop_minutes !== null ? `autostop: after ${cluster.autostop_minutes} idle minutes, ${cluster.autostop_down ? 'torn down' : 'stopped'}` : '',
         error ? `last error: ${error}` : '',
       ]
         .filter(Boolean)

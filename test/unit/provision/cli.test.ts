@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../../src/cli/main';
+import { autostopText } from '../../../src/cli/commands/status';
 import { StateStore } from '../../../src/core/state';
 import { staticProviders } from '../../../src/core/clouds/provider';
 import { Connections, down, launch, localAgentBootstrap, localBaseDir, type OpsContext } from '../../../src/core/ops';
@@ -123,10 +124,18 @@ describe('cli on a cloud cluster (fake provider as aws)', function () {
     // The head's agent got it: on AWS an OS shutdown of every node (the shutdown behaviour terminates).
     const agent = await cli(localBaseDir(root, 'as1'), ['status']);
     assert.deepEqual([agent.autostop.idle_minutes, agent.autostop.down, agent.autostop.action], [12, true, 'shutdown']);
+    assert.match((await run('status', '--refresh')).out, /as1 .* UP +12m \(down\), in 1[12]m +0 running/);
     await launch(ctx, { taskFile: task, cluster: 'as2', cloud: 'aws', idleMinutes: 3, detach: true });
     assert.deepEqual(await stop('as2'), [3, 1]);
     await down(ctx, 'as1');
     await down(ctx, 'as2');
   });
-});
 
+  it('the AUTOSTOP column: off, the setting, time left, and a self-stop that failed', () => {
+    assert.equal(autostopText(null, false), '-');
+    assert.equal(autostopText(10, false), '10m');
+    assert.equal(autostopText(10, true, { firesIn: 125, problems: [] }), '10m (down), in 3m');
+    assert.equal(autostopText(10, false, { firesIn: null, problems: [] }), '10m');
+    assert.equal(autostopText(10, false, { firesIn: 0, problems: ['deallocate: HTTP 403'] }), '10m, FAILED');
+  });
+});

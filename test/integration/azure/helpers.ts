@@ -36,7 +36,7 @@ export async function startAzureBed(ctx: Context): Promise<AzureBed> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-az-'));
   const options = (extra: Partial<AzureProviderOptions> = {}): AzureProviderOptions => ({
     subscriptionId: fake.model.subscription, region: REGION, endpoint: fake.endpoint, credential: fixedToken, ca: tls.cert,
-    keyDir: path.join(dir, 'keys'), azureConfigDir: path.join(dir, 'azure'), env: {}, pollMs: 10, sdkRetries: 0, ...extra,
+    keyDir: path.join(dir, 'keys'), catalogDir: path.join(dir, 'catalog'), azureConfigDir: path.join(dir, 'azure'), env: {}, pollMs: 10, sdkRetries: 0, ...extra,
   });
   return {
     fake, dir, ca: tls.cert, options,

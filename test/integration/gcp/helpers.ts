@@ -35,7 +35,7 @@ export async function startGcpBed(): Promise<GcpBed> {
   const made: ReturnType<typeof createGcpProvider>[] = [];
   const options = (extra: Partial<GcpProviderOptions> = {}): GcpProviderOptions => ({
     project: PROJECT, apiEndpoint: '127.0.0.1', port: fake.port, protocol: 'http', authClient: tokenClient(),
-    keyDir: path.join(dir, 'keys'), gcloudConfigDir: path.join(dir, 'gcloud'), env: {}, pollMs: 10, operationTimeoutMs: 10_000, ...extra,
+    keyDir: path.join(dir, 'keys'), catalogDir: path.join(dir, 'catalog'), gcloudConfigDir: path.join(dir, 'gcloud'), env: {}, pollMs: 10, operationTimeoutMs: 10_000, ...extra,
   });
   return {
     fake, dir, options,

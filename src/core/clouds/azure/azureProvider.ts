@@ -4,6 +4,8 @@ import {
 } from '../provider';
 import { waitUntil } from '../waitInstances';
 import type { PortRange } from '../../task';
+import { defaultCatalogDir, type InstanceType } from '../../catalog';
+import { azureCatalog } from './catalogFetch';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { AzureClients } from './clients';
 import { azCall, isNotFound } from './errors';
@@ -12,7 +14,7 @@ import { addressesOf, ensureNetwork, openNsgPorts } from './network';
 import { AZURE_SSH_USER, DEFAULT_LOCATION, type AzureProviderOptions } from './options';
 import { infoOf } from './status';
 import { emptyGroups, instanceViewOf, listVms } from './listing';
-import { createVm } from './vm';
+import { createVm, pickSize, shapeOf } from './vm';
 import { waitGroupGone } from './group';
 
 /** Azure VMs behind the Provider interface (SkyPilot's sky/provision/azure/instance.py, in TypeScript). */
@@ -20,6 +22,7 @@ export class AzureProvider implements Provider {
   readonly cloud = 'azure';
   private clientsCache?: AzureClients;
   private key?: LocalKey;
+  private readonly catalogs = new Map<string, Promise<InstanceType[]>>();
 
   constructor(private readonly opts: AzureProviderOptions = {}) {}
 
@@ -44,6 +47,8 @@ export class AzureProvider implements Provider {
     const resumed = stopped.map((v) => v.vm.name!);
     const need = req.numNodes - existing.length;
     if (need <= 0) return { created: [], resumed };
+    // Sized once from the location's listing; createVm then sees it as the placement's type.
+    const sized = req.placement.instanceType ? req : { ...req, placement: { ...req.placement, instanceType: pickSize(req.placement, shapeOf(req), await this.catalog(location)) } };
 
     const net = { c: this.clients, group, location, tags: req.tags, lro: this.lro };
     const subnetId = await ensureNetwork(net);
@@ -51,7 +56,7 @@ export class AzureProvider implements Provider {
     const names = Array.from({ length: need }, () => vmName(req.clusterName, req.uid));
     const ctx = { ...net, subnetId, publicKey: this.localKey().publicKey, zone: req.placement.zone ?? req.zone };
     // All awaited even after one fails, so no create is left in flight unseen.
-    const results = await Promise.allSettled(names.map((n, i) => createVm(ctx, req, n, !hasHead && i === 0)));
+    const results = await Promise.allSettled(names.map((n, i) => createVm(ctx, sized, n, !hasHead && i === 0)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     return { created: names, resumed };
@@ -132,6 +137,16 @@ export class AzureProvider implements Provider {
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
     await azCall('securityRules', () => openNsgPorts(this.clients, groupName(ref.uid), ports, this.lro));
+  }
+
+  /** The location's VM-size catalog (cached on disk with its fetch time). */
+  catalog(location: string): Promise<InstanceType[]> {
+    let c = this.catalogs.get(location);
+    if (!c) {
+      c = azureCatalog(this.clients, location, this.opts.catalogDir ?? defaultCatalogDir(), this.opts.log);
+      this.catalogs.set(location, c);
+    }
+    return c;
   }
 
   /** Whether the cluster's resource group still exists (tests; teardown's "nothing orphaned"). */

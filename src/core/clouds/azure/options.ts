@@ -21,6 +21,8 @@ export interface AzureProviderOptions {
   env?: NodeJS.ProcessEnv;
   /** Where Skydeck's SSH key lives (created when missing); default ~/.skydeck/keys. */
   keyDir?: string;
+  /** Where fetched machine-type listings are cached; default ~/.skydeck/catalog. */
+  catalogDir?: string;
   /** Connect to private IPs instead of public ones (VPN / peered VNet). */
   usePrivateIps?: boolean;
   /** Long-running-operation polling interval (ms; the SDK's default is 2 s) and wait bound. */

@@ -1,4 +1,6 @@
 import { FirewallsClient, GlobalOperationsClient, InstancesClient, ZoneOperationsClient, ZonesClient } from './sdk';
+// By its own path, as sdk.ts does for the others (the package index loads every client).
+import { MachineTypesClient } from '@google-cloud/compute/build/src/v1/machine_types_client';
 import { ProviderError } from '../provider';
 import { localProject, PROJECT_FIX } from './project';
 import type { GcpProviderOptions } from './options';
@@ -14,6 +16,7 @@ export class GcpClients {
   readonly globalOps: GlobalOperationsClient;
   readonly firewalls: FirewallsClient;
   readonly zones: ZonesClient;
+  readonly machineTypes: MachineTypesClient;
   private project?: Promise<string>;
 
   constructor(private readonly opts: GcpProviderOptions) {
@@ -28,6 +31,7 @@ export class GcpClients {
     this.globalOps = new GlobalOperationsClient(common);
     this.firewalls = new FirewallsClient(common);
     this.zones = new ZonesClient(common);
+    this.machineTypes = new MachineTypesClient(common);
   }
 
   /** The project: found locally (option, env, gcloud config, ADC file), else asked of the auth library (GCE metadata). */
@@ -46,6 +50,6 @@ export class GcpClients {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.instances, this.zoneOps, this.globalOps, this.firewalls, this.zones].map((c) => c.close().catch(() => undefined)));
+    await Promise.all([this.instances, this.zoneOps, this.globalOps, this.firewalls, this.zones, this.machineTypes].map((c) => c.close().catch(() => undefined)));
   }
 }

@@ -4,6 +4,8 @@ import {
 } from '../provider';
 import { waitUntil } from '../waitInstances';
 import type { PortRange } from '../../task';
+import { defaultCatalogDir, type InstanceType } from '../../catalog';
+import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
 import { gcpCall, isNotFound } from './errors';
 import { deleteFirewall, ensureFirewall, netTagOf } from './firewall';
@@ -13,7 +15,7 @@ import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { rawOperation, waitOperation, type WaitOptions } from './operations';
 import { GCP_SSH_USER, type GcpProviderOptions } from './options';
 import { infoOf, LABEL_HEAD, type GcpInstance } from './status';
-import { GcpZoneTable, lastSegment } from './zones';
+import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 
 /** GCP Compute Engine behind the Provider interface (SkyPilot's sky/provision/gcp/instance.py, in TypeScript). */
 export class GcpProvider implements Provider {
@@ -21,6 +23,7 @@ export class GcpProvider implements Provider {
   readonly clients: GcpClients;
   private readonly zones: GcpZoneTable;
   private key?: LocalKey;
+  private readonly catalogs = new Map<string, Promise<InstanceType[]>>();
 
   constructor(private readonly opts: GcpProviderOptions = {}) {
     this.clients = new GcpClients(opts);
@@ -44,7 +47,10 @@ export class GcpProvider implements Provider {
     // SSH must be open before the loop tries to connect; openPorts widens the rule later.
     await ensureFirewall(this.clients, w, network, req.uid, []);
     const existing = await this.list(w.project, req.uid);
-    return launch({ c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid) }, req, existing);
+    return launch({
+      c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid),
+      catalog: () => this.catalog(regionOfZone(zone), zone),
+    }, req, existing);
   }
 
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
@@ -118,6 +124,20 @@ export class GcpProvider implements Provider {
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
     await ensureFirewall(this.clients, await this.waitOpts(), this.opts.network ?? 'default', ref.uid, ports);
+  }
+
+  /**
+   * The region's machine-type catalog (cached on disk with its fetch time), listed from the
+   * region's first zone; `zone` serves a region the zone table does not know.
+   */
+  catalog(region: string, zone?: string): Promise<InstanceType[]> {
+    let c = this.catalogs.get(region);
+    if (!c) {
+      c = gcpCatalog(this.clients, region, this.zonesOf(region)[0] ?? zone ?? `${region}-a`, this.opts.catalogDir ?? defaultCatalogDir(),
+        { log: this.opts.log, retries: this.opts.sdkRetries ?? 2 });
+      this.catalogs.set(region, c);
+    }
+    return c;
   }
 
   dispose(): Promise<void> {

@@ -20,6 +20,8 @@ export interface GcpProviderOptions {
   env?: NodeJS.ProcessEnv;
   /** Where Skydeck's SSH key lives (created when missing); default ~/.skydeck/keys. */
   keyDir?: string;
+  /** Where fetched machine-type listings are cached; default ~/.skydeck/catalog. */
+  catalogDir?: string;
   /** Zones to try per region, overriding the built-in table. */
   zones?: Record<string, string[]>;
   /** VPC network the instances and the firewall rule use; default "default". */

@@ -47,7 +47,21 @@ export async function refreshOne(env: ProvisionEnv, snapshot: ClusterRecord, opt
     if (young) return { name, action: 'unchanged', row: snapshot, instances: q.value };
     const message = `no live instance of ${snapshot.uid} (${q.value.length} listed, all terminated) and older than the launch grace window`;
     const removed = await deleteAfterProof(env, snapshot, { kind: 'refresh-removed', message }, snapshot);
+    if (removed) await cleanUpAfterGone(env, snapshot);
     return removed ? { name, action: 'removed', message } : { name, action: 'unchanged', message: 'changed while refreshing; left as is' };
+  }
+}
+
+/**
+ * A cluster that ended without Skydeck's down (autodown, the console) leaves its per-cluster
+ * network rule (AWS security group, GCP firewall rule): providers delete those in a terminate
+ * call once nothing of the uid is left, so one such call with nothing to end does it.
+ */
+async function cleanUpAfterGone(env: ProvisionEnv, row: ClusterRecord): Promise<void> {
+  try {
+    await env.provider.terminateInstances(refOf(row));
+  } catch (e) {
+    env.log(`${row.name}: could not clean up its network rules: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 

@@ -31,6 +31,25 @@ describe('provision: refresh, reconcile, cancel, sweep', () => {
     assert.ok((await h.store.read((db) => db.exec("SELECT count(*) FROM events WHERE kind = 'refresh-removed'")[0].values[0][0])) === 1);
   });
 
+  it('a cluster that ended by itself (autodown) is removed, and its network rules are cleaned by a terminate call', async () => {
+    h = await harness({ scale: 200 });
+    assert.ok((await launch(h, 'c1')).ok);
+    const r = (await row(h, 'c1'))!;
+    await h.cloud.terminateInstances({ uid: r.uid, region: r.region ?? undefined });
+    await h.cloud.waitInstances({ uid: r.uid, region: r.region ?? undefined }, 'terminated', 120_000);
+    const terminate = h.cloud.terminateInstances.bind(h.cloud);
+    const calls: string[] = [];
+    h.cloud.terminateInstances = async (ref, ids) => {
+      calls.push(ref.uid);
+      return terminate(ref, ids);
+    };
+    await h.clock.sleep(61_000); // past the launch grace window
+    const out = await refreshOne(h.env, r);
+    assert.equal(out.action, 'removed', JSON.stringify(out));
+    assert.deepEqual(calls, [r.uid]);
+    assert.equal(await row(h, 'c1'), undefined);
+  });
+
   it('an API error is never read as "no instances"', async () => {
     h = await harness();
     assert.ok((await launch(h, 'c1')).ok);

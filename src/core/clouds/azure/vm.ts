@@ -5,6 +5,7 @@ import { chooseType, describeShape } from '../../catalog';
 import { AZURE_SHIPPED } from '../../catalog/azureShipped';
 import { azCall } from './errors';
 import { createNic, type NetCtx } from './network';
+import { grantSelfStop } from './identity';
 import { TAG_HEAD } from './names';
 import { AZURE_SSH_USER, UBUNTU_2204 } from './options';
 
@@ -27,15 +28,15 @@ export function shapeOf(req: RunRequest): AzureLaunchShape {
   return { ...(r.resources ?? {}), ...(r.placement.resources ?? {}) };
 }
 
-/** The VM size: the placement's, else the cheapest shipped size that fits. */
-export function pickSize(placement: Placement, shape: AzureLaunchShape): string {
+/** The VM size: the placement's, else the cheapest catalog size that fits (the location's listing, or the shipped table). */
+export function pickSize(placement: Placement, shape: AzureLaunchShape, catalog: Parameters<typeof chooseType>[0] = AZURE_SHIPPED): string {
   if (placement.instanceType) return placement.instanceType;
   const accs: (AcceleratorOption | undefined)[] = shape.accelerators?.length ? shape.accelerators : [undefined];
   for (const accelerator of accs) {
-    const t = chooseType(AZURE_SHIPPED, { cpus: shape.cpus, memory: shape.memory, accelerator, useSpot: placement.useSpot });
+    const t = chooseType(catalog, { cpus: shape.cpus, memory: shape.memory, accelerator, useSpot: placement.useSpot });
     if (t) return t.name;
   }
-  throw new ProviderError('capacity', `no Azure VM size offers ${describeShape({ cpus: shape.cpus, memory: shape.memory, accelerator: shape.accelerators?.[0] })}`,
+  throw new ProviderError('capacity', `no Azure VM size offers ${describeShape({ cpus: shape.cpus, memory: shape.memory, accelerator: shape.accelerators?.[0] })}${placement.region ? ` in ${placement.region}` : ''}`,
     'relax cpus/memory (use "N+" for "at least"), pick other accelerators, or set instance_type');
 }
 
@@ -79,6 +80,13 @@ export async function createVm(x: VmCtx, req: RunRequest, name: string, head: bo
     // Evicted spot VMs are deallocated (disk kept, compute not billed), so they can be started
     // again; maxPrice -1 means "up to the on-demand price": no eviction for price.
     ...(spot ? { priority: 'Spot', evictionPolicy: 'Deallocate', billingProfile: { maxPrice: -1 } } : { priority: 'Regular' }),
+    // Autostop: the head's agent deallocates or deletes the cluster as this identity (identity.ts).
+    ...(head && req.autostop ? { identity: { type: 'SystemAssigned' } } : {}),
   };
-  await azCall('virtualMachines.createOrUpdate', () => x.c.compute.virtualMachines.createOrUpdate(x.group, name, vm, x.lro));
+  const made = await azCall('virtualMachines.createOrUpdate', () => x.c.compute.virtualMachines.createOrUpdate(x.group, name, vm, x.lro));
+  if (head && req.autostop) {
+    const principalId = made.identity?.principalId;
+    if (!principalId) throw new ProviderError('config', `Azure created ${name} without the managed identity autostop needs`);
+    await grantSelfStop({ c: x.c, group: x.group, principalId, down: req.autostop.down, lro: x.lro });
+  }
 }

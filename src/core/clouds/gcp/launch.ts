@@ -18,6 +18,8 @@ export interface LaunchContext {
   publicKey: string;
   /** Network tag the cluster's firewall rule targets. */
   netTag: string;
+  /** The region's machine types (fetched and cached); asked only when no type is named. Default: the shipped table. */
+  catalog?(): Promise<Parameters<typeof pickMachine>[2]>;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: GcpI
   const resumed = stopped.map((i) => i.name!);
   if (need <= 0) return { created: [], resumed };
 
-  const machine = pickMachine(req.placement, shapeOf(req));
+  const machine = pickMachine(req.placement, shapeOf(req), req.placement.instanceType ? undefined : await ctx.catalog?.());
   const hasHead = existing.some((i) => i.labels?.[LABEL_HEAD] === 'true');
   const names = Array.from({ length: need }, () => instanceName(req.clusterName, req.uid));
   const ops = await Promise.all(names.map((name, n) => gcpCall('instances.insert', async () => rawOperation((await ctx.c.instances.insert({
@@ -64,6 +66,8 @@ export function instanceName(clusterName: string, uid: string): string {
   return `${slug || 'sky'}-${uid.replace(/[^a-z0-9]/g, '').slice(0, 8)}-${randomBytes(2).toString('hex')}`;
 }
 
+export const COMPUTE_SCOPE = 'https://www.googleapis.com/auth/compute';
+
 function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name: string, head: boolean): protos.google.cloud.compute.v1.IInstance {
   const shape = shapeOf(req);
   const zone = ctx.zone;
@@ -89,6 +93,10 @@ function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name:
       },
     }],
     networkInterfaces: [{ network: `global/networks/${ctx.network}`, accessConfigs: [{ name: 'External NAT', type: 'ONE_TO_ONE_NAT' }] }],
+    // Autodown: the head's agent deletes the cluster with the project's default service
+    // account, limited to the compute scope (agent/skydeck_agent_lib/gce_stop.py). Nodes
+    // get no service account otherwise: nothing on them needs Google credentials.
+    ...(head && req.autostop?.down ? { serviceAccounts: [{ email: 'default', scopes: [COMPUTE_SCOPE] }] } : {}),
     ...(m.guest ? { guestAccelerators: [{ acceleratorType: `zones/${zone}/acceleratorTypes/${m.guest.acceleratorType}`, acceleratorCount: m.guest.count }] } : {}),
     // GPU VMs cannot live-migrate: GCP requires TERMINATE on host maintenance. Spot VMs are
     // deleted on preemption (not stopped): a stopped spot VM keeps billing its disk and the

@@ -3,6 +3,7 @@
 // VMs with provisioningState + power state moving over time (stepMs per transition).
 import { randomUUID } from 'node:crypto';
 import { groupNotFound } from './bodies';
+import { Identities } from './identity';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -34,6 +35,7 @@ export class ArmModel {
   coreQuota?: number;
   spotQuota?: number;
   readonly calls: { method: string; path: string; body?: Json }[] = [];
+  readonly identities = new Identities();
   private readonly timers = new Set<NodeJS.Timeout>();
   private ip = 0;
 

@@ -6,6 +6,8 @@ import { ArmError, authorizationFailed, groupBeingDeleted, missingAuth, resource
 import { deleteVm, instanceView, putVm, vmAction } from './compute';
 import { ArmModel, type AsyncOp, type Json } from './model';
 import { putNetwork, putRule } from './network';
+import { miCheck, putRoleAssignment } from './identity';
+import { listSkus } from './skus';
 import type { TestCert } from './tls';
 
 type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
@@ -52,6 +54,7 @@ export class AzureFake {
     let reply: Reply;
     try {
       if (this.requireAuth && !/^Bearer \S+/.test(req.headers.authorization ?? '')) throw missingAuth();
+      miCheck(this.model, req.headers.authorization, method, url.pathname);
       const fault = this.faults.find((f) => f.method === method && f.path.test(url.pathname) && f.times > 0);
       if (fault) {
         fault.times--;
@@ -86,6 +89,7 @@ export class AzureFake {
     if (low[0] === 'providers' && low[2] === 'locations') return this.opStatus(low[4], rest[5]);
     if (low[0] === 'operationresults') return this.opStatus('operationresults', rest[1]);
     if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'virtualmachines' && method === 'GET') return { status: 200, body: { value: m.vms() } };
+    if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'skus' && method === 'GET') return { status: 200, body: listSkus(m, query) };
     if (low[0] !== 'resourcegroups') throw new ArmError(400, 'InvalidRequestUri', `The request URI '${path}' is not valid.`);
     if (rest.length === 1) {
       // $filter=tagName eq 'k' [and tagValue eq 'v'], the one filter resource groups support.
@@ -102,6 +106,9 @@ export class AzureFake {
     const id = `${baseId}/${name}`;
     if (!name && method === 'GET') return { status: 200, body: { value: m.under(`${baseId}/`).filter((r) => String(r.id).split('/').length === baseId.split('/').length + 1) } };
     if (method !== 'GET' && g.properties.provisioningState === 'Deleting') throw groupBeingDeleted(rg);
+    if (ns?.toLowerCase() === 'microsoft.authorization' && type?.toLowerCase() === 'roleassignments' && method === 'PUT') {
+      return putRoleAssignment(m, m.identities, m.groupId(g.name), name, body ?? {});
+    }
     if (type.toLowerCase() === 'virtualmachines') return this.vm(method, id, g.name, name, sub, body);
     if (sub?.toLowerCase() === 'securityrules') {
       const nsg = m.get(id);

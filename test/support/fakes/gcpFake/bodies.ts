@@ -27,6 +27,8 @@ export const unauthenticated = () => httpError(401,
 export const forbidden = (permission: string, resource: string) => httpError(403, `Required '${permission}' permission for '${resource}'`, 'forbidden');
 export const quotaHttp = (metric: string, limit: number, region: string) => httpError(403,
   `Quota '${metric}' exceeded.  Limit: ${limit.toFixed(1)} in region ${region}.`, 'quotaExceeded', { domain: 'usageLimits' });
+/** A token whose scopes do not cover the API (an instance's service account without the compute scope). */
+export const insufficientScopes = () => httpError(403, 'Request had insufficient authentication scopes.', 'insufficientPermissions');
 export const backendError = () => httpError(503, 'Internal error. Please try again or contact Google Support.', 'backendError');
 
 export interface OpError {

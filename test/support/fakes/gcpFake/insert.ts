@@ -34,10 +34,19 @@ export function insertInstance(m: GceModel, zone: string, body: Json): FakeOpera
   if (accs.length && scheduling.onHostMaintenance !== 'TERMINATE') {
     throw invalid(`Invalid value for field 'resource.scheduling.onHostMaintenance': '${scheduling.onHostMaintenance ?? 'MIGRATE'}'. Instances with guest accelerators do not support live migration.`);
   }
+  const serviceAccounts = ((body.serviceAccounts ?? []) as Json[]).map((sa, i) => {
+    const scopes = (sa.scopes ?? []) as unknown[];
+    if (!scopes.every((x) => typeof x === 'string' && x.startsWith('https://www.googleapis.com/auth/'))) {
+      throw invalid(`Invalid value for field 'resource.serviceAccounts[${i}].scopes[0]': '${scopes[0]}'. Scope must be a URL.`);
+    }
+    // GCP resolves "default" to the project's Compute Engine default service account.
+    return { email: sa.email === 'default' ? `${m.projectNumber}-compute@developer.gserviceaccount.com` : sa.email, scopes };
+  });
   const n = ipSeq++;
   const inst: FakeInstance = {
     ...body, kind: 'compute#instance', id: m.id(), name, zone, machineType: typeName, status: 'PROVISIONING', labels,
     labelFingerprint: '42WmSpB8rSM=', creationTimestamp: new Date().toISOString(), scheduling,
+    ...(serviceAccounts.length ? { serviceAccounts } : {}),
     networkInterfaces: ((body.networkInterfaces ?? [{}]) as Json[]).map((nic) => ({
       ...nic, kind: 'compute#networkInterface', name: 'nic0', networkIP: `10.128.${n >> 8}.${n & 255}`,
       // TEST-NET-3 (documentation) addresses: nothing answers there, and tests never connect.

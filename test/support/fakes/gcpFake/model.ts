@@ -49,6 +49,9 @@ export class GceModel {
   private readonly timers = new Set<NodeJS.Timeout>();
   private seq = 0;
 
+  /** The project number GCP puts in default service account emails and metadata zone paths. */
+  readonly projectNumber = '412958776301';
+
   constructor(readonly project: string, readonly zones: string[], readonly stepMs = 30) {}
 
   url(path: string): string {

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { HttpError, alreadyExists, backendError, forbidden, notFound, parseFilter, unauthenticated } from './bodies';
 import { GceModel, type FakeInstance, type FakeOperation, type Json } from './model';
 import { insertInstance } from './insert';
+import { listMachineTypes } from './machineTypes';
+import { vmTokenCheck } from './metadata';
 
 export interface GcpFakeOptions {
   project?: string;
@@ -54,6 +56,7 @@ export class GcpFake {
     let out: unknown;
     try {
       if (this.requireAuth && !/^Bearer \S+/.test(req.headers.authorization ?? '')) throw unauthenticated();
+      vmTokenCheck(this.model, req.headers.authorization);
       const fault = this.model.httpFaults.find((f) => f.method === method && f.path.test(url.pathname) && f.times > 0);
       if (fault) {
         fault.times--;
@@ -98,6 +101,7 @@ export class GcpFake {
         }
         return { kind: 'compute#instanceAggregatedList', id: `projects/${m.project}/aggregated/instances`, items, selfLink: m.url('aggregated/instances') };
       }
+      case 'GET zones/*/machineTypes': return listMachineTypes(m, this.zone(parts[1]), url.searchParams);
       case 'GET zones/*/instances':
         return { kind: 'compute#instanceList', items: this.inZone(this.zone(parts[1])).filter(filter) };
       case 'POST zones/*/instances':

@@ -1,0 +1,59 @@
+// A fake of Azure's Instance Metadata Service as one VM of the fake ARM sees it: the header it
+// demands ("Metadata: true"), the compute facts the agent's self-stop reads, and a managed
+// identity token standing for the VM's principal (no identity: the 400 IMDS gives).
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MI_TOKEN_PREFIX } from './identity';
+import type { ArmModel } from './model';
+
+export class ImdsFake {
+  private server?: http.Server;
+  port = 0;
+  readonly requests: string[] = [];
+
+  constructor(private readonly m: ArmModel, private readonly vmId: string) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/metadata`;
+  }
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((r) => this.server?.close(r));
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://x');
+    this.requests.push(url.pathname + url.search);
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.headers.metadata !== 'true') return send(400, { error: 'Bad request. Required metadata header not specified' });
+    if (!url.searchParams.get('api-version')) return send(400, { error: 'Bad request. api-version was not specified in the request' });
+    const vm = this.m.get(this.vmId);
+    if (!vm) return send(404, { error: 'Not found' });
+    const [, , subscriptionId, , resourceGroupName] = vm.id.split('/');
+    switch (url.pathname) {
+      case '/metadata/instance/compute':
+        return send(200, { name: vm.name, resourceGroupName, subscriptionId, location: vm.location, vmId: vm.properties.vmId, vmSize: vm.properties.hardwareProfile?.vmSize, resourceId: vm.id });
+      case '/metadata/identity/oauth2/token': {
+        if (!url.searchParams.get('resource')) return send(400, { error: 'invalid_request', error_description: 'Required query variable \'resource\' is missing' });
+        if (!vm.identity?.principalId) return send(400, { error: 'invalid_request', error_description: 'Identity not found' });
+        return send(200, {
+          access_token: `${MI_TOKEN_PREFIX}${vm.identity.principalId}`, expires_in: '86399', expires_on: String(Math.floor(Date.now() / 1000) + 86399),
+          resource: url.searchParams.get('resource'), token_type: 'Bearer', client_id: vm.identity.principalId,
+        });
+      }
+      default:
+        return send(404, { error: 'Not found' });
+    }
+  }
+}

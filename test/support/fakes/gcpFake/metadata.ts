@@ -1,0 +1,71 @@
+// A fake of the GCE metadata server as one instance of the fake project sees it: the paths the
+// agent's self-stop reads, the "Metadata-Flavor: Google" header it demands, and an access token
+// for the instance's service account (none attached: 404, as on GCE). The token stands for that
+// instance, so the Compute fake can check its scopes (vmTokenCheck).
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { insufficientScopes, unauthenticated } from './bodies';
+import type { GceModel } from './model';
+
+const TOKEN_PREFIX = 'fake-vm-token:';
+const SCOPES = ['https://www.googleapis.com/auth/compute', 'https://www.googleapis.com/auth/cloud-platform'];
+
+export class GceMetadataFake {
+  private server?: http.Server;
+  port = 0;
+  readonly requests: string[] = [];
+
+  constructor(private readonly m: GceModel, private readonly zone: string, private readonly name: string) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/computeMetadata/v1`;
+  }
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((r) => this.server?.close(r));
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const path = (req.url ?? '').split('?')[0].replace(/^\/computeMetadata\/v1\//, '');
+    this.requests.push(path);
+    const send = (status: number, body: string, type = 'application/text') => {
+      res.writeHead(status, { 'content-type': type, 'metadata-flavor': 'Google' });
+      res.end(body);
+    };
+    if (req.headers['metadata-flavor'] !== 'Google') return send(403, 'Missing required header: "Metadata-Flavor"', 'text/html');
+    const inst = this.m.instances.get(`${this.zone}/${this.name}`);
+    switch (path) {
+      case 'project/project-id':
+        return send(200, this.m.project);
+      case 'instance/zone':
+        return send(200, `projects/${this.m.projectNumber}/zones/${this.zone}`);
+      case 'instance/name':
+        return send(200, this.name);
+      case 'instance/service-accounts/default/token': {
+        if (!(inst?.serviceAccounts as unknown[] | undefined)?.length) return send(404, 'Not Found', 'text/html');
+        const token = { access_token: `${TOKEN_PREFIX}${this.zone}/${this.name}`, expires_in: 3599, token_type: 'Bearer' };
+        return send(200, JSON.stringify(token), 'application/json');
+      }
+      default:
+        return send(404, 'Not Found', 'text/html');
+    }
+  }
+}
+
+/** A request made with an instance's token: allowed while that instance exists with a scope covering Compute. */
+export function vmTokenCheck(m: GceModel, authorization: string | undefined): void {
+  const token = /^Bearer (\S+)/.exec(authorization ?? '')?.[1] ?? '';
+  if (!token.startsWith(TOKEN_PREFIX)) return;
+  const inst = m.instances.get(token.slice(TOKEN_PREFIX.length));
+  if (!inst) throw unauthenticated();
+  const scopes = ((inst.serviceAccounts ?? []) as { scopes: string[] }[]).flatMap((sa) => sa.scopes);
+  if (!scopes.some((s) => SCOPES.includes(s))) throw insufficientScopes();
+}

@@ -43,3 +43,36 @@ export function withPrices(types: InstanceType[], priced: readonly InstanceType[
     return p ? { ...t, price: t.price ?? p.price, spotPrice: t.spotPrice ?? p.spotPrice } : t;
   });
 }
+
+export interface CatalogSource {
+  cloud: string;
+  region: string;
+  dir: string;
+  /** The cloud's own listing (shapes, no prices). */
+  fetch(): Promise<InstanceType[]>;
+  /** The shipped table: the answer when fetching fails or finds nothing. */
+  shipped: readonly InstanceType[];
+  /** Makes a listing launchable (default: shipped prices joined in by name). */
+  complete?(types: InstanceType[]): InstanceType[];
+  log?(message: string): void;
+}
+
+/**
+ * The region's catalog: the cached listing when fresh, else fetched and cached with the time.
+ * If fetching fails (or finds nothing) the shipped table still answers common requests.
+ */
+export async function cachedCatalog(src: CatalogSource): Promise<InstanceType[]> {
+  const complete = src.complete ?? ((types: InstanceType[]) => withPrices(types, src.shipped));
+  const file = catalogPath(src.dir, src.cloud, src.region);
+  const cached = readCatalog(file);
+  if (cached) return complete(cached.types);
+  try {
+    const types = await src.fetch();
+    if (!types.length) return [...src.shipped];
+    writeCatalog(file, src.cloud, src.region, types);
+    return complete(types);
+  } catch (e) {
+    src.log?.(`${src.cloud} catalog for ${src.region}: ${e instanceof Error ? e.message : String(e)}; using the shipped table`);
+    return [...src.shipped];
+  }
+}

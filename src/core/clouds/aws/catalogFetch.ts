@@ -1,5 +1,5 @@
 import { paginateDescribeInstanceTypes, type EC2Client, type InstanceTypeInfo } from '@aws-sdk/client-ec2';
-import { AWS_SHIPPED, catalogPath, readCatalog, withPrices, writeCatalog, type InstanceType } from '../../catalog';
+import { AWS_SHIPPED, cachedCatalog, type InstanceType } from '../../catalog';
 import { ec2Call } from './errors';
 
 export function toCatalogType(t: InstanceTypeInfo): InstanceType | undefined {
@@ -32,20 +32,7 @@ export async function fetchAwsTypes(ec2: EC2Client): Promise<InstanceType[]> {
   });
 }
 
-/**
- * The region's catalog: the cached listing when fresh, else fetched and cached (with the time);
- * shipped prices joined in. If fetching fails the shipped table still answers common requests.
- */
-export async function awsCatalog(ec2: EC2Client, region: string, dir: string, log?: (m: string) => void): Promise<InstanceType[]> {
-  const file = catalogPath(dir, 'aws', region);
-  const cached = readCatalog(file);
-  if (cached) return withPrices(cached.types, AWS_SHIPPED);
-  try {
-    const types = await fetchAwsTypes(ec2);
-    if (types.length) writeCatalog(file, 'aws', region, types);
-    return withPrices(types.length ? types : [...AWS_SHIPPED], AWS_SHIPPED);
-  } catch (e) {
-    log?.(`aws catalog for ${region}: ${e instanceof Error ? e.message : String(e)}; using the shipped table`);
-    return [...AWS_SHIPPED];
-  }
+/** The region's catalog, cached per region (catalog/cache.ts). */
+export function awsCatalog(ec2: EC2Client, region: string, dir: string, log?: (m: string) => void): Promise<InstanceType[]> {
+  return cachedCatalog({ cloud: 'aws', region, dir, fetch: () => fetchAwsTypes(ec2), shipped: AWS_SHIPPED, log });
 }

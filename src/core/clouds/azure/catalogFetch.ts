@@ -1,5 +1,5 @@
 import type { ResourceSku } from '@azure/arm-compute';
-import { catalogPath, readCatalog, withPrices, writeCatalog, type InstanceType } from '../../catalog';
+import { cachedCatalog, withPrices, type InstanceType } from '../../catalog';
 import { AZURE_SHIPPED } from '../../catalog/azureShipped';
 import type { AzureClients } from './clients';
 import { azCall } from './errors';
@@ -61,21 +61,7 @@ export async function fetchAzureTypes(c: AzureClients, location: string): Promis
   });
 }
 
-/**
- * The location's catalog: the cached listing when fresh, else fetched and cached (with the
- * time); shipped prices joined in. If fetching fails the shipped table still answers.
- */
-export async function azureCatalog(c: AzureClients, location: string, dir: string, log?: (m: string) => void): Promise<InstanceType[]> {
-  const file = catalogPath(dir, 'azure', location);
-  const cached = readCatalog(file);
-  if (cached) return withPrices(cached.types, AZURE_SHIPPED);
-  try {
-    const types = await fetchAzureTypes(c, location);
-    if (!types.length) return [...AZURE_SHIPPED];
-    writeCatalog(file, 'azure', location, types);
-    return withPrices(types, AZURE_SHIPPED);
-  } catch (e) {
-    log?.(`azure catalog for ${location}: ${e instanceof Error ? e.message : String(e)}; using the shipped table`);
-    return [...AZURE_SHIPPED];
-  }
+/** The location's catalog, cached per location (catalog/cache.ts). */
+export function azureCatalog(c: AzureClients, location: string, dir: string, log?: (m: string) => void): Promise<InstanceType[]> {
+  return cachedCatalog({ cloud: 'azure', region: location, dir, fetch: () => fetchAzureTypes(c, location), shipped: AZURE_SHIPPED, log });
 }

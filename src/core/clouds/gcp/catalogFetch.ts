@@ -1,5 +1,5 @@
 import type { protos } from '@google-cloud/compute';
-import { catalogPath, readCatalog, withPrices, writeCatalog, type InstanceType } from '../../catalog';
+import { cachedCatalog, withPrices, type InstanceType } from '../../catalog';
 import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED, gcpAttachesGpus } from '../../catalog/gcpShipped';
 import type { GcpClients } from './clients';
 import { gcpCall } from './errors';
@@ -67,23 +67,12 @@ export function withShipped(types: InstanceType[]): InstanceType[] {
   return out;
 }
 
-/**
- * The region's catalog: the cached listing when fresh, else the listing of one of its zones,
- * fetched and cached with the time. If fetching fails the shipped table answers common requests.
- */
-export async function gcpCatalog(
+/** The region's catalog, listed from one of its zones and cached per region (catalog/cache.ts). */
+export function gcpCatalog(
   c: GcpClients, region: string, zone: string, dir: string, o: { log?: (m: string) => void; retries?: number } = {},
 ): Promise<InstanceType[]> {
-  const file = catalogPath(dir, 'gcp', region);
-  const cached = readCatalog(file);
-  if (cached) return withShipped(cached.types);
-  try {
-    const types = await fetchGcpTypes(c, await c.projectId(), zone, o.retries);
-    if (!types.length) return [...GCP_SHIPPED];
-    writeCatalog(file, 'gcp', region, types);
-    return withShipped(types);
-  } catch (e) {
-    o.log?.(`gcp catalog for ${region}: ${e instanceof Error ? e.message : String(e)}; using the shipped table`);
-    return [...GCP_SHIPPED];
-  }
+  return cachedCatalog({
+    cloud: 'gcp', region, dir, shipped: GCP_SHIPPED, complete: withShipped, log: o.log,
+    fetch: async () => fetchGcpTypes(c, await c.projectId(), zone, o.retries),
+  });
 }

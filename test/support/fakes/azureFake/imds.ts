@@ -2,34 +2,22 @@
 // demands ("Metadata: true"), the compute facts the agent's self-stop reads, and a managed
 // identity token standing for the VM's principal (no identity: the 400 IMDS gives).
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { LoopbackHttp } from '../loopbackHttp';
 import { MI_TOKEN_PREFIX } from './identity';
 import type { ArmModel } from './model';
 
-export class ImdsFake {
-  private server?: http.Server;
-  port = 0;
+export class ImdsFake extends LoopbackHttp {
   readonly requests: string[] = [];
 
-  constructor(private readonly m: ArmModel, private readonly vmId: string) {}
+  constructor(private readonly m: ArmModel, private readonly vmId: string) {
+    super();
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/metadata`;
   }
 
-  async start(): Promise<this> {
-    this.server = http.createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((r) => this.server?.close(r));
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+  protected handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://x');
     this.requests.push(url.pathname + url.search);
     const send = (status: number, body: unknown) => {

@@ -3,37 +3,25 @@
 // for the instance's service account (none attached: 404, as on GCE). The token stands for that
 // instance, so the Compute fake can check its scopes (vmTokenCheck).
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { LoopbackHttp } from '../loopbackHttp';
 import { insufficientScopes, unauthenticated } from './bodies';
 import type { GceModel } from './model';
 
 const TOKEN_PREFIX = 'fake-vm-token:';
 const SCOPES = ['https://www.googleapis.com/auth/compute', 'https://www.googleapis.com/auth/cloud-platform'];
 
-export class GceMetadataFake {
-  private server?: http.Server;
-  port = 0;
+export class GceMetadataFake extends LoopbackHttp {
   readonly requests: string[] = [];
 
-  constructor(private readonly m: GceModel, private readonly zone: string, private readonly name: string) {}
+  constructor(private readonly m: GceModel, private readonly zone: string, private readonly name: string) {
+    super();
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/computeMetadata/v1`;
   }
 
-  async start(): Promise<this> {
-    this.server = http.createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((r) => this.server?.close(r));
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+  protected handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const path = (req.url ?? '').split('?')[0].replace(/^\/computeMetadata\/v1\//, '');
     this.requests.push(path);
     const send = (status: number, body: string, type = 'application/text') => {

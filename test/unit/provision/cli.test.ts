@@ -27,6 +27,8 @@ describe('cli on a cloud cluster (fake provider as aws)', function () {
   };
 
   before(async () => {
+    // The "cloud" instances are this machine: an autostop that fired must not shut it down.
+    process.env.SKYDECK_SHUTDOWN_COMMAND = 'echo "test: shutdown skipped"';
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cli-cloud-'));
     const clock = scaledClock(100);
     cloud = new FakeProvider({ cloud: 'aws', clock });
@@ -39,6 +41,7 @@ describe('cli on a cloud cluster (fake provider as aws)', function () {
     ctx.bootstrap = localAgentBootstrap(ctx);
   });
   after(async () => {
+    delete process.env.SKYDECK_SHUTDOWN_COMMAND;
     await ctx.connections.closeAll();
     ctx.store.close();
   });

@@ -108,13 +108,8 @@ def check(ctx, now=None):
             return True  # already ran for this idle period
         db.set_meta(conn, 'autostop_fired', {'at': now, 'command': cfg['command'],
                                              'action': cfg.get('action'), 'down': cfg['down']})
-    _run_detached(ctx, cfg['command'] or selfstop_argv(ctx))
+    _run_detached(ctx, cfg['command'] or ctx.self_argv('_selfstop'))
     return True
-
-
-def selfstop_argv(ctx):
-    import sys
-    return [sys.executable or 'python3', '-E', '-S', ctx.agent_path, '--base', ctx.paths.base, '_selfstop']
 
 
 def _run_detached(ctx, argv):

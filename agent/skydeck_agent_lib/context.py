@@ -14,6 +14,11 @@ class Ctx(object):
         # serve only: row JSON kept between `queue` calls (see jobs.QueueCache).
         self.queue_cache = None
 
+    def self_argv(self, *args):
+        """This agent run again as an internal command (daemon, gang driver, self-stop)."""
+        import sys
+        return [sys.executable or 'python3', '-E', '-S', self.agent_path, '--base', self.paths.base] + list(args)
+
     def conn(self):
         if self._conn is None:
             self._conn = db.connect(self.paths)

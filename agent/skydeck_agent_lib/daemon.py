@@ -111,8 +111,7 @@ def shutdown(ctx, args):
 def _spawn(ctx, extra, fd):
     paths = ctx.paths
     _rotate(paths.daemon_log)
-    argv = [sys.executable or 'python3', '-E', '-S', ctx.agent_path, '--base', paths.base,
-            '_daemon'] + extra
+    argv = ctx.self_argv('_daemon', *extra)
     env = driver.filtered_environ(os.environ)
     item = ('daemon', argv, env, paths.daemon_log)
     spawn.spawn_many([item + (fd,) if fd is not None else item])

@@ -153,5 +153,4 @@ def driver_argv(job_id):
 def gang_argv(ctx, job_id):
     """A job with ranks on workers is driven by the agent itself (gang.py): it has N exits to
     gather and the other ranks to stop when one fails, which sh cannot do safely."""
-    return [sys.executable or 'python3', '-E', '-S', ctx.agent_path, '--base', ctx.paths.base,
-            '_gang', str(job_id)]
+    return ctx.self_argv('_gang', str(job_id))

@@ -14,6 +14,7 @@ import sys
 import time
 
 from . import db, nodes
+from .remote import _popen
 
 SHUTDOWN = 'sudo -n shutdown -h now || shutdown -h now'
 SSH_TIMEOUT = 30
@@ -25,21 +26,20 @@ def run(ctx):
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     action, down = cfg.get('action'), bool(cfg.get('down'))
     result = {'at': time.time(), 'action': action, 'down': down, 'done': [], 'problems': []}
-    say = _say
-    say('self-stop: %s%s' % (action, ' (down)' if down else ''))
+    _say('self-stop: %s%s' % (action, ' (down)' if down else ''))
     try:
         if action in ('gcp', 'azure'):
             mod = _cloud_module(action)
             try:
-                result['done'] = mod.stop_cluster(down, say)
+                result['done'] = mod.stop_cluster(down, _say)
             except Exception as e:  # any failure: say exactly what the API answered
                 result['problems'].append(str(e))
-                say('problem: %s' % e)
+                _say('problem: %s' % e)
                 if action == 'gcp':
-                    say('shutting the nodes down instead (they stop; their disks still bill)')
-                    _shutdown_all(ctx, cluster, result, say)
+                    _say('shutting the nodes down instead (they stop; their disks still bill)')
+                    _shutdown_all(ctx, cluster, result)
         else:
-            _shutdown_all(ctx, cluster, result, say)
+            _shutdown_all(ctx, cluster, result)
     finally:
         result['ok'] = not result['problems']
         with db.write_txn(conn):
@@ -60,7 +60,7 @@ def _shutdown_command():
     return os.environ.get('SKYDECK_SHUTDOWN_COMMAND') or SHUTDOWN
 
 
-def _shutdown_all(ctx, cluster, result, say):
+def _shutdown_all(ctx, cluster, result):
     """Workers first, all at once; the head last (its shutdown ends this process)."""
     command = _shutdown_command()
     workers = cluster.get('workers') or []
@@ -69,36 +69,24 @@ def _shutdown_all(ctx, cluster, result, say):
     deadline = time.time() + SSH_TIMEOUT
     for i, p in calls:
         who = nodes.describe(cluster, i)
-        err = _finish(p, deadline)
-        if err is None:
-            result['done'].append(who)
-            say('shut down %s' % who)
-        else:
-            result['problems'].append('%s: %s' % (who, err))
-            say('problem: %s: %s' % (who, err))
+        _record(result, who, who, _finish(p, deadline))
     nodes.close_masters(ctx.paths, workers)
-    err = _finish(_popen(['/bin/sh', '-c', command]), time.time() + SSH_TIMEOUT)
+    _record(result, 'head', 'the head', _finish(_popen(['/bin/sh', '-c', command]), time.time() + SSH_TIMEOUT))
+
+
+def _record(result, done_as, who, err):
     if err is None:
-        result['done'].append('head')
-        say('shut down the head')
+        result['done'].append(done_as)
+        _say('shut down %s' % who)
     else:
-        result['problems'].append('the head: %s' % err)
-        say('problem: the head: %s' % err)
-
-
-def _popen(argv):
-    from .driver import filtered_environ
-    try:
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, env=filtered_environ(os.environ))
-    except OSError as e:
-        return e
+        result['problems'].append('%s: %s' % (who, err))
+        _say('problem: %s: %s' % (who, err))
 
 
 def _finish(p, deadline):
     """None when the command exited 0, else why not."""
-    if isinstance(p, OSError):
-        return 'could not start: %s' % p
+    if p is None:
+        return 'could not start'
     try:
         _, err = p.communicate(timeout=max(0.1, deadline - time.time()))
     except subprocess.TimeoutExpired:

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { groupNotFound } from './bodies';
 import { Identities } from './identity';
+import { SteppedModel } from '../steppedModel';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -23,7 +24,7 @@ export const SIZES: Record<string, { cores: number; family: string }> = {
 };
 export const IMAGES = new Set(['Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2', 'Canonical:ubuntu-24_04-lts:server']);
 
-export class ArmModel {
+export class ArmModel extends SteppedModel {
   /** Lower-cased ARM id → resource (wire form). */
   readonly resources = new Map<string, Json>();
   readonly ops = new Map<string, AsyncOp>();
@@ -36,22 +37,12 @@ export class ArmModel {
   spotQuota?: number;
   readonly calls: { method: string; path: string; body?: Json }[] = [];
   readonly identities = new Identities();
-  private readonly timers = new Set<NodeJS.Timeout>();
   private ip = 0;
 
-  constructor(readonly subscription: string, readonly stepMs = 25) {}
-
-  later(steps: number, fn: () => void): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      fn();
-    }, this.stepMs * steps);
-    this.timers.add(t);
+  constructor(readonly subscription: string, stepMs = 25) {
+    super(stepMs);
   }
 
-  close(): void {
-    for (const t of this.timers) clearTimeout(t);
-  }
 
   nextIp(): number {
     return ++this.ip;

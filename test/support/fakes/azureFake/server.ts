@@ -1,7 +1,6 @@
 // A local fake of Azure Resource Manager (the routes Skydeck's Azure provider uses), served over
 // https on 127.0.0.1 with a self-signed certificate, for the real @azure/arm-* clients.
-import * as https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { LoopbackHttp } from '../loopbackHttp';
 import { ArmError, authorizationFailed, groupBeingDeleted, missingAuth, resourceNotFound } from './bodies';
 import { deleteVm, instanceView, putVm, vmAction } from './compute';
 import { ArmModel, type AsyncOp, type Json } from './model';
@@ -12,16 +11,15 @@ import type { TestCert } from './tls';
 
 type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
 
-export class AzureFake {
+export class AzureFake extends LoopbackHttp {
   readonly model: ArmModel;
   requireAuth = true;
   /** 403 AuthorizationFailed on every write (an identity with Reader only). */
   denyWrites = false;
   readonly faults: { method: string; path: RegExp; error: ArmError; times: number }[] = [];
-  private server?: https.Server;
-  port = 0;
 
-  constructor(private readonly tls: TestCert, subscription = '00000000-0000-0000-0000-00000000beef', stepMs = 25) {
+  constructor(tls: TestCert, subscription = '00000000-0000-0000-0000-00000000beef', stepMs = 25) {
+    super(tls);
     this.model = new ArmModel(subscription, stepMs);
   }
 
@@ -29,24 +27,16 @@ export class AzureFake {
     return `https://127.0.0.1:${this.port}`;
   }
 
-  async start(): Promise<this> {
-    this.server = https.createServer({ key: this.tls.key, cert: this.tls.cert }, (req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     this.model.close();
-    this.server?.closeAllConnections();
-    await new Promise((r) => this.server?.close(r));
+    await super.stop();
   }
 
   failNext(method: string, path: RegExp, error: ArmError, times = 1): void {
     this.faults.push({ method, path, error, times });
   }
 
-  private async handle(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
+  protected async handle(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', this.endpoint);

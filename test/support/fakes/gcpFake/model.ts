@@ -3,6 +3,7 @@
 // transition) so suites stay fast, but nothing changes instantly: callers must poll or wait.
 import { randomBytes } from 'node:crypto';
 import { type OpError, notFound, poolExhausted, quotaOp } from './bodies';
+import { SteppedModel } from '../steppedModel';
 
 export const API = 'https://www.googleapis.com/compute/v1';
 
@@ -32,7 +33,7 @@ export const MACHINE_CPUS: Record<string, number> = {
 export const ACCELERATORS = new Set(['nvidia-tesla-t4', 'nvidia-tesla-v100', 'nvidia-l4', 'nvidia-tesla-a100']);
 export const IMAGES = new Set(['projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts', 'projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64']);
 
-export class GceModel {
+export class GceModel extends SteppedModel {
   readonly instances = new Map<string, FakeInstance>(); // key zone/name
   readonly operations = new Map<string, FakeOperation>();
   readonly firewalls = new Map<string, Json>();
@@ -46,30 +47,19 @@ export class GceModel {
   readonly httpFaults: { method: string; path: RegExp; error: Error; times: number }[] = [];
   /** Every mutating call seen, for assertions ("insert", "stop", ...). */
   readonly calls: { method: string; path: string; body?: Json }[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
   private seq = 0;
 
   /** The project number GCP puts in default service account emails and metadata zone paths. */
   readonly projectNumber = '412958776301';
 
-  constructor(readonly project: string, readonly zones: string[], readonly stepMs = 30) {}
+  constructor(readonly project: string, readonly zones: string[], stepMs = 30) {
+    super(stepMs);
+  }
 
   url(path: string): string {
     return `${API}/projects/${this.project}/${path}`;
   }
 
-  later(steps: number, fn: () => void): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      fn();
-    }, this.stepMs * steps);
-    this.timers.add(t);
-  }
-
-  close(): void {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-  }
 
   id(): string {
     return `${Date.now()}${String(++this.seq).padStart(6, '0')}`;

@@ -1,7 +1,7 @@
 // A local fake of the Compute Engine REST API (v1), the routes Skydeck's GCP provider uses,
 // served over plain http on 127.0.0.1 for the real @google-cloud/compute client (REST mode).
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { LoopbackHttp } from '../loopbackHttp';
 import { HttpError, alreadyExists, backendError, forbidden, notFound, parseFilter, unauthenticated } from './bodies';
 import { GceModel, type FakeInstance, type FakeOperation, type Json } from './model';
 import { insertInstance } from './insert';
@@ -14,7 +14,7 @@ export interface GcpFakeOptions {
   stepMs?: number;
 }
 
-export class GcpFake {
+export class GcpFake extends LoopbackHttp {
   readonly model: GceModel;
   /** Reject requests with no bearer token (401), as the real API does. */
   requireAuth = false;
@@ -22,24 +22,15 @@ export class GcpFake {
   denyMutations = false;
   /** Zones the aggregated listing reports as UNREACHABLE (a partial answer, as GCP gives). */
   readonly unreachable = new Set<string>();
-  private server?: http.Server;
-  port = 0;
 
   constructor(o: GcpFakeOptions = {}) {
+    super();
     this.model = new GceModel(o.project ?? 'skydeck-test', o.zones ?? ['us-central1-a', 'us-central1-b', 'us-central1-c', 'europe-west4-a'], o.stepMs ?? 30);
   }
 
-  async start(): Promise<this> {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     this.model.close();
-    this.server?.closeAllConnections();
-    await new Promise((r) => this.server?.close(r));
+    await super.stop();
   }
 
   /** Fails the next `times` requests matching method and path with `error` (see bodies.ts). */
@@ -47,7 +38,7 @@ export class GcpFake {
     this.model.httpFaults.push({ method, path, error, times });
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  protected async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', 'http://x');

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 
 const mochaAlone = ['mocha', '--no-config', '--node-option', 'import=tsx', '--extension', 'ts', '--reporter', './test/support/countingReporter.cjs'];
 const suites = [
-  { name: 'unit + integration (mocha)', cmd: 'npx', args: ['mocha'] },
+  // .mocharc.json names no spec, so `npx mocha FILE` runs just FILE; the full list is here.
+  { name: 'unit + integration (mocha)', cmd: 'npx', args: ['mocha', 'test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'] },
   { name: 'log panel page (headless Chromium)', cmd: 'npx', args: [...mochaAlone, '--timeout', '120000', 'test/webview/**/*.test.ts'] },
   // Installs code-server 4.100.3 outside the repo on first use (apt packages included).
   { name: 'VS Code: extension host + UI (code-server, Chromium)', cmd: 'node', args: ['scripts/vscode-test/run-all.mjs'] },

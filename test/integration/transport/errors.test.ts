@@ -78,21 +78,21 @@ describe('transport: clear errors', function () {
 
   it('nothing listening: ConnectionRefusedError naming host:port', async () => {
     const port = await freePort('127.0.0.2');
-    const t = fresh({ port });
-    const started = Date.now();
+    const log: string[] = [];
+    const t = fresh({ port, log: (m) => log.push(m) });
     const e = await expectReject(t.exec(['true']), ConnectionRefusedError);
     assert.ok(e.message.includes(`127.0.0.2:${port}`), e.message);
     assert.match(e.message, /sshd/);
-    assert.ok(Date.now() - started < 1000, 'a first connection must fail fast');
+    // Fails fast: a first connection is never retried (retries are for re-connects only).
+    assert.deepEqual(log.filter((l) => /retrying/.test(l)), []);
     await t.close();
   });
 
   it('a peer that never speaks SSH: ConnectTimeoutError after connectTimeoutMs', async () => {
     const port = await server(() => undefined);
     const t = new SshTransport({ ...env.options(env.hosts[0]), host: '127.0.0.1', port, connectTimeoutMs: 300 }, new SshPool());
-    const started = Date.now();
+    // The test's own timeout bounds it: without connectTimeoutMs this would hang forever.
     const e = await expectReject(t.exec(['true']), ConnectTimeoutError);
-    assert.ok(Date.now() - started < 2000);
     assert.ok(e.message.includes(`127.0.0.1:${port}`), e.message);
     await t.close();
   });

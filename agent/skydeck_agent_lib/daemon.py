@@ -100,6 +100,13 @@ def shutdown(ctx, args):
         raise AgentError('busy', '%d job(s) are not finished (%s); cancel them first' %
                          (len(busy), ', '.join(map(str, busy[:20]))), {'job_ids': busy})
     escalated = liveness.escalate_overdue(ctx, float('inf'), procs.boot_id())
+    # The killed processes leave their cgroups within moments; then the cgroups go too.
+    end = time.time() + 2
+    while conn.execute('SELECT 1 FROM jobs WHERE cgroup IS NOT NULL LIMIT 1').fetchone():
+        liveness.remove_cgroups(ctx)
+        if time.time() >= end:
+            break
+        time.sleep(0.02)
     from .nodes import close_masters
     close_masters(ctx.paths, (db.get_meta(conn, 'cluster', {}) or {}).get('workers'))
     pid = running_pid(ctx.paths)

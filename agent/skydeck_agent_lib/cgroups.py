@@ -20,8 +20,18 @@ V1_CONTROLLERS = ('freezer', 'pids')
 _where = None  # per process: (kind, mount, own path) or (None, why)
 
 
+_mount_cache = None
+
+
 def _mounts():
-    """[(fstype, mount point, super options)] of the cgroup file systems."""
+    """[(fstype, mount point, super options)] of the cgroup file systems (read once)."""
+    global _mount_cache
+    if _mount_cache is None:
+        _mount_cache = _read_mounts()
+    return _mount_cache
+
+
+def _read_mounts():
     out = []
     try:
         with open('/proc/self/mountinfo') as f:
@@ -108,6 +118,8 @@ def create(prefix, tag):
     path = os.path.join(root, tag)
     for attempt in range(2):
         try:
+            if not os.path.isdir(root):  # an idle daemon removed it (remove_root)
+                os.mkdir(root, 0o755)
             os.mkdir(path, 0o755)
             return kind, path
         except FileExistsError:
@@ -211,6 +223,13 @@ def leave(path):
         except OSError:
             continue
     return False
+
+
+def remove_root(prefix):
+    """When nothing runs: this base dir's cgroup directory too, if no job cgroup is left."""
+    kind, root = where(prefix)
+    if kind:
+        remove(root)
 
 
 def remove(path):

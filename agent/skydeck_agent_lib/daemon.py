@@ -308,6 +308,9 @@ def _loop(ctx, fd, stop, r, me, guard):
         try:
             if liveness.busy(ctx.conn(), time.time()):
                 ensure(ctx)
+            else:
+                from . import cgroups
+                cgroups.remove_root(paths.marker_prefix)
         except Exception:
             pass
     return 0

@@ -60,7 +60,7 @@ def cancel(ctx, args):
             conn.execute('UPDATE jobs SET kill_deadline = ? WHERE job_id IN (%s)' %
                          ','.join('?' * len(active)), [now + grace] + active)
         targets = conn.execute(
-            'SELECT job_id, driver_pid, driver_start, boot_id FROM jobs WHERE job_id IN (%s)' %
+            'SELECT job_id, driver_pid, driver_start, boot_id, cgroup FROM jobs WHERE job_id IN (%s)' %
             ','.join('?' * len(active)), active).fetchall() if active else []
     if targets:
         for t in targets:

@@ -185,6 +185,9 @@ def _internal(cmd, rest, base, agent_path):
         from . import daemon
         lock_fd = int(rest[1]) if rest[:1] == ['--lock-fd'] and len(rest) == 2 else None
         return daemon.run(ctx, lock_fd=lock_fd, wait=rest == ['--wait'])
+    if cmd == '_revive' and not rest:
+        from . import daemon
+        return daemon.revive(ctx)
     from . import jobs
     if cmd == '_phase' and len(rest) == 2:
         jobs.phase(ctx, {'job_id': int(rest[0]), 'status': rest[1]})

@@ -3,6 +3,12 @@
 One per base dir, guarded by an flock on daemon.lock (no pid-file races). Any agent call that
 sees work for it starts it if it is not running, or replaces it if an older agent version runs
 it. It exits by itself once nothing has been non-terminal for a while, and opens no port.
+
+A daemon killed outright (SIGKILL, the out-of-memory killer) is started again by its guard: a
+tiny detached sh blocked reading a pipe whose only writer is the daemon. The daemon writes
+"bye" before any orderly exit; end of file without it means the daemon died, and the guard
+runs `_revive`, which starts a new one if there is work. The daemon in turn starts a new guard
+on its next tick if the guard is gone. So liveness never waits for a client call.
 """
 import fcntl
 import os
@@ -94,6 +100,13 @@ def shutdown(ctx, args):
         raise AgentError('busy', '%d job(s) are not finished (%s); cancel them first' %
                          (len(busy), ', '.join(map(str, busy[:20]))), {'job_ids': busy})
     escalated = liveness.escalate_overdue(ctx, float('inf'), procs.boot_id())
+    # The killed processes leave their cgroups within moments; then the cgroups go too.
+    end = time.time() + 2
+    while conn.execute('SELECT 1 FROM jobs WHERE cgroup IS NOT NULL LIMIT 1').fetchone():
+        liveness.remove_cgroups(ctx)
+        if time.time() >= end:
+            break
+        time.sleep(0.02)
     from .nodes import close_masters
     close_masters(ctx.paths, (db.get_meta(conn, 'cluster', {}) or {}).get('workers'))
     pid = running_pid(ctx.paths)
@@ -128,6 +141,67 @@ def wake(paths):
             pass
 
 
+# argv after the script: $1 interpreter, $2 agent, $3 base dir. fd 3: the daemon's pipe.
+GUARD = r'''if read -r word <&3; then exit 0; fi
+exec 3<&-
+exec "$1" -E -S "$2" --base "$3" _revive
+'''
+
+
+class Guard(object):
+    """The daemon's end of its guard: the pipe's write end and who the guard is."""
+
+    def __init__(self, ctx):
+        self.ctx, self.fd, self.who = ctx, None, None
+
+    def check(self):
+        """Start a guard if there is none (the first tick) or it died."""
+        if self.who and procs.is_same_process(*self.who):
+            return
+        self.close()
+        r, w = os.pipe()
+        held = fcntl.fcntl(r, getattr(fcntl, 'F_DUPFD_CLOEXEC', fcntl.F_DUPFD), 10)
+        os.set_inheritable(held, False)
+        os.close(r)
+        try:
+            argv = ['/bin/sh', '-c', GUARD, 'skydeck-guard', sys.executable or 'python3',
+                    self.ctx.agent_path, self.ctx.paths.base]
+            env = driver.filtered_environ(os.environ)
+            res = spawn.spawn_many([('guard', argv, env, self.ctx.paths.daemon_log, held)])
+        finally:
+            os.close(held)
+        got = res.get('guard')
+        if isinstance(got, tuple):
+            self.fd, self.who = w, got
+        else:
+            os.close(w)
+
+    def bye(self):
+        """An orderly exit: the guard leaves without starting anything."""
+        if self.fd is not None:
+            try:
+                os.write(self.fd, b'bye\n')
+            except OSError:
+                pass
+        self.close()
+
+    def close(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd, self.who = None, None
+
+    def pid(self):
+        return self.who[0] if self.who else None
+
+
+def revive(ctx):
+    """The guard saw the daemon die: start a new one if anything needs watching."""
+    from . import liveness
+    if ctx.has_db() and liveness.busy(ctx.conn(), time.time()):
+        ensure(ctx)
+    return 0
+
+
 def _rotate(path, limit=1 << 20):
     try:
         if os.path.getsize(path) > limit:
@@ -139,7 +213,6 @@ def _rotate(path, limit=1 << 20):
 def run(ctx, lock_fd=None, wait=False):
     """The daemon's main loop. lock_fd: the daemon lock, already taken by whoever started us;
     wait: we replace an older daemon, which was asked to exit and will release the lock."""
-    from . import autostop, liveness  # imported here: only the daemon and `tick` need them
     paths = ctx.paths
     if lock_fd is not None:
         fd = lock_fd
@@ -162,6 +235,16 @@ def run(ctx, lock_fd=None, wait=False):
     signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
     signal.signal(signal.SIGUSR1, lambda *a: None)
     me = procs.proc_stat(os.getpid())
+    guard = Guard(ctx)
+    try:
+        return _loop(ctx, fd, stop, r, me, guard)
+    finally:
+        guard.bye()  # also on a Python error: a crashing daemon is not restarted in a loop
+
+
+def _loop(ctx, fd, stop, r, me, guard):
+    from . import autostop, liveness  # imported here: only the daemon and `tick` need them
+    paths = ctx.paths
     tmp = paths.daemon_pid + '.tmp'
     with open(tmp, 'w') as f:
         f.write('%d %s %s\n' % (os.getpid(), me.start if me else '-', VERSION))
@@ -173,6 +256,11 @@ def run(ctx, lock_fd=None, wait=False):
     try:
         while not stop:
             now = time.time()
+            try:
+                guard.check()
+            except Exception as e:  # no guard this tick: try again on the next one
+                sys.stderr.write('%s guard start failed: %r\n' % (time.strftime('%F %T'), e))
+                sys.stderr.flush()
             try:
                 ctx.check_schema()
                 liveness.sweep(ctx)
@@ -220,6 +308,9 @@ def run(ctx, lock_fd=None, wait=False):
         try:
             if liveness.busy(ctx.conn(), time.time()):
                 ensure(ctx)
+            else:
+                from . import cgroups
+                cgroups.remove_root(paths.marker_prefix)
         except Exception:
             pass
     return 0

@@ -6,6 +6,8 @@ Schema history (PRAGMA user_version):
      cancel escalation columns kill_deadline / kill_done.
   3  adds nodes: the cluster nodes a started job holds (JSON list of node indices, head = 0;
      NULL means the head only, as every job of an older agent ran there).
+  4  adds isolation (how the job's processes are found: cgroup2, cgroup1 or marker) and cgroup
+     (the job's cgroup directory until it is removed), with a partial index for the cleanup.
 A newer agent migrates an older file in place inside one write transaction; rows of jobs
 started by an older agent keep their driver pid/start/boot id, so they are tracked to the end.
 """
@@ -17,7 +19,7 @@ import time
 from .errors import AgentError
 from .states import below, TERMINAL
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _V1 = """
 CREATE TABLE jobs (
@@ -53,6 +55,12 @@ CREATE INDEX jobs_seq ON jobs(updated_seq);
 
 _V2_TO_V3 = """
 ALTER TABLE jobs ADD COLUMN nodes TEXT;
+"""
+
+_V3_TO_V4 = """
+ALTER TABLE jobs ADD COLUMN isolation TEXT;
+ALTER TABLE jobs ADD COLUMN cgroup TEXT;
+CREATE INDEX jobs_cgroup ON jobs(job_id) WHERE cgroup IS NOT NULL;
 """
 
 
@@ -114,6 +122,9 @@ def _migrate(conn):
         if v == 2:
             _script(conn, _V2_TO_V3)
             v = 3
+        if v == 3:
+            _script(conn, _V3_TO_V4)
+            v = 4
         conn.execute('PRAGMA user_version = %d' % v)
         conn.execute('COMMIT')
     except BaseException:

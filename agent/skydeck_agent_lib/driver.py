@@ -16,7 +16,9 @@ from .paths import MARKER_VAR
 
 SH = '/bin/sh'
 
-# Runs in the job's session and process group (its pid is the group id). SIGTERM is trapped
+# Runs in the job's session and process group (its pid is the group id), and first of all
+# moves itself into the job's cgroup when it has one (a builtin write, no extra process), so
+# everything the job starts is inside it. SIGTERM is trapped
 # (not ignored, so the user's commands still get default dispositions): the driver outlives
 # its children and reports their exit, unless the job was cancelled (flag file), in which case
 # the final status is already written. The marker is dropped before exec'ing the reporter so a
@@ -24,12 +26,15 @@ SH = '/bin/sh'
 # own stderr (shell notices such as "Terminated", a failing reporter) goes to driver.err in the
 # job dir; the user's commands write both streams to the job log.
 DRIVER = r'''py=$_SKYDECK_PY agent=$_SKYDECK_AGENT base=$_SKYDECK_BASE job=$_SKYDECK_JOB
-dir=$_SKYDECK_DIR shell=$_SKYDECK_SHELL cwd=$_SKYDECK_CWD
-unset _SKYDECK_PY _SKYDECK_AGENT _SKYDECK_BASE _SKYDECK_JOB _SKYDECK_DIR _SKYDECK_SHELL _SKYDECK_CWD
+dir=$_SKYDECK_DIR shell=$_SKYDECK_SHELL cwd=$_SKYDECK_CWD cg=$_SKYDECK_CGROUP
+unset _SKYDECK_PY _SKYDECK_AGENT _SKYDECK_BASE _SKYDECK_JOB _SKYDECK_DIR _SKYDECK_SHELL _SKYDECK_CWD \
+  _SKYDECK_CGROUP
 exec 2>>"$dir/driver.err"
 trap 'term=1' TERM INT
 phase=run code=0
-if ! cd -- "$cwd" 2>&1; then
+if [ -n "$cg" ] && ! echo $$ >"$cg/cgroup.procs"; then
+  phase=cgroup code=1
+elif ! cd -- "$cwd" 2>&1; then
   phase=workdir code=1
 elif [ -f "$dir/setup.sh" ]; then
   "$shell" "$dir/setup.sh" </dev/null 2>&1
@@ -93,7 +98,8 @@ def base_env(paths, client):
         return env
 
 
-def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, chosen=(0,)):
+def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, chosen=(0,),
+            cgroup=None):
     global USER_SHELL
     if USER_SHELL is None:
         USER_SHELL = _user_shell()
@@ -129,6 +135,7 @@ def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, c
         '_SKYDECK_DIR': paths.job_dir(job_id),
         '_SKYDECK_SHELL': USER_SHELL,
         '_SKYDECK_CWD': cwd,
+        '_SKYDECK_CGROUP': cgroup or '',
     })
     if spec.get('name') is not None:
         env['SKYDECK_JOB_NAME'] = spec['name']

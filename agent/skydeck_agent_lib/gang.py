@@ -25,6 +25,15 @@ class Rank(object):
 
 
 def run(ctx, job_id):
+    cg = os.environ.pop('_SKYDECK_CGROUP', '')
+    if cg:
+        # Into the job's cgroup before any rank starts, as the sh driver does.
+        from . import cgroups
+        try:
+            cgroups.join(cg)
+        except OSError as e:
+            return report(ctx, job_id, 'FAILED_DRIVER',
+                          'the driver could not join the job cgroup %s: %s' % (cg, e), None)
     try:
         return _run(ctx, job_id)
     except Exception as e:  # never leave the job RUNNING with nobody to report it
@@ -156,6 +165,9 @@ def report(ctx, job_id, status, reason, code):
     conn = ctx.conn()
     with db.write_txn(conn) as txn:
         changed = db.advance(conn, txn, job_id, status, reason=reason, exit_code=code)
+    ctx.close()
+    from .jobs import leave_cgroup
+    leave_cgroup(ctx, job_id)
     ctx.close()
     if changed:
         from .cli import _detached_step

@@ -51,7 +51,8 @@ def submit(ctx, args):
 
 
 COLUMNS = ('job_id', 'name', 'user', 'status', 'submitted_at', 'started_at', 'ended_at',
-           'exit_code', 'reason', 'cpus', 'memory', 'accelerators', 'num_nodes', 'driver_pid')
+           'exit_code', 'reason', 'cpus', 'memory', 'accelerators', 'num_nodes', 'driver_pid',
+           'isolation')
 _HAVE_JSON1 = None
 
 
@@ -89,6 +90,8 @@ def queue(ctx, args):
         params.extend(ids)
     if not ctx.has_db():
         return {'db_id': None, 'cursor': 0, 'full': True, 'columns': list(COLUMNS), 'rows': []}
+    from .liveness import on_read  # here: liveness -> cancel -> jobs
+    on_read(ctx)  # a dead driver is FAILED_DRIVER before anyone reads RUNNING
     conn = ctx.conn()
     conn.execute('BEGIN')  # one snapshot for the cursor and the rows
     try:
@@ -173,6 +176,8 @@ def parse_job_ids(ids):
 
 
 def status(ctx, args):
+    from .liveness import on_read
+    on_read(ctx)
     conn = ctx.conn()
     boot = procs.boot_id()
     cap, source = resources.capacity(conn, boot)
@@ -185,8 +190,17 @@ def status(ctx, args):
             'running': counts['SETTING_UP'] + counts['RUNNING'], 'pending': counts['PENDING'],
             'cluster': db.get_meta(conn, 'cluster', {}) or {}, 'boot_id': boot,
             'daemon_pid': daemon.running_pid(ctx.paths), 'version': VERSION,
-            'autostop': _autostop_state(conn),
+            'autostop': _autostop_state(conn), 'isolation': _isolation(ctx),
             'schema_version': db.user_version(conn)}
+
+
+def _isolation(ctx):
+    """How the processes of jobs started now are found (each job row says what it got)."""
+    from . import cgroups
+    kind, where = cgroups.where(ctx.paths.marker_prefix)
+    if kind:
+        return {'mechanism': kind, 'cgroup_root': where}
+    return {'mechanism': 'marker', 'why': where}
 
 
 def configure(ctx, args):
@@ -256,6 +270,8 @@ def done(ctx, args):
         status, reason = 'FAILED_SETUP', 'could not enter the workdir (see the log)'
     elif ph == 'setup':
         status, reason = 'FAILED_SETUP', 'setup exited with code %d' % code
+    elif ph == 'cgroup':
+        status, reason = 'FAILED_DRIVER', 'the driver could not join the job cgroup (see driver.err)'
     elif code == 0:
         status, reason = 'SUCCEEDED', None
     else:
@@ -263,7 +279,23 @@ def done(ctx, args):
     conn = ctx.conn()
     with db.write_txn(conn) as txn:
         changed = db.advance(conn, txn, job_id, status, reason=reason, exit_code=code)
+    leave_cgroup(ctx, job_id)
     return {'changed': changed, 'status': status}
+
+
+def leave_cgroup(ctx, job_id):
+    """A driver's report, before it starts the next jobs or the daemon: out of the finished
+    job's cgroup (nothing it starts belongs there), which is removed if that left it empty."""
+    from . import cgroups
+    conn = ctx.conn()
+    row = conn.execute('SELECT cgroup FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
+    cg = row and row[0]
+    if not cg or not cgroups.valid(cg, ctx.paths.marker_prefix):
+        return
+    cgroups.leave(cg)
+    if cgroups.remove(cg):
+        with db.write_txn(conn):
+            conn.execute('UPDATE jobs SET cgroup = NULL WHERE job_id = ?', (job_id,))
 
 
 def nonterminal_exists(conn):

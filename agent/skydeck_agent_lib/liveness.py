@@ -12,51 +12,99 @@ from .cancel import remote_problems
 from .states import ACTIVE, NON_TERMINAL, sql_list
 
 
+def _reason(status, pid, start, job_boot, started_at, boot, now):
+    """Why this non-terminal job's driver is gone, or None while it looks alive."""
+    if job_boot and job_boot != boot:
+        return 'the node restarted (boot id changed) while the job was %s' % status
+    if status not in ACTIVE:
+        return None
+    if not pid:
+        if now - (started_at or now) > scheduler.CLAIM_TIMEOUT:
+            return 'the driver never started (the starting agent died)'
+        return None
+    st = procs.proc_stat(pid)
+    if procs.gone(st):
+        return ('the driver (pid %d) died without reporting: killed, e.g. by the '
+                'out-of-memory killer' % pid)
+    if start is not None and st.start != start:
+        return 'the driver (pid %d) is gone and its pid now belongs to another process' % pid
+    return None
+
+
 def sweep(ctx):
     conn = ctx.conn()
     boot = procs.boot_id()
     now = time.time()
     rows = conn.execute(
-        'SELECT job_id, status, driver_pid, driver_start, boot_id, started_at FROM jobs '
+        'SELECT job_id, status, driver_pid, driver_start, boot_id, started_at, cgroup FROM jobs '
         'WHERE status IN (%s)' % sql_list(NON_TERMINAL)).fetchall()
     dead = []
-    for job_id, status, pid, start, job_boot, started_at in rows:
-        reason = None
-        if job_boot and job_boot != boot:
-            reason = 'the node restarted (boot id changed) while the job was %s' % status
-        elif status in ACTIVE:
-            if not pid:
-                if now - (started_at or now) > scheduler.CLAIM_TIMEOUT:
-                    reason = 'the driver never started (the starting agent died)'
-            else:
-                st = procs.proc_stat(pid)
-                if procs.gone(st):
-                    reason = ('the driver (pid %d) died without reporting: killed, e.g. by the '
-                              'out-of-memory killer' % pid)
-                elif start is not None and st.start != start:
-                    reason = 'the driver (pid %d) is gone and its pid now belongs to another ' \
-                             'process' % pid
+    for job_id, status, pid, start, job_boot, started_at, cg in rows:
+        reason = _reason(status, pid, start, job_boot, started_at, boot, now)
         if reason:
-            dead.append((job_id, reason, pid, start, job_boot))
+            dead.append((job_id, reason, pid, start, job_boot, cg))
     failed = []
     if dead:
         with db.write_txn(conn) as txn:
-            for job_id, reason, pid, start, job_boot in dead:
+            for job_id, reason, pid, start, job_boot, cg in dead:
                 # Conditional: a driver that reported in the meantime wins.
                 if db.advance(conn, txn, job_id, 'FAILED_DRIVER', reason=reason, now=now):
-                    failed.append((job_id, pid, start, job_boot))
-        # Leftovers: by marker (the driver itself is gone, so its group is never trusted).
+                    failed.append((job_id, pid, start, job_boot, cg))
+        # Leftovers: by cgroup, else by marker (the driver itself is gone, so its group is
+        # never trusted).
         procs.kill_jobs(ctx.paths.marker_prefix, failed, signal.SIGKILL, boot)
         remote_problems(ctx, [f[0] for f in failed], signal.SIGKILL)
     escalated = escalate_overdue(ctx, now, boot)
     started = scheduler.step(ctx)
+    remove_cgroups(ctx)
     return {'failed': [f[0] for f in failed], 'escalated': escalated, 'started': started}
+
+
+def on_read(ctx):
+    """Before a read (queue, status, logs) answers: never report a dead job as running.
+
+    Cheap while the daemon runs: its pid file, then one /proc read per running job; the full
+    sweep only when a driver is found dead. With no daemon, nobody has been watching: the full
+    sweep now, and the daemon is started again.
+    """
+    from . import daemon
+    if not ctx.has_db():
+        return
+    conn = ctx.conn()
+    now = time.time()
+    if daemon.running_pid(ctx.paths) is None:
+        if busy(conn, now):
+            sweep(ctx)
+            daemon.ensure(ctx)
+        return
+    boot = procs.boot_id()
+    rows = conn.execute(
+        'SELECT status, driver_pid, driver_start, boot_id, started_at FROM jobs '
+        'WHERE status IN (%s)' % sql_list(ACTIVE)).fetchall()
+    if any(_reason(r[0], r[1], r[2], r[3], r[4], boot, now) for r in rows):
+        sweep(ctx)
+
+
+def remove_cgroups(ctx):
+    """rmdir the cgroups of finished jobs once empty (a job's leftovers keep theirs)."""
+    from . import cgroups
+    from .states import TERMINAL
+    conn = ctx.conn()
+    rows = conn.execute('SELECT job_id, cgroup FROM jobs WHERE cgroup IS NOT NULL AND status IN '
+                        '(%s)' % sql_list(TERMINAL)).fetchall()
+    gone = [j for j, cg in rows
+            if not cgroups.valid(cg, ctx.paths.marker_prefix) or cgroups.remove(cg)]
+    if gone:
+        with db.write_txn(conn):
+            conn.execute('UPDATE jobs SET cgroup = NULL WHERE job_id IN (%s)' %
+                         ','.join('?' * len(gone)), gone)
+    return gone
 
 
 def escalate_overdue(ctx, now, boot):
     conn = ctx.conn()
     rows = conn.execute(
-        "SELECT job_id, driver_pid, driver_start, boot_id FROM jobs WHERE status = 'CANCELLED' "
+        "SELECT job_id, driver_pid, driver_start, boot_id, cgroup FROM jobs WHERE status = 'CANCELLED' "
         'AND kill_done = 0 AND kill_deadline IS NOT NULL AND kill_deadline <= ?',
         (now,)).fetchall()
     if not rows:

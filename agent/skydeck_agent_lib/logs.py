@@ -39,6 +39,25 @@ def job_state(conn, job_id):
     return {'status': row[0], 'exit_code': row[1], 'reason': row[2]}
 
 
+class Watch(object):
+    """A follow of a running job checks liveness itself now and then: if the daemon and the
+    job's driver both died, the follow still ends, with FAILED_DRIVER."""
+    EVERY = 5.0
+
+    def __init__(self):
+        self.last = time.time()
+
+    def due(self, ctx):
+        now = time.time()
+        if now - self.last >= self.EVERY:
+            self.last = now
+            from .liveness import on_read
+            try:
+                on_read(ctx)
+            except Exception:
+                pass  # a busy database: the daemon or the next look catches it
+
+
 class Reader(object):
     """Reads one job's log from an offset; the file may not exist yet (job still pending)."""
 
@@ -76,13 +95,17 @@ def final(job_id, reader, state, **extra):
 def cli_logs(ctx, args, out_fd):
     """CLI mode: raw bytes to out_fd; returns the final status object."""
     job_id, offset, follow, rank = parse_args(args)
+    from .liveness import on_read
+    on_read(ctx)
     conn = ctx.conn()
     state = job_state(conn, job_id)
     reader = Reader(ctx.paths, job_id, offset, rank)
+    watch = Watch()
     idle = 0.02
     try:
         while True:
             if follow:
+                watch.due(ctx)
                 state = job_state(conn, job_id)
             got = _drain(reader, out_fd)
             if not follow or state['status'] in TERMINAL:

@@ -140,21 +140,33 @@ def signal_group(pgid, sig):
 def kill_jobs(prefix, jobs, sig, current_boot):
     """Send `sig` to every process of these jobs and to nothing else.
 
-    jobs: iterable of (job_id, driver_pid, driver_start, boot_id). The driver's group is
-    signalled only when the driver is verifiably the same process. Every process carrying the
-    job's marker has its whole process group signalled: a group lies inside one session and the
-    session was created by the marked process or one of its marked ancestors, so every member
-    descends from the job. Returns the number of groups signalled.
+    jobs: iterable of (job_id, driver_pid, driver_start, boot_id[, cgroup]). A job with a
+    cgroup is signalled through it, each member once: nothing of the job can be outside it.
+    The others (no cgroup on this node, or it is gone): the driver's group is signalled only
+    when the driver is verifiably the same process, and every process carrying the job's marker
+    has its whole process group signalled: a group lies inside one session and the session was
+    created by the marked process or one of its marked ancestors, so every member descends from
+    the job. Returns the number of jobs signalled through a cgroup plus groups signalled.
     """
     jobs = list(jobs)
     if not jobs:
         return 0
-    done = set()
-    for job_id, pid, start, boot in jobs:
+    from . import cgroups
+    done, via_cgroup = set(), 0
+    rest = []
+    for job in jobs:
+        cg = job[4] if len(job) > 4 else None
+        if cg and cgroups.valid(cg, prefix) and cgroups.kill(cg, sig):
+            via_cgroup += 1
+        else:
+            rest.append(job)
+    if not rest:
+        return via_cgroup
+    for job_id, pid, start, boot in (j[:4] for j in rest):
         if pid and boot == current_boot and is_same_process(pid, start):
             if signal_group(pid, sig):
                 done.add(pid)
-    for procs in scan_markers(prefix, set(j[0] for j in jobs)).values():
+    for procs in scan_markers(prefix, set(j[0] for j in rest)).values():
         for pid, pgid in procs:
             if pgid in done:
                 continue
@@ -165,7 +177,7 @@ def kill_jobs(prefix, jobs, sig, current_boot):
                     os.kill(pid, sig)
                 except (ProcessLookupError, PermissionError):
                     pass
-    return len(done)
+    return via_cgroup + len(done)
 
 
 def reset_child_signals():

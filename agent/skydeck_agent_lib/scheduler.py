@@ -6,10 +6,11 @@ by the liveness sweep. Starting drivers happens outside the write transaction.
 """
 import json
 import os
+import re
 import signal
 import time
 
-from . import db, driver, nodes, procs, resources, spawn
+from . import cgroups, db, driver, nodes, procs, resources, spawn
 
 # A claimed job with no recorded driver after this long: its starter died in between.
 CLAIM_TIMEOUT = 30.0
@@ -78,17 +79,27 @@ def launch(ctx, launches):
     paths = ctx.paths
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     base = driver.base_env(paths, ctx.client)
-    items, failed = [], {}
+    tag = re.sub('[^0-9A-Za-z]', '', str(db.get_meta(conn, 'db_id') or ''))[:8] or '0'
+    items, failed, groups = [], {}, {}
     for job_id, spec, submitted_at, cwd, chosen in launches:
         try:
             driver.write_scripts(paths, job_id, spec)
+            # Its own cgroup where the node allows one; the driver moves itself in.
+            kind, cg = cgroups.create(paths.marker_prefix, '%s-%d' % (tag, job_id))
+            groups[job_id] = (kind or 'marker', cg)
             env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
-                                 submitted_at, cwd, chosen)
+                                 submitted_at, cwd, chosen, cg)
             # The head alone: the small sh driver. Any worker involved: the gang driver.
             argv = driver.driver_argv(job_id) if chosen == [0] else driver.gang_argv(ctx, job_id)
             items.append((str(job_id), argv, env, paths.log_file(job_id)))
         except Exception as e:
             failed[job_id] = 'could not prepare the job: %s' % e
+    if groups:
+        # Recorded before any driver runs: a starter dying right after the spawn still leaves
+        # the liveness sweep a cgroup to empty.
+        with db.write_txn(conn):
+            conn.executemany('UPDATE jobs SET isolation = ?, cgroup = ? WHERE job_id = ?',
+                             [(k, cg, j) for j, (k, cg) in groups.items()])
     started = spawn.spawn_many(items)
     now = time.time()
     with db.write_txn(conn) as txn:
@@ -103,7 +114,7 @@ def launch(ctx, launches):
     # A cancel that landed between claim and pid recording could not signal the driver.
     ids = [int(k) for k, r in started.items() if isinstance(r, tuple)]
     late = conn.execute(
-        "SELECT job_id, driver_pid, driver_start, boot_id FROM jobs WHERE status = 'CANCELLED' "
+        "SELECT job_id, driver_pid, driver_start, boot_id, cgroup FROM jobs WHERE status = 'CANCELLED' "
         'AND job_id IN (%s)' % ','.join('?' * len(ids)), ids).fetchall() if ids else []
     if late:
         from .cancel import flag_cancelled

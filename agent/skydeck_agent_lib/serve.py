@@ -61,6 +61,7 @@ class Follower(threading.Thread):
         self.streams = {}
         self.stopped = set()
         self.quit = False
+        self.watch = logs.Watch()
 
     def add(self, rid, job_id, offset, follow, rank=0):
         with self.cv:
@@ -122,6 +123,7 @@ class Follower(threading.Thread):
             return True
         state = logs.job_state(self.ctx.conn(), s.job_id)
         if s.follow and state['status'] not in TERMINAL:
+            self.watch.due(self.ctx)
             return sent > 0
         # Terminal (or not following): what is in the file now is all of it.
         while self._send_chunk(s):
@@ -193,6 +195,8 @@ def serve(ctx, commands, stdin=None, stdout=None):
                 ctx.check_schema()
             if cmd == 'logs':
                 job_id, offset, follow, rank = logs.parse_args(args)
+                from .liveness import on_read
+                on_read(ctx)
                 logs.job_state(ctx.conn(), job_id)  # unknown job: answer now, not in the stream
                 follower.add(rid, job_id, offset, follow, rank)
                 continue

@@ -41,12 +41,14 @@ export function agentEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export function runAgent(
   base: string,
   args: string[],
-  opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv; timeoutMs?: number; uid?: number; gid?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(PY, [AGENT, '--base', base, ...args], {
       env: opts.env ?? agentEnv(),
       stdio: ['pipe', 'pipe', 'pipe'],
+      uid: opts.uid,
+      gid: opts.gid,
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -345,8 +347,56 @@ export async function orphanParent(): Promise<number> {
   return orphanParentCache;
 }
 
+/** Where this base dir's job cgroups hang (under the test runner's own cgroups, as the agent's). */
+export function cgroupRoots(base: string): string[] {
+  const roots: string[] = [];
+  let own: string[] = [];
+  try {
+    own = fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n');
+  } catch {
+    return [];
+  }
+  for (const line of own) {
+    const [, ctl, rel] = line.split(':');
+    if (rel === undefined) continue;
+    if (ctl === '') roots.push(path.join('/sys/fs/cgroup/unified', rel), path.join('/sys/fs/cgroup', rel));
+    for (const c of ['freezer', 'pids']) if (ctl.split(',').includes(c)) roots.push(path.join('/sys/fs/cgroup', c, rel));
+  }
+  return roots.map((r) => path.join(r, `skydeck-${markerPrefix(base)}`));
+}
+
+/** The job cgroups of this base dir. */
+export function jobCgroups(base: string): string[] {
+  const out: string[] = [];
+  for (const dir of cgroupRoots(base)) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(dir).filter((n) => /^[0-9A-Za-z]+-\d+/.test(n));
+    } catch {
+      continue;
+    }
+    for (const n of names) out.push(path.join(dir, n));
+  }
+  return out;
+}
+
 /** Kill everything a test started under this base dir, then remove it. */
 export async function cleanupBase(base: string): Promise<void> {
+  if (fs.existsSync(base)) {
+    for (const cg of jobCgroups(base)) {
+      try {
+        for (const p of fs.readFileSync(path.join(cg, 'cgroup.procs'), 'utf8').split(/\s+/).filter(Boolean)) {
+          try {
+            process.kill(Number(p), 'SIGKILL');
+          } catch {
+            /* gone */
+          }
+        }
+      } catch {
+        /* gone */
+      }
+    }
+  }
   for (let round = 0; round < 3; round++) {
     const marked = markedProcs(base);
     const others = baseProcs(base);
@@ -371,6 +421,26 @@ export async function cleanupBase(base: string): Promise<void> {
       }
     }
     await sleep(50);
+  }
+  if (fs.existsSync(base)) {
+    const dirs = jobCgroups(base);
+    for (let i = 0; i < 40 && dirs.some((d) => fs.existsSync(d)); i++) {
+      for (const d of dirs) {
+        try {
+          fs.rmdirSync(d);
+        } catch {
+          /* busy for a moment, or gone */
+        }
+      }
+      if (dirs.some((d) => fs.existsSync(d))) await sleep(25);
+    }
+    for (const d of cgroupRoots(base)) {
+      try {
+        fs.rmdirSync(d);
+      } catch {
+        /* another job of this base dir, or gone */
+      }
+    }
   }
   fs.rmSync(base, { recursive: true, force: true });
 }

@@ -5,13 +5,41 @@ import * as path from 'node:path';
 import {
   agentEnv,
   AgentFixture,
+  baseProcs,
   isAlive,
   markedProcs,
   procStat,
   python,
+  rowsById,
   waitStatus,
   waitUntil,
 } from './helpers';
+
+/** The daemon's guard (a detached sh that restarts a daemon killed outright), if any. */
+function guardPid(base: string): number | null {
+  const real = fs.realpathSync(base);
+  for (const pid of baseProcs(base)) {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv.includes('skydeck-guard') && argv.includes(real)) return pid;
+    } catch {
+      /* gone */
+    }
+  }
+  return null;
+}
+
+/** A job's status and reason read from jobs.db itself: no agent process is involved. */
+async function dbJob(base: string, id: number): Promise<{ status: string; reason: string | null }> {
+  const out = await python(
+    'import json,sqlite3,sys\n' +
+      'c=sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)\n' +
+      'print(json.dumps(c.execute("SELECT status, reason FROM jobs WHERE job_id=?", (int(sys.argv[2]),)).fetchone()))\n',
+    [path.join(base, 'jobs.db'), String(id)],
+  );
+  const [status, reason] = JSON.parse(out);
+  return { status, reason };
+}
 
 function daemonPid(base: string): number | null {
   try {
@@ -41,6 +69,67 @@ describe('agent liveness', function () {
     assert.match(failed.reason, /driver \(pid \d+\) died/);
     await waitUntil(() => users.every((p) => !isAlive(p.pid)), 2000, 'user processes killed');
   });
+
+  it('issue 12.7: kill -9 of the daemon, then of a driver, with no client call: FAILED_DRIVER recorded, children gone', async () => {
+    const c = fx.serve();
+    const { job_id } = await c.call('submit', { run: 'sleep 600 & sleep 600; wait' });
+    const row = await waitStatus(c, job_id, 'RUNNING');
+    await waitUntil(() => markedProcs(fx.base, job_id).filter((p) => p.comm === 'sleep').length === 2, 5000, 'job runs');
+    const children = markedProcs(fx.base, job_id).filter((p) => p.pid !== row.driver_pid);
+    const daemon = await waitUntil(() => daemonPid(fx.base), 3000, 'daemon pid file');
+    // No client is left: nothing can call the agent from here on.
+    c.kill();
+    await c.exited;
+    process.kill(daemon, 'SIGKILL');
+    await waitUntil(() => !isAlive(daemon), 2000, 'daemon dead');
+    process.kill(row.driver_pid, 'SIGKILL');
+    // Watched through the database file and the process table only.
+    const failed = await waitUntil(async () => {
+      const r = await dbJob(fx.base, job_id);
+      return r.status === 'FAILED_DRIVER' ? r : null;
+    }, 10000, 'FAILED_DRIVER in jobs.db', 200);
+    assert.match(failed.reason!, /driver \(pid \d+\) died/);
+    await waitUntil(() => children.every((p) => !isAlive(p.pid)), 3000, 'the job children killed');
+    const again = daemonPid(fx.base);
+    assert.ok(again && again !== daemon, 'a new daemon runs');
+  });
+
+  for (const read of ['queue', 'status', 'logs']) {
+    it(`issue 12.7: the first ${read} after a driver kill, daemon dead, already reports FAILED_DRIVER`, async () => {
+      // A long tick: the daemon does not look again (nor restart its guard) during the test.
+      const env = agentEnv({ SKYDECK_TICK_INTERVAL: '60' });
+      const c = fx.serve(env);
+      const { job_id } = await c.call('submit', { run: 'sleep 600 & sleep 600; wait' });
+      const row = await waitStatus(c, job_id, 'RUNNING');
+      await waitUntil(() => markedProcs(fx.base, job_id).filter((p) => p.comm === 'sleep').length === 2, 5000, 'job runs');
+      const children = markedProcs(fx.base, job_id).filter((p) => p.pid !== row.driver_pid);
+      const daemon = await waitUntil(() => daemonPid(fx.base), 3000, 'daemon pid file');
+      c.kill();
+      await c.exited;
+      // Its guard first (it would start a new daemon at once), then the daemon itself.
+      const guard = await waitUntil(() => guardPid(fx.base), 3000, 'guard').catch(() => null);
+      if (guard) process.kill(guard, 'SIGKILL');
+      process.kill(daemon, 'SIGKILL');
+      process.kill(row.driver_pid, 'SIGKILL');
+      await waitUntil(() => !isAlive(daemon) && !isAlive(row.driver_pid) && (!guard || !isAlive(guard)), 2000, 'all dead');
+      assert.equal((await dbJob(fx.base, job_id)).status, 'RUNNING', 'nobody has looked yet');
+      if (read === 'queue') {
+        const q = rowsById(await fx.cli(['queue'], undefined, env)).get(job_id);
+        assert.equal(q.status, 'FAILED_DRIVER');
+        assert.match(q.reason, /driver \(pid \d+\) died/);
+      } else if (read === 'status') {
+        const s = await fx.cli(['status'], undefined, env);
+        assert.equal(s.counts.FAILED_DRIVER, 1);
+        assert.equal(s.running, 0);
+      } else {
+        const r = await fx.run(['logs', String(job_id), '--follow'], { env });
+        assert.equal(r.code, 0);
+        const fin = JSON.parse(r.stderr);
+        assert.equal(fin.result.status, 'FAILED_DRIVER');
+      }
+      await waitUntil(() => children.every((p) => !isAlive(p.pid)), 3000, 'the job children killed');
+    });
+  }
 
   it('a changed boot id (node restart) fails every non-terminal job, pending ones included', async () => {
     const bootFile = path.join(fx.base, 'boot_id');

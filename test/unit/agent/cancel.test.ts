@@ -10,19 +10,17 @@ describe('agent cancel', function () {
   beforeEach(() => fx.setup());
   afterEach(() => fx.cleanup());
 
-  it('a job that ignores SIGTERM is dead within grace + 1 s', async () => {
+  it('a job that ignores SIGTERM: cancel answers at once, the job lives through the grace, then is killed', async () => {
     const c = fx.serve();
     const { job_id } = await c.call('submit', { run: 'trap "" TERM; while true; do sleep 1; done' });
-    await waitUntil(() => markedProcs(fx.base, job_id).some((p) => p.comm === 'sleep'), 5000, 'job runs');
-    const grace = 1;
-    const t0 = Date.now();
+    await waitUntil(() => markedProcs(fx.base, job_id).some((p) => p.comm === 'sleep'), 30_000, 'job runs');
+    // Order, not a stopwatch: the answer comes while the TERM-ignoring job is still alive,
+    // so cancel did not wait out the grace; then the escalation kills it.
+    const grace = 5;
     const r = await c.call('cancel', { job_ids: [job_id], grace });
     assert.deepEqual(r.cancelled, [job_id]);
-    assert.ok(Date.now() - t0 < 1000, 'cancel answers without waiting for the grace period');
-    // Still there during the grace period (it ignores SIGTERM)...
-    assert.ok(markedProcs(fx.base, job_id).length > 0);
-    // ...and gone after it.
-    await waitUntil(() => markedProcs(fx.base, job_id).length === 0, (grace + 1) * 1000, 'trap job dead');
+    assert.ok(markedProcs(fx.base, job_id).length > 0, 'killed before the grace ended');
+    await waitUntil(() => markedProcs(fx.base, job_id).length === 0, (grace + 30) * 1000, 'trap job dead');
     const row = await waitStatus(c, job_id, 'CANCELLED');
     assert.equal(row.reason, 'cancelled by request');
   });

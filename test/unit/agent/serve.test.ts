@@ -68,9 +68,8 @@ describe('agent serve (JSON lines)', function () {
     await c.hello;
     const { job_id } = await c.call('submit', { run: 'sleep 30' });
     void c.logs({ job_id, follow: true });
-    const t0 = Date.now();
-    assert.equal(await c.close(3000), 0);
-    assert.ok(Date.now() - t0 < 3000);
+    // close() gives up (null) after its bound: exit code 0 means it ended by itself.
+    assert.equal(await c.close(15_000), 0);
     const c2 = fx.serve();
     const row = await waitStatus(c2, job_id, 'RUNNING');
     assert.ok(isAlive(row.driver_pid), 'the job outlives the connection');

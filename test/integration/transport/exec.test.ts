@@ -99,9 +99,7 @@ describe('transport/ssh: exec against a real sshd', function () {
     const ac = new AbortController();
     const marker = `skydeck-abort-${process.pid}`;
     const p = t.exec(['sh', '-c', 'echo started; exec sleep 30', marker], { signal: ac.signal, onStdout: () => ac.abort() });
-    const started = Date.now();
     await expectReject(p, AbortedError);
-    assert.ok(Date.now() - started < 5000);
     // The remote sleep got SIGTERM (OpenSSH >= 7.9 delivers channel signals).
     for (let i = 0; i < 50; i++) {
       const ps = await env.hosts[0].exec('ps -eo args');

@@ -15,7 +15,8 @@ export function clusterNameProblem(name: unknown): string | undefined {
 
 /** A value from an untrusted row, quoted and with control characters escaped, for messages. */
 export function printable(v: unknown, max = 80): string {
-  const s = typeof v === 'string' ? v : String(v);
+  if (typeof v !== 'string') return String(v);
+  const s = v;
   const cut = s.length > max ? `${s.slice(0, max)}…` : s;
   return JSON.stringify(cut).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -60,7 +60,8 @@ export function clusterRowProblem(row: Obj): string | undefined {
   if (row.created_by_machine !== null && row.created_by_machine !== undefined && !(typeof row.created_by_machine === 'string' && MACHINE.test(row.created_by_machine))) {
     return 'created_by_machine is not a Skydeck machine id';
   }
-  if (row.handle === null) return undefined;
+  // Local and ssh rows get their handle with the intent; a provider row once its run is recorded.
+  if (row.handle === null) return row.provider === 'local' || row.provider === 'ssh' ? 'handle is missing' : undefined;
   if (typeof row.handle !== 'string' || row.handle.length > MAX_TEXT) return 'handle is not JSON text';
   let handle: unknown;
   try {

@@ -55,9 +55,10 @@ describe('state store', function () {
 
   it('persists clusters and events across reopen, and keeps itself out of git', async () => {
     const ws = tmpDir();
+    const train = cluster('train');
     const a = await StateStore.openWorkspace(ws);
     await a.write((db) => {
-      putCluster(db, cluster('train'));
+      putCluster(db, train);
       appendEvent(db, { cluster: 'train', kind: 'launch', message: 'intent written' });
     });
     a.close();
@@ -66,7 +67,7 @@ describe('state store', function () {
     const [names, events] = await b.read((db) => [listClusters(db).map((c) => c.name), listEvents(db, 'train')]);
     assert.deepEqual(names, ['train']);
     assert.equal(events[0].message, 'intent written');
-    assert.equal((await b.read((db) => getCluster(db, 'train')))?.uid, 'uid-train');
+    assert.equal((await b.read((db) => getCluster(db, 'train')))?.uid, train.uid);
     b.close();
   });
 
@@ -121,7 +122,7 @@ describe('state store', function () {
       const dir = tmpDir();
       const file = path.join(dir, 'state.db');
       const s = await StateStore.open(file);
-      await s.write((db) => { for (let i = 0; i < 30; i++) putCluster(db, cluster(`c${i}-${'x'.repeat(300)}`)); });
+      await s.write((db) => { for (let i = 0; i < 30; i++) putCluster(db, { ...cluster(`c${i}`), last_error: 'x'.repeat(300) }); });
       s.close();
       damage(file);
       const damaged = fs.readFileSync(file);

@@ -16,20 +16,22 @@ describe('aws: planted state rows (issue 13.2)', function () {
   let victim: { uid: string; ids: string[] };
   let ctx: OpsContext;
   let logs: string[];
+  // Straight to moto: no faults are injected here.
+  const direct = () => bed.provider({ endpoint: bed.moto.url, maxAttempts: 3 });
 
   before(async function () {
     skipWithoutMoto(this);
     bed = await startBed();
     // Another cluster's instance (another workspace, another person): it must survive.
     const req = runRequest({ clusterName: 'theirs' });
-    victim = { uid: req.uid, ids: (await bed.provider().runInstances(req)).created };
+    victim = { uid: req.uid, ids: (await direct().runInstances(req)).created };
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-planted-aws-'));
     logs = [];
     ctx = {
       store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
       connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root }),
       progress: () => undefined, log: (m) => logs.push(m), warn: () => undefined, user: 'tester',
-      providers: staticProviders(bed.provider()), timing: { confirmTimeoutMs: 5_000 },
+      providers: staticProviders(direct()), timing: { confirmTimeoutMs: 5_000 },
     };
   });
   after(async () => {
@@ -38,7 +40,7 @@ describe('aws: planted state rows (issue 13.2)', function () {
   });
 
   const victimAlive = async () => {
-    const q = await bed.provider().queryInstances({ uid: victim.uid, region: REGION });
+    const q = await direct().queryInstances({ uid: victim.uid, region: REGION });
     return q.filter((i) => i.status === 'running' || i.status === 'pending').map((i) => i.id).sort();
   };
 
@@ -72,7 +74,7 @@ describe('aws: planted state rows (issue 13.2)', function () {
   });
 
   it('issue 13.2: the provider itself matches "*" literally and confirms the exact tag before stop or terminate', async () => {
-    const p = bed.provider();
+    const p = direct();
     assert.deepEqual(await p.queryInstances({ uid: '*', region: REGION }), []);
     assert.deepEqual(await p.queryInstances({ uid: '?'.repeat(victim.uid.length), region: REGION }), []);
     await p.stopInstances({ uid: '*', region: REGION });

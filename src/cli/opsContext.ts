@@ -17,6 +17,7 @@ export async function cliContext(io: CliIO): Promise<OpsContext> {
     workspaceRoot: root,
     sshPools: () => loadSshPools(undefined, process.env.SKYDECK_SSH_POOLS || undefined),
     connections: new Connections({
+      workspaceRoot: root,
       knownHostsFile: process.env.SKYDECK_KNOWN_HOSTS || defaultKnownHostsFile(),
       onUnknownHostKey: (host, fp, type) => askHostKey(io, host, fp, type),
       log: verbose ? (m) => io.err(`[skydeck] ${m}\n`) : undefined,

@@ -89,6 +89,7 @@ export class Services implements vscode.Disposable {
     const store = await this.state();
     const { Connections, defaultKnownHostsFile, loadSshPools, cloudProviders } = this.core();
     this.connections = new Connections({
+      workspaceRoot: this.workspaceRoot,
       knownHostsFile: defaultKnownHostsFile(),
       onUnknownHostKey: (host, fingerprint, type) => this.askHostKey(host, fingerprint, type),
       maxChannels: vscode.workspace.getConfiguration('skydeck').get<number>('ssh.channelsPerConnection'),

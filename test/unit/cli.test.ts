@@ -67,6 +67,57 @@ describe('cli', () => {
     assert.match(r.err, /needs at least one task YAML file/);
   });
 
+  describe('issue 12.9: argument errors are usage errors (exit 2) with a clear message', () => {
+    let saved: string | undefined;
+    before(() => {
+      saved = process.env.SKYDECK_WORKSPACE;
+      process.env.SKYDECK_WORKSPACE = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cli-args-'));
+    });
+    after(() => {
+      if (saved === undefined) delete process.env.SKYDECK_WORKSPACE;
+      else process.env.SKYDECK_WORKSPACE = saved;
+    });
+
+    const cases: [string[], RegExp][] = [
+      [['cancel', 'c', '99999999999999999999'], /job id 99999999999999999999 is out of range \(1-9007199254740991\)/],
+      [['cancel', 'c', '0'], /job id 0 is out of range/],
+      [['logs', 'c', '9007199254740993'], /job id 9007199254740993 is out of range/],
+      [['logs', 'c', '12abc'], /job id "12abc" is not a whole number/],
+      [['cancel', 'c', '1', '--grace', '1e9'], /--grace "1e9" is not a number of seconds \(0-86400/],
+      [['cancel', 'c', '1', '--grace', '90000'], /--grace 90000 is out of range \(0-86400 seconds\)/],
+      [['down', 'c', '-y', '--grace', '-1'], /--grace "-1" is not a number of seconds/],
+      [['logs', 'c', '--rank', '1000'], /--rank 1000 is out of range \(0-999\)/],
+      [['launch', 't.yaml', '--idle-minutes', '99999999999'], /--idle-minutes 99999999999 is out of range/],
+      [['status', 'extra', 'junk'], /status takes no arguments \(got "extra" "junk"\)/],
+      [['leaks', 'junk'], /leaks takes no arguments/],
+      [['queue', 'c', 'extra'], /queue takes one cluster name/],
+      [['check', 'nocloud'], /unknown cloud "nocloud"/],
+    ];
+    for (const [argv, message] of cases) {
+      it(`skydeck ${argv.join(' ')}`, async () => {
+        const r = await cli(...argv);
+        assert.equal(r.code, 2, r.err);
+        assert.match(r.err, message);
+        assert.doesNotMatch(r.err, /OverflowError|Traceback/);
+      });
+    }
+
+    it('the largest job id is accepted as exactly itself (the failure is then about the cluster)', async () => {
+      const r = await cli('logs', 'nope', '9007199254740991', '--no-follow');
+      assert.equal(r.code, 2);
+      assert.match(r.err, /no cluster named "nope"/);
+    });
+
+    it('an unknown cluster exits 2 from every command, alone or among others', async () => {
+      for (const argv of [['queue', 'nope'], ['logs', 'nope'], ['cancel', 'nope', '1'], ['exec', 'nope', 't.yaml'], ['down', 'nope', '-y'],
+        ['stop', 'nope'], ['start', 'nope'], ['down', 'nope', 'other', '-y'], ['stop', 'nope', 'other'], ['start', 'nope', 'other']]) {
+        const r = await cli(...argv);
+        assert.equal(r.code, 2, `${argv.join(' ')}: ${r.err}`);
+        assert.match(r.err, /no cluster named "nope"/, argv.join(' '));
+      }
+    });
+  });
+
   it('prints help and version', async () => {
     assert.match((await cli('--help')).out, /Usage: skydeck <command>/);
     assert.match((await cli('--version')).out, /^\d+\.\d+\.\d+\n$/);

@@ -2,6 +2,7 @@ import { checkClouds, CLOUDS } from '../../core/clouds/check';
 import { loadSshPools } from '../../core/clouds/sshPools';
 import { EXIT } from '../io';
 import type { CliCommand } from '../command';
+import { UsageError } from '../args';
 
 export const checkCommand: CliCommand = {
   name: 'check',
@@ -11,6 +12,8 @@ export const checkCommand: CliCommand = {
   prints, for each cloud that is not usable, what to do. Exits 1 if a named cloud is not usable.`,
   flags: [],
   async run(args, io) {
+    const unknown = args.positionals.filter((c) => !(CLOUDS as readonly string[]).includes(c.toLowerCase()));
+    if (unknown.length) throw new UsageError(`unknown cloud ${unknown.map((c) => JSON.stringify(c)).join(', ')} (clouds: ${CLOUDS.join(', ')})`);
     const results = await checkClouds({
       only: args.positionals,
       sshPools: () => loadSshPools(undefined, process.env.SKYDECK_SSH_POOLS || undefined),

@@ -1,6 +1,9 @@
 import { down as downOp } from '../../core/ops';
 import { UsageError } from '../args';
 import type { CliCommand } from '../command';
+import { OpsError } from '../../core/ops';
+import { EXIT } from '../io';
+import { flagText, parseGraceSeconds } from '../ranges';
 
 export const downCommand: CliCommand = {
   name: 'down',
@@ -17,17 +20,25 @@ export const downCommand: CliCommand = {
     if (!args.flags.yes) {
       throw new UsageError(`this cancels every job on ${args.positionals.join(', ')} and deletes their logs; pass -y to confirm`);
     }
+    const graceText = flagText(args.flags.grace);
+    const graceSeconds = graceText === undefined ? undefined : parseGraceSeconds(graceText);
     const ctx = await context();
     let code = 0;
     for (const name of args.positionals) {
       try {
-        const r = await downOp(ctx, name, { purge: !!args.flags.purge, graceSeconds: args.flags.grace ? Number(args.flags.grace) : undefined });
+        const r = await downOp(ctx, name, { purge: !!args.flags.purge, graceSeconds });
         io.out(`Cluster ${name} is down${r.notes.length ? ` (${r.notes.join('; ')})` : ''}.\n`);
       } catch (e) {
         io.err(`skydeck down ${name}: ${(e as Error).message}\n`);
-        code = 1;
+        code = worstExit(code, e);
       }
     }
     return code;
   },
 };
+
+/** With several clusters, the worst outcome decides: a usage error (e.g. an unknown name) is 2. */
+export function worstExit(code: number, e: unknown): number {
+  const next = e instanceof OpsError && e.kind === 'usage' ? EXIT.usage : EXIT.failed;
+  return code === EXIT.usage ? code : Math.max(code, next);
+}

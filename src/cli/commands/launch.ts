@@ -1,6 +1,7 @@
 import { launch as launchOp } from '../../core/ops';
 import { UsageError } from '../args';
 import type { CliCommand } from '../command';
+import { flagText, parseIdleMinutes } from '../ranges';
 import { parseEnvFlags } from '../envFlags';
 import { detachOnInterrupt, exitCodeFor, submittedLine } from '../follow';
 
@@ -28,8 +29,8 @@ Streams the job's output until it ends and exits with its result; Ctrl-C detache
   async run(args, io, context) {
     const [taskFile, ...extra] = args.positionals;
     if (!taskFile || extra.length) throw new UsageError('launch takes exactly one task YAML');
-    const idle = args.flags['idle-minutes'];
-    if (idle !== undefined && !/^\d+$/.test(String(idle))) throw new UsageError('--idle-minutes takes a whole number of minutes');
+    const idleText = flagText(args.flags['idle-minutes']);
+    const idle = idleText === undefined ? undefined : parseIdleMinutes(idleText);
     const envs = parseEnvFlags(args.flags.env as string[] | undefined);
     const ctx = await context();
     let cluster = args.flags.cluster as string | undefined;
@@ -48,7 +49,7 @@ Streams the job's output until it ends and exits with its result; Ctrl-C detache
       const r = await launchOp(ctx, {
         taskFile, cluster, envs,
         cloud: args.flags.cloud as string | undefined,
-        idleMinutes: idle === undefined ? undefined : Number(idle),
+        idleMinutes: idle,
         down: args.flags.down ? true : undefined, // absent: the task's resources.autostop.down decides
         detach: detachRun,
         onOutput: (d) => io.outBytes(d),

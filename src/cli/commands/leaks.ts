@@ -13,6 +13,7 @@ export const leaksCommand: CliCommand = {
   --terminate-all   terminate every stray of this workspace; needs -y`,
   flags: [{ name: 'terminate', takesValue: true, repeated: true }, { name: 'terminate-all' }, { name: 'yes', short: 'y' }],
   async run(args, io, context) {
+    if (args.positionals.length) throw new UsageError(`leaks takes no arguments (got ${args.positionals.map((p) => JSON.stringify(p)).join(' ')}); name instances with --terminate ID`);
     const ids = (args.flags.terminate as string[] | undefined) ?? [];
     const all = !!args.flags['terminate-all'];
     if ((ids.length || all) && !args.flags.yes) throw new UsageError('terminating instances cannot be undone; pass -y to confirm');

@@ -1,4 +1,5 @@
-import { status as statusOp, type LiveAutostop } from '../../core/ops';
+import { refusedClusters, status as statusOp, type LiveAutostop } from '../../core/ops';
+import { UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { ago, table } from '../table';
 
@@ -11,7 +12,12 @@ export const statusCommand: CliCommand = {
                   agent for its live job counts`,
   flags: [{ name: 'refresh', short: 'r' }],
   async run(args, io, context) {
-    const rows = await statusOp(await context(), { refresh: !!args.flags.refresh });
+    if (args.positionals.length) throw new UsageError(`status takes no arguments (got ${args.positionals.map((p) => JSON.stringify(p)).join(' ')})`);
+    const ctx = await context();
+    const refused = await refusedClusters(ctx);
+    for (const m of refused) io.err(`warning: ${m}\n`);
+    const rows = await statusOp(ctx, { refresh: !!args.flags.refresh });
+    for (const r of rows) if (r.notOurs) io.err(`${r.cluster.name}: ${r.notOurs}\n`);
     if (!rows.length) {
       io.out('No clusters. Launch one with: skydeck launch TASK.yaml -c NAME\n');
       return 0;

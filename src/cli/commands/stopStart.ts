@@ -1,6 +1,7 @@
 import { start as startOp, stop as stopOp } from '../../core/ops';
 import { UsageError } from '../args';
 import type { CliCommand } from '../command';
+import { worstExit } from './down';
 
 export const stopCommand: CliCommand = {
   name: 'stop',
@@ -19,7 +20,7 @@ export const stopCommand: CliCommand = {
       } catch (e) {
         if (args.positionals.length === 1) throw e;
         io.err(`skydeck stop ${name}: ${(e as Error).message}\n`);
-        code = 1;
+        code = worstExit(code, e);
       }
     }
     return code;
@@ -42,7 +43,7 @@ export const startCommand: CliCommand = {
       } catch (e) {
         if (args.positionals.length === 1) throw e;
         io.err(`skydeck start ${name}: ${(e as Error).message}\n`);
-        code = 1;
+        code = worstExit(code, e);
       }
     }
     return code;

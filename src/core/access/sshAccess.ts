@@ -6,6 +6,7 @@ import type { ClusterRecord } from '../state';
 import { shellQuote } from '../transport/shellQuote';
 import { readHandle } from '../ops/clusterHandle';
 import { OpsError } from '../ops/errors';
+import { checkClusterName } from '../ops/clusterNames';
 
 export interface SshAccess {
   cluster: string;
@@ -18,7 +19,9 @@ export interface SshAccess {
   workdir: string;
 }
 
+/** The Host alias; refuses a name that is not a valid cluster name (it goes into ssh_config). */
 export function sshAlias(cluster: string): string {
+  checkClusterName(cluster);
   return `skydeck-${cluster}`;
 }
 

@@ -5,7 +5,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomic } from '../state/atomicWrite';
-import { sshConfigText, type SshAccess } from './sshAccess';
+import { sshAlias, sshConfigText, type SshAccess } from './sshAccess';
+import { checkClusterName } from '../ops/clusterNames';
+import { OpsError } from '../ops/errors';
 
 export interface SshConfigPaths {
   /** Where the per-cluster files go. */
@@ -18,7 +20,9 @@ export function defaultSshConfigPaths(home = os.homedir()): SshConfigPaths {
   return { dir: path.join(home, '.skydeck', 'ssh', 'config.d'), userConfig: path.join(home, '.ssh', 'config') };
 }
 
+/** The cluster's file; a name that is not a valid cluster name never becomes a path. */
 export function clusterConfigFile(paths: SshConfigPaths, cluster: string): string {
+  checkClusterName(cluster);
   return path.join(paths.dir, `skydeck-${cluster}.conf`);
 }
 
@@ -26,6 +30,7 @@ export function clusterConfigFile(paths: SshConfigPaths, cluster: string): strin
 export function writeClusterSshConfig(paths: SshConfigPaths, a: SshAccess, workspace: string): string {
   fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   const file = clusterConfigFile(paths, a.cluster);
+  if (a.alias !== sshAlias(a.cluster)) throw new OpsError('usage', `refusing to write Host ${JSON.stringify(a.alias)} for cluster ${a.cluster}`);
   const note = `Skydeck cluster ${a.cluster} (workspace ${workspace}). Written by Skydeck; rewritten on each connect, removed on down.`;
   writeFileAtomic(file, Buffer.from(sshConfigText(a, note.replace(/\n/g, ' '))));
   return file;

@@ -12,25 +12,55 @@ export interface AgentLocation {
   uploaded: boolean;
 }
 
+// Hashes the installed agent the way agentHash() hashes the shipped one, so a node's copy is
+// trusted for what its files are, never for what a ".hash" file claims (a workspace can ship a
+// local cluster's base dir). "$B/agent" must be the symlink the installer makes, to a real
+// directory; a symlink inside, or anything else, reads as "not installed". Compiled caches are
+// removed rather than trusted: Python would load a planted .pyc whose header matches.
+// -I: no environment, no user site, and the working directory is not on sys.path.
+const VERIFY = [
+  'import hashlib,os,shutil,sys',
+  'b,want=sys.argv[1],sys.argv[2]',
+  'link=os.path.join(b,"agent"); root=os.path.join(b,"agent-"+want)',
+  'ok=os.path.islink(link) and os.readlink(link)=="agent-"+want and os.path.isdir(root) and not os.path.islink(root)',
+  'h=hashlib.sha256()',
+  'def walk(rel):',
+  ' global ok',
+  ' d=os.path.join(root,rel) if rel else root',
+  ' for n in sorted(os.listdir(d)):',
+  '  p=os.path.join(d,n); q=rel+"/"+n if rel else n',
+  '  if os.path.islink(p): ok=False; return',
+  '  if n=="__pycache__" and os.path.isdir(p): shutil.rmtree(p,ignore_errors=True); continue',
+  '  if n.endswith(".pyc"): os.remove(p); continue',
+  '  if not rel and n==".hash": continue',
+  '  if os.path.isdir(p): walk(q)',
+  '  else:',
+  '   with open(p,"rb") as f: h.update(q.encode()+b"\\0"+f.read()+b"\\0")',
+  'if ok: walk("")',
+  'print(h.hexdigest()[:16] if ok else "not-installed")',
+].join('\n');
+
 /**
  * Makes sure the node runs this Skydeck's agent, in one round trip when it already does.
  * A new version is unpacked beside the old one and switched in by renaming a symlink, so a
  * job driver calling the agent at that instant finds one complete version or the other.
  */
+
 export async function ensureAgent(t: Transport, base?: string, dir = agentSourceDir()): Promise<AgentLocation> {
   const baseExpr = base ? shellQuote(base) : '"$HOME/.skydeck"';
+  const hash = agentHash(dir);
   const probe = await t.execShell(
     `B=${baseExpr}; PY=$(command -v /usr/bin/python3 || command -v python3 || true); ` +
-      `printf '%s\\n%s\\n' "$B" "$PY"; cat "$B/agent/.hash" 2>/dev/null || true`,
+      `printf '%s\\n%s\\n' "$B" "$PY"; ` +
+      `if [ -n "$PY" ] && [ -L "$B/agent" ]; then "$PY" -I -S -B -c ${shellQuote(VERIFY)} "$B" ${shellQuote(hash)} 2>/dev/null || true; fi`,
   );
   if (probe.code !== 0) throw new Error(`could not inspect ${t.description}: ${probe.stderr.toString().trim()}`);
-  const [absBase, python, remoteHash] = probe.stdout.toString().split('\n');
+  const [absBase, python, installed] = probe.stdout.toString().split('\n');
   if (!python) {
     throw new Error(`${t.description} has no python3 (the Skydeck agent needs Python 3.8 or newer): install python3 there`);
   }
-  const hash = agentHash(dir);
   const entry = `${absBase}/agent/skydeck_agent.py`;
-  if (remoteHash?.trim() === hash) return { base: absBase, entry, python, uploaded: false };
+  if (installed?.trim() === hash) return { base: absBase, entry, python, uploaded: false };
   const version = `agent-${hash}`;
   const install =
     `set -e; B=${shellQuote(absBase)}; V=${shellQuote(version)}; mkdir -p "$B"; ` +
@@ -40,7 +70,7 @@ export async function ensureAgent(t: Transport, base?: string, dir = agentSource
     // os.replace is an atomic rename everywhere (mv -T is GNU-only); a directory left by an
     // older layout is moved out of the way first.
     `if [ -d "$B/agent" ] && [ ! -L "$B/agent" ]; then rm -rf "$B/agent.old"; mv "$B/agent" "$B/agent.old"; fi; ` +
-    `${shellQuote(python)} -c 'import os,sys; os.replace(sys.argv[1], sys.argv[2])' "$B/agent.link" "$B/agent"; ` +
+    `${shellQuote(python)} -I -S -c 'import os,sys; os.replace(sys.argv[1], sys.argv[2])' "$B/agent.link" "$B/agent"; ` +
     // Keep the new version and the one before it; drop older ones and crashed half-installs.
     `for d in "$B"/agent-*; do n=\${d##*/}; [ "$n" = "$V" ] || [ "$n" = "$OLD" ] || rm -rf "$d"; done`;
   const r = await t.execShell(install, { stdin: agentArchive(dir) });

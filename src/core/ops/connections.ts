@@ -2,9 +2,11 @@ import { AgentClient } from '../jobs';
 import { createLocalTransport } from '../transport/localTransport';
 import type { InteractiveShell, ShellOptions, SshTransportOptions, Transport } from '../transport';
 import type { SshTransport } from '../transport/sshTransport';
-import type { ClusterRecord } from '../state';
+import { notOursReason, type ClusterRecord } from '../state';
 import type { HostSpec } from '../clouds/hostSpec';
 import { readHandle } from './clusterHandle';
+import { localBaseDir } from './context';
+import { OpsError } from './errors';
 
 export interface ConnectionsOptions {
   knownHostsFile: string;
@@ -16,6 +18,8 @@ export interface ConnectionsOptions {
   sshDefaults?: Partial<SshTransportOptions>;
   /** The agent directory to install (default: the one shipped with Skydeck). */
   agentDir?: string;
+  /** The open workspace: a cluster on this machine may only use its derived base dir there. */
+  workspaceRoot?: string;
 }
 
 /** One agent client per cluster, shared by every operation on it. */
@@ -25,6 +29,7 @@ export class Connections {
   constructor(private readonly opts: ConnectionsOptions) {}
 
   client(c: ClusterRecord): AgentClient {
+    this.refuseUntrusted(c);
     const known = this.clients.get(c.name);
     if (known && known.uid === c.uid) return known.client;
     if (known) void known.client.close();
@@ -39,6 +44,7 @@ export class Connections {
 
   /** A fresh transport to the cluster's head, for work outside the agent channel. */
   transportForCluster(c: ClusterRecord): Transport {
+    this.refuseUntrusted(c);
     return c.provider === 'local' || readHandle(c).local ? createLocalTransport() : this.ssh(readHandle(c).hosts[0]);
   }
 
@@ -58,6 +64,7 @@ export class Connections {
    */
   async openShell(c: ClusterRecord, opts: ShellOptions): Promise<InteractiveShell> {
     if (c.provider === 'local') throw new Error(`${c.name} runs on this machine: open a local terminal instead`);
+    this.refuseUntrusted(c);
     const t = this.ssh(readHandle(c).hosts[0]);
     try {
       const shell = await t.openShell(opts);
@@ -80,6 +87,26 @@ export class Connections {
 
   async closeAll(): Promise<void> {
     await Promise.all([...this.clients.keys()].map((n) => this.forget(n)));
+  }
+
+  /**
+   * Every way to a cluster's nodes passes here. A row this machine did not write (one that came
+   * with the workspace) is never connected to: connecting runs the agent with the row's base,
+   * host and user. Rows are already checked for shape when read (state/rowCheck.ts).
+   */
+  private refuseUntrusted(c: ClusterRecord): void {
+    const why = notOursReason(c);
+    if (why) {
+      throw new OpsError(
+        'failed',
+        `Skydeck does not connect to cluster ${c.name}: ${why}. It is listed, never acted on by itself; ` +
+          `if it is yours, "skydeck down ${c.name} -y --purge" forgets it (a cloud cluster's instances are matched by its exact uid)`,
+      );
+    }
+    const h = readHandle(c);
+    if ((c.provider === 'local' || h.local) && this.opts.workspaceRoot !== undefined && h.base !== localBaseDir(this.opts.workspaceRoot, c.name)) {
+      throw new OpsError('failed', `cluster ${c.name} records the agent directory ${JSON.stringify(h.base)}, not ${localBaseDir(this.opts.workspaceRoot, c.name)}: Skydeck does not run it`);
+    }
   }
 
   private ssh(host: HostSpec | undefined): SshTransport {

@@ -7,7 +7,7 @@ export { exec, type ExecRequest } from './exec';
 export { queue } from './queue';
 export { cancel } from './cancel';
 export { logs, type LogsRequest } from './logs';
-export { status, type ClusterStatus, type LiveAutostop } from './status';
+export { status, refusedClusters, type ClusterStatus, type LiveAutostop } from './status';
 export { down, type DownOptions } from './down';
 export { stop } from './stop';
 export { start } from './start';

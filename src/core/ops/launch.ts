@@ -1,4 +1,4 @@
-import { getCluster } from '../state';
+import { getCluster, notOursReason } from '../state';
 import type { AgentClient } from '../jobs';
 import type { Task } from '../task';
 import type { OpsContext } from './context';
@@ -54,6 +54,8 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   const existing = await ctx.store.read((db) => getCluster(db, name));
   const firstCloud = placementsOf(task.resources)[0]?.cloud || undefined;
   const cloud = (req.cloud ?? task.resources.cloud ?? existing?.provider ?? firstCloud ?? 'local').toLowerCase();
+  const notOurs = existing && notOursReason(existing);
+  if (notOurs) throw new OpsError('failed', `cluster ${name} exists but ${notOurs}: Skydeck does not launch into it; pick another name (-c)`);
   if (existing && existing.provider !== cloud) {
     throw new OpsError('usage', `cluster ${name} already exists on ${existing.provider}, not ${cloud}: pick another name (-c) or drop --cloud`);
   }

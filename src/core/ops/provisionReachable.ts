@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  appendEvent, getCluster, listClusters, putCluster, type ClusterRecord,
+  appendEvent, getCluster, listClusters, putCluster, thisCreator, type ClusterRecord,
 } from '../state';
 import { hostKey, type HostSpec } from '../clouds/hostSpec';
 import type { SshPool } from '../clouds/sshPools';
@@ -67,12 +67,14 @@ export async function writeIntent(
       workdir: '',
     };
     const now = Date.now();
+    const creator = thisCreator();
     const row: ClusterRecord = {
       name, uid: randomUUID(), provider: cloud, region: pool?.name ?? null, zone: null, status: 'INIT',
       resources: null, num_nodes: numNodes, head_address: hosts[0]?.address ?? 'localhost',
       ssh_user: hosts[0]?.user ?? null, ssh_port: hosts[0]?.port ?? null, ssh_key_path: hosts[0]?.identityFile ?? null,
       handle: JSON.stringify(handle), launched_at: now, updated_at: now, last_error: null,
       autostop_minutes: autostop.minutes, autostop_down: autostop.down ? 1 : 0, flags: null,
+      created_by_user: creator.user, created_by_machine: creator.machine,
     };
     putCluster(db, row);
     appendEvent(db, { cluster: name, kind: 'intent', message: `launch on ${cloud}${pool ? ` pool ${pool.name}` : ''}`, data: { uid: row.uid, hosts: hosts.map(hostKey) } });

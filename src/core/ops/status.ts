@@ -1,4 +1,4 @@
-import { listClusters, type ClusterRecord } from '../state';
+import { listClusters, listRefusedClusters, notOursReason, refusedMessage, type ClusterRecord } from '../state';
 import { needsReconcile, reconcileOne, refreshOne } from '../provision';
 import type { OpsContext } from './context';
 import { envFor, isProviderCluster, providerOf } from './providerEnv';
@@ -21,6 +21,13 @@ export interface ClusterStatus {
   note?: string;
   /** The refresh proved the cluster gone and removed its row; `cluster` is the last row seen. */
   removed?: boolean;
+  /** Why this machine does not act on the row by itself (it did not launch it). */
+  notOurs?: string;
+}
+
+/** Rows refused when read (state/rowCheck.ts), as messages: listed so nothing is hidden. */
+export async function refusedClusters(ctx: OpsContext): Promise<string[]> {
+  return (await ctx.store.read((db) => listRefusedClusters(db))).map(refusedMessage);
 }
 
 /**
@@ -30,9 +37,15 @@ export interface ClusterStatus {
  */
 export async function status(ctx: OpsContext, opts: { refresh?: boolean; timeoutMs?: number } = {}): Promise<ClusterStatus[]> {
   const clusters = await ctx.store.read((db) => listClusters(db));
-  if (!opts.refresh) return clusters.map((cluster) => ({ cluster }));
+  const notOurs = (c: ClusterRecord) => {
+    const why = notOursReason(c);
+    return why ? { notOurs: `not launched from this machine: ${why}; Skydeck does not check or act on it by itself` } : {};
+  };
+  if (!opts.refresh) return clusters.map((cluster) => ({ cluster, ...notOurs(cluster) }));
   return Promise.all(
     clusters.map(async (seen): Promise<ClusterStatus> => {
+      // A refresh may finish a teardown or delete the row: never for a row this machine did not write.
+      if (notOursReason(seen)) return { cluster: seen, ...notOurs(seen) };
       const cloud = await refreshCloud(ctx, seen).catch((e: Error): ClusterStatus => ({ cluster: seen, error: e.message }));
       if (cloud.removed || cloud.error) return cloud;
       const cluster = cloud.cluster;

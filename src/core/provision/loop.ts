@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getCluster, workspaceId, type ClusterRecord } from '../state';
+import { getCluster, thisCreator, workspaceId, type ClusterRecord } from '../state';
 import type { Placement } from '../clouds/provider';
 import type { PortRange } from '../task';
 import type { ProvisionEnv } from './env';
@@ -56,11 +56,13 @@ export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promi
   const wsId = await env.store.write((db) => workspaceId(db));
   const now = env.clock.now();
   const first = req.placements[0];
+  const creator = thisCreator();
   let row: ClusterRecord = {
     name: req.name, uid: randomUUID(), provider: env.provider.cloud, region: first?.region ?? null, zone: first?.zone ?? null,
     status: 'INIT', resources: req.resources ?? null, num_nodes: req.numNodes, head_address: null, ssh_user: null,
     ssh_port: null, ssh_key_path: null, handle: null, launched_at: now, updated_at: now, last_error: null,
     autostop_minutes: req.autostop?.minutes ?? null, autostop_down: req.autostop?.down ? 1 : 0, flags: null,
+    created_by_user: creator.user, created_by_machine: creator.machine,
   };
   const taken = await env.store.read((db) => getCluster(db, req.name));
   if (taken) return { ok: false, attempts: [], error: `cluster ${req.name} already exists (${taken.status})` };

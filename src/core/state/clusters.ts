@@ -1,5 +1,7 @@
 import type { Database } from 'sql.js';
-import { all, one, upsert } from './rows';
+import { all, upsert } from './rows';
+import { clusterRowProblem } from './rowCheck';
+import { printable } from './clusterName';
 
 export type ClusterStatus = 'INIT' | 'UP' | 'STOPPED';
 
@@ -23,18 +25,64 @@ export interface ClusterRecord {
   autostop_minutes: number | null;
   autostop_down: number;
   flags: string | null;
+  /** Who wrote the intent (creator.ts): user name and this machine's id; null on older rows. */
+  created_by_user: string | null;
+  created_by_machine: string | null;
+}
+
+/** A row that failed the read-time check (rowCheck.ts): shown with its problem, never acted on. */
+export interface RefusedRow {
+  /** The row's name, quoted and escaped for messages (it may hold anything). */
+  label: string;
+  problem: string;
+}
+
+/** Thrown when an operation names a cluster whose row failed the read-time check. */
+export class RefusedRowError extends Error {
+  constructor(readonly refused: RefusedRow) {
+    super(refusedMessage(refused));
+    this.name = 'RefusedRowError';
+  }
+}
+
+export function refusedMessage(r: RefusedRow): string {
+  return (
+    `the state row of cluster ${r.label} is not one Skydeck wrote (${r.problem}); it is ignored and nothing is done with it. ` +
+    `If this workspace came from someone else, its .skydeck directory did too: delete .skydeck/state.db (and .skydeck/local) ` +
+    `unless you launched clusters from this workspace yourself`
+  );
 }
 
 export function putCluster(db: Database, c: ClusterRecord): void {
+  const problem = clusterRowProblem(c as unknown as Record<string, unknown>);
+  // Writers refuse what readers would refuse: a bad name must never reach a path or config line.
+  if (problem) throw new Error(`refusing to record cluster ${printable(c.name)}: ${problem}`);
   upsert(db, 'clusters', { ...c });
 }
 
+/** The named cluster's row; undefined if none; a RefusedRowError if its row fails the check. */
 export function getCluster(db: Database, name: string): ClusterRecord | undefined {
-  return one<ClusterRecord>(db, 'SELECT * FROM clusters WHERE name = ?', [name]);
+  const rows = all<Record<string, unknown>>(db, 'SELECT * FROM clusters WHERE name = ?', [name]);
+  if (!rows.length) return undefined;
+  const problem = clusterRowProblem(rows[0]);
+  if (problem) throw new RefusedRowError({ label: printable(rows[0].name), problem });
+  return rows[0] as unknown as ClusterRecord;
 }
 
+/** Every row that passes the read-time check; the others are in listRefusedClusters. */
 export function listClusters(db: Database): ClusterRecord[] {
-  return all<ClusterRecord>(db, 'SELECT * FROM clusters ORDER BY launched_at, name');
+  return allRows(db).filter((r) => !clusterRowProblem(r)) as unknown as ClusterRecord[];
+}
+
+export function listRefusedClusters(db: Database): RefusedRow[] {
+  return allRows(db).flatMap((r) => {
+    const problem = clusterRowProblem(r);
+    return problem ? [{ label: printable(r.name), problem }] : [];
+  });
+}
+
+function allRows(db: Database): Record<string, unknown>[] {
+  return all<Record<string, unknown>>(db, 'SELECT * FROM clusters ORDER BY launched_at, name');
 }
 
 /**

@@ -19,6 +19,17 @@ export class StateLockTimeoutError extends Error {
   }
 }
 
+/** The state path is not a regular file (a directory, a device): we cannot read it, nor move it. */
+export class StateFileError extends Error {
+  constructor(readonly file: string, what: string) {
+    super(
+      `Skydeck's state file ${file} is ${what}, not a file Skydeck wrote. Move it out of the way ` +
+        `(or delete it if it is not yours) and run this again: Skydeck then starts a new, empty state there.`,
+    );
+    this.name = 'StateFileError';
+  }
+}
+
 /** What the store did on open that the user must hear about (never silent). */
 export interface StateNotice {
   kind: 'corrupt-moved';

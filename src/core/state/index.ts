@@ -1,8 +1,11 @@
 export { StateStore } from './stateStore';
-export { StateVersionError, StateLockTimeoutError } from './errors';
+export { StateVersionError, StateLockTimeoutError, StateFileError } from './errors';
 export type { StateNotice } from './errors';
 export { SCHEMA_VERSION } from './schema';
 export * from './clusters';
 export * from './jobs';
 export * from './events';
 export { workspaceId } from './meta';
+export { clusterNameProblem, printable } from './clusterName';
+export { clusterRowProblem, KNOWN_PROVIDERS, localBaseSuffix } from './rowCheck';
+export { machineId, thisCreator, notOursReason, type Creator } from './creator';

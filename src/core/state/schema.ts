@@ -37,6 +37,10 @@ const MIGRATIONS: string[] = [
      cluster TEXT, kind TEXT NOT NULL, message TEXT NOT NULL, data TEXT
    );
    CREATE INDEX events_cluster ON events(cluster, id);`,
+  // Who wrote each cluster's intent (creator.ts): only rows this machine wrote are acted on
+  // without the user asking. Older rows stay NULL: not attributable.
+  `ALTER TABLE clusters ADD COLUMN created_by_user TEXT;
+   ALTER TABLE clusters ADD COLUMN created_by_machine TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -59,4 +63,28 @@ export function migrate(db: Database): boolean {
     throw e;
   }
   return true;
+}
+
+/** Table name → its column names. */
+export function tableShape(db: Database): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values ?? [];
+  for (const [t] of tables) {
+    const cols = db.exec(`PRAGMA table_info(${JSON.stringify(String(t))})`)[0]?.values ?? [];
+    out.set(String(t), cols.map((c) => String(c[1])));
+  }
+  return out;
+}
+
+/** What `db` lacks of the shape `expected` (tables and columns), or undefined if nothing. */
+export function missingFromShape(db: Database, expected: Map<string, string[]>): string | undefined {
+  const have = tableShape(db);
+  for (const [table, cols] of expected) {
+    if (table.startsWith('sqlite_')) continue;
+    const found = have.get(table);
+    if (!found) return `it has no table "${table}"`;
+    const lacking = cols.filter((c) => !found.includes(c));
+    if (lacking.length) return `table "${table}" lacks column(s) ${lacking.join(', ')}`;
+  }
+  return undefined;
 }

@@ -4,14 +4,32 @@ import type { Database } from 'sql.js';
 import { loadSqlJs } from './sqlJs';
 import { removeStaleTemps, writeFileAtomic } from './atomicWrite';
 import { FileLock, LockOptions } from './fileLock';
-import { migrate, schemaVersion, SCHEMA_VERSION } from './schema';
-import { StateNotice, StateVersionError } from './errors';
+import { migrate, missingFromShape, schemaVersion, tableShape, SCHEMA_VERSION } from './schema';
+import { StateFileError, StateNotice, StateVersionError } from './errors';
 import { checkSqliteImage } from './integrity';
 
 interface FileId {
   ino: bigint;
   size: bigint;
   mtimeNs: bigint;
+  isFile: boolean;
+  isDir: boolean;
+}
+
+let shape: Promise<Map<string, string[]>> | undefined;
+
+/** The tables and columns of a fresh state at SCHEMA_VERSION, built once. */
+function expectedShape(): Promise<Map<string, string[]>> {
+  shape ??= loadSqlJs().then((SQL) => {
+    const db = new SQL.Database();
+    try {
+      migrate(db);
+      return tableShape(db);
+    } finally {
+      db.close();
+    }
+  });
+  return shape;
 }
 
 /**
@@ -116,6 +134,7 @@ export class StateStore {
       this.loaded = undefined;
       return migrate(this.db);
     }
+    if (!id.isFile) throw new StateFileError(this.file, id.isDir ? 'a directory' : 'not a regular file');
     const bytes = fs.readFileSync(this.file);
     let db: Database | undefined;
     let problem = checkSqliteImage(bytes);
@@ -128,6 +147,22 @@ export class StateStore {
         problem = `SQLite could not read it: ${(e as Error).message}`;
       }
     }
+    let changed = false;
+    if (!problem) {
+      const found = schemaVersion(db!);
+      if (found > SCHEMA_VERSION) {
+        db!.close();
+        throw new StateVersionError(this.file, found, SCHEMA_VERSION);
+      }
+      // A readable image can still lack what its version promises (a table dropped by hand, a
+      // file from elsewhere): that is damage too, found here rather than as "no such table".
+      try {
+        changed = migrate(db!);
+        problem = missingFromShape(db!, await expectedShape());
+      } catch (e) {
+        problem = `its tables do not match schema v${found} (${(e as Error).message})`;
+      }
+    }
     if (problem) {
       db?.close();
       this.moveAside(problem);
@@ -135,14 +170,9 @@ export class StateStore {
       this.loaded = undefined;
       return migrate(this.db);
     }
-    const found = schemaVersion(db!);
-    if (found > SCHEMA_VERSION) {
-      db!.close();
-      throw new StateVersionError(this.file, found, SCHEMA_VERSION);
-    }
     this.replaceDb(db!);
     this.loaded = id;
-    return migrate(this.db);
+    return changed;
   }
 
   private moveAside(problem: string): void {
@@ -168,7 +198,7 @@ export class StateStore {
 function statId(file: string): FileId | undefined {
   try {
     const s = fs.statSync(file, { bigint: true });
-    return { ino: s.ino, size: s.size, mtimeNs: s.mtimeNs };
+    return { ino: s.ino, size: s.size, mtimeNs: s.mtimeNs, isFile: s.isFile(), isDir: s.isDirectory() };
   } catch {
     return undefined;
   }

@@ -19,7 +19,7 @@ export async function testOps(opts: { pools?: SshPool[]; connections?: Partial<C
   const store = await StateStore.openWorkspace(root);
   const progressLines: string[] = [];
   const warnings: string[] = [];
-  const connections = new Connections({ knownHostsFile: path.join(root, 'known_hosts'), ...opts.connections });
+  const connections = new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root, ...opts.connections });
   return {
     store,
     workspaceRoot: root,

@@ -1,8 +1,10 @@
 // Refresh (grace window, head gone, definitely gone), crash recovery and cancellation.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import { FLAGS, reconcileOne, refreshOne, downWithProof, findLeaked, terminateLeaked } from '../../../src/core/provision';
 import { saveRow } from '../../../src/core/provision/rows';
+import { thisCreator } from '../../../src/core/state';
 import { harness, leaks, noBootstrap, type Harness } from '../../support/fakeCloud/harness';
 import { recordStat } from './leakStats';
 import { assertNoLeaks, events, launch, row } from './helpers';
@@ -141,10 +143,12 @@ describe('provision: refresh, reconcile, cancel, sweep', () => {
 /** An INIT row written as the loop's intent would be, with nothing created. */
 async function seedInit(h: Harness, name: string) {
   const now = h.clock.now();
+  const creator = thisCreator();
   const base = {
-    name, uid: `uid-${name}`, provider: 'fake', region: 'r1', zone: 'r1a', status: 'INIT' as const, resources: null, num_nodes: 1,
+    name, uid: randomUUID(), provider: 'fake', region: 'r1', zone: 'r1a', status: 'INIT' as const, resources: null, num_nodes: 1,
     head_address: null, ssh_user: null, ssh_port: null, ssh_key_path: null, handle: null, launched_at: now, updated_at: now,
     last_error: null, autostop_minutes: null, autostop_down: 0, flags: null,
+    created_by_user: creator.user, created_by_machine: creator.machine,
   };
   return (await saveRow(h.env, base, { handlePatch: { lastRunAt: now, runInFlight: true } }, undefined, true))!;
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -16,9 +17,10 @@ function tmpDir(): string {
 
 function cluster(name: string): ClusterRecord {
   return {
-    name, uid: `uid-${name}`, provider: 'local', region: null, zone: null, status: 'INIT', resources: null,
+    name, uid: randomUUID(), provider: 'fake', region: null, zone: null, status: 'INIT', resources: null,
     num_nodes: 1, head_address: null, ssh_user: null, ssh_port: null, ssh_key_path: null, handle: null,
     launched_at: 1, updated_at: 1, last_error: null, autostop_minutes: null, autostop_down: 0, flags: null,
+    created_by_user: null, created_by_machine: null,
   };
 }
 
@@ -53,9 +55,10 @@ describe('state store', function () {
 
   it('persists clusters and events across reopen, and keeps itself out of git', async () => {
     const ws = tmpDir();
+    const train = cluster('train');
     const a = await StateStore.openWorkspace(ws);
     await a.write((db) => {
-      putCluster(db, cluster('train'));
+      putCluster(db, train);
       appendEvent(db, { cluster: 'train', kind: 'launch', message: 'intent written' });
     });
     a.close();
@@ -64,7 +67,7 @@ describe('state store', function () {
     const [names, events] = await b.read((db) => [listClusters(db).map((c) => c.name), listEvents(db, 'train')]);
     assert.deepEqual(names, ['train']);
     assert.equal(events[0].message, 'intent written');
-    assert.equal((await b.read((db) => getCluster(db, 'train')))?.uid, 'uid-train');
+    assert.equal((await b.read((db) => getCluster(db, 'train')))?.uid, train.uid);
     b.close();
   });
 
@@ -119,7 +122,7 @@ describe('state store', function () {
       const dir = tmpDir();
       const file = path.join(dir, 'state.db');
       const s = await StateStore.open(file);
-      await s.write((db) => { for (let i = 0; i < 30; i++) putCluster(db, cluster(`c${i}-${'x'.repeat(300)}`)); });
+      await s.write((db) => { for (let i = 0; i < 30; i++) putCluster(db, { ...cluster(`c${i}`), last_error: 'x'.repeat(300) }); });
       s.close();
       damage(file);
       const damaged = fs.readFileSync(file);

@@ -13,6 +13,7 @@ import { awsCatalog } from './catalogFetch';
 import { launch } from './launch';
 import { cleanupGroupsWhenTerminated } from './cleanup';
 import { infoOf, pickHead } from './status';
+import { instancesOfUid } from './uidMatch';
 import { ZoneTable } from './zones';
 import { waitUntil } from '../waitInstances';
 import type { AwsProviderOptions } from './options';
@@ -51,7 +52,7 @@ export class AwsProvider implements Provider {
     const ec2 = this.clients.get(region);
     this.generation.set(req.uid, (this.generation.get(req.uid) ?? 0) + 1);
     await this.cleanups.get(req.uid); // a clean-up mid-delete must finish before we reuse the group
-    const existing = await describeInstances(ec2, this.uidFilter(req.uid));
+    const existing = await instancesOfUid(ec2, req.uid);
     return launch({
       ec2, region, opts: this.opts,
       catalog: () => this.catalog(region),
@@ -62,7 +63,7 @@ export class AwsProvider implements Provider {
 
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
     const region = await this.regionOf(ref.region);
-    return (await describeInstances(this.clients.get(region), this.uidFilter(ref.uid))).map((i) => infoOf(i, region));
+    return (await instancesOfUid(this.clients.get(region), ref.uid)).map((i) => infoOf(i, region));
   }
 
   async stopInstances(ref: ClusterRef): Promise<void> {
@@ -167,7 +168,7 @@ export class AwsProvider implements Provider {
     if (this.cleanups.has(uid)) return; // one watcher per uid is enough
     const ec2 = this.clients.get(region);
     const p = cleanupGroupsWhenTerminated({
-      ec2, uid, describe: () => describeInstances(ec2, this.uidFilter(uid)),
+      ec2, uid, describe: () => instancesOfUid(ec2, uid),
       pollMs: this.opts.cleanupPollMs ?? 5000, timeoutMs: this.opts.cleanupTimeoutMs ?? 15 * 60_000,
       current: () => (this.generation.get(uid) ?? 0) === gen, log: (m) => this.opts.log?.(m),
     }).finally(() => this.cleanups.delete(uid));
@@ -191,11 +192,7 @@ export class AwsProvider implements Provider {
 
   private async instancesOf(ref: ClusterRef): Promise<{ region: string; list: Instance[] }> {
     const region = await this.regionOf(ref.region);
-    return { region, list: await describeInstances(this.clients.get(region), this.uidFilter(ref.uid)) };
-  }
-
-  private uidFilter(uid: string) {
-    return [{ Name: `tag:${TAG_UID}`, Values: [uid] }];
+    return { region, list: await instancesOfUid(this.clients.get(region), ref.uid) };
   }
 
   private regionOf(region: string | undefined): Promise<string> {

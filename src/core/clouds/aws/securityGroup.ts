@@ -2,9 +2,9 @@ import {
   AuthorizeSecurityGroupIngressCommand, CreateSecurityGroupCommand, DeleteSecurityGroupCommand,
   DescribeSecurityGroupsCommand, type EC2Client, type IpPermission,
 } from '@aws-sdk/client-ec2';
-import { TAG_UID } from '../provider';
 import type { PortRange } from '../../task';
 import { awsErrorCode, ec2Call } from './errors';
+import { hasUidTag, uidFilter } from './uidMatch';
 
 const ANYWHERE = [{ CidrIp: '0.0.0.0/0', Description: 'skydeck' }];
 
@@ -15,8 +15,8 @@ function tcp(from: number, to: number): IpPermission {
 /** The cluster's security groups, found by uid tag (so a crash between create and record loses nothing). */
 export async function groupsOf(ec2: EC2Client, uid: string): Promise<string[]> {
   return ec2Call('DescribeSecurityGroups', async () => {
-    const r = await ec2.send(new DescribeSecurityGroupsCommand({ Filters: [{ Name: `tag:${TAG_UID}`, Values: [uid] }] }));
-    return (r.SecurityGroups ?? []).map((g) => g.GroupId!).filter(Boolean);
+    const r = await ec2.send(new DescribeSecurityGroupsCommand({ Filters: uidFilter(uid) }));
+    return (r.SecurityGroups ?? []).filter((g) => hasUidTag(g.Tags, uid)).map((g) => g.GroupId!).filter(Boolean);
   });
 }
 

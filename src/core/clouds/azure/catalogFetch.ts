@@ -53,7 +53,7 @@ export function toCatalogType(sku: ResourceSku, location: string): InstanceType 
 export async function fetchAzureTypes(c: AzureClients, location: string): Promise<InstanceType[]> {
   return azCall('resourceSkus.list', async () => {
     const out: InstanceType[] = [];
-    for await (const sku of c.compute.resourceSkus.list({ filter: `location eq '${location}'` })) {
+    for await (const sku of c.compute.resourceSkus.list({ filter: `location eq '${location.replace(/'/g, "''")}'` })) {
       const t = toCatalogType(sku, location);
       if (t) out.push(t);
     }

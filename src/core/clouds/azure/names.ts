@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 // ClusterRef (uid) finds it, and teardown is one delete that takes everything inside along.
 
 export function groupName(uid: string): string {
+  // The uid becomes a resource-group name in every call's URL path: nothing but a plain token.
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(uid)) throw new Error(`${JSON.stringify(uid)} is not a Skydeck cluster uid`);
   return `skydeck-${uid}`;
 }
 

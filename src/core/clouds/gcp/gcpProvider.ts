@@ -9,7 +9,7 @@ import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
 import { gcpCall, isNotFound } from './errors';
 import { deleteFirewall, ensureFirewall, netTagOf } from './firewall';
-import { labelFilter } from './labels';
+import { ANY_VALUE, labelFilter } from './labels';
 import { launch } from './launch';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { rawOperation, waitOperation, type WaitOptions } from './operations';
@@ -119,7 +119,7 @@ export class GcpProvider implements Provider {
   /** Every Skydeck-labelled instance of the project, all zones, any status but deleted. */
   async listTagged(): Promise<InstanceInfo[]> {
     const w = await this.waitOpts();
-    return (await this.aggregated(w.project, labelFilter(TAG_UID, '*'))).map(infoOf);
+    return (await this.aggregated(w.project, labelFilter(TAG_UID, ANY_VALUE))).map(infoOf);
   }
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
@@ -144,9 +144,12 @@ export class GcpProvider implements Provider {
     return this.clients.close();
   }
 
-  /** The uid's instances in every zone: stragglers of a failed zone count too. */
-  private list(project: string, uid: string): Promise<GcpInstance[]> {
-    return this.aggregated(project, labelFilter(TAG_UID, uid));
+  /**
+   * The uid's instances in every zone: stragglers of a failed zone count too. Labels hold a
+   * mapped uid (labels.ts), so each instance is confirmed by its exact tag before anyone acts on it.
+   */
+  private async list(project: string, uid: string): Promise<GcpInstance[]> {
+    return (await this.aggregated(project, labelFilter(TAG_UID, uid))).filter((i) => infoOf(i).tags?.[TAG_UID] === uid);
   }
 
   private aggregated(project: string, filter: string): Promise<GcpInstance[]> {

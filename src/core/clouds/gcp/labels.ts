@@ -37,6 +37,10 @@ export function tagsFrom(labels: Record<string, string> | null | undefined, meta
 }
 
 /** A GCP filter expression matching instances whose label `key` equals `value` (or exists, with "*"). */
-export function labelFilter(key: string, value: string | '*'): string {
-  return value === '*' ? `labels.${labelKey(key)}:*` : `labels.${labelKey(key)} = "${labelValue(value)}"`;
+export function labelFilter(key: string, value: string | typeof ANY_VALUE): string {
+  // labelValue leaves only [a-z0-9_-]: no quote, wildcard or operator reaches the filter.
+  return value === ANY_VALUE ? `labels.${labelKey(key)}:*` : `labels.${labelKey(key)} = "${labelValue(value)}"`;
 }
+
+/** "The label exists" for labelFilter: a symbol, so no string (a uid of "*") can mean it. */
+export const ANY_VALUE: unique symbol = Symbol('any label value');

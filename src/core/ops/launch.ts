@@ -1,6 +1,7 @@
 import { getCluster } from '../state';
 import type { AgentClient } from '../jobs';
-import type { Task } from '../task';
+import * as os from 'node:os';
+import { localMountNote, type Task } from '../task';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { checkClusterName, generateClusterName } from './clusterNames';
@@ -56,6 +57,10 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   const cloud = (req.cloud ?? task.resources.cloud ?? existing?.provider ?? firstCloud ?? 'local').toLowerCase();
   if (existing && existing.provider !== cloud) {
     throw new OpsError('usage', `cluster ${name} already exists on ${existing.provider}, not ${cloud}: pick another name (-c) or drop --cloud`);
+  }
+  if (cloud === 'local') {
+    const note = localMountNote(Object.keys(task.fileMounts), process.env.HOME || os.homedir());
+    if (note) ctx.warn(note);
   }
   const autostop = autostopOf(ctx, cloud, task, req);
   let row: ClusterRecord;

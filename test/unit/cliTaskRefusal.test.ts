@@ -64,7 +64,7 @@ describe('cli: invalid tasks are refused before provisioning', () => {
     ['issue 12.6: a relative file_mounts destination', 'relative.yaml', () => `${LOCAL}file_mounts:\n  copied.txt: ./a.txt\nrun: echo hi\n`,
       /relative\.yaml:4:3: error: the file_mounts destination "copied\.txt" is a relative path/],
     ['issue 12.11: 100k nested [', 'deep.yaml', () => `${LOCAL}run: echo hi\nconfig: ${'['.repeat(100_000)}\n`,
-      /deep\.yaml:4:108: error: the YAML is nested too deeply here/],
+      /deep\.yaml:4:109: error: the YAML is nested too deeply here/],
     ['issue 12.11: binary junk', 'junk.yaml', () => `${LOCAL}run: echo hi\n\x1b]0;pwned\x07: \x9b2J\n`,
       /junk\.yaml:4:1: error: unknown field "\\x1b\]0;pwned\\x07"/],
   ];

@@ -3,7 +3,7 @@
 
 import { Composer, Document, LineCounter, Parser, ParseOptions, DocumentOptions, SchemaOptions, YAMLError, isAlias, isScalar, visit } from 'yaml';
 import { Reporter } from './diagnostics';
-import { firstTooDeep } from './yamlDepth';
+import { firstTooDeep, firstTooDeepFlow } from './yamlDepth';
 
 type Tag = { tag: string; test?: RegExp };
 
@@ -46,6 +46,13 @@ export function parseYamlDocuments(text: string): YamlDocuments {
     logLevel: 'silent',
     customTags: pyyamlTags as SchemaOptions['customTags'],
   };
+  const flowTooDeep = firstTooDeepFlow(text);
+  if (flowTooDeep !== undefined) {
+    // Positions come from the line counter the parser fills (from offset 0); fill it here instead.
+    lines.addNewLine(0);
+    for (let i = text.indexOf('\n'); i >= 0 && i < flowTooDeep; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
+    return { docs: [], lines, tooDeepAt: flowTooDeep };
+  }
   const tokens = Array.from(new Parser(lines.addNewLine).parse(text));
   const tooDeepAt = firstTooDeep(tokens);
   if (tooDeepAt !== undefined) return { docs: [], lines, tooDeepAt };

@@ -1,4 +1,5 @@
-import { formatDiagnostic, parseTaskFile } from '../../core/task';
+import * as os from 'node:os';
+import { formatDiagnostic, localMountNote, parseTaskFile, printable } from '../../core/task';
 import { EXIT } from '../io';
 import { UsageError } from '../args';
 import type { CliCommand } from '../command';
@@ -16,10 +17,17 @@ export const validateCommand: CliCommand = {
     let errors = 0;
     let warnings = 0;
     for (const file of files) {
-      for (const d of (await parseTaskFile(file)).diagnostics) {
+      const parsed = await parseTaskFile(file);
+      for (const d of parsed.diagnostics) {
         (d.severity === 'error' ? io.err : io.out)(formatDiagnostic(d) + '\n');
         if (d.severity === 'error') errors++;
         else warnings++;
+      }
+      // A task naming no cloud launches on the local one unless --cloud says otherwise.
+      for (const t of parsed.tasks) {
+        const cloud = t.resources.cloud;
+        const note = cloud === undefined || cloud === 'local' ? localMountNote(Object.keys(t.fileMounts), process.env.HOME || os.homedir()) : undefined;
+        if (note) io.out(printable(`${file}: note: ${cloud ? '' : 'if launched on the local cloud: '}${note}`) + '\n');
       }
     }
     const n = `${files.length} file${files.length === 1 ? '' : 's'}`;

@@ -1,6 +1,7 @@
 import { getCluster, notOursReason } from '../state';
 import type { AgentClient } from '../jobs';
-import type { Task } from '../task';
+import * as os from 'node:os';
+import { localMountNote, type Task } from '../task';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { checkClusterName, generateClusterName } from './clusterNames';
@@ -58,6 +59,10 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   if (notOurs) throw new OpsError('failed', `cluster ${name} exists but ${notOurs}: Skydeck does not launch into it; pick another name (-c)`);
   if (existing && existing.provider !== cloud) {
     throw new OpsError('usage', `cluster ${name} already exists on ${existing.provider}, not ${cloud}: pick another name (-c) or drop --cloud`);
+  }
+  if (cloud === 'local') {
+    const note = localMountNote(Object.keys(task.fileMounts), process.env.HOME || os.homedir());
+    if (note) ctx.warn(note);
   }
   const autostop = autostopOf(ctx, cloud, task, req);
   let row: ClusterRecord;

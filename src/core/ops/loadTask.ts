@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { formatDiagnostic, parseTaskFile, resolveEnvs, type Task } from '../task';
+import { formatDiagnostic, parseTaskFile, printable, resolveEnvs, type Task } from '../task';
 import { OpsError } from './errors';
 
 export interface LoadedTask {
@@ -14,14 +14,14 @@ export async function loadTaskForRun(file: string, envOverrides: Record<string, 
   const parsed = await parseTaskFile(file, { env: envOverrides });
   const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length) throw new OpsError('usage', errors.map(formatDiagnostic).join('\n'));
-  if (parsed.tasks.length === 0) throw new OpsError('usage', `${file}: the file holds no task`);
+  if (parsed.tasks.length === 0) throw new OpsError('usage', printable(`${file}: the file holds no task`));
   if (parsed.tasks.length > 1) {
     const second = parsed.diagnostics.find((d) => d.path === '' && /pipeline/i.test(d.message));
     const where = second ? `${second.file}:${second.line}:${second.col}` : file;
-    throw new OpsError('unavailable', `${where}: this file is a pipeline (${parsed.tasks.length} tasks); running pipelines is not available yet`);
+    throw new OpsError('unavailable', printable(`${where}: this file is a pipeline (${parsed.tasks.length} tasks); running pipelines is not available yet`));
   }
   const task = parsed.tasks[0];
-  if (!task.run && !task.setup) throw new OpsError('usage', `${file}: the task has neither "run" nor "setup": nothing to do`);
+  if (!task.run && !task.setup) throw new OpsError('usage', printable(`${file}: the task has neither "run" nor "setup": nothing to do`));
   const { envs, missing } = resolveEnvs(task, envOverrides);
   if (missing.length) {
     throw new OpsError(
@@ -31,7 +31,7 @@ export async function loadTaskForRun(file: string, envOverrides: Record<string, 
     );
   }
   for (const [k, v] of Object.entries(task.secrets)) {
-    if (v === null && !(k in envOverrides)) throw new OpsError('usage', `${file}: secret "${k}" has no value; give it with --env ${k}=VALUE`);
+    if (v === null && !(k in envOverrides)) throw new OpsError('usage', printable(`${file}: secret "${k}" has no value; give it with --env ${k}=VALUE`));
     envs[k] = envOverrides[k] ?? (v as string);
   }
   return {

@@ -4,10 +4,10 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Transport } from '../transport';
 import { shellQuote } from '../transport/shellQuote';
-import type { Task } from '../task';
+import { printable, type Task } from '../task';
 import { archiveDirectory, archiveFile, ArchiveStats, workdirFingerprint } from '../sync/workdirArchive';
 import { OpsError } from './errors';
-import { remotePathWord } from './remotePath';
+import { remoteDirWord, remotePathWord } from './remotePath';
 import { PLACE_TREE_PY } from '../sync/placeTree';
 
 /** Local paths in a task resolve against the task file's directory, as SkyPilot does. */
@@ -24,15 +24,19 @@ export function checkSyncSources(task: Task, taskDir: string): void {
     }
     const wd = localPath(task.workdir, taskDir);
     if (!fs.existsSync(wd) || !fs.statSync(wd).isDirectory()) {
-      throw new OpsError('usage', `workdir ${task.workdir} (${wd}) is not a directory on this machine`);
+      throw new OpsError('usage', printable(`workdir ${task.workdir} (${wd}) is not a directory on this machine`));
     }
   }
   for (const [dst, m] of Object.entries(task.fileMounts)) {
+    remotePathWord(dst); // refuses an escaping destination before anything is provisioned
     if (m.kind !== 'copy' || /^[a-z][a-z0-9+.-]*:\/\//i.test(m.source)) {
-      throw new OpsError('unavailable', `file_mounts ${dst}: cloud storage sources are not available yet; only local paths are`);
+      throw new OpsError('unavailable', printable(`file_mounts ${dst}: cloud storage sources are not available yet; only local paths are`));
     }
     const src = localPath(m.source, taskDir);
-    if (!fs.existsSync(src)) throw new OpsError('usage', `file_mounts ${dst}: source ${m.source} (${src}) does not exist`);
+    if (!fs.existsSync(src)) throw new OpsError('usage', printable(`file_mounts ${dst}: source ${m.source} (${src}) does not exist`));
+    if ((dst === '~' || dst === '/') && !fs.statSync(src).isDirectory()) {
+      throw new OpsError('usage', printable(`file_mounts ${dst}: source ${m.source} is a file, and a file cannot replace the directory ${dst}: name the file, e.g. ${dst === '/' ? '' : '~'}/${path.basename(src)}`));
+    }
   }
 }
 
@@ -62,7 +66,8 @@ export function syncWorkdir(t: Transport, python: string, localDir: string, remo
   const running = inFlight.get(key);
   if (running) return running;
   const stats: ArchiveStats = { files: 0, bytes: 0, ignored: 0 };
-  const p = untar(t, python, shellQuote(remoteDir), archiveDirectory(localDir, stats, skip), `workdir ${localDir}`)
+  const dirWord = remoteDirWord(remoteDir);
+  const p = untar(t, python, dirWord, archiveDirectory(localDir, stats, skip), `workdir ${localDir}`)
     .then(() => stats)
     .finally(() => inFlight.delete(key));
   inFlight.set(key, p);
@@ -73,8 +78,9 @@ export async function syncFileMounts(t: Transport, python: string, task: Task, t
   let n = 0;
   for (const [dst, m] of Object.entries(task.fileMounts)) {
     if (m.kind !== 'copy') continue;
+    const word = remotePathWord(dst);
     const src = localPath(m.source, taskDir);
-    if (fs.statSync(src).isDirectory()) await untar(t, python, remotePathWord(dst), archiveDirectory(src), `file mount ${dst}`);
+    if (fs.statSync(src).isDirectory()) await untar(t, python, word, archiveDirectory(src), `file mount ${dst}`);
     else {
       const parent = path.posix.dirname(dst);
       await untar(t, python, remotePathWord(parent), archiveFile(src, path.posix.basename(dst)), `file mount ${dst}`);

@@ -1,6 +1,7 @@
 // Accelerator requests: `A100`, `A100:8`, `L4:0.25`, `{A100: 8}`, `{V100, A100}`, `[V100, A100]`,
 // and memory-based ones (`80GB+`, `24GB:2`, `nvidia:24GB`, `nvidia:24GB+:2`).
 
+import { ACCELERATOR_NAME } from './agentLimits';
 import { Parsed } from './quantities';
 import { AcceleratorOption } from './types';
 
@@ -74,6 +75,14 @@ export function parseAccelerators(value: unknown): ParsedAccelerators {
   const add = (spec: string, at?: string | number) => {
     const r = parseAccelerator(spec);
     if (!r.ok) out.problems.push({ at, problem: r.problem, hint: r.hint });
+    else if (!r.value.memory && !ACCELERATOR_NAME.test(r.value.name)) {
+      // The agent schedules on this name and refuses any other form (agentLimits.ts).
+      out.problems.push({
+        at,
+        problem: `names accelerator ${JSON.stringify(r.value.name)}, which the agent on the node cannot schedule`,
+        hint: 'an accelerator name is 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit',
+      });
+    }
     else if (!out.options.some((o) => o.name === r.value.name && o.count === r.value.count)) out.options.push(r.value);
   };
   if (typeof value === 'string') {

@@ -2,6 +2,7 @@
 
 import { Document } from 'yaml';
 import { Path, SourceMap, Target, offsetsFor } from './positions';
+import { printable } from './printable';
 import { Diagnostic } from './types';
 
 /** `resources.any_of[0].cpus`, `file_mounts["/data"]`, `envs.HF_TOKEN`. */
@@ -15,10 +16,18 @@ export function formatPath(path: Path): string {
   return out;
 }
 
-/** One line: `file:line:col: severity: message (hint)`. */
+/** One line: `file:line:col: severity: message (hint)`, with anything non-printable escaped. */
 export function formatDiagnostic(d: Diagnostic): string {
   const hint = d.hint ? ` (${d.hint})` : '';
-  return `${d.file}:${d.line}:${d.col}: ${d.severity}: ${d.message}${hint}`;
+  return printable(`${d.file}:${d.line}:${d.col}: ${d.severity}: ${d.message}${hint}`);
+}
+
+/** A diagnostic not tied to a parsed document (file problems), with its text made printable. */
+export function fileDiagnostic(file: string, message: string, hint: string, at: { line: number; col: number } = { line: 1, col: 1 }): Diagnostic {
+  return {
+    severity: 'error', file, line: at.line, col: at.col, endLine: at.line, endCol: at.col, path: '',
+    message: printable(message), hint: printable(hint),
+  };
 }
 
 /** A value shown in a message: strings quoted and shortened, collections named. */
@@ -70,8 +79,9 @@ export class Reporter {
   /** A diagnostic at explicit offsets (YAML syntax problems). */
   add(severity: Diagnostic['severity'], start: number, end: number, path: string, message: string, hint?: string): void {
     const r = this.source.range(start, end);
-    const d: Diagnostic = { severity, file: this.file, ...r, path, message };
-    if (hint) d.hint = hint;
+    // Messages quote the input (keys, values, the parser's view of bad bytes): make it printable.
+    const d: Diagnostic = { severity, file: this.file, ...r, path: printable(path), message: printable(message) };
+    if (hint) d.hint = printable(hint);
     this.items.push(d);
   }
 

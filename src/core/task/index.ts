@@ -12,3 +12,6 @@ export { namesCloud } from './namesCloud';
 export { parseAccelerator, parseAccelerators, formatAccelerator } from './accelerators';
 export { resourceCandidates } from './candidates';
 export { ALL_CLOUDS, SKYDECK_CLOUDS } from './names';
+export { localMountNote, mountDestinationProblem } from './mountPaths';
+export { printable } from './printable';
+export { MAX_TASK_FILE_BYTES } from './parse';

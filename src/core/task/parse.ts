@@ -1,14 +1,15 @@
 // Entry points: task YAML text or file -> typed tasks + diagnostics. Never throws.
 
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { Document, isScalar } from 'yaml';
-import { Reporter, describeValue, sortDiagnostics } from './diagnostics';
+import { Reporter, describeValue, fileDiagnostic, sortDiagnostics } from './diagnostics';
 import { prepareForValidation } from './envs';
 import { SourceMap } from './positions';
 import { normalizeTask } from './task';
 import { Diagnostic, ParseOptions, ParseResult, Task } from './types';
 import { validateAgainstSchema } from './validate';
 import { parseYamlDocuments, reportSyntax } from './yamlSource';
+import { MAX_YAML_DEPTH } from './yamlDepth';
 
 export const DEFAULT_FILE_NAME = '<input>';
 /** Expanding aliases beyond this is treated as an attack ("billion laughs"), not a task. */
@@ -16,40 +17,85 @@ const MAX_ALIAS_COUNT = 1000;
 
 type Dict = Record<string, unknown>;
 
+/**
+ * Larger task files are refused before they are read or parsed (a 64 MB file took seconds and
+ * half a GB to parse). The agent takes setup, run and envs of up to 1 MiB each (agentLimits.ts),
+ * so a task it would run fits in well under this.
+ */
+export const MAX_TASK_FILE_BYTES = 4 << 20;
+const TOO_LARGE_HINT = 'a task file holds settings and commands; put data and long scripts in files under workdir or file_mounts';
+const tooLarge = (size: string) => `the file is ${size}; a task file may be at most ${MAX_TASK_FILE_BYTES >> 20} MiB`;
+
 export function parseTaskText(text: string, file: string = DEFAULT_FILE_NAME, opts: ParseOptions = {}): ParseResult {
   try {
-    return parseUnchecked(String(text ?? ''), file, opts);
+    const source = String(text ?? '');
+    // Each UTF-16 unit is at most 3 UTF-8 bytes: only text that may be too large is measured.
+    if (source.length * 3 > MAX_TASK_FILE_BYTES) {
+      const bytes = Buffer.byteLength(source, 'utf8');
+      if (bytes > MAX_TASK_FILE_BYTES) return failed(fileDiagnostic(file, tooLarge(`${bytes.toLocaleString('en-US')} bytes`), TOO_LARGE_HINT));
+    }
+    return parseUnchecked(source, file, opts);
   } catch (err) {
+    // The token tree's depth is checked before anything recurses; this is the backstop.
+    if (err instanceof RangeError && /call stack/i.test(err.message)) {
+      return failed(fileDiagnostic(file, 'the YAML is nested too deeply to read', `no task nests more than ${MAX_YAML_DEPTH} levels; remove the extra nesting`));
+    }
     // A bug in Skydeck, not in the task: still answer with a diagnostic instead of throwing.
     const message = err instanceof Error ? err.message : String(err);
-    const d: Diagnostic = {
-      severity: 'error', file, line: 1, col: 1, endLine: 1, endCol: 1, path: '',
-      message: `internal error while reading the task: ${message}`,
-      hint: 'please report this to Skydeck with the file that caused it',
-    };
-    return { tasks: [], diagnostics: [d], ok: false };
+    return failed(fileDiagnostic(file, `internal error while reading the task: ${message}`, 'please report this to Skydeck with the file that caused it'));
   }
 }
 
+function failed(d: Diagnostic): ParseResult {
+  return { tasks: [], diagnostics: [d], ok: false };
+}
+
+/** Reads a task file: its size is checked from stat before any of it is read. */
 export async function parseTaskFile(path: string, opts: ParseOptions = {}): Promise<ParseResult> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    const fh = await open(path, 'r');
+    try {
+      const st = await fh.stat();
+      if (st.isDirectory()) return failed(fileDiagnostic(path, 'this is a directory, not a task file', 'give the path of a .yaml file'));
+      if (st.size > MAX_TASK_FILE_BYTES) return failed(fileDiagnostic(path, tooLarge(`${st.size.toLocaleString('en-US')} bytes`), TOO_LARGE_HINT));
+      // A pipe or device reports no size (or the file grew since): never read past the limit.
+      let buf = Buffer.alloc(Math.min(MAX_TASK_FILE_BYTES + 1, Math.max(st.size + 1, 1 << 16)));
+      let got = 0;
+      for (;;) {
+        if (got === buf.length) {
+          if (buf.length > MAX_TASK_FILE_BYTES) break;
+          const bigger = Buffer.alloc(Math.min(MAX_TASK_FILE_BYTES + 1, buf.length * 2));
+          buf.copy(bigger);
+          buf = bigger;
+        }
+        const { bytesRead } = await fh.read(buf, got, buf.length - got, null);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      if (got > MAX_TASK_FILE_BYTES) return failed(fileDiagnostic(path, tooLarge(`over ${MAX_TASK_FILE_BYTES.toLocaleString('en-US')} bytes`), TOO_LARGE_HINT));
+      text = buf.subarray(0, got).toString('utf8');
+    } finally {
+      await fh.close();
+    }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const d: Diagnostic = {
-      severity: 'error', file: path, line: 1, col: 1, endLine: 1, endCol: 1, path: '',
-      message: code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? String(err)})`,
-      hint: code === 'ENOENT' ? 'check the path' : 'check that the file is readable',
-    };
-    return { tasks: [], diagnostics: [d], ok: false };
+    return failed(fileDiagnostic(path,
+      code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'this is a directory, not a task file' : `cannot read the file (${code ?? String(err)})`,
+      code === 'ENOENT' ? 'check the path' : code === 'EISDIR' ? 'give the path of a .yaml file' : 'check that the file is readable'));
   }
   return parseTaskText(text, path, opts);
 }
 
 function parseUnchecked(text: string, file: string, opts: ParseOptions): ParseResult {
-  const { docs, lines } = parseYamlDocuments(text.replace(/^\uFEFF/, ''));
+  const { docs, lines, tooDeepAt } = parseYamlDocuments(text.replace(/^\uFEFF/, ''));
   const source = new SourceMap(text, lines);
+  if (tooDeepAt !== undefined) {
+    const r = new Reporter(file, new Document(), source);
+    r.add('error', tooDeepAt, tooDeepAt + 1, '', `the YAML is nested too deeply here (more than ${MAX_YAML_DEPTH} levels of lists and mappings)`,
+      'no task nests this deep; remove the extra nesting');
+    return finish([], r.items);
+  }
   const diagnostics: Diagnostic[] = [];
   const tasks: Task[] = [];
   const nonEmpty = docs.filter((d) => !isEmptyDocument(d));

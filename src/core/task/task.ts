@@ -2,7 +2,9 @@
 
 import { Reporter, formatPath } from './diagnostics';
 import { Dict, isDict, setOwn } from './objects';
+import { checkJobLimits } from './jobLimits';
 import { envsOf, secretsOf, substituteEnvVars, substitutionValues } from './envs';
+import { MOUNT_DESTINATION_HINT, mountDestinationProblem } from './mountPaths';
 import { normalizeResources } from './resources';
 import { warnIgnoredTaskFields } from './support';
 import { FileMount, ParseOptions, Task, Workdir } from './types';
@@ -27,7 +29,7 @@ export function normalizeTask(doc: Dict, raw: unknown, docIndex: number, r: Repo
     resources: normalizeResources(get('resources'), r, ['resources']),
     envs: envsOf(get('envs'), (k) => !r.hasErrorNear(['envs', k])),
     secrets: secretsOf(get('secrets'), (k) => !r.hasErrorNear(['secrets', k])),
-    fileMounts: fileMounts(get('file_mounts'), r, substitutionValues(doc, opts.env)),
+    fileMounts: fileMounts(get('file_mounts'), r, substitutionValues(doc, opts.env), opts.env ? [] : launchTimeNames(doc)),
     raw,
     docIndex,
   };
@@ -49,6 +51,7 @@ export function normalizeTask(doc: Dict, raw: unknown, docIndex: number, r: Repo
 
   checkSecretList(get('secrets'), r);
   if (opts.env) applyEnvOverrides(task, opts.env, r);
+  checkJobLimits(task, doc, r, opts.env);
   return task;
 }
 
@@ -73,13 +76,30 @@ function checkSecretList(secrets: unknown, r: Reporter): void {
   });
 }
 
-/** `value` has `$NAME` references filled in already, except in its keys (destinations). */
-function fileMounts(value: unknown, r: Reporter, vars: Record<string, string>): Record<string, FileMount> {
+/** envs/secrets left empty in the file: their values come at launch (`--env`). */
+function launchTimeNames(doc: Dict): string[] {
+  return [doc.envs, doc.secrets].flatMap((s) => (isDict(s) ? Object.keys(s).filter((k) => s[k] === null) : []));
+}
+
+/**
+ * `value` has `$NAME` references filled in already, except in its keys (destinations).
+ * `later`: names whose values come at launch; until then they stand for an absolute path, so
+ * `$DIR/x` passes and `$DIR/../x` does not. At launch the filled-in path is checked again.
+ */
+function fileMounts(value: unknown, r: Reporter, vars: Record<string, string>, later: string[]): Record<string, FileMount> {
   const out: Record<string, FileMount> = {};
   if (!isDict(value)) return out;
+  const forCheck: Record<string, string> = { ...vars };
+  for (const k of later) if (!Object.hasOwn(forCheck, k)) setOwn(forCheck, k, '/launch-value');
   for (const [key, src] of Object.entries(value)) {
     if (r.hasErrorNear(['file_mounts', key])) continue;
     const dst = substituteEnvVars(key, vars);
+    const problem = mountDestinationProblem(substituteEnvVars(key, forCheck));
+    if (problem) {
+      const shown = dst === key ? '' : ` (${JSON.stringify(dst)} after filling in $-references)`;
+      r.error(['file_mounts', key], `the file_mounts destination ${JSON.stringify(key)}${shown} ${problem}`, MOUNT_DESTINATION_HINT, 'key');
+      continue;
+    }
     if (typeof src === 'string') {
       setOwn(out, dst, { kind: 'copy', source: src });
     } else if (isDict(src)) {

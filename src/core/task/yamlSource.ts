@@ -1,8 +1,9 @@
 // Reading YAML the way SkyPilot (PyYAML, YAML 1.1) does, and turning syntax problems into
 // diagnostics with the parser's positions.
 
-import { Document, LineCounter, ParseOptions, DocumentOptions, SchemaOptions, YAMLError, isAlias, isScalar, parseAllDocuments, visit } from 'yaml';
+import { Composer, Document, LineCounter, Parser, ParseOptions, DocumentOptions, SchemaOptions, YAMLError, isAlias, isScalar, visit } from 'yaml';
 import { Reporter } from './diagnostics';
+import { firstTooDeep, firstTooDeepFlow } from './yamlDepth';
 
 type Tag = { tag: string; test?: RegExp };
 
@@ -28,7 +29,15 @@ function pyyamlTags(tags: unknown[]): unknown[] {
     });
 }
 
-export function parseYamlDocuments(text: string): { docs: Document[]; lines: LineCounter } {
+export interface YamlDocuments {
+  docs: Document[];
+  lines: LineCounter;
+  /** Set when the text nests too deeply to be composed: the offset of the first such collection. */
+  tooDeepAt?: number;
+}
+
+/** What parseAllDocuments does, with the nesting depth checked between parsing and composing. */
+export function parseYamlDocuments(text: string): YamlDocuments {
   const lines = new LineCounter();
   const options: ParseOptions & DocumentOptions & SchemaOptions = {
     version: '1.1',
@@ -37,8 +46,18 @@ export function parseYamlDocuments(text: string): { docs: Document[]; lines: Lin
     logLevel: 'silent',
     customTags: pyyamlTags as SchemaOptions['customTags'],
   };
-  const docs = parseAllDocuments(text, options);
-  return { docs: Array.isArray(docs) ? (docs as Document[]) : [], lines };
+  const flowTooDeep = firstTooDeepFlow(text);
+  if (flowTooDeep !== undefined) {
+    // Positions come from the line counter the parser fills (from offset 0); fill it here instead.
+    lines.addNewLine(0);
+    for (let i = text.indexOf('\n'); i >= 0 && i < flowTooDeep; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
+    return { docs: [], lines, tooDeepAt: flowTooDeep };
+  }
+  const tokens = Array.from(new Parser(lines.addNewLine).parse(text));
+  const tooDeepAt = firstTooDeep(tokens);
+  if (tooDeepAt !== undefined) return { docs: [], lines, tooDeepAt };
+  const docs = Array.from(new Composer(options).compose(tokens)) as Document[];
+  return { docs, lines };
 }
 
 const SYNTAX_HINTS: Record<string, string> = {

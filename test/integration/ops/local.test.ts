@@ -34,6 +34,9 @@ describe('ops on the local cloud', function () {
     assert.match(out, /setup ran\nfrom the workdir\nignored\nhi tester job \S* 1\n/);
     assert.ok(ops.progressLines.some((l) => /Connecting to loc/.test(l)));
     assert.equal(fs.readFileSync(path.join(mountDir, 'sub', 'weights.bin'), 'utf8'), 'w', 'a directory file mount arrived');
+    // Issue 12.6: the user is told that the "node" is this machine.
+    assert.ok(ops.warnings.some((w) => w.includes(`on the local cloud the cluster is this machine: file_mounts write to this machine's files`) &&
+      w.includes(JSON.stringify(mountDir))), ops.warnings.join('\n'));
 
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {

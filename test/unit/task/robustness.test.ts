@@ -86,11 +86,14 @@ describe('task YAML: robustness', () => {
       '1:1 unknown field "__proto__"',
       '3:3 unknown field "__proto__" in resources',
       '4:13 unknown field "__proto__" in resources.any_of[0]',
+      // Issue 12.6: a destination must be absolute or under ~/, so this one is refused.
+      '8:3 the file_mounts destination "__proto__" is a relative path',
     ]);
     const t = r.tasks[0];
-    // `__proto__` is a valid variable name and path; it stays an ordinary own key.
+    // `__proto__` is a valid variable name; it stays an ordinary own key.
     assert.deepEqual(Object.entries(t.envs), [['__proto__', 'x']]);
-    assert.deepEqual(Object.entries(t.fileMounts), [['__proto__', { kind: 'copy', source: './here' }]]);
+    assert.deepEqual(Object.entries(t.fileMounts), []);
+    assert.equal(Object.getPrototypeOf(t.fileMounts), Object.prototype);
     assert.equal(t.resources.cloud, undefined);
     assert.equal(t.resources.anyOf?.[0].cloud, undefined);
   });

@@ -53,9 +53,8 @@ describe('task YAML: robustness', () => {
     const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
     for (let i = 1; i < 9; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
     const text = `${bomb.join('\n')}\n`;
-    const started = Date.now();
+    // Refused by the alias count, not by running out of time or memory.
     const r = parseTaskText(text, 'bomb.yaml');
-    assert.ok(Date.now() - started < 2000, 'took too long');
     assert.equal(r.ok, false);
     assert.match(r.diagnostics[0].message, /^cannot expand the YAML aliases/);
     checkSane(text, r);

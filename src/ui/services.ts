@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StateStore } from '../core/state';
 import type { Connections, OpsContext, ReconcileOutcome } from '../core/ops';
+import { machineSetting } from './settings';
 
 /** What dist/extension-core.js exports (src/extensionCore.ts). */
 export type Core = typeof import('../extensionCore');
@@ -91,14 +92,14 @@ export class Services implements vscode.Disposable {
     this.connections = new Connections({
       knownHostsFile: defaultKnownHostsFile(),
       onUnknownHostKey: (host, fingerprint, type) => this.askHostKey(host, fingerprint, type),
-      maxChannels: vscode.workspace.getConfiguration('skydeck').get<number>('ssh.channelsPerConnection'),
+      maxChannels: machineSetting<number>('ssh.channelsPerConnection'),
       log: (m) => this.log.debug(m),
     });
     return {
       store,
       workspaceRoot: this.workspaceRoot,
       // Read on each use so edits to the setting apply without a reload.
-      sshPools: () => loadSshPools(vscode.workspace.getConfiguration('skydeck').get('sshPools')),
+      sshPools: () => loadSshPools(machineSetting('sshPools')),
       connections: this.connections,
       // Commands with a progress notification pass a per-call copy whose progress reports there.
       progress: (step) => this.log.info(step),

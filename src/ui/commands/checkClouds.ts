@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { checkClouds, type CloudCheck } from '../../core/clouds/check';
 import { loadSshPools } from '../../core/clouds/sshPools';
+import { machineSetting } from '../settings';
 import type { Command } from './command';
 import { optionsArg } from './support/pickers';
 
@@ -14,7 +15,7 @@ export const checkCloudsCommand: Command = {
     const opts = optionsArg<{ only: string[]; show: boolean }>(options);
     const results = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Skydeck: checking clouds…' },
-      () => checkClouds({ only: opts.only, sshPools: () => loadSshPools(vscode.workspace.getConfiguration('skydeck').get('sshPools')) }),
+      () => checkClouds({ only: opts.only, sshPools: () => loadSshPools(machineSetting('sshPools')) }),
     );
     for (const r of results) ctx.services.log.info(`check ${r.cloud}: ${r.ok ? 'ok' : 'not usable'}: ${r.detail}${r.fix ? ` (fix: ${r.fix})` : ''}`);
     if (opts.show === false) return results; // tests: no quick pick to answer

@@ -20,6 +20,7 @@ import { stopCluster } from './stopCluster';
 import { startCluster } from './startCluster';
 import { Dismissed } from './support/pickers';
 import { CancelledByUser } from './support/progress';
+import { TRUSTED_ONLY_COMMANDS } from '../trust';
 
 const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, openTerminal, copySshCommand, connectRemoteSsh, openExampleTask, checkCloudsCommand,
   findLeaked, terminateLeaked, retryDown, stopCluster, startCluster,
@@ -28,6 +29,11 @@ const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob,
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   return COMMANDS.map((c) =>
     vscode.commands.registerCommand(c.id, async (...args: unknown[]) => {
+      // Menus already disable these in an untrusted workspace; this covers any other caller.
+      if (TRUSTED_ONLY_COMMANDS.has(c.id) && !vscode.workspace.isTrusted) {
+        void vscode.window.showWarningMessage('Skydeck: this workspace is not trusted, so Skydeck does not run tasks or act on its clusters here. Trust the workspace to use this command.');
+        return undefined;
+      }
       try {
         return await c.run(ctx, ...args);
       } catch (e) {

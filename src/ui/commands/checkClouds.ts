@@ -4,6 +4,7 @@ import { loadSshPools } from '../../core/clouds/sshPools';
 import { machineSetting } from '../settings';
 import type { Command } from './command';
 import { optionsArg } from './support/pickers';
+import { notify } from '../notify';
 
 /**
  * Check Clouds: which clouds Skydeck can use with the credentials on this machine, and for the
@@ -38,5 +39,5 @@ export const checkCloudsCommand: Command = {
 
 async function copyFix(r: CloudCheck): Promise<void> {
   await vscode.env.clipboard.writeText(r.fix!);
-  void vscode.window.showInformationMessage(`Skydeck: copied the fix for ${r.cloud}: ${r.fix}`);
+  void notify.info(`Skydeck: copied the fix for ${r.cloud}: ${r.fix}`);
 }

@@ -4,6 +4,7 @@ import { LogSession, type LogSessionOptions } from './logSession';
 import { panelHtml } from './panelHtml';
 import { panelTitle, type JobKey } from './protocol';
 import { saveLog } from './saveLog';
+import { notify } from '../notify';
 
 /** One job's webview panel: the vscode wrapper around a LogSession. */
 export class LogPanel implements vscode.Disposable {
@@ -62,7 +63,7 @@ export class LogPanel implements vscode.Disposable {
   private save(): void {
     saveLog(this.session).catch((e: Error) => {
       this.log?.error(`saving the log of ${panelTitle(this.key)} failed`, e);
-      void vscode.window.showErrorMessage(`Skydeck: could not save the log: ${e.message}`);
+      void notify.error(`Skydeck: could not save the log: ${e.message}`);
     });
   }
 

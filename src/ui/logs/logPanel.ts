@@ -5,6 +5,7 @@ import { panelHtml } from './panelHtml';
 import { panelTitle, type JobKey } from './protocol';
 import { saveLog } from './saveLog';
 import { notify } from '../notify';
+import { openLinkFromOutput } from './openLink';
 
 /** One job's webview panel: the vscode wrapper around a LogSession. */
 export class LogPanel implements vscode.Disposable {
@@ -29,7 +30,7 @@ export class LogPanel implements vscode.Disposable {
       source,
       (m) => void webview.postMessage(m),
       () => this.save(),
-      { log: (m) => this.log?.warn(m), ...opts },
+      { log: (m) => this.log?.warn(m), onOpenLink: (url) => void openLinkFromOutput(url), ...opts },
     );
     this.subscriptions.push(
       webview.onDidReceiveMessage((m) => this.session.handle(m)),

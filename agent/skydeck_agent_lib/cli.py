@@ -130,6 +130,8 @@ def _mark_fds_cloexec():
 
 
 def main(argv, agent_path):
+    from .private import tighten
+    tighten()  # every file the agent makes is its user's alone (private.py)
     base = None
     if len(argv) >= 2 and argv[0] == '--base':
         base, argv = argv[1], argv[2:]
@@ -144,6 +146,8 @@ def main(argv, agent_path):
         return _internal(cmd, rest, base, agent_path)
     _mark_fds_cloexec()
     ctx = Ctx(base, agent_path, client=True)
+    from .hooks import record
+    record(ctx.paths)
     err_stream = sys.stderr if cmd == 'logs' else sys.stdout
     try:
         if cmd == 'serve':

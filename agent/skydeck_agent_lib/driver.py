@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-from . import nodes
+from . import nodes, private
 from .paths import MARKER_VAR
 
 SH = '/bin/sh'
@@ -26,10 +26,11 @@ SH = '/bin/sh'
 # own stderr (shell notices such as "Terminated", a failing reporter) goes to driver.err in the
 # job dir; the user's commands write both streams to the job log.
 DRIVER = r'''py=$_SKYDECK_PY agent=$_SKYDECK_AGENT base=$_SKYDECK_BASE job=$_SKYDECK_JOB
-dir=$_SKYDECK_DIR shell=$_SKYDECK_SHELL cwd=$_SKYDECK_CWD cg=$_SKYDECK_CGROUP
+dir=$_SKYDECK_DIR shell=$_SKYDECK_SHELL cwd=$_SKYDECK_CWD cg=$_SKYDECK_CGROUP um=$_SKYDECK_UMASK
 unset _SKYDECK_PY _SKYDECK_AGENT _SKYDECK_BASE _SKYDECK_JOB _SKYDECK_DIR _SKYDECK_SHELL _SKYDECK_CWD \
-  _SKYDECK_CGROUP
+  _SKYDECK_CGROUP _SKYDECK_UMASK
 exec 2>>"$dir/driver.err"
+if [ -n "$um" ]; then umask "$um"; fi
 trap 'term=1' TERM INT
 phase=run code=0
 if [ -n "$cg" ] && ! echo $$ >"$cg/cgroup.procs"; then
@@ -76,9 +77,11 @@ def filtered_environ(environ):
 
 def base_env(paths, client):
     """The environment new jobs start from: the client's (a login shell over SSH), saved to
-    env.json so jobs started later by a driver's report or by the daemon get the same one."""
+    env.json (0600) so jobs started later by a driver's report or by the daemon get the same
+    one. It carries the client's umask, which the driver restores for the job."""
     env = filtered_environ(os.environ)
     if client:
+        env[private.UMASK_VAR] = private.user_umask_text()
         blob = json.dumps(env, sort_keys=True)
         try:
             with open(paths.env_file) as f:
@@ -87,7 +90,7 @@ def base_env(paths, client):
             same = False
         if not same:
             tmp = '%s.%d.tmp' % (paths.env_file, os.getpid())
-            with open(tmp, 'w') as f:
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 'w') as f:
                 f.write(blob)
             os.replace(tmp, paths.env_file)
         return env
@@ -99,12 +102,13 @@ def base_env(paths, client):
 
 
 def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, chosen=(0,),
-            cgroup=None):
+            cgroup=None, secrets=None):
     global USER_SHELL
     if USER_SHELL is None:
         USER_SHELL = _user_shell()
     env = dict(base)
     env.update(spec['envs'])
+    env.update(secrets or {})  # the driver's environment is the only place they are kept
     name = cluster.get('cluster_name') or 'local'
     ips = '\n'.join(nodes.ip_of(cluster, i) for i in chosen)
     gpus = sum((spec['resources'].get('accelerators') or {}).values())
@@ -149,7 +153,8 @@ def write_scripts(paths, job_id, spec):
     for phase in ('setup', 'run'):
         text = spec.get(phase)
         if text is not None and text.strip():
-            with open(os.path.join(d, phase + '.sh'), 'wb') as f:
+            fd = os.open(os.path.join(d, phase + '.sh'), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, 'wb') as f:
                 f.write(text.encode('utf-8', 'surrogateescape'))
 
 

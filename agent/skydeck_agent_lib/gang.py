@@ -15,6 +15,7 @@ import time
 
 from . import db, nodes, remote
 from .paths import MARKER_VAR
+from .private import UMASK_VAR, restore_for_job
 
 STOP_GRACE = 5.0
 
@@ -71,7 +72,7 @@ def _run(ctx, job_id):
 
 
 def rank_vars(env0, spec, r):
-    keep = set(spec.get('envs') or {})
+    keep = set(spec.get('envs') or {}) | set(spec.get('secret_names') or ())
     out = dict((k, v) for k, v in env0.items()
                if k in keep or (k.startswith(('SKYPILOT_', 'SKYDECK_')) and k != MARKER_VAR))
     for k in ('SKYDECK_NODE_RANK', 'SKYPILOT_NODE_RANK', 'SKYPILOT_SETUP_NODE_RANK'):
@@ -88,14 +89,20 @@ def start(ctx, cluster, spec, env0, private, phase, r, node):
             env = dict(env0)
             env.update(rank_vars(env0, spec, r))
             # Own process group, so a failing peer can stop this rank without stopping us.
+            um = private.get(UMASK_VAR)
+
+            def own_group():
+                os.setpgrp()
+                restore_for_job(um)
             proc = subprocess.Popen([private['_SKYDECK_SHELL'], script], cwd=private['_SKYDECK_CWD'],
                                     env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=subprocess.STDOUT, preexec_fn=os.setpgrp)
+                                    stderr=subprocess.STDOUT, preexec_fn=own_group)
         else:
             w = cluster['workers'][node - 1]
             with open(script, 'rb') as f:
                 req = {'vars': rank_vars(env0, spec, r), 'script': f.read().decode('utf-8', 'surrogateescape'),
-                       'cwd': private['_SKYDECK_CWD'], 'head_home': os.path.expanduser('~')}
+                       'cwd': private['_SKYDECK_CWD'], 'head_home': os.path.expanduser('~'),
+                       'umask': private.get(UMASK_VAR)}
             argv = nodes.ssh_argv(ctx.paths, w, nodes.agent_argv(w, '_rank', str(job_id), str(r), phase))
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
                                     env=dict((k, v) for k, v in env0.items() if k != MARKER_VAR))

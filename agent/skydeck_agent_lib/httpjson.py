@@ -1,11 +1,13 @@
 """JSON over HTTP with the standard library, for the self-stop's cloud calls. Endpoints can be
-moved for tests (SKYDECK_* variables); a metadata server is never reached through a proxy."""
+moved for tests (hooks.py, never the environment); a metadata server is never reached through
+a proxy."""
 import json
-import os
 import ssl
 import time
 import urllib.error
 import urllib.request
+
+from . import hooks
 
 TIMEOUT = 20
 
@@ -17,7 +19,7 @@ class HttpError(Exception):
 
 
 def endpoint(var, default):
-    return os.environ.get(var) or default
+    return hooks.get(var, default)
 
 
 def _short(body):
@@ -39,7 +41,7 @@ def _opener(url, direct):
     if direct:
         handlers.append(urllib.request.ProxyHandler({}))
     if url.startswith('https:'):
-        ctx = ssl.create_default_context(cafile=os.environ.get('SKYDECK_SELFSTOP_CA') or None)
+        ctx = ssl.create_default_context(cafile=hooks.get('SKYDECK_SELFSTOP_CA'))
         handlers.append(urllib.request.HTTPSHandler(context=ctx))
     return urllib.request.build_opener(*handlers)
 

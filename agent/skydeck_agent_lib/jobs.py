@@ -3,7 +3,7 @@ import json
 import sys
 import time
 
-from . import db, daemon, nodes, procs, resources, scheduler, spec as spec_mod
+from . import db, daemon, nodes, pending_secrets, procs, resources, scheduler, spec as spec_mod
 from . import PROTOCOL, VERSION
 from .errors import AgentError, bad_args
 from .states import ORDER, NON_TERMINAL, sql_list
@@ -18,6 +18,7 @@ def version(ctx, args):
 
 def submit(ctx, args):
     spec = spec_mod.validate(args)  # before the database is even opened
+    spec, secrets = spec_mod.split_secrets(spec)  # jobs.db keeps the names only
     res = spec['resources']
     conn = ctx.conn()
     boot = procs.boot_id()
@@ -43,7 +44,9 @@ def submit(ctx, args):
              json.dumps(res['accelerators']) if res['accelerators'] else None,
              spec['num_nodes'], boot, txn.seq()))
         job_id = cur.lastrowid
-        launches = scheduler.claim(conn, txn, boot, now)
+        launches = scheduler.claim(conn, txn, boot, now, ctx.paths, {job_id: secrets})
+        if secrets and job_id not in [l[0] for l in launches]:
+            pending_secrets.store(ctx.paths, job_id, secrets)  # it waits: so do its values
     scheduler.launch(ctx, launches)
     daemon.ensure(ctx)
     status = conn.execute('SELECT status FROM jobs WHERE job_id = ?', (job_id,)).fetchone()[0]

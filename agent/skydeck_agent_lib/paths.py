@@ -39,7 +39,9 @@ class Paths(object):
         return '%s:%d' % (self.marker_prefix, job_id)
 
     def ensure(self):
-        for d in (self.base, self.logs, self.jobs):
+        from .private import ensure_private_dir
+        ensure_private_dir(self.base)  # also closes a base an older agent left 0755
+        for d in (self.logs, self.jobs):
             if not os.path.isdir(d):
                 os.makedirs(d, 0o700, exist_ok=True)
 

@@ -33,7 +33,10 @@ def run_rank(ctx, job_id, rank, phase):
     else:
         sys.stdout.flush()
         shell = _user_shell()
-        code = subprocess.call([shell, script], cwd=cwd, env=env, stdin=subprocess.DEVNULL)
+        from .private import restore_for_job
+        um = req.get('umask')
+        code = subprocess.call([shell, script], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                               preexec_fn=lambda: restore_for_job(um))
         if code < 0:
             code = 128 - code
     # The head reads this when ssh itself fails (255): a rank that finished left its code here;

@@ -10,14 +10,17 @@ import re
 import signal
 import time
 
-from . import cgroups, db, driver, nodes, procs, resources, spawn
+from . import cgroups, db, driver, nodes, pending_secrets, procs, resources, spawn
 
 # A claimed job with no recorded driver after this long: its starter died in between.
 CLAIM_TIMEOUT = 30.0
 
 
-def claim(conn, txn, boot, now):
+def claim(conn, txn, boot, now, paths=None, fresh=None):
     """Inside an open write transaction: claim what fits. Returns the launches to do.
+
+    Secret values come from `fresh` (job id -> values, a submit in this transaction) or from
+    the job's pending file (pending_secrets.py), read here under the write lock.
 
     Nodes are alike (one capacity for each, the head's, declared or detected). A job of k nodes
     takes the first k nodes, head first, that each have its resources free: all or nothing,
@@ -51,13 +54,20 @@ def claim(conn, txn, boot, now):
         if problem:
             db.advance(conn, txn, job_id, 'FAILED_SETUP', reason=problem, now=now)
             continue
+        secrets = (fresh or {}).get(job_id)
+        if secrets is None:
+            secrets = pending_secrets.take(paths, job_id, spec) if paths else {}
+        if secrets is None:
+            db.advance(conn, txn, job_id, 'FAILED_DRIVER', now=now,
+                       reason='the values of its secrets are gone (pending/%d.json)' % job_id)
+            continue
         for i in chosen:
             resources.take(free[i], demand)
         status = 'SETTING_UP' if (spec.get('setup') or '').strip() else 'RUNNING'
         conn.execute("UPDATE jobs SET status = ?, started_at = ?, boot_id = ?, nodes = ?, "
                      "updated_seq = ? WHERE job_id = ? AND status = 'PENDING'",
                      (status, now, boot, json.dumps(chosen), txn.seq(), job_id))
-        launches.append((job_id, spec, submitted_at, cwd, chosen))
+        launches.append((job_id, spec, submitted_at, cwd, chosen, secrets))
     return launches
 
 
@@ -73,22 +83,23 @@ def resolve_workdir(workdir):
 
 def launch(ctx, launches):
     """Start the drivers of claimed jobs and record who they are."""
-    if not launches:
-        return
     conn = ctx.conn()
     paths = ctx.paths
+    pending_secrets.sweep(paths, conn)  # the claims committed: their files go now
+    if not launches:
+        return
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     base = driver.base_env(paths, ctx.client)
     tag = re.sub('[^0-9A-Za-z]', '', str(db.get_meta(conn, 'db_id') or ''))[:8] or '0'
     items, failed, groups = [], {}, {}
-    for job_id, spec, submitted_at, cwd, chosen in launches:
+    for job_id, spec, submitted_at, cwd, chosen, secrets in launches:
         try:
             driver.write_scripts(paths, job_id, spec)
             # Its own cgroup where the node allows one; the driver moves itself in.
             kind, cg = cgroups.create(paths.marker_prefix, '%s-%d' % (tag, job_id))
             groups[job_id] = (kind or 'marker', cg)
             env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
-                                 submitted_at, cwd, chosen, cg)
+                                 submitted_at, cwd, chosen, cg, secrets)
             # The head alone: the small sh driver. Any worker involved: the gang driver.
             argv = driver.driver_argv(job_id) if chosen == [0] else driver.gang_argv(ctx, job_id)
             items.append((str(job_id), argv, env, paths.log_file(job_id)))
@@ -129,6 +140,6 @@ def step(ctx):
     """A full scheduling step in its own transactions; returns the started job ids."""
     conn = ctx.conn()
     with db.write_txn(conn) as txn:
-        launches = claim(conn, txn, procs.boot_id(), time.time())
+        launches = claim(conn, txn, procs.boot_id(), time.time(), ctx.paths)
     launch(ctx, launches)
     return [l[0] for l in launches]

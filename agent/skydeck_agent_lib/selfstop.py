@@ -8,12 +8,11 @@ been idle long enough and autostop names an action instead of a command.
   VMs do not). Azure is not: a shut-down VM bills as much as a running one.
 What happened, problems included, is kept as meta `autostop_result` for `status`.
 """
-import os
 import subprocess
 import sys
 import time
 
-from . import db, nodes
+from . import db, hooks, nodes
 from .remote import _popen
 
 SHUTDOWN = 'sudo -n shutdown -h now || shutdown -h now'
@@ -21,6 +20,7 @@ SSH_TIMEOUT = 30
 
 
 def run(ctx):
+    hooks.load(ctx.paths)  # test hooks come from a client's record, never from our environment
     conn = ctx.conn()
     cfg = db.get_meta(conn, 'autostop') or {}
     cluster = db.get_meta(conn, 'cluster', {}) or {}
@@ -57,7 +57,7 @@ def _cloud_module(action):
 
 def _shutdown_command():
     """Tests replace the shutdown (SKYDECK_SHUTDOWN_COMMAND, a shell command) on every node."""
-    return os.environ.get('SKYDECK_SHUTDOWN_COMMAND') or SHUTDOWN
+    return hooks.get('SKYDECK_SHUTDOWN_COMMAND', SHUTDOWN)
 
 
 def _shutdown_all(ctx, cluster, result):

@@ -17,7 +17,7 @@ DEFAULT_CPUS = 0.5
 
 _ENV_NAME = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
 _ACC_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$')
-_KEYS = ('name', 'user', 'setup', 'run', 'envs', 'workdir', 'resources', 'num_nodes')
+_KEYS = ('name', 'user', 'setup', 'run', 'envs', 'secrets', 'workdir', 'resources', 'num_nodes')
 
 
 def invalid(message):
@@ -98,30 +98,37 @@ def parse_resources(v, field='resources', defaults=True):
             'accelerators': parse_accelerators(v.get('accelerators'), field + '.accelerators')}
 
 
-def _envs(v):
+def _envs(v, field='envs'):
     if v is None:
         return {}
     if not isinstance(v, dict):
-        raise invalid('envs must be an object of name -> string')
+        raise invalid('%s must be an object of name -> string' % field)
     out = {}
     total = 0
     for k, val in v.items():
         if not _ENV_NAME.match(k) or len(k) > MAX_NAME:
-            raise invalid('envs: %r is not a valid environment variable name' % (k[:80],))
+            raise invalid('%s: %r is not a valid environment variable name' % (field, k[:80]))
         if isinstance(val, bool) or not isinstance(val, (str, int, float)):
-            raise invalid('envs.%s must be a string (got %s)' % (k, type(val).__name__))
+            raise invalid('%s.%s must be a string (got %s)' % (field, k, type(val).__name__))
         val = val if isinstance(val, str) else str(val)
         if '\0' in val:
-            raise invalid('envs.%s contains a NUL character' % k)
-        _utf8(val, 'envs.' + k)
+            raise invalid('%s.%s contains a NUL character' % (field, k))
+        _utf8(val, field + '.' + k)
         size = len(k.encode('utf-8')) + 1 + len(val.encode('utf-8'))
         if size > MAX_ENV_ENTRY:
-            raise invalid('envs.%s is too large (%d bytes; limit %d)' % (k, size, MAX_ENV_ENTRY))
+            raise invalid('%s.%s is too large (%d bytes; limit %d)' % (field, k, size, MAX_ENV_ENTRY))
         total += size
         out[k] = val
     if total > MAX_ENV_TOTAL:
-        raise invalid('envs are too large in total (%d bytes)' % total)
+        raise invalid('%s are too large in total (%d bytes)' % (field, total))
     return out
+
+
+def split_secrets(spec):
+    """The validated spec as jobs.db stores it (secret names only) and the secret values."""
+    values = spec.pop('secrets')
+    spec['secret_names'] = sorted(values)
+    return spec, values
 
 
 def _login_name():
@@ -154,6 +161,8 @@ def validate(spec):
         'setup': _text(spec.get('setup'), 'setup', MAX_SCRIPT),
         'run': _text(spec.get('run'), 'run', MAX_SCRIPT),
         'envs': _envs(spec.get('envs')),
+        # Values travel apart from the stored spec (split_secrets, pending_secrets.py).
+        'secrets': _envs(spec.get('secrets'), 'secrets'),
         'workdir': _text(spec.get('workdir'), 'workdir', MAX_PATH),
         'resources': parse_resources(spec.get('resources')),
         'num_nodes': num_nodes,

@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StateStore } from '../core/state';
 import type { Connections, OpsContext, ReconcileOutcome } from '../core/ops';
+import { machineSetting } from './settings';
+import { notify } from './notify';
 
 /** What dist/extension-core.js exports (src/extensionCore.ts). */
 export type Core = typeof import('../extensionCore');
@@ -92,21 +94,21 @@ export class Services implements vscode.Disposable {
       workspaceRoot: this.workspaceRoot,
       knownHostsFile: defaultKnownHostsFile(),
       onUnknownHostKey: (host, fingerprint, type) => this.askHostKey(host, fingerprint, type),
-      maxChannels: vscode.workspace.getConfiguration('skydeck').get<number>('ssh.channelsPerConnection'),
+      maxChannels: machineSetting<number>('ssh.channelsPerConnection'),
       log: (m) => this.log.debug(m),
     });
     return {
       store,
       workspaceRoot: this.workspaceRoot,
       // Read on each use so edits to the setting apply without a reload.
-      sshPools: () => loadSshPools(vscode.workspace.getConfiguration('skydeck').get('sshPools')),
+      sshPools: () => loadSshPools(machineSetting('sshPools')),
       connections: this.connections,
       // Commands with a progress notification pass a per-call copy whose progress reports there.
       progress: (step) => this.log.info(step),
       log: (m) => this.log.debug(m),
       warn: (m) => {
         this.log.warn(m);
-        void vscode.window.showWarningMessage(`Skydeck: ${m}`);
+        void notify.warning(`Skydeck: ${m}`);
       },
       user: safeUser(),
       // Each cloud's SDK loads from its own bundle when that cloud is first used.
@@ -116,7 +118,7 @@ export class Services implements vscode.Disposable {
 
   /** Like ssh's first-connection question, as a modal: trusting a key is a security decision. */
   private async askHostKey(host: string, fingerprint: string, type: string): Promise<boolean> {
-    const pick = await vscode.window.showWarningMessage(
+    const pick = await notify.warning(
       `The authenticity of host ${host} can't be established.`,
       { modal: true, detail: `${type} key fingerprint is ${fingerprint}.\nTrust it and continue?` },
       'Trust',
@@ -133,7 +135,7 @@ export class Services implements vscode.Disposable {
       : await StateStore.open(vscode.Uri.joinPath(this.context.globalStorageUri, 'state.db').fsPath);
     for (const n of store.notices) {
       this.log.warn(n.message);
-      void vscode.window.showWarningMessage(n.message, 'Reveal Copy').then((pick) => {
+      void notify.warning(n.message, 'Reveal Copy').then((pick) => {
         if (pick) void vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(n.movedTo));
       });
     }

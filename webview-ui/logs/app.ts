@@ -43,6 +43,7 @@ export class LogsApp {
     const termHost = el('div', { className: 'output' });
     root.append(this.toolbar.element, this.banner.element, termHost, this.status.element);
     this.view = new TerminalView(termHost);
+    this.view.onLink = (url) => host.post({ type: 'openLink', url });
     this.view.onFollowChange = (following) => {
       this.toolbar.setFollowing(following);
       this.status.setBytes(this.offset, following);

@@ -2,6 +2,7 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
 import { editorFont, vscodeTerminalTheme } from './theme';
+import { isWebUrl } from '../../src/ui/logs/protocol';
 
 /** Lines kept for scrolling back; each costs ~12 bytes per column, so this bounds memory. */
 export const SCROLLBACK = 10_000;
@@ -26,6 +27,8 @@ export class TerminalView {
   /** While paused: the first line shown, held still as output arrives. */
   private pinned = 0;
   onFollowChange: (following: boolean) => void = () => undefined;
+  /** A web link in the output was clicked (the host confirms before opening anything). */
+  onLink: (url: string) => void = () => undefined;
 
   constructor(private readonly host: HTMLElement) {
     const theme = vscodeTerminalTheme(document);
@@ -40,6 +43,14 @@ export class TerminalView {
       cursorBlink: false,
       cursorInactiveStyle: 'none',
       allowProposedApi: true, // the search addon's match decorations use the decoration API
+      // OSC 8 hyperlinks come from the job: xterm's own handler would open them from the page.
+      // Only http(s) gets through, and only as a request to the host, which asks the user.
+      linkHandler: {
+        allowNonHttpProtocols: false,
+        activate: (_event, text) => {
+          if (isWebUrl(text)) this.onLink(text);
+        },
+      },
     });
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);

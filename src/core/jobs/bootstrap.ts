@@ -63,7 +63,8 @@ export async function ensureAgent(t: Transport, base?: string, dir = agentSource
   if (installed?.trim() === hash) return { base: absBase, entry, python, uploaded: false };
   const version = `agent-${hash}`;
   const install =
-    `set -e; B=${shellQuote(absBase)}; V=${shellQuote(version)}; mkdir -p "$B"; ` +
+    // umask 077 and a 0700 base: job specs, logs and env.json are no other user's business.
+    `set -e; umask 077; B=${shellQuote(absBase)}; V=${shellQuote(version)}; mkdir -p "$B"; chmod 700 "$B"; ` +
     `rm -rf "$B/$V.tmp"; mkdir -p "$B/$V.tmp"; tar -xf - -C "$B/$V.tmp"; ` +
     `printf '%s\\n' ${shellQuote(hash)} > "$B/$V.tmp/.hash"; rm -rf "$B/$V"; mv "$B/$V.tmp" "$B/$V"; ` +
     `OLD=$(readlink "$B/agent" 2>/dev/null || true); ln -sfn "$V" "$B/agent.link"; ` +

@@ -14,6 +14,8 @@ export interface JobSpec {
   setup?: string;
   run?: string;
   envs?: Record<string, string>;
+  /** Like envs for the job; the agent keeps only their names at rest. */
+  secrets?: Record<string, string>;
   workdir?: string;
   resources?: { cpus?: number; memory?: number; accelerators?: Record<string, number> };
   num_nodes?: number;

@@ -14,6 +14,24 @@ export function clusterKeyComment(uid: string): string {
   return `skydeck-cluster:${uid}`;
 }
 
+/**
+ * Where a cluster's agent lives on a worker: a directory of its own under ~/.skydeck, so that
+ * tearing the cluster down never touches the node's ~/.skydeck, which may be another cluster's
+ * head (its jobs.db) or hold other clusters' worker directories.
+ */
+export async function workerBase(t: Transport, uid: string): Promise<string> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(uid)) throw new Error(`bad cluster uid ${JSON.stringify(uid)}`);
+  const r = await t.exec(['/bin/sh', '-c', 'printf %s "$HOME"']);
+  const home = r.stdout.toString();
+  if (r.code !== 0 || !home.startsWith('/')) throw new Error(`could not find the home directory on ${t.description}`);
+  return `${home.replace(/\/+$/, '')}/.skydeck/workers/${uid}`;
+}
+
+/** The agent of this cluster on a worker (installed there if needed). */
+export async function ensureWorkerAgent(t: Transport, uid: string): Promise<AgentLocation> {
+  return ensureAgent(t, await workerBase(t, uid));
+}
+
 export interface WorkerNode {
   host: HostSpec;
   transport: Transport;
@@ -27,7 +45,7 @@ export async function setUpWorkers(row: ClusterRecord, head: AgentClient, worker
   const pair = generateEd25519(clusterKeyComment(row.uid));
   const publicLine = pair.public.trim();
   const installed = await Promise.all(workers.map(async (w): Promise<{ loc: AgentLocation; known: string }> => {
-    const loc = await ensureAgent(w.transport);
+    const loc = await ensureWorkerAgent(w.transport, row.uid);
     await run(w.transport, AUTHORIZE, [publicLine], `authorizing the cluster key on ${w.host.address}`);
     const known = await (w.transport as SshTransport).knownHostsLine();
     return { loc, known };
@@ -45,19 +63,28 @@ export async function setUpWorkers(row: ClusterRecord, head: AgentClient, worker
   });
 }
 
-/** Undoes setUpWorkers on one worker: the key line goes, then Skydeck's directory. */
+/** Undoes setUpWorkers on one worker: the key line goes, then this cluster's directory. */
 export async function tearDownWorker(row: ClusterRecord, w: WorkerNode): Promise<void> {
   await run(w.transport, UNAUTHORIZE, [clusterKeyComment(row.uid)], `removing the cluster key from ${w.host.address}`);
-  await run(w.transport, 'rm -rf -- "$HOME/.skydeck"', [], `removing Skydeck's directory on ${w.host.address}`);
+  const base = await workerBase(w.transport, row.uid);
+  await run(w.transport, REMOVE_BASE, [base], `removing the cluster's directory on ${w.host.address}`);
 }
 
 // Values arrive as positional parameters, never pasted into the script.
 const AUTHORIZE =
   'umask 077; mkdir -p "$HOME/.ssh" && touch "$HOME/.ssh/authorized_keys" && ' +
   '{ grep -qxF -- "$1" "$HOME/.ssh/authorized_keys" || printf "%s\\n" "$1" >> "$HOME/.ssh/authorized_keys"; }';
+// Drops exactly the lines Skydeck added: three fields, the last one equal to the comment (a
+// substring match would also take skydeck-cluster:<uid>0 or a user's key that mentions it).
+// The new file is written beside the old one and moved over it only when awk succeeded, so
+// a failure (disk full, unreadable file) leaves authorized_keys as it was.
 const UNAUTHORIZE =
-  'f="$HOME/.ssh/authorized_keys"; [ -f "$f" ] || exit 0; ' +
-  'grep -vF -- " $1" "$f" > "$f.skydeck-tmp" || true; cat "$f.skydeck-tmp" > "$f" && rm -f "$f.skydeck-tmp"';
+  'set -e; umask 077; f="$HOME/.ssh/authorized_keys"; [ -e "$f" ] || exit 0; ' +
+  'if [ -L "$f" ]; then f=$(readlink -f -- "$f"); fi; t="$f.skydeck-tmp.$$"; ' +
+  'if ! C="$1" awk \'!(NF == 3 && $3 == ENVIRON["C"])\' "$f" > "$t"; then rm -f "$t"; echo "could not rewrite $f" >&2; exit 1; fi; ' +
+  'mv -f "$t" "$f"';
+// The cluster's own worker directory, then its parents only if nothing else is left in them.
+const REMOVE_BASE = 'rm -rf -- "$1" && { rmdir -- "${1%/*}" "${1%/*/*}" 2>/dev/null || true; }';
 const WRITE_PRIVATE = 'umask 077; cat > "$1.tmp" && mv -f "$1.tmp" "$1"';
 
 async function run(t: Transport, script: string, args: string[], what: string, stdin?: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { AgentClient } from '../jobs';
 import { createLocalTransport } from '../transport/localTransport';
+import { localNodeEnv } from '../transport/localEnv';
 import type { InteractiveShell, ShellOptions, SshTransportOptions, Transport } from '../transport';
 import type { SshTransport } from '../transport/sshTransport';
 import { notOursReason, type ClusterRecord } from '../state';
@@ -45,7 +46,8 @@ export class Connections {
   /** A fresh transport to the cluster's head, for work outside the agent channel. */
   transportForCluster(c: ClusterRecord): Transport {
     this.refuseUntrusted(c);
-    return c.provider === 'local' || readHandle(c).local ? createLocalTransport() : this.ssh(readHandle(c).hosts[0]);
+    // A local agent gets a login-like environment, never the editor's (localEnv.ts).
+    return c.provider === 'local' || readHandle(c).local ? createLocalTransport({ env: localNodeEnv() }) : this.ssh(readHandle(c).hosts[0]);
   }
 
   /** A fresh transport to one node (a worker of a multi-node cluster). */

@@ -22,13 +22,13 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   // Connecting (SSH handshake, agent check) overlaps with reading the task.
   const connecting = client.connect();
   connecting.catch(() => undefined);
-  const { task, envs, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
+  const { task, envs, secrets, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
   warnings.forEach((w) => ctx.warn(w));
   checkSyncSources(task, dir);
   await connecting;
   const { workdir } = readHandle(row);
   await Promise.all([syncAll(ctx, client, task, dir, workdir), syncWorkers(ctx, row, task, dir)]);
-  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false }));
+  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false, secrets }));
   req.onSubmitted?.(jobId, req.cluster);
   if (req.detach) return { jobId };
   return { jobId, final: await followJob(client, jobId, req) };

@@ -14,7 +14,7 @@ export function demandOf(r: Resources): NonNullable<JobSpec['resources']> {
 export function jobSpecOf(
   task: Task,
   envs: Record<string, string>,
-  opts: { user: string; workdir: string; withSetup: boolean },
+  opts: { user: string; workdir: string; withSetup: boolean; secrets?: Record<string, string> },
 ): JobSpec {
   return {
     name: task.name,
@@ -22,6 +22,7 @@ export function jobSpecOf(
     setup: opts.withSetup ? task.setup : undefined,
     run: task.run,
     envs,
+    ...(opts.secrets && Object.keys(opts.secrets).length ? { secrets: opts.secrets } : {}),
     workdir: opts.workdir,
     resources: demandOf(task.resources),
     num_nodes: task.numNodes,

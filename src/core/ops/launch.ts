@@ -47,7 +47,7 @@ export interface LaunchResult extends JobOutcome {
  * as a new job. Launching onto an existing cluster reuses it, as SkyPilot does.
  */
 export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<LaunchResult> {
-  const { task, envs, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
+  const { task, envs, secrets, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
   warnings.forEach((w) => ctx.warn(w));
   const name = req.cluster ?? generateClusterName(ctx.user);
   checkClusterName(name);
@@ -78,7 +78,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
   await Promise.all([syncAll(ctx, client, task, dir, handle.workdir), syncWorkers(ctx, row, task, dir)]);
   ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
-  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true }));
+  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true, secrets }));
   req.onSubmitted?.(jobId, name);
   if (req.detach) return { cluster: name, jobId };
   return { cluster: name, jobId, final: await followJob(client, jobId, req) };

@@ -5,6 +5,8 @@ import { OpsError } from './errors';
 export interface LoadedTask {
   task: Task;
   envs: Record<string, string>;
+  /** Kept apart from envs: the agent stores their names, never their values (agent/README.md). */
+  secrets: Record<string, string>;
   dir: string;
   warnings: string[];
 }
@@ -30,13 +32,16 @@ export async function loadTaskForRun(file: string, envOverrides: Record<string, 
         `give ${missing.length === 1 ? 'it' : 'them'} at launch: ${missing.map((m) => `--env ${m}=VALUE`).join(' ')}`,
     );
   }
+  const secrets: Record<string, string> = {};
   for (const [k, v] of Object.entries(task.secrets)) {
     if (v === null && !(k in envOverrides)) throw new OpsError('usage', printable(`${file}: secret "${k}" has no value; give it with --env ${k}=VALUE`));
-    envs[k] = envOverrides[k] ?? (v as string);
+    secrets[k] = envOverrides[k] ?? (v as string);
+    delete envs[k];
   }
   return {
     task,
     envs,
+    secrets,
     dir: path.dirname(path.resolve(file)),
     warnings: parsed.diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic),
   };

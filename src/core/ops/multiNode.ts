@@ -1,12 +1,11 @@
 // The worker side of launching, syncing and tearing down multi-node ssh clusters. The head is
 // handled like any single-node cluster; these steps add its workers (hosts[1..] of the handle).
 import type { AgentClient } from '../jobs';
-import { ensureAgent } from '../jobs';
 import type { ClusterRecord } from '../state';
 import type { Task } from '../task';
 import type { OpsContext } from './context';
 import { readHandle } from './clusterHandle';
-import { setUpWorkers, tearDownWorker, type WorkerNode } from './clusterNodes';
+import { ensureWorkerAgent, setUpWorkers, tearDownWorker, type WorkerNode } from './clusterNodes';
 import { localPath, syncFileMounts, syncWorkdir } from './syncFiles';
 
 function workersOf(ctx: OpsContext, row: ClusterRecord): WorkerNode[] {
@@ -34,7 +33,7 @@ export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Tas
   if (row.num_nodes < 2 || (typeof task.workdir !== 'string' && !Object.keys(task.fileMounts).length)) return;
   ctx.progress(`Syncing to ${row.num_nodes - 1} worker node(s)`);
   await withWorkers(ctx, row, (workers) => Promise.all(workers.map(async (w) => {
-    const { python } = await ensureAgent(w.transport);
+    const { python } = await ensureWorkerAgent(w.transport, row.uid);
     if (typeof task.workdir === 'string') {
       // The same place as on the head: ~/sky_workdir of this node's user.
       const r = await w.transport.execShell('mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
@@ -44,7 +43,7 @@ export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Tas
   })));
 }
 
-/** Removes the cluster key and Skydeck's directory from every worker; returns what failed. */
+/** Removes the cluster key and the cluster's directory from every worker; returns what failed. */
 export async function downWorkers(ctx: OpsContext, row: ClusterRecord): Promise<string[]> {
   if (row.num_nodes < 2) return [];
   return withWorkers(ctx, row, async (workers) => {

@@ -21,7 +21,7 @@ interface Started {
   failed?: { code: number; message: string };
 }
 
-async function start(argv: string[], opts: ExecOptions): Promise<Started> {
+async function start(argv: string[], opts: ExecOptions, base: NodeJS.ProcessEnv): Promise<Started> {
   if (argv.length === 0) throw new Error('exec: empty argv');
   if (opts.env) assertEnvNames(opts.env);
   const cwd = opts.cwd ? expandHome(opts.cwd) : undefined;
@@ -32,7 +32,7 @@ async function start(argv: string[], opts: ExecOptions): Promise<Started> {
   return new Promise<Started>((resolve) => {
     const child = spawn(argv[0], argv.slice(1), {
       cwd,
-      env: { ...process.env, ...(opts.env ?? {}) },
+      env: { ...base, ...(opts.env ?? {}) },
       stdio: ['pipe', 'pipe', 'pipe'],
       // Own process group, so cancelling reaches the command's children too.
       detached: POSIX,
@@ -59,8 +59,15 @@ function kill(child: ChildProcess): void {
   setTimeout(() => { if (child.exitCode === null && child.signalCode === null) signal('SIGKILL'); }, 5000).unref();
 }
 
+export interface LocalTransportOptions {
+  /** The environment commands start from (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+}
+
 export class LocalTransport implements Transport {
   readonly description = 'local';
+
+  constructor(private readonly opts: LocalTransportOptions = {}) {}
 
   exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     return this.run(argv, opts);
@@ -72,7 +79,7 @@ export class LocalTransport implements Transport {
 
   private async run(argv: string[], opts: ExecOptions): Promise<ExecResult> {
     if (opts.signal?.aborted) throw new AbortedError(HOST);
-    const { child, failed } = await start(argv, opts);
+    const { child, failed } = await start(argv, opts, this.opts.env ?? process.env);
     if (!child) {
       const stderr = Buffer.from(failed!.message);
       opts.onStderr?.(stderr);
@@ -102,7 +109,7 @@ export class LocalTransport implements Transport {
 
   async openChannel(argv: string[], opts: Omit<ExecOptions, 'stdin' | 'onStdout' | 'onStderr'> = {}): Promise<Channel> {
     if (opts.signal?.aborted) throw new AbortedError(HOST);
-    const { child, failed } = await start(argv, opts);
+    const { child, failed } = await start(argv, opts, this.opts.env ?? process.env);
     if (!child) {
       const ch = new StreamChannel({ write: () => undefined, end: () => undefined, close: () => undefined });
       ch.pushStderr(Buffer.from(failed!.message));
@@ -151,6 +158,6 @@ export class LocalTransport implements Transport {
   async close(): Promise<void> { /* nothing held */ }
 }
 
-export function createLocalTransport(): LocalTransport {
-  return new LocalTransport();
+export function createLocalTransport(opts: LocalTransportOptions = {}): LocalTransport {
+  return new LocalTransport(opts);
 }

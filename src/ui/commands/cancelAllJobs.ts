@@ -3,6 +3,7 @@ import { cancel } from '../../core/ops';
 import type { Command } from './command';
 import { clusterFromArg } from './support/pickers';
 import { graceSeconds } from './support/progress';
+import { notify } from '../notify';
 
 /** Cancel All Jobs on a cluster (its node's menu); the cluster itself stays up. */
 export const cancelAllJobs: Command = {
@@ -12,7 +13,7 @@ export const cancelAllJobs: Command = {
     const r = await cancel(await ctx.services.ops(), cluster, { all: true }, graceSeconds());
     await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after cancel: ${(e as Error).message}`));
     const n = r.cancelled.length;
-    void vscode.window.showInformationMessage(`Skydeck: ${n ? `cancelled ${n} job${n === 1 ? '' : 's'}` : 'no unfinished jobs'} on ${cluster}.`);
+    void notify.info(`Skydeck: ${n ? `cancelled ${n} job${n === 1 ? '' : 's'}` : 'no unfinished jobs'} on ${cluster}.`);
     return r;
   },
 };

@@ -3,6 +3,7 @@ import { cancel } from '../../core/ops';
 import type { Command } from './command';
 import { jobFromArg } from './support/pickers';
 import { graceSeconds } from './support/progress';
+import { notify } from '../notify';
 
 /** Cancel Job: SIGTERM to the job's process group, SIGKILL after the grace from the settings. */
 export const cancelJob: Command = {
@@ -12,7 +13,7 @@ export const cancelJob: Command = {
     const r = await cancel(await ctx.services.ops(), job.cluster, { jobIds: [job.jobId] }, graceSeconds());
     await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after cancel: ${(e as Error).message}`));
     const what = `${job.cluster} #${job.jobId}`;
-    void vscode.window.showInformationMessage(
+    void notify.info(
       r.cancelled.includes(job.jobId) ? `Skydeck: cancelled ${what}.` : `Skydeck: ${what} had already finished.`,
     );
     return r;

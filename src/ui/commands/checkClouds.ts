@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
 import { checkClouds, type CloudCheck } from '../../core/clouds/check';
 import { loadSshPools } from '../../core/clouds/sshPools';
+import { machineSetting } from '../settings';
 import type { Command } from './command';
 import { optionsArg } from './support/pickers';
+import { notify } from '../notify';
 
 /**
  * Check Clouds: which clouds Skydeck can use with the credentials on this machine, and for the
@@ -14,7 +16,7 @@ export const checkCloudsCommand: Command = {
     const opts = optionsArg<{ only: string[]; show: boolean }>(options);
     const results = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Skydeck: checking clouds…' },
-      () => checkClouds({ only: opts.only, sshPools: () => loadSshPools(vscode.workspace.getConfiguration('skydeck').get('sshPools')) }),
+      () => checkClouds({ only: opts.only, sshPools: () => loadSshPools(machineSetting('sshPools')) }),
     );
     for (const r of results) ctx.services.log.info(`check ${r.cloud}: ${r.ok ? 'ok' : 'not usable'}: ${r.detail}${r.fix ? ` (fix: ${r.fix})` : ''}`);
     if (opts.show === false) return results; // tests: no quick pick to answer
@@ -37,5 +39,5 @@ export const checkCloudsCommand: Command = {
 
 async function copyFix(r: CloudCheck): Promise<void> {
   await vscode.env.clipboard.writeText(r.fix!);
-  void vscode.window.showInformationMessage(`Skydeck: copied the fix for ${r.cloud}: ${r.fix}`);
+  void notify.info(`Skydeck: copied the fix for ${r.cloud}: ${r.fix}`);
 }

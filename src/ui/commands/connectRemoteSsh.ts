@@ -7,6 +7,7 @@ import { upClusterFromArg } from './support/clusterRow';
 import { knownHostsFiles } from './support/knownHosts';
 import { Dismissed, optionsArg } from './support/pickers';
 import { readFileOrEmpty } from './support/readFileOrEmpty';
+import { notify } from '../notify';
 
 const REMOTE_SSH = 'ms-vscode-remote.remote-ssh';
 
@@ -35,7 +36,7 @@ export const connectRemoteSsh: Command = {
       const add = opts.addInclude ?? (await askInclude(paths.userConfig, includeLine(paths)));
       if (add) ensureSshInclude(paths);
       else {
-        void vscode.window.showInformationMessage(
+        void notify.info(
           `Skydeck: Host ${access.alias} is in ${file}. Add "${includeLine(paths)}" at the top of ${paths.userConfig} to use it from Remote-SSH.`,
         );
         return { alias: access.alias, file, opened: false };
@@ -44,7 +45,7 @@ export const connectRemoteSsh: Command = {
     const uri = vscode.Uri.parse(`vscode-remote://ssh-remote+${access.alias}${access.workdir || '/'}`);
     if (opts.open === false) return { alias: access.alias, file, uri: uri.toString(), opened: false };
     if (!vscode.extensions.getExtension(REMOTE_SSH)) {
-      const pick = await vscode.window.showInformationMessage(
+      const pick = await notify.info(
         `Skydeck: Host ${access.alias} is ready in your SSH config. Install the Remote - SSH extension to open it in VS Code, or run "ssh ${access.alias}".`,
         'Find Remote - SSH',
       );
@@ -57,7 +58,7 @@ export const connectRemoteSsh: Command = {
 };
 
 async function askInclude(userConfig: string, line: string): Promise<boolean> {
-  const pick = await vscode.window.showInformationMessage(
+  const pick = await notify.info(
     `Skydeck will add one line at the top of ${userConfig} so SSH and Remote-SSH find Skydeck's cluster hosts.`,
     { modal: true, detail: `${line}\n\nThe rest of the file is left as it is.` },
     'Add Include',

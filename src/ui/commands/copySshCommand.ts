@@ -3,6 +3,7 @@ import { sshAccessOf, sshCommandLine } from '../../core/access';
 import type { Command } from './command';
 import { upClusterFromArg } from './support/clusterRow';
 import { knownHostsFiles } from './support/knownHosts';
+import { notify } from '../notify';
 
 /** Copy SSH Command: an OpenSSH command line that checks the host key Skydeck accepted. */
 export const copySshCommand: Command = {
@@ -11,7 +12,7 @@ export const copySshCommand: Command = {
     const row = await upClusterFromArg(ctx, arg, 'Skydeck: copy the SSH command of which cluster?');
     const line = sshCommandLine(sshAccessOf(row, knownHostsFiles(await ctx.services.ops())));
     await vscode.env.clipboard.writeText(line);
-    void vscode.window.showInformationMessage(`Skydeck: copied the SSH command for ${row.name}.`);
+    void notify.info(`Skydeck: copied the SSH command for ${row.name}.`);
     return line;
   },
 };

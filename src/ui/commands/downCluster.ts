@@ -3,6 +3,7 @@ import { down } from '../../core/ops';
 import type { Command } from './command';
 import { clusterFromArg, Dismissed, optionsArg } from './support/pickers';
 import { graceSeconds, withOpsProgress } from './support/progress';
+import { notify } from '../notify';
 
 export interface DownClusterOptions {
   /** false skips the modal (tests); the default asks. */
@@ -17,7 +18,7 @@ export const downCluster: Command = {
     const cluster = await clusterFromArg(ctx.model, arg, 'Skydeck: tear down which cluster?');
     if (opts.confirm !== false) {
       // Destructive and not undoable: a modal, naming what is lost.
-      const pick = await vscode.window.showWarningMessage(
+      const pick = await notify.warning(
         `Tear down cluster ${cluster}?`,
         { modal: true, detail: `Every job on ${cluster} is cancelled and its logs are deleted. This cannot be undone.` },
         'Down',
@@ -29,7 +30,7 @@ export const downCluster: Command = {
         down(ops, cluster, { graceSeconds: graceSeconds() }),
       );
       r.notes.forEach((n) => ctx.services.log.info(`down ${cluster}: ${n}`));
-      void vscode.window.showInformationMessage(`Skydeck: ${cluster} is down.`);
+      void notify.info(`Skydeck: ${cluster} is down.`);
       return r;
     } finally {
       // Also after a failure: the node then shows the error down left on the cluster.

@@ -3,6 +3,7 @@ import { findLeakedInstances } from '../../core/ops';
 import type { Command } from './command';
 import { optionsArg } from './support/pickers';
 import { withOpsProgress } from './support/progress';
+import { notify } from '../notify';
 
 export interface FindLeakedOptions {
   /** Sweep only these clouds (tests); default every cloud Skydeck has a provider for. */
@@ -24,7 +25,7 @@ export const findLeaked: Command = {
       return findLeakedInstances(ops, opts.clouds);
     });
     if (!sweep) {
-      void vscode.window.showInformationMessage('Skydeck: no cloud is available in this build, so nothing can leak; local and ssh clusters own no instances.');
+      void notify.info('Skydeck: no cloud is available in this build, so nothing can leak; local and ssh clusters own no instances.');
       return undefined;
     }
     ctx.model.leaks.set(sweep);
@@ -41,13 +42,13 @@ export const findLeaked: Command = {
     if (sweep.errors.length) {
       // A failed listing means "unknown", never "none": say so next to whatever was found.
       const failed = sweep.errors.map((e) => e.cloud).join(', ');
-      void vscode.window.showWarningMessage(`Skydeck: ${what}, but ${failed} could not be listed.`, 'Show details').then((pick) => {
+      void notify.warning(`Skydeck: ${what}, but ${failed} could not be listed.`, 'Show details').then((pick) => {
         if (pick) log.show();
       });
     } else if (found) {
-      void vscode.window.showWarningMessage(`Skydeck: ${what}.`);
+      void notify.warning(`Skydeck: ${what}.`);
     } else {
-      void vscode.window.showInformationMessage(`Skydeck: ${what}.`);
+      void notify.info(`Skydeck: ${what}.`);
     }
     return sweep;
   },

@@ -7,6 +7,7 @@ import { defaultClusterName, optionsArg, pickOrNameCluster, resolveTaskFile } fr
 import { withOpsProgress } from './support/progress';
 import { jobLogSource } from './support/jobLogSource';
 import { pickCloudFor } from './support/pickCloud';
+import { notify } from '../notify';
 
 export interface LaunchTaskOptions {
   /** Skip the cluster prompt (CodeLens, tests). */
@@ -43,7 +44,7 @@ export const launchTask: Command = {
       const key = { cluster: result.cluster, jobId: result.jobId, name: ctx.model.job(result.cluster, result.jobId)?.name ?? undefined };
       ctx.logs.open(key, jobLogSource(() => ctx.services.ops(), key));
     } else {
-      void vscode.window.showInformationMessage(`Skydeck: job ${result.jobId} submitted to ${result.cluster}.`);
+      void notify.info(`Skydeck: job ${result.jobId} submitted to ${result.cluster}.`);
     }
     return { cluster: result.cluster, jobId: result.jobId };
   },

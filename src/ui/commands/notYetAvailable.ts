@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Command } from './command';
+import { notify } from '../notify';
 
 /**
  * Commands contributed before their feature has landed. They tell the user plainly instead of
@@ -14,5 +15,5 @@ export function notYetAvailableMessage(title: string): string {
 
 export const pendingCommands: Command[] = Object.entries(PENDING).map(([id, title]) => ({
   id,
-  run: () => vscode.window.showInformationMessage(notYetAvailableMessage(title)),
+  run: () => notify.info(notYetAvailableMessage(title)),
 }));

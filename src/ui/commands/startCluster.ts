@@ -5,6 +5,7 @@ import { canStop } from '../tree/clusterFlags';
 import { clusterFromArg } from './support/pickers';
 import { withOpsProgress } from './support/progress';
 import { showUnless } from './stopCluster';
+import { notify } from '../notify';
 
 /** Start: resumes a stopped cloud cluster in place and reconnects its agent. Clouds only. */
 export const startCluster: Command = {
@@ -19,7 +20,7 @@ export const startCluster: Command = {
       );
       if (!row) return undefined;
       ctx.services.log.info(`start ${cluster}: ${row.status} at ${row.head_address ?? 'unknown address'}`);
-      void vscode.window.showInformationMessage(`Skydeck: ${cluster} is up.`);
+      void notify.info(`Skydeck: ${cluster} is up.`);
       return row;
     } finally {
       await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after start: ${(e as Error).message}`));

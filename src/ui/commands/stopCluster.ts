@@ -4,6 +4,7 @@ import type { Command, CommandContext } from './command';
 import { canStop } from '../tree/clusterFlags';
 import { clusterFromArg, Dismissed, optionsArg } from './support/pickers';
 import { withOpsProgress } from './support/progress';
+import { notify } from '../notify';
 
 export interface StopClusterOptions {
   /** false skips the modal (tests); the default asks. */
@@ -18,7 +19,7 @@ export const stopCluster: Command = {
     const cluster = await clusterFromArg(ctx.model, arg, 'Skydeck: stop which cluster?', (c) => canStop(c) && c.status !== 'STOPPED');
     if (opts.confirm !== false) {
       // Running jobs die with their machines: ask, and say what survives.
-      const pick = await vscode.window.showWarningMessage(
+      const pick = await notify.warning(
         `Stop cluster ${cluster}?`,
         { modal: true, detail: `Running jobs on ${cluster} are killed. Its disks are kept (and billed); Start resumes it.` },
         'Stop',
@@ -31,7 +32,7 @@ export const stopCluster: Command = {
       );
       if (!r) return undefined;
       r.notes.forEach((n) => ctx.services.log.info(`stop ${cluster}: ${n}`));
-      void vscode.window.showInformationMessage(`Skydeck: ${cluster} is stopped.`);
+      void notify.info(`Skydeck: ${cluster} is stopped.`);
       return r;
     } finally {
       // Also after a failure: the node then shows "stop unconfirmed" and the error.
@@ -52,7 +53,7 @@ export async function showUnless<T>(ctx: CommandContext, f: () => Promise<T>): P
   } catch (e) {
     if (!(e instanceof OpsError) || e.kind === 'failed') throw e;
     ctx.services.log.info(e.message);
-    void vscode.window.showWarningMessage(`Skydeck: ${e.message}`);
+    void notify.warning(`Skydeck: ${e.message}`);
     return undefined;
   }
 }

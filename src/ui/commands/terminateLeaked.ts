@@ -5,6 +5,7 @@ import { LeakedInstanceNode } from '../tree/leakNodes';
 import { leakDescription, leakLabel } from '../tree/leaksModel';
 import { Dismissed, optionsArg } from './support/pickers';
 import { withOpsProgress } from './support/progress';
+import { notify } from '../notify';
 
 export interface TerminateLeakedOptions {
   /** false skips the modal (tests); the default asks. */
@@ -23,7 +24,7 @@ export const terminateLeaked: Command = {
     const { leak, otherWorkspace } = await leakFromArg(ctx, arg);
     if (opts.confirm !== false) {
       // Deletes a machine and its disks, possibly someone else's: a modal naming exactly which.
-      const pick = await vscode.window.showWarningMessage(
+      const pick = await notify.warning(
         `Terminate ${leak.cloud} instance ${leak.instance.id}?`,
         {
           modal: true,
@@ -43,10 +44,10 @@ export const terminateLeaked: Command = {
     ctx.services.log.info(`terminate leaked ${leak.cloud} ${leak.instance.id}: ${r.confirmed ? 'confirmed' : 'not confirmed'}: ${r.message}`);
     if (r.confirmed) {
       ctx.model.leaks.remove(leak);
-      void vscode.window.showInformationMessage(`Skydeck: terminated ${leak.instance.id}.`);
+      void notify.info(`Skydeck: terminated ${leak.instance.id}.`);
     } else {
       // Not proven gone: the node stays, so the user can try again or look in the console.
-      void vscode.window.showWarningMessage(`Skydeck: ${r.message}`, 'Show details').then((pick) => {
+      void notify.warning(`Skydeck: ${r.message}`, 'Show details').then((pick) => {
         if (pick) ctx.services.log.show();
       });
     }

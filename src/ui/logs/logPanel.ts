@@ -4,6 +4,8 @@ import { LogSession, type LogSessionOptions } from './logSession';
 import { panelHtml } from './panelHtml';
 import { panelTitle, type JobKey } from './protocol';
 import { saveLog } from './saveLog';
+import { notify } from '../notify';
+import { openLinkFromOutput } from './openLink';
 
 /** One job's webview panel: the vscode wrapper around a LogSession. */
 export class LogPanel implements vscode.Disposable {
@@ -28,7 +30,7 @@ export class LogPanel implements vscode.Disposable {
       source,
       (m) => void webview.postMessage(m),
       () => this.save(),
-      { log: (m) => this.log?.warn(m), ...opts },
+      { log: (m) => this.log?.warn(m), onOpenLink: (url) => void openLinkFromOutput(url), ...opts },
     );
     this.subscriptions.push(
       webview.onDidReceiveMessage((m) => this.session.handle(m)),
@@ -62,7 +64,7 @@ export class LogPanel implements vscode.Disposable {
   private save(): void {
     saveLog(this.session).catch((e: Error) => {
       this.log?.error(`saving the log of ${panelTitle(this.key)} failed`, e);
-      void vscode.window.showErrorMessage(`Skydeck: could not save the log: ${e.message}`);
+      void notify.error(`Skydeck: could not save the log: ${e.message}`);
     });
   }
 

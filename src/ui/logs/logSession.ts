@@ -25,6 +25,8 @@ export interface LogSessionOptions {
   log?: (message: string) => void;
   /** The page asked for another rank's log (a valid rank of this job). */
   onOpenRank?: (rank: number) => void;
+  /** The user clicked a web link in the output (already checked to be http/https). */
+  onOpenLink?: (url: string) => void;
 }
 
 export const DEFAULT_REPLAY_TAIL = 16 * 1024 * 1024;
@@ -110,6 +112,9 @@ export class LogSession {
         break;
       case 'openRank':
         if (raw.rank < (this.status.ranks ?? 1)) this.opts.onOpenRank?.(raw.rank);
+        break;
+      case 'openLink':
+        this.opts.onOpenLink?.(raw.url);
         break;
       case 'pong':
         break;

@@ -63,7 +63,9 @@ export type PageMessage =
   | { type: 'save' }
   | { type: 'retry' }
   /** Open (or reveal) the panel of another rank of this job. */
-  | { type: 'openRank'; rank: number };
+  | { type: 'openRank'; rank: number }
+  /** The user clicked a hyperlink (OSC 8) in the output: the host asks before opening it. */
+  | { type: 'openLink'; url: string };
 
 /** What the page keeps with vscode.setState, and what the serializer gets back after a reload. */
 export interface PanelState {
@@ -76,6 +78,20 @@ export interface PanelState {
 }
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+
+/**
+ * Links in job output are the job's choice: only plain web addresses are ever offered
+ * (never command:, file:, vscode: or javascript: URIs), and never longer than a sane URL.
+ */
+export function isWebUrl(text: string): boolean {
+  if (text.length > 2048) return false;
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && !!u.hostname;
+  } catch {
+    return false;
+  }
+}
 
 /** The page is untrusted input as far as the host goes: check each message's shape. */
 export function isPageMessage(m: unknown): m is PageMessage {
@@ -93,6 +109,8 @@ export function isPageMessage(m: unknown): m is PageMessage {
       return isInt(o.id);
     case 'openRank':
       return isInt(o.rank) && o.rank < 4096;
+    case 'openLink':
+      return typeof o.url === 'string' && isWebUrl(o.url);
     default:
       return false;
   }

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LogSession } from './logSession';
+import { notify } from '../notify';
 
 /** Asks where to save, then writes every byte the panel received (not just what scrollback holds). */
 export async function saveLog(session: LogSession): Promise<void> {
@@ -22,5 +23,5 @@ export async function saveLog(session: LogSession): Promise<void> {
     await vscode.workspace.fs.writeFile(target, data);
     bytes = data.length;
   }
-  void vscode.window.showInformationMessage(`Saved ${bytes.toLocaleString()} bytes to ${path.basename(target.path)}.`);
+  void notify.info(`Saved ${bytes.toLocaleString()} bytes to ${path.basename(target.path)}.`);
 }

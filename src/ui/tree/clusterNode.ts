@@ -26,21 +26,40 @@ export class ClusterNode extends vscode.TreeItem {
     // the flag token (Retry Down matches ":down-unconfirmed"); see clusterFlags.ts.
     this.contextValue = clusterContextValue(cluster);
     const error = refreshError ?? cluster.last_error;
-    this.tooltip = new vscode.MarkdownString(
-      [
-        `**${cluster.name}** — ${cluster.status} (${cluster.provider})`,
-        flag ? `$(warning) ${flag.hint}` : '',
-        `uid: \`${cluster.uid}\``,
-        cluster.head_address ? `head: \`${cluster.head_address}\`` : '',
-        `launched: ${new Date(cluster.launched_at * 1000).toLocaleString()}`,
-        cluster.autostop_minutes !== null ? `autostop: after ${cluster.autostop_minutes} idle minutes, ${cluster.autostop_down ? 'torn down' : 'stopped'}` : '',
-        error ? `last error: ${error}` : '',
-      ]
-        .filter(Boolean)
-        .join('\n\n'),
-      true, // $(warning) in the flag line
-    );
+    this.tooltip = clusterTooltip(cluster, flag?.hint, refreshError ?? cluster.last_error);
   }
+}
+
+/**
+ * Markdown for the layout, plain text for every value: names, addresses and errors come from
+ * the state file and remote hosts, so they are appended escaped (links, icons and all) and the
+ * string is never trusted to run commands.
+ */
+function clusterTooltip(cluster: ClusterRecord, hint: string | undefined, error: string | null | undefined): vscode.MarkdownString {
+  const md = new vscode.MarkdownString('', true); // $(warning) in the flag line
+  md.isTrusted = false;
+  const line = (label: string, value: string): void => {
+    md.appendMarkdown(`\n\n${label}`);
+    md.appendText(value);
+  };
+  md.appendMarkdown('**');
+  md.appendText(cluster.name);
+  md.appendMarkdown('** — ');
+  md.appendText(`${cluster.status} (${cluster.provider})`);
+  if (hint) {
+    md.appendMarkdown('\n\n$(warning) ');
+    md.appendText(hint);
+  }
+  line('uid: ', cluster.uid);
+  if (cluster.head_address) line('head: ', cluster.head_address);
+  md.appendMarkdown('\n\n');
+  md.appendText(`launched: ${new Date(cluster.launched_at * 1000).toLocaleString()}`);
+  if (cluster.autostop_minutes !== null) {
+    md.appendMarkdown('\n\n');
+    md.appendText(`autostop: after ${cluster.autostop_minutes} idle minutes, ${cluster.autostop_down ? 'torn down' : 'stopped'}`);
+  }
+  if (error) line('last error: ', error);
+  return md;
 }
 
 /** The state keeps resources as JSON ({cpus, memory, accelerators, …}); show the gist. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { markedProcs, waitStatus, waitUntil } from '../../unit/agent/helpers';
 import { startGangCluster, type GangCluster } from './agentFixture';
 
@@ -36,6 +36,23 @@ describe('agent: gang jobs on a 3-node cluster (head + 2 sshd workers)', functio
     }
     const missing = await g.client.request('logs', { job_id, rank: 'x' });
     assert.equal(missing.ok, false);
+  });
+
+  it('issue 13.3: every rank sees the secrets; no file on the head or a worker holds their values', async () => {
+    const secret = 'gang-secret-13.3-a7f9e1';
+    const sha = execFileSync('sha256sum', { input: secret }).toString().split(' ')[0];
+    const { job_id } = await g.client.call('submit', {
+      num_nodes: 3, resources: { cpus: 1 }, secrets: { API_TOKEN: secret },
+      run: 'echo "rank=$SKYPILOT_NODE_RANK sha=$(printf %s "$API_TOKEN" | sha256sum | cut -d" " -f1)"',
+    });
+    const row = await waitStatus(g.client, job_id, ['SUCCEEDED', 'FAILED', 'FAILED_DRIVER'], 30_000);
+    assert.equal(row.status, 'SUCCEEDED', JSON.stringify(row));
+    for (const rank of [0, 1, 2]) {
+      assert.ok((await g.client.logs({ job_id, rank })).data.toString().includes(`rank=${rank} sha=${sha}\n`), `rank ${rank}`);
+    }
+    const dirs = [g.head.base, ...g.workers.map((w) => `${w.home}/.skydeck`)];
+    const found = spawnSync('grep', ['-rlF', '--', secret, ...dirs], { encoding: 'utf8' });
+    assert.equal(found.status, 1, `files holding the secret: ${found.stdout}${found.stderr}`); // 1: no match anywhere
   });
 
   it('a gang waits until each of its nodes has room, then starts all ranks', async () => {

@@ -65,4 +65,52 @@ describe('multi-node set-up over real SSH: cluster key, pinned worker host keys,
     assert.ok(keys.trim().length > 0, 'the harness key is still there');
     assert.equal(fs.existsSync(`${env.hosts[1].home}/.skydeck`), false);
   });
+
+  const keysOf = (h: number) => `${env.hosts[h].home}/.ssh/authorized_keys`;
+  const ourLine = (uid: string) => `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBz0s4i8pGq7vH1oQk2pV5y8xYq1cD3f2gH4jK5lM6nO ${clusterKeyComment(uid)}`;
+
+  it('issue 13.7: key removal takes only the line whose whole comment is the cluster\'s', async () => {
+    const f = keysOf(2);
+    const others = [
+      ourLine('uid-12345'), // another cluster whose uid starts with ours
+      `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKx user key mentions ${clusterKeyComment('uid-1234')}`,
+      `ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ ${clusterKeyComment('uid-1234')}-old`,
+    ];
+    // Without the line setUpWorkers added on this worker: it goes too.
+    const original = fs.readFileSync(f, 'utf8').split('\n').filter((l) => !l.endsWith(` ${clusterKeyComment('uid-1234')}`)).join('\n');
+    fs.appendFileSync(f, [ourLine('uid-1234'), ...others].join('\n') + '\n');
+    await tearDownWorker(row(env), workers[1]);
+    assert.equal(fs.readFileSync(f, 'utf8'), original + others.join('\n') + '\n');
+  });
+
+  it('issue 13.7: when the rewrite fails, authorized_keys is left exactly as it was', async () => {
+    const f = keysOf(2);
+    fs.appendFileSync(f, ourLine('uid-1234') + '\n');
+    const before = fs.readFileSync(f, 'utf8');
+    const sshDir = `${env.hosts[2].home}/.ssh`;
+    fs.chmodSync(sshDir, 0o500); // no temp file can be made beside it
+    try {
+      await assert.rejects(tearDownWorker(row(env), workers[1]), /removing the cluster key .*could not rewrite|Permission denied/s);
+    } finally {
+      fs.chmodSync(sshDir, 0o700);
+    }
+    assert.equal(fs.readFileSync(f, 'utf8'), before);
+  });
+
+  it('issue 13.7: a worker that is another cluster\'s head keeps its ~/.skydeck; only this cluster\'s directory goes', async () => {
+    const home = env.hosts[2].home;
+    fs.mkdirSync(`${home}/.skydeck`, { recursive: true });
+    fs.writeFileSync(`${home}/.skydeck/jobs.db`, 'another cluster\'s head state');
+    fs.mkdirSync(`${home}/.skydeck/workers/uid-1234`, { recursive: true });
+    fs.writeFileSync(`${home}/.skydeck/workers/uid-1234/x`, '');
+    fs.mkdirSync(`${home}/.skydeck/workers/uid-9`, { recursive: true });
+    const { uid, gid } = fs.statSync(home); // made by this (root) process for the node's user
+    for (const p of ['.skydeck', '.skydeck/jobs.db', '.skydeck/workers', '.skydeck/workers/uid-1234', '.skydeck/workers/uid-1234/x', '.skydeck/workers/uid-9']) {
+      fs.chownSync(`${home}/${p}`, uid, gid);
+    }
+    await tearDownWorker(row(env), workers[1]);
+    assert.equal(fs.readFileSync(`${home}/.skydeck/jobs.db`, 'utf8'), 'another cluster\'s head state');
+    assert.equal(fs.existsSync(`${home}/.skydeck/workers/uid-1234`), false);
+    assert.ok(fs.existsSync(`${home}/.skydeck/workers/uid-9`));
+  });
 });

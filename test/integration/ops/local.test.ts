@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cancel, down, exec, launch, logs, queue, status } from '../../../src/core/ops';
 import { testOps, TestOps, waitFor, writeTask } from './helpers';
+import { localBaseDir } from '../../../src/core/ops/context';
 
 describe('ops on the local cloud', function () {
   this.timeout(60_000);
@@ -13,6 +14,27 @@ describe('ops on the local cloud', function () {
   afterEach(async () => {
     await down(ops, 'loc', { graceSeconds: 1, purge: true }).catch(() => undefined);
     await ops.dispose();
+  });
+
+  it('issue 13.3: task secrets reach the job; the workspace holds their names, never their values', async () => {
+    const ws = ops.workspaceRoot;
+    const seen = path.join(ws, 'seen-by-job');
+    const task = writeTask(ws, 'secret.yaml', [
+      'resources: {cloud: local}', 'envs: {PLAIN: visible}', 'secrets: {API_KEY: null, INLINE: inline-secret-13.3}',
+      `run: printf '%s|%s|%s' "$API_KEY" "$INLINE" "$PLAIN" > ${JSON.stringify(seen)}`,
+    ].join('\n'));
+    const r = await launch(ops, { taskFile: task, cluster: 'loc', envs: { API_KEY: 'given-secret-13.3' } });
+    assert.equal(r.final?.status, 'SUCCEEDED');
+    assert.equal(fs.readFileSync(seen, 'utf8'), 'given-secret-13.3|inline-secret-13.3|visible');
+    const base = localBaseDir(ws, 'loc');
+    const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : e.isFile() ? [path.join(d, e.name)] : []));
+    const files = walk(path.join(ws, '.skydeck'));
+    for (const value of ['given-secret-13.3', 'inline-secret-13.3']) {
+      assert.deepEqual(files.filter((f) => fs.readFileSync(f).includes(value)), [], value);
+    }
+    assert.ok(files.some((f) => f.startsWith(base) && fs.readFileSync(f).includes('API_KEY')), 'the name is kept');
+    assert.equal(fs.statSync(base).mode & 0o777, 0o700);
   });
 
   it('launch → exec ×3 → queue → logs → cancel → down', async () => {

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { checkClouds, type CloudCheck } from '../../../core/clouds/check';
 import { loadSshPools } from '../../../core/clouds/sshPools';
+import { machineSetting } from '../../settings';
 import { namesCloud, parseTaskFile } from '../../../core/task';
 import { Dismissed } from './pickers';
 
@@ -20,7 +21,7 @@ export async function pickCloudFor(taskFile: string): Promise<CloudChoice | unde
   if (!parsed.ok || !task || namesCloud(task.resources)) return undefined;
   const checks = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Skydeck: the task names no cloud; checking which clouds are enabled…' },
-    () => checkClouds({ sshPools: () => loadSshPools(vscode.workspace.getConfiguration('skydeck').get('sshPools')) }),
+    () => checkClouds({ sshPools: () => loadSshPools(machineSetting('sshPools')) }),
   );
   const enabled = checks.filter((c) => c.ok);
   if (enabled.length <= 1) return enabled[0] ? { cloud: enabled[0].cloud } : undefined;

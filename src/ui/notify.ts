@@ -1,0 +1,26 @@
+import * as vscode from 'vscode';
+import { noLinks } from './plainText';
+
+// Every notification of the extension goes through here (a unit test checks that no other file
+// calls vscode.window.show*Message): messages often carry text the workspace or a remote host
+// chose, and a Markdown link in it would become a clickable command link.
+
+type Show = typeof vscode.window.showErrorMessage;
+type AnyShow = (message: string, ...rest: unknown[]) => Thenable<unknown>;
+
+function plainArgs(rest: unknown[]): unknown[] {
+  return rest.map((a) => {
+    const o = a as vscode.MessageOptions | undefined;
+    return o && typeof o === 'object' && typeof o.detail === 'string' ? { ...o, detail: noLinks(o.detail) } : a;
+  });
+}
+
+// Looked up on each call, not bound once: tests replace the window functions.
+const plain = (pick: () => Show): Show =>
+  ((message: string, ...rest: unknown[]) => (pick() as AnyShow)(noLinks(message), ...plainArgs(rest))) as Show;
+
+export const notify = {
+  error: plain(() => vscode.window.showErrorMessage),
+  warning: plain(() => vscode.window.showWarningMessage),
+  info: plain(() => vscode.window.showInformationMessage),
+};

@@ -1,19 +1,18 @@
 // bench:ui and the VS Code test launcher when what they need is missing: they say so and exit
 // non-zero at once, with nothing left running, and never fall back to downloading desktop VS
-// Code. The spawn timeouts below only stop a hang from hanging the suite (a hang is the bug).
+// Code. The guard below only stops a hang from hanging the suite (a hang is the bug).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { skipOrFailWithout } from '../../support/ci';
+import { runGuarded } from '../../support/runGuarded';
 
 const ROOT = path.resolve(__dirname, '../../..');
-const HANG_GUARD_MS = 240_000;
+const HANG_GUARD_MS = 180_000;
 
 function run(cmd: string, args: string[], env: Record<string, string>) {
-  const r = spawnSync(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout: HANG_GUARD_MS, killSignal: 'SIGKILL' });
-  return { ...r, out: `${r.stdout}\n${r.stderr}` };
+  return runGuarded(cmd, args, { cwd: ROOT, env, guardMs: HANG_GUARD_MS });
 }
 
 describe('benchmarks and runners exit on failure', function () {
@@ -24,16 +23,16 @@ describe('benchmarks and runners exit on failure', function () {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('issue 12.12: bench:ui (log panel) without Chromium exits non-zero instead of hanging', () => {
+  it('issue 12.12: bench:ui (log panel) without Chromium exits non-zero instead of hanging', async () => {
     const chromium = path.join(dir, 'no-chromium');
-    const r = run(path.join(ROOT, 'node_modules/.bin/tsx'), ['bench/ui.ts', '--only=logs'], { SKYDECK_CHROMIUM: chromium });
+    const r = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['bench/ui.ts', '--only=logs'], { SKYDECK_CHROMIUM: chromium });
     assert.equal(r.signal, null, `bench:ui did not exit within ${HANG_GUARD_MS} ms (killed):\n${r.out.slice(-2000)}`);
     assert.equal(r.status, 1, r.out.slice(-2000));
     assert.ok(r.stderr.includes(chromium), 'it says which browser is missing');
     assert.equal(r.stdout.trim(), '', 'no figure printed for a failed run');
   });
 
-  it('issue 12.12: the code-server launcher without Chromium exits 1 before starting code-server', () => {
+  it('issue 12.12: the code-server launcher without Chromium exits 1 before starting code-server', async () => {
     // A stand-in code-server that only records that it was started.
     const marker = path.join(dir, 'code-server-started');
     const fake = path.join(dir, 'code-server');
@@ -41,7 +40,7 @@ describe('benchmarks and runners exit on failure', function () {
     const tests = path.join(dir, 'index.js');
     fs.writeFileSync(tests, '');
     const chromium = path.join(dir, 'no-chromium');
-    const r = run(process.execPath, ['scripts/vscode-test/code-server-launcher.mjs', `--extensionTestsPath=${tests}`, `--extensionDevelopmentPath=${ROOT}`], {
+    const r = await run(process.execPath, ['scripts/vscode-test/code-server-launcher.mjs', `--extensionTestsPath=${tests}`, `--extensionDevelopmentPath=${ROOT}`], {
       SKYDECK_CHROMIUM: chromium, SKYDECK_CODE_SERVER: fake,
     });
     assert.equal(r.signal, null, r.out.slice(-2000));
@@ -50,13 +49,13 @@ describe('benchmarks and runners exit on failure', function () {
     assert.equal(fs.existsSync(marker), false, 'code-server was started although no browser could open it');
   });
 
-  it('issue 12.14: bench:ui installs code-server itself (the test runner\'s installer) instead of downloading desktop VS Code', function () {
+  it('issue 12.14: bench:ui installs code-server itself (the test runner\'s installer) instead of downloading desktop VS Code', async function () {
     if (!fs.existsSync(path.join(ROOT, 'dist/extension-core.js'))) return skipOrFailWithout(this, 'issue 12.14 (bench:ui install)', 'dist/ is not built (npm run build)');
     // An install location that cannot be created: the installer fails at once, and the bench
     // must report that — not pick desktop VS Code, which it would download (offline here).
     const blocker = path.join(dir, 'a-file');
     fs.writeFileSync(blocker, '');
-    const r = run(path.join(ROOT, 'node_modules/.bin/tsx'), ['bench/ui.ts', '--only=activation', '--runs=1'], {
+    const r = await run(path.join(ROOT, 'node_modules/.bin/tsx'), ['bench/ui.ts', '--only=activation', '--runs=1'], {
       SKYDECK_TEST_CACHE: path.join(blocker, 'cache'), SKYDECK_TEST_VSCODE: '', SKYDECK_CODE_SERVER: '',
     });
     assert.equal(r.signal, null, r.out.slice(-2000));

@@ -65,7 +65,8 @@ export class Workbench {
         else if (/^%c\s*(ERR|WARN) /.test(raw)) wb.console.push(`[workbench] ${workbenchLogText(raw)}`);
       });
       page.on('pageerror', (e) => wb.console.push(`[page error] ${e.message}`));
-      await page.goto(server.workbenchUrl({ folder: workspace, extensionDevelopmentPath: [opts.extensionPath ?? EXTENSION] }), { waitUntil: 'domcontentloaded' });
+      // (60 s as in the launcher: on a loaded 2-core machine the first load can exceed Playwright's 30 s.)
+      await page.goto(server.workbenchUrl({ folder: workspace, extensionDevelopmentPath: [opts.extensionPath ?? EXTENSION] }), { waitUntil: 'domcontentloaded', timeout: 60_000 });
       await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 60_000 });
       log('workbench loaded');
       return wb;

@@ -16,6 +16,7 @@ import {
   waitUntil,
   Json,
 } from '../test/unit/agent/helpers';
+import { runBench } from './runBench';
 
 const env = { ...process.env, SKYDECK_TICK_INTERVAL: '2', SKYDECK_DAEMON_IDLE_EXIT: '5' };
 
@@ -288,7 +289,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startGangCluster } from '../test/integration/multinode/agentFixture';
 import { waitStatus } from '../test/unit/agent/helpers';
+import { runBench } from './runBench';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 10);
 
@@ -47,7 +48,4 @@ async function main(): Promise<void> {
   }) + '\n');
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runBench(main);

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startHosts } from '../test/hosts';
 import { SshPool, SshTransport } from '../src/core/transport';
+import { runBench } from './runBench';
 
 function emit(figure: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
   process.stdout.write(`${JSON.stringify({ bench: 'ssh-transport', figure, value: Math.round(value * 100) / 100, unit, ...extra })}\n`);
@@ -67,7 +68,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e: Error) => {
-  process.stderr.write(`${e.message}\n`);
-  process.exit(1);
-});
+runBench(main);

@@ -8,6 +8,7 @@ import YAML from 'yaml';
 import { startHosts } from '../test/hosts';
 import { cancel, down, exec, launch, status } from '../src/core/ops';
 import { testOps } from '../test/integration/ops/helpers';
+import { runBench } from './runBench';
 
 function emit(figure: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
   console.log(JSON.stringify({ figure, value: Math.round(value * 1000) / 1000, unit, ...extra }));
@@ -120,7 +121,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exitCode = 1;
-});
+runBench(main);

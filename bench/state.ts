@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { putJobs, StateStore } from '../src/core/state';
 import type { JobRecord } from '../src/core/state';
+import { runBench } from './runBench';
 
 function emit(figure: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
   console.log(JSON.stringify({ figure, value: Number(value.toFixed(3)), unit, ...extra }));
@@ -33,4 +34,4 @@ async function main(): Promise<void> {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-void main();
+runBench(main);

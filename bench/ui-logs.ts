@@ -18,6 +18,8 @@ import { logBlock } from '../test/webview/corpus';
 import { buildBundle, launch, LogPage, serve } from '../test/webview/harness';
 import { pageReplay } from '../test/webview/pageDriver';
 import { floodReplay, percentile, type FloodResult } from '../test/webview/replay';
+import { runBench } from './runBench';
+import type { Browser } from 'playwright-core';
 
 const TOTAL_MB = 100;
 const round = (x: number, d = 1) => Number(x.toFixed(d));
@@ -72,8 +74,12 @@ async function pageDecoding(page: LogPage, batch: Buffer): Promise<Record<string
 /** The figure's JSON line (also used by bench/ui.ts). */
 export async function measureLogPanel(): Promise<Record<string, unknown>> {
   const served = await serve(await buildBundle());
-  const { browser, context } = await launch();
+  let browser: Browser | undefined;
   try {
+    // Inside the try: a browser that cannot start must still close the server.
+    const launched = await launch();
+    browser = launched.browser;
+    const { context } = launched;
     const cdp = await browser.newBrowserCDPSession();
     const rendererCpu = async () =>
       ((await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; cpuTime: number }[] }).processInfo
@@ -131,13 +137,14 @@ export async function measureLogPanel(): Promise<Record<string, unknown>> {
       cpu_calibration_mops: round(calibrate(), 0),
     };
   } finally {
-    await browser.close();
+    await browser?.close();
     await served.close();
   }
 }
 
 if (require.main === module) {
-  void measureLogPanel().then((line) => {
+  runBench(async () => {
+    const line = await measureLogPanel();
     process.stdout.write(JSON.stringify(line) + '\n');
     if (line.value === 0) process.exitCode = 1;
   });

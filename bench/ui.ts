@@ -21,11 +21,16 @@
 //                    one, cold, reported apart); CPU time as an extra field.
 // ui.log_panel_mb_s  bench/ui-logs.ts (see there).
 //
+// Installs code-server (and Chromium) on first use, as the VS Code tests do. Exits 1, at once, if
+// any figure failed; a failed host run ends the activation runs.
+//
 //   npx tsx bench/ui.ts [--runs=N] [--only=bundle,activation,logs]
 import { spawn, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ensureCodeServer } from '../scripts/vscode-test/install.mjs';
+import { runBench } from './runBench';
 import { measureLogPanel } from './ui-logs';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -80,8 +85,9 @@ interface HostRun {
 /** One fresh code-server + extension host running the activation suites only. */
 function hostRun(): Promise<HostRun> {
   return new Promise((resolve) => {
+    // code-server, installed by activationAndTree(): never desktop VS Code (a download).
     const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['test/vscode/runTests.ts'], {
-      cwd: ROOT, env: { ...process.env, SKYDECK_TEST_GREP: 'activation' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT, env: { ...process.env, SKYDECK_TEST_GREP: 'activation', SKYDECK_TEST_VSCODE: 'code-server' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -110,17 +116,19 @@ function hostRun(): Promise<HostRun> {
 
 async function activationAndTree(): Promise<void> {
   if (!fs.existsSync(path.join(ROOT, 'dist/extension-core.js'))) throw new Error('dist/ is not built with the core chunk: npm run build');
+  // What the runs need, installed as the test runner does it (install-code-server.sh: code-server
+  // outside the repo, Chromium from apt); well under a second once done.
+  await ensureCodeServer();
   const runs: HostRun[] = [];
   for (let i = 0; i < RUNS; i++) {
     const r = await hostRun();
     log(`host run ${i + 1}/${RUNS}: activation ${r.activationMs} ms (cpu ${r.activationCpuMs} ms, activate() ${r.activateBodyMs} ms, extension.js load ${r.moduleLoadMs} ms), core chunk ${r.coreLoadMs} ms, tree 1k ${r.tree?.median} ms (cpu ${r.tree?.cpu} ms); load average ${r.loadavg.toFixed(1)}${r.passed ? '' : ' (FAILED)'}`);
     runs.push(r);
+    // A failed run says what is broken; more runs would only fail the same way, slowly.
+    if (!r.passed) break;
   }
   const ok = runs.filter((r) => r.passed && r.activationMs !== undefined && r.tree);
-  if (!ok.length) {
-    process.exitCode = 1;
-    return;
-  }
+  if (ok.length < runs.length || !ok.length) throw new Error('a VS Code host run failed (its output is above): no activation figure');
   const act = ok.map((r) => r.activationMs!);
   const tree = ok.map((r) => r.tree!.median);
   const extensionJs = fs.statSync(path.join(ROOT, 'dist/extension.js')).size;
@@ -144,16 +152,24 @@ async function activationAndTree(): Promise<void> {
 
 async function main(): Promise<void> {
   const want = (k: string) => !ONLY || ONLY.includes(k);
-  if (want('bundle')) bundle();
-  if (want('activation')) await activationAndTree();
-  if (want('logs')) {
+  // Each figure on its own: one that fails is reported and the next still runs; the exit code
+  // is then 1.
+  const figure = async (name: string, f: () => void | Promise<void>) => {
+    if (!want(name)) return;
+    try {
+      await f();
+    } catch (e) {
+      log(`${name}: FAILED: ${(e as Error).stack ?? e}`);
+      process.exitCode = 1;
+    }
+  };
+  await figure('bundle', bundle);
+  await figure('activation', activationAndTree);
+  await figure('logs', async () => {
     const line = await measureLogPanel();
     emit(line);
     if (line.value === 0) process.exitCode = 1;
-  }
+  });
 }
 
-main().catch((e) => {
-  log(String((e as Error).stack ?? e));
-  process.exitCode = 1;
-});
+runBench(main);

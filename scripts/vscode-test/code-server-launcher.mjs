@@ -15,7 +15,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { extensionHostText, launchBrowser, makeScratchDir, removeScratch, startCodeServer, workbenchLogText } from './codeServer.mjs';
+import { assertBrowser, extensionHostText, launchBrowser, makeScratchDir, removeScratch, startCodeServer, workbenchLogText } from './codeServer.mjs';
 
 const t0 = Date.now();
 const note = (s) => process.stderr.write(`[code-server-launcher +${((Date.now() - t0) / 1000).toFixed(1)}s] ${s}\n`);
@@ -101,6 +101,7 @@ async function main() {
   const timeoutMs = Number(process.env.SKYDECK_TEST_TIMEOUT_MS || 300_000);
   let timer;
   try {
+    assertBrowser(); // before code-server: without a browser nothing can run the tests
     server = await startCodeServer({ scratchDir: scratch, userDataDir: args.userDataDir, extensionsDir: args.extensionsDir, log: note });
     browser = await launchBrowser({ handleSignals: false });
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });

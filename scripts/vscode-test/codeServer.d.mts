@@ -41,6 +41,7 @@ export function findCodeServer(): string;
 export function makeScratchDir(prefix?: string): string;
 export function freePort(): Promise<number>;
 export function startCodeServer(opts?: StartOptions): Promise<CodeServer>;
+export function assertBrowser(): void;
 export function launchBrowser(opts?: { headless?: boolean; handleSignals?: boolean }): Promise<Browser>;
 export function extensionHostText(text: string): string | null;
 export function workbenchLogText(text: string): string;

@@ -7,10 +7,11 @@
 // process that descends from code-server (terminals are setsid'd out of the group), then the
 // browser is closed by its owner. Extension hosts otherwise linger for hours.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
+import { processesOf, stopTree } from '../procTree.mjs';
 
 export const CODE_SERVER_VERSION = '4.100.3';
 export const CACHE_DIR = process.env.SKYDECK_TEST_CACHE || '/var/cache/skydeck-test';
@@ -249,7 +250,7 @@ function makeHandle({ child, port, scratch, userDataDir, extensionsDir, logFile,
     },
     /** SIGTERM to the group and every descendant, SIGKILL what is left after `graceMs`. */
     stop(graceMs = 3000) {
-      stopping ??= stopTree(child, graceMs, log).finally(() => live.delete(this));
+      stopping ??= stopTree(child.pid, graceMs, (n, pids) => log(`code-server: ${n} process(es) ignored SIGTERM for ${graceMs} ms; SIGKILL (${pids.join(' ')})`)).finally(() => live.delete(this));
       return stopping;
     },
     /** Synchronous last resort (process 'exit' hook): SIGKILL the group and every descendant. */
@@ -279,87 +280,10 @@ function encodePath(p) {
   return p.split(sep).map(encodeURIComponent).join('/');
 }
 
-/** Processes in the tree below `root` (from /proc), and those in process group `pgid`. */
-function processesOf(root, pgid) {
-  const procs = new Map(); // pid -> {ppid, pgrp, state}
-  let entries = [];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      // pid (comm) state ppid pgrp ... ; comm may hold spaces and parentheses
-      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      procs.set(Number(e), { state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]) });
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  const out = new Set();
-  const children = new Map();
-  for (const [pid, p] of procs) {
-    if (!children.has(p.ppid)) children.set(p.ppid, []);
-    children.get(p.ppid).push(pid);
-    if (p.pgrp === pgid) out.add(pid);
-  }
-  const stack = [root];
-  while (stack.length) {
-    const pid = stack.pop();
-    if (procs.has(pid)) out.add(pid);
-    for (const c of children.get(pid) ?? []) stack.push(c);
-  }
-  // Zombies are gone for our purposes (init reaps orphans only every ~1.5 s here).
-  return [...out].filter((pid) => procs.get(pid)?.state !== 'Z');
-}
-
-async function stopTree(child, graceMs, log) {
-  const pgid = child.pid;
-  if (!pgid) return;
-  // Remember the descendants now: once code-server dies they are re-parented to init.
-  const known = new Set(processesOf(pgid, pgid));
-  const signal = (sig) => {
-    try {
-      process.kill(-pgid, sig);
-    } catch {
-      /* group empty */
-    }
-    for (const pid of known) {
-      try {
-        process.kill(pid, sig);
-      } catch {
-        known.delete(pid);
-      }
-    }
-  };
-  const alive = () => {
-    for (const pid of processesOf(pgid, pgid)) known.add(pid);
-    return [...known].filter((pid) => {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        return false;
-      }
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-      } catch {
-        return false;
-      }
-    });
-  };
-  signal('SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (alive().length && Date.now() < deadline) await sleep(50);
-  const left = alive();
-  if (left.length) {
-    log(`code-server: ${left.length} process(es) ignored SIGTERM for ${graceMs} ms; SIGKILL (${left.join(' ')})`);
-    signal('SIGKILL');
-    const d2 = Date.now() + 2000;
-    while (alive().length && Date.now() < d2) await sleep(50);
+/** Throws when there is no Chromium to drive: callers check first, before starting code-server. */
+export function assertBrowser() {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`${CHROMIUM_PATH} is missing: run scripts/vscode-test/install-code-server.sh (apt package chromium)${process.env.SKYDECK_CHROMIUM ? ' or fix SKYDECK_CHROMIUM' : ''}`);
   }
 }
 
@@ -370,9 +294,7 @@ async function stopTree(child, graceMs, log) {
  * caller must then close the browser on those signals itself.
  */
 export async function launchBrowser(opts = {}) {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`${CHROMIUM_PATH} is missing: run scripts/vscode-test/install-code-server.sh (apt package chromium)`);
-  }
+  assertBrowser();
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: CHROMIUM_PATH,

@@ -1,6 +1,8 @@
 // The EC2 API emulator (moto) for the AWS tests: one server per test file on 127.0.0.1.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
+import { findMotoPython } from '../../scripts/moto-python.mjs';
+import { skipOrFailWithout } from './ci';
 
 export interface MotoServer {
   url: string;
@@ -13,32 +15,30 @@ export interface MotoServer {
 /** Dummy credentials: moto accepts anything, and no real key is ever used by the tests. */
 export const DUMMY_CREDENTIALS = { accessKeyId: 'AKIDSKYDECKTEST', secretAccessKey: 'skydeck-test-secret' };
 
-let missing: string | null | undefined;
+let found: ReturnType<typeof findMotoPython> | undefined;
 
-/** Why moto cannot run here (undefined when it can); checked once per process. */
-export function motoMissing(): string | undefined {
-  if (missing === undefined) {
-    const r = spawnSync('python3', ['-c', 'import moto, moto.server, flask; print(moto.__version__)'], { encoding: 'utf8', timeout: 30_000 });
-    missing = r.status === 0 ? null : `python3 cannot import moto.server (${(r.stderr || r.error?.message || 'no python3').trim().split('\n').pop()})`;
+/** The interpreter that runs moto here (see scripts/moto-python.mjs); looked up once per process. */
+function motoPython(): ReturnType<typeof findMotoPython> {
+  if (!found) {
+    found = findMotoPython();
+    // Say which one this run used: PATH's python3 is not the same interpreter everywhere.
+    if (found.python) console.error(`  (moto ${found.version}: ${found.python})`);
   }
-  return missing ?? undefined;
+  return found;
 }
 
-let announced = false;
+/** Why moto cannot run here (undefined when it can). */
+export function motoMissing(): string | undefined {
+  return motoPython().missing;
+}
 
 /**
- * For a mocha `before` hook: skips the suite when moto is missing, with ONE loud line for the
- * whole run (the other AWS suites then skip quietly; mocha lists each as pending and the
- * counting reporter reports them as skipped, never passed).
+ * For a mocha `before` hook: without moto the AWS suites fail under CI, and skip (one loud
+ * line for the whole run; mocha lists them as pending, never passed) in a developer's run.
  */
 export function skipWithoutMoto(ctx: Mocha.Context): void {
   const why = motoMissing();
-  if (!why) return;
-  if (!announced) {
-    announced = true;
-    console.error(`\n!!! SKIPPING the AWS EC2 tests (test/integration/aws/*.test.ts: launch, stop/start, down, spot, security groups, key pairs, catalog fetch, error mapping, fault-proxy failover, provision loop): ${why}. Install moto 5.x with server extras (pip install "moto[server]==5.2.1") to run them.\n`);
-  }
-  ctx.skip();
+  if (why) skipOrFailWithout(ctx, 'the AWS EC2 tests (test/integration/aws/*.test.ts)', why);
 }
 
 function freePort(): Promise<number> {
@@ -69,8 +69,10 @@ async function waitReady(url: string, child: ChildProcess, log: () => string): P
 
 /** Starts moto with real AMI and instance-type validation, in its own process group. */
 export async function startMoto(): Promise<MotoServer> {
+  const { python, missing: why } = motoPython();
+  if (!python) throw new Error(why);
   const port = await freePort();
-  const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], {
+  const child = spawn(python, ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], {
     detached: true, stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, MOTO_ENABLE_AMI_VALIDATION: 'true', MOTO_EC2_ENABLE_INSTANCE_TYPE_VALIDATION: 'true' },
   });

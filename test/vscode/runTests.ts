@@ -4,11 +4,13 @@
 //   npx tsx test/vscode/runTests.ts
 //
 // Which VS Code runs the tests (SKYDECK_TEST_VSCODE):
-//   code-server (default where it is installed: these machines, CI) — the launcher
+//   code-server (default on Debian/Ubuntu: these machines, CI; installed on first use) — the launcher
 //       scripts/vscode-test/code-server-launcher.mjs plays the VS Code executable: code-server
 //       plus headless Chromium, all on 127.0.0.1.
 //   desktop (default elsewhere) — test-electron downloads and starts desktop VS Code, as usual.
 //   <path> — that VS Code executable.
+// SKYDECK_TEST_EXTENSION: load Skydeck from that directory instead of this repo (run-all.mjs
+// sets it to the copy installed from the .vsix).
 // The last line is "N passed, N failed", printed by the runner inside the extension host.
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -17,18 +19,21 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
 const LAUNCHER = join(ROOT, 'scripts/vscode-test/code-server-launcher.mjs');
-const CODE_SERVER_VERSION = '4.100.3';
+// The extension under test: the repo, or (run-all.mjs --packaged) the copy installed from the .vsix.
+const EXTENSION = process.env.SKYDECK_TEST_EXTENSION ? resolve(process.env.SKYDECK_TEST_EXTENSION) : ROOT;
 
-function codeServerInstalled(): boolean {
-  if (process.env.SKYDECK_CODE_SERVER) return existsSync(process.env.SKYDECK_CODE_SERVER);
-  const cache = process.env.SKYDECK_TEST_CACHE || '/var/cache/skydeck-test';
-  return existsSync(join(cache, 'code-server', `.installed-${CODE_SERVER_VERSION}`));
-}
-
-function pickExecutable(): string | undefined {
-  const choice = process.env.SKYDECK_TEST_VSCODE || (codeServerInstalled() ? 'code-server' : 'desktop');
+/**
+ * code-server where it can be installed (Debian/Ubuntu: these machines, CI), installed now if it
+ * is not yet (the same installer as run-all.mjs); desktop VS Code elsewhere.
+ */
+async function pickExecutable(): Promise<string | undefined> {
+  const { canInstallCodeServer, ensureCodeServer } = (await import(join(ROOT, 'scripts/vscode-test/install.mjs'))) as typeof import('../../scripts/vscode-test/install.mjs');
+  const choice = process.env.SKYDECK_TEST_VSCODE || (process.env.SKYDECK_CODE_SERVER || canInstallCodeServer() ? 'code-server' : 'desktop');
   if (choice === 'desktop') return undefined; // test-electron downloads VS Code
-  if (choice === 'code-server') return LAUNCHER;
+  if (choice === 'code-server') {
+    if (!process.env.SKYDECK_CODE_SERVER) await ensureCodeServer();
+    return LAUNCHER;
+  }
   return resolve(choice);
 }
 
@@ -49,7 +54,7 @@ function finalLine(code: number): string {
 }
 
 async function main(): Promise<number> {
-  if (!existsSync(join(ROOT, 'dist/extension.js'))) {
+  if (EXTENSION === ROOT && !existsSync(join(ROOT, 'dist/extension.js'))) {
     console.log('dist/extension.js is missing: npm run build');
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
   }
@@ -62,8 +67,8 @@ async function main(): Promise<number> {
   mkdirSync(join(workspace, 'examples'), { recursive: true });
   copyFileSync(join(ROOT, 'examples/hello.sky.yaml'), join(workspace, 'examples/hello.sky.yaml'));
 
-  const vscodeExecutablePath = pickExecutable();
-  console.log(`VS Code: ${vscodeExecutablePath ?? 'desktop (downloaded by @vscode/test-electron)'}`);
+  const vscodeExecutablePath = await pickExecutable();
+  console.log(`VS Code: ${vscodeExecutablePath ?? 'desktop (downloaded by @vscode/test-electron)'}; extension: ${EXTENSION}`);
   const launchArgs = [
     workspace,
     `--user-data-dir=${join(scratch, 'user-data')}`,
@@ -80,13 +85,13 @@ async function main(): Promise<number> {
       return await spawnExecutable(vscodeExecutablePath, [
         ...launchArgs,
         `--extensionTestsPath=${extensionTestsPath}`,
-        `--extensionDevelopmentPath=${ROOT}`,
+        `--extensionDevelopmentPath=${EXTENSION}`,
       ], extensionTestsEnv);
     }
     return await testElectron.runTests({
       vscodeExecutablePath,
       version: vscodeExecutablePath ? undefined : '1.100.3', // engines.vscode ^1.100.0
-      extensionDevelopmentPath: ROOT,
+      extensionDevelopmentPath: EXTENSION,
       extensionTestsPath,
       launchArgs,
       extensionTestsEnv,

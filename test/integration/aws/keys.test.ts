@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { utils, type ParsedKey } from 'ssh2';
 import { generateEd25519 } from '../../../src/core/clouds/opensshKey';
 import { ensureLocalKey, keyPairName } from '../../../src/core/clouds/aws/keys';
+import { skipOrFailWithout } from '../../support/ci';
 
 describe('aws: the local SSH key (no emulator needed)', () => {
   it('writes an ed25519 key that ssh2 parses, signs with, and verifies against its public half', () => {
@@ -28,10 +29,7 @@ describe('aws: the local SSH key (no emulator needed)', () => {
     try {
       const k = ensureLocalKey(dir);
       const r = spawnSync('ssh-keygen', ['-y', '-f', k.privatePath], { encoding: 'utf8' });
-      if (r.error) {
-        console.error(`\n!!! SKIPPING "${this.test?.title}": ssh-keygen could not run (${r.error.message}); install openssh-client\n`);
-        return this.skip();
-      }
+      if (r.error) return skipOrFailWithout(this, `"${this.test?.title}"`, `ssh-keygen could not run (${r.error.message}); install openssh-client`);
       assert.equal(r.status, 0, r.stderr);
       assert.equal(r.stdout.trim().split(' ').slice(0, 2).join(' '), k.publicKey.split(' ').slice(0, 2).join(' '));
     } finally {

@@ -9,6 +9,7 @@ import { createAzureProvider, type AzureProviderOptions } from '../../../src/cor
 import { tagsFor, type RunRequest } from '../../../src/core/clouds/provider';
 import { AzureFake } from '../../support/fakes/azureFake/server';
 import { makeCert } from '../../support/fakes/azureFake/tls';
+import { skipOrFailWithout } from '../../support/ci';
 
 export const REGION = 'eastus';
 
@@ -24,13 +25,10 @@ export interface AzureBed {
   close(): Promise<void>;
 }
 
-/** The bed, or a skipped suite with one loud line when no certificate can be made. */
+/** The bed; without a certificate, a failure under CI, else a skipped suite with one loud line. */
 export async function startAzureBed(ctx: Context): Promise<AzureBed> {
   const cert = makeCert();
-  if ('missing' in cert) {
-    console.warn(`\n  !!! SKIPPED the Azure provider suites: ${cert.missing} (install openssl)\n`);
-    ctx.skip();
-  }
+  if ('missing' in cert) skipOrFailWithout(ctx, 'the Azure provider suites', `${cert.missing} (install openssl)`);
   const tls = cert as Exclude<typeof cert, { missing: string }>;
   const fake = await new AzureFake(tls).start();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-az-'));

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
+import { inCi } from '../../../scripts/ci.mjs';
 import { log, logError } from './log';
 
 export function run(): Promise<void> {
@@ -24,6 +25,7 @@ function runMocha(): Promise<void> {
     color: false,
     timeout: Number(process.env.SKYDECK_TEST_MOCHA_TIMEOUT_MS || 30_000),
     slow: 2_000,
+    forbidOnly: inCi(), // an it.only left in must not pass CI with the other tests unrun
   });
   const grep = process.env.SKYDECK_TEST_GREP;
   if (grep) mocha.grep(grep);

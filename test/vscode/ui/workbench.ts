@@ -5,10 +5,12 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
-import { launchBrowser, makeScratchDir, removeScratch, startCodeServer, extensionHostText, workbenchLogText, type CodeServer } from '../../../scripts/vscode-test/codeServer.mjs';
+import { assertBrowser, launchBrowser, makeScratchDir, removeScratch, startCodeServer, extensionHostText, workbenchLogText, type CodeServer } from '../../../scripts/vscode-test/codeServer.mjs';
 
 export const ROOT = resolve(__dirname, '../../..');
 export const SCREENSHOT_DIR = join(ROOT, 'test-output/ui');
+/** The Skydeck under test: this repo, or the copy installed from the .vsix (run-all.mjs --packaged). */
+export const EXTENSION = process.env.SKYDECK_TEST_EXTENSION ? resolve(process.env.SKYDECK_TEST_EXTENSION) : ROOT;
 
 export interface OpenOptions {
   /** Files (repo-relative) copied into a fresh scratch workspace, keeping their paths, or to `to`. */
@@ -17,7 +19,7 @@ export interface OpenOptions {
   env?: Record<string, string>;
   settings?: Record<string, unknown>;
   log?: (line: string) => void;
-  /** The extension loaded from source; default: this repo. */
+  /** The extension loaded as a development extension; default: EXTENSION. */
   extensionPath?: string;
 }
 
@@ -37,7 +39,7 @@ export class Workbench {
     private readonly scratch: string,
   ) {}
 
-  /** code-server + Chromium + the workbench on a scratch workspace, Skydeck loaded from ROOT. */
+  /** code-server + Chromium + the workbench on a scratch workspace, Skydeck loaded from EXTENSION. */
   static async open(opts: OpenOptions = {}): Promise<Workbench> {
     const log = opts.log ?? (() => {});
     const scratch = makeScratchDir('skydeck-ui-');
@@ -51,6 +53,7 @@ export class Workbench {
     let server: CodeServer | undefined;
     let browser: Browser | undefined;
     try {
+      assertBrowser(); // before code-server: without a browser there is no workbench
       server = await startCodeServer({ scratchDir: join(scratch, 'server'), env: opts.env, settings: opts.settings, log });
       browser = await launchBrowser();
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -62,7 +65,8 @@ export class Workbench {
         else if (/^%c\s*(ERR|WARN) /.test(raw)) wb.console.push(`[workbench] ${workbenchLogText(raw)}`);
       });
       page.on('pageerror', (e) => wb.console.push(`[page error] ${e.message}`));
-      await page.goto(server.workbenchUrl({ folder: workspace, extensionDevelopmentPath: [opts.extensionPath ?? ROOT] }), { waitUntil: 'domcontentloaded' });
+      // (60 s as in the launcher: on a loaded 2-core machine the first load can exceed Playwright's 30 s.)
+      await page.goto(server.workbenchUrl({ folder: workspace, extensionDevelopmentPath: [opts.extensionPath ?? EXTENSION] }), { waitUntil: 'domcontentloaded', timeout: 60_000 });
       await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 60_000 });
       log('workbench loaded');
       return wb;

@@ -1,0 +1,2 @@
+// Types for ci.mjs (used from the TypeScript tests).
+export function inCi(env?: Record<string, string | undefined>): boolean;

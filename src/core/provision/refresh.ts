@@ -45,6 +45,14 @@ export async function refreshOne(env: ProvisionEnv, snapshot: ClusterRecord, opt
       continue;
     }
     if (young) return { name, action: 'unchanged', row: snapshot, instances: q.value };
+    // Instances the run call named are not gone because no listing shows them: listings can
+    // lag past the grace window. An interrupted launch keeps its row until one shows them.
+    const named = snapshot.status === 'INIT' ? h.instanceIds.filter((id) => !q.value.some((i) => i.id === id)) : [];
+    if (named.length) {
+      const message = `instance(s) ${named.join(', ')} were created but the cloud does not list them yet; refresh later, or down the cluster`;
+      const saved = snapshot.last_error === message ? snapshot : await saveRow(env, snapshot, { last_error: message }, { kind: 'refresh', message });
+      return { name, action: 'unchanged', row: saved ?? snapshot, instances: q.value, message };
+    }
     const message = `no live instance of ${snapshot.uid} (${q.value.length} listed, all terminated) and older than the launch grace window`;
     const removed = await deleteAfterProof(env, snapshot, { kind: 'refresh-removed', message }, snapshot);
     if (removed) await cleanUpAfterGone(env, snapshot);

@@ -65,11 +65,10 @@ export async function terminateLeaked(env: ProvisionEnv, leak: LeakedInstance): 
   const start = env.clock.now();
   let lastIssue = start;
   for (;;) {
-    const q = await call(() => env.provider.queryInstances(ref));
-    const me = q.ok ? q.value.find((x) => x.id === leak.instance.id) : undefined;
-    if (q.ok && (!me || !isLive(me.status))) return { confirmed: true, message: `${leak.instance.id} (${leak.cluster}) is ${me?.status ?? 'gone'}` };
+    const me = await lookUp(env, ref, leak.instance.id);
+    if (me.ok && (!me.found || !isLive(me.found.status))) return { confirmed: true, message: `${leak.instance.id} (${leak.cluster}) is ${me.found?.status ?? 'gone'}` };
     if (env.clock.now() - start > env.timing.confirmTimeoutMs) {
-      return { confirmed: false, message: `${leak.instance.id} is still ${me?.status ?? 'unknown'}; run the sweep again` };
+      return { confirmed: false, message: `${leak.instance.id} is still ${me.ok ? me.found?.status : 'unknown'}; run the sweep again` };
     }
     if (env.clock.now() - lastIssue >= env.timing.reissueAfterMs) {
       await call(() => env.provider.terminateInstances(ref, [leak.instance.id]));
@@ -77,4 +76,18 @@ export async function terminateLeaked(env: ProvisionEnv, leak: LeakedInstance): 
     }
     await env.clock.sleep(env.timing.pollMs);
   }
+}
+
+/**
+ * The instance as the cluster query shows it; when that query does not list it, as the
+ * account-wide listing the sweep found it in shows it (the two can lag differently), so an
+ * instance is "gone" only when neither lists it.
+ */
+async function lookUp(env: ProvisionEnv, ref: { uid: string; region?: string; zone?: string }, id: string): Promise<{ ok: boolean; found?: InstanceInfo }> {
+  const q = await call(() => env.provider.queryInstances(ref));
+  if (!q.ok) return { ok: false };
+  const found = q.value.find((x) => x.id === id);
+  if (found) return { ok: true, found };
+  const all = await call(() => env.provider.listTagged());
+  return all.ok ? { ok: true, found: all.value.find((x) => x.id === id) } : { ok: false };
 }

@@ -5,7 +5,7 @@ import type {
 } from '../../../src/core/clouds/provider';
 import { ProviderError, TAG_UID } from '../../../src/core/clouds/provider';
 import { realClock, type Clock } from '../../../src/core/provision/clock';
-import type { FakeCloudState, FakeInstance, FakeOp, FaultRule } from './model';
+import type { CloudEvent, FakeCloudState, FakeInstance, FakeOp, FaultRule } from './model';
 import { advance, isLiveStatus } from './model';
 import { faultError, takeFault } from './faults';
 import { memoryStorage, type FakeCloudStorage } from './storage';
@@ -36,6 +36,16 @@ export class FakeProvider implements Provider {
     this.mutate((s) => s.faults.push(...rules));
   }
 
+  /** Schedules a change the cloud makes by itself, `inMs` from now (see CloudEvent). */
+  cloudActs(action: CloudEvent['action'], match: { uid?: string; zone?: string; ids?: string[] }, inMs = 0): void {
+    this.mutate((s) => void (s.cloudEvents = [...(s.cloudEvents ?? []), { ...match, action, at: this.clock.now() + inMs }]));
+  }
+
+  /** Turns on EC2's refusal to stop pending instances (IncorrectInstanceState). */
+  refuseStopWhilePending(on = true): void {
+    this.mutate((s) => void (s.stopPendingRefused = on));
+  }
+
   /** Every instance as the cloud really holds it (not as listings show it). */
   truth(): FakeInstance[] {
     return this.mutate((s) => s.instances.map((i) => ({ ...i })));
@@ -59,11 +69,17 @@ export class FakeProvider implements Provider {
         }
       }
       const created: string[] = [];
-      for (let n = mine.length; n < req.numNodes; n++) {
+      // A partial create makes only some of the missing nodes (the rest fail, or an "after"
+      // rule throws once these exist).
+      const partial = takeFault(s, 'runInstances', 'partial', zone);
+      const want = partial ? Math.min(req.numNodes, mine.length + (partial.nodes ?? 1)) : req.numNodes;
+      const lateMs = late?.effect === 'late' ? late.lateMs ?? 0 : 0;
+      for (let n = mine.length; n < want; n++) {
         const id = `i-${String(s.nextId++).padStart(6, '0')}`;
         s.instances.push({
           id, region: req.placement.region ?? 'fake-1', zone, tags: { ...req.tags }, createdAt: now,
-          visibleAt: now + (late?.lateMs ?? 0), status: 'pending', since: now, costPerHour: req.placement.useSpot ? 0.3 : 1,
+          visibleAt: now + (late?.scope === 'sweep' ? 0 : lateMs), status: 'pending', since: now, costPerHour: req.placement.useSpot ? 0.3 : 1,
+          ...(late?.scope ? { sweepVisibleAt: now + (late.scope === 'query' ? 0 : lateMs) } : {}),
         });
         created.push(id);
       }
@@ -76,15 +92,17 @@ export class FakeProvider implements Provider {
   }
 
   listTagged(): Promise<InstanceInfo[]> {
-    return this.op('listTagged', undefined, (s, now) => this.visible(s, now).map(info));
+    return this.op('listTagged', undefined, (s, now) => s.instances.filter((i) => now >= (i.sweepVisibleAt ?? i.visibleAt)).map(info));
   }
 
   stopInstances(ref: ClusterRef): Promise<void> {
     return this.op('stopInstances', ref.zone, (s, now, noop) => {
       if (noop?.effect === 'noop') return;
-      for (const i of this.visible(s, now)) {
-        if (i.tags[TAG_UID] === ref.uid && (i.status === 'running' || i.status === 'pending')) i.next = { status: 'stopping', at: now + s.delays.apiLag };
-      }
+      const targets = this.visible(s, now).filter((i) => i.tags[TAG_UID] === ref.uid && (i.status === 'running' || i.status === 'pending'));
+      // As EC2: one pending instance fails the whole call, and nothing is stopped.
+      const pending = targets.find((i) => i.status === 'pending');
+      if (s.stopPendingRefused && pending) throw new ProviderError('config', `fake: IncorrectInstanceState: instance ${pending.id} is pending and cannot be stopped`);
+      for (const i of targets) i.next = { status: 'stopping', at: now + s.delays.apiLag };
     });
   }
 

@@ -20,14 +20,17 @@ export interface Harness {
   dispose(): void;
 }
 
-/** Model time runs `scale`× faster than the wall clock (default 500: 60 s grace = 120 ms). */
+/**
+ * Model time runs `scale`× faster than the wall clock (default 500: 60 s grace = 120 ms),
+ * unless `clock` is given (a virtual clock: see test/support/virtualClock.ts).
+ */
 export async function harness(opts: {
-  scale?: number; epoch?: number; timing?: Partial<ProvisionTiming>; delays?: Partial<FakeDelays>;
+  clock?: Clock; scale?: number; epoch?: number; timing?: Partial<ProvisionTiming>; delays?: Partial<FakeDelays>;
   storage?: FakeCloudStorage; root?: string; provider?: Partial<FakeProviderOptions>;
 } = {}): Promise<Harness> {
   const root = opts.root ?? fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-prov-'));
   const store = await StateStore.openWorkspace(root);
-  const clock = scaledClock(opts.scale ?? 500, opts.epoch);
+  const clock = opts.clock ?? scaledClock(opts.scale ?? 500, opts.epoch);
   const cloud = new FakeProvider({ clock, storage: opts.storage ?? memoryStorage(emptyState(opts.delays)), ...opts.provider });
   const progress: string[] = [];
   // Bounds generous in real time too (20 min of cloud time = 2.4 s at scale 500): a loaded

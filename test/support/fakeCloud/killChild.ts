@@ -1,8 +1,10 @@
 // The process the kill -9 runs kill: it runs the provision core against a fake cloud kept in
-// a JSON file. Mode "work" runs a seeded sequence of launches/stops/starts/downs and may kill
-// itself (SIGKILL) at a chosen cloud call. Mode "serve" is the fresh process afterwards (one
+// a JSON file. Mode "work" runs a seeded sequence of launches/stops/starts/downs, reports
+// each operation and each cloud call on fd 3 (so the parent knows a kill landed after a
+// cloud call, and where), and may kill itself (SIGKILL) at a chosen cloud call. Mode "serve" is the fresh process afterwards (one
 // process that never ran the killed core, serving one request per run, each from disk only):
 // it reconciles every row, counts leaks, then downs everything and counts what is still live.
+import * as fs from 'node:fs';
 import { StateStore, getCluster, listClusters } from '../../../src/core/state';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import {
@@ -11,6 +13,7 @@ import {
 import { prng } from '../prng';
 import { FakeProvider } from './fakeProvider';
 import { fileStorage } from './storage';
+import { REPORT_FD } from './killProtocol';
 import { emptyState, isLiveStatus, type FaultRule } from './model';
 
 export interface ChildConfig {
@@ -20,8 +23,24 @@ export interface ChildConfig {
   epoch: number;
   scale: number;
   seed: number;
-  /** Kill at this cloud call number ("before" or "after" it), or never. */
-  killAt?: { n: number; at: 'before' | 'after' };
+  /**
+   * Kill at this cloud call number: "self" exactly "before" or "after" it; "parent" is the
+   * parent's SIGKILL sent when it reads the call's report, landing anywhere after it.
+   */
+  killAt?: { n: number; at: 'before' | 'after'; by?: 'self' | 'parent' };
+}
+
+function report(cfg: ChildConfig, line: string): void {
+  if (cfg.mode !== 'work') return;
+  const buf = Buffer.from(line + '\n');
+  for (let off = 0; off < buf.length;) {
+    try {
+      off += fs.writeSync(REPORT_FD, buf, off);
+    } catch (e) {
+      // A full non-blocking pipe: the parent reads continuously, so try again.
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    }
+  }
 }
 
 const noBootstrap = async () => ({ workdir: '/tmp' });
@@ -31,8 +50,10 @@ async function open(cfg: ChildConfig): Promise<{ env: ProvisionEnv; cloud: FakeP
   const clock = scaledClock(cfg.scale, cfg.epoch);
   const cloud = new FakeProvider({
     clock, storage: fileStorage(cfg.cloudFile, emptyState()),
-    onCall: (_op, at, n) => {
-      if (cfg.killAt && cfg.killAt.n === n && cfg.killAt.at === at) process.kill(process.pid, 'SIGKILL');
+    onCall: (op, at, n) => {
+      report(cfg, `call ${n} ${op} ${at}`);
+      const k = cfg.killAt;
+      if (k && (k.by ?? 'self') === 'self' && k.n === n && k.at === at) process.kill(process.pid, 'SIGKILL');
     },
   });
   // The reconciler gets a long bound: at this clock scale a minute is a few real ms, and a
@@ -59,6 +80,8 @@ async function work(cfg: ChildConfig): Promise<void> {
     const name = rnd() < 0.6 ? 'a' : 'b';
     const row = await env.store.read((db) => getCluster(db, name));
     const pick = rnd();
+    const kind = !row ? 'launch' : pick < 0.35 ? 'down' : pick < 0.65 && row.status === 'UP' ? 'stop' : row.status !== 'UP' ? 'start' : 'none';
+    report(cfg, `phase ${kind}`);
     if (!row) {
       await provision(env, { name, numNodes: rnd() < 0.7 ? 1 : 2, placements: [{ cloud: 'fake', region: 'r1', useSpot: false }], bootstrap: noBootstrap });
     } else if (pick < 0.35) await downWithProof(env, row);

@@ -1,7 +1,7 @@
 // The fake cloud's state: plain JSON, so it can live in a file and a fresh process (after a
 // kill -9) sees the same "cloud". Instance states advance lazily from timestamps on every
 // read, so no timers are needed and a killed process loses nothing.
-import type { InstanceStatus } from '../../../src/core/clouds/provider';
+import { TAG_UID, type InstanceStatus } from '../../../src/core/clouds/provider';
 
 export interface FakeInstance {
   id: string;
@@ -11,6 +11,8 @@ export interface FakeInstance {
   createdAt: number;
   /** Listings show it only from this time on (eventually consistent APIs). */
   visibleAt: number;
+  /** The account-wide listing (the sweep) shows it from this time on; absent: `visibleAt`. */
+  sweepVisibleAt?: number;
   status: InstanceStatus;
   /** When `status` was entered, or will be entered for a scheduled (lagging) change. */
   since: number;
@@ -38,17 +40,36 @@ export type FakeOp =
  * One injected fault. `times` counts down per match (-1 = always). Effects: throw an untyped
  * exception, a typed transient/capacity/auth error, `noop` (stop/terminate succeed but do
  * nothing), `late` (runInstances' instances are invisible for `lateMs`), `slow` (the call
- * waits `delayMs` before acting, so instances are created late in a long call).
+ * waits `delayMs` before acting, so instances are created late in a long call), typed
+ * `quota`/`config` errors, and `partial` (runInstances creates only `nodes` of the missing
+ * nodes; pair it with an "after" error rule for a create that fails half-way).
  */
 export interface FaultRule {
   op: FakeOp;
   at: 'before' | 'after';
-  effect: 'throw' | 'transient' | 'capacity' | 'auth' | 'noop' | 'late' | 'slow';
+  effect: 'throw' | 'transient' | 'capacity' | 'auth' | 'noop' | 'late' | 'slow' | 'quota' | 'config' | 'partial';
   times: number;
   zone?: string;
   lateMs?: number;
+  /** `late`: only the cluster query ('query') or only the sweep's listing ('sweep') lags. */
+  scope?: 'query' | 'sweep';
+  /** `partial`: how many nodes this call creates. */
+  nodes?: number;
   /** `slow`: the call takes this long (clock ms) before it acts. */
   delayMs?: number;
+}
+
+/**
+ * A change the cloud makes on its own at `at` (model ms) to the instances of a uid and/or a
+ * zone (or the ids given; none: every instance): spot preemption and cloud-initiated terminate (→ terminating), a stop
+ * (running/pending → stopping), a stopped instance restarting (→ pending).
+ */
+export interface CloudEvent {
+  at: number;
+  action: 'preempt' | 'terminate' | 'stop' | 'restart';
+  uid?: string;
+  zone?: string;
+  ids?: string[];
 }
 
 export interface FakeCloudState {
@@ -58,14 +79,40 @@ export interface FakeCloudState {
   delays: FakeDelays;
   /** Every call made, in order (op:at), for kill points and debugging. */
   calls: number;
+  /** Changes the cloud will make by itself (absent in old files: none). */
+  cloudEvents?: CloudEvent[];
+  /** As EC2: StopInstances fails (IncorrectInstanceState) when a named instance is pending. */
+  stopPendingRefused?: boolean;
 }
 
 export function emptyState(delays: Partial<FakeDelays> = {}): FakeCloudState {
   return { nextId: 1, instances: [], faults: [], delays: { ...DEFAULT_DELAYS, ...delays }, calls: 0 };
 }
 
-/** Moves every instance along its state machine up to `now`. */
+/** Moves every instance along its state machine up to `now`, with the cloud's own changes. */
 export function advance(s: FakeCloudState, now: number): void {
+  const due = (s.cloudEvents ?? []).filter((e) => e.at <= now).sort((a, b) => a.at - b.at);
+  if (due.length) s.cloudEvents = s.cloudEvents!.filter((e) => !due.includes(e));
+  for (const e of due) {
+    advanceTo(s, e.at);
+    applyCloudEvent(s, e);
+  }
+  advanceTo(s, now);
+}
+
+function applyCloudEvent(s: FakeCloudState, e: CloudEvent): void {
+  for (const i of s.instances) {
+    const hit = e.ids ? e.ids.includes(i.id) : (e.uid === undefined || i.tags[TAG_UID] === e.uid) && (e.zone === undefined || i.zone === e.zone);
+    if (!hit) continue;
+    const to: InstanceStatus | undefined =
+      e.action === 'preempt' || e.action === 'terminate' ? (isLiveStatus(i.status) ? 'terminating' : undefined)
+        : e.action === 'stop' ? (i.status === 'running' || i.status === 'pending' ? 'stopping' : undefined)
+          : i.status === 'stopped' ? 'pending' : undefined;
+    if (to) Object.assign(i, { status: to, since: e.at, next: undefined });
+  }
+}
+
+function advanceTo(s: FakeCloudState, now: number): void {
   for (const i of s.instances) {
     for (let guard = 0; guard < 6; guard++) {
       const nat = natural(s.delays, i.status);

@@ -1,4 +1,6 @@
 // What real clouds do that a kind fake would not (issue 14.6): listings that disagree, the
+import { randomUUID } from 'node:crypto';
+import { thisCreator } from '../../../src/core/state';
 // cloud changing instances on its own, partial creates, quota/config errors, EC2 refusing to
 // stop a pending instance, instances listed only after the grace window. On a virtual clock.
 import assert from 'node:assert/strict';
@@ -206,13 +208,16 @@ describe('provision: cloud behaviour a kind fake hides', () => {
     h.cloud.inject({ op: 'runInstances', at: 'before', effect: 'late', lateMs: 3 * 60_000, times: 1 });
     // A launch killed right after its run call was answered: intent, then the ids.
     const now = h.clock.now();
+    const uid = randomUUID();
+    const creator = thisCreator();
     const base = {
-      name: 'c1', uid: 'uid-c1', provider: 'fake', region: 'r1', zone: 'r1a', status: 'INIT' as const, resources: null, num_nodes: 1,
+      name: 'c1', uid, provider: 'fake', region: 'r1', zone: 'r1a', status: 'INIT' as const, resources: null, num_nodes: 1,
       head_address: null, ssh_user: null, ssh_port: null, ssh_key_path: null, handle: null, launched_at: now, updated_at: now,
       last_error: null, autostop_minutes: null, autostop_down: 0, flags: null,
+      created_by_user: creator.user, created_by_machine: creator.machine,
     };
     const intent = (await saveRow(h.env, base, { handlePatch: { lastRunAt: now, runInFlight: true } }, undefined, true))!;
-    const { created } = await h.cloud.runInstances({ uid: 'uid-c1', clusterName: 'c1', workspaceId: 'w', numNodes: 1, placement: zone('r1a'), tags: { [TAG_UID]: 'uid-c1', 'skydeck-cluster': 'c1' } });
+    const { created } = await h.cloud.runInstances({ uid, clusterName: 'c1', workspaceId: 'w', numNodes: 1, placement: zone('r1a'), tags: { [TAG_UID]: uid, 'skydeck-cluster': 'c1' } });
     const crashed = (await saveRow(h.env, intent, { handlePatch: { instanceIds: created, runInFlight: false, runAnsweredAt: now } }))!;
     await h.clock.sleep(61_000);
     const first = await reconcileOne(h.env, crashed);

@@ -8,6 +8,7 @@ import { describePlacement, expandZones } from './candidates';
 import { terminateWithProof } from './teardown';
 import { currentRow, deleteAfterProof, saveRow } from './rows';
 import { FLAGS } from './handle';
+import { claimOwner, releaseOwner } from './owner';
 
 /** One provisioning attempt as the user sees it (launch progress, final error). */
 export interface AttemptReport {
@@ -64,6 +65,18 @@ export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promi
   };
   const taken = await env.store.read((db) => getCluster(db, req.name));
   if (taken) return { ok: false, attempts: [], error: `cluster ${req.name} already exists (${taken.status})` };
+  // Recorded with the intent so a start-up reconcile can tell this launch, while it runs, from
+  // one whose process died or gave up (reconcile.ts).
+  const owner = claimOwner();
+  row.handle = JSON.stringify({ launchOwner: owner });
+  try {
+    return await provisionOwned(env, req, row, wsId);
+  } finally {
+    releaseOwner(owner);
+  }
+}
+
+async function provisionOwned(env: ProvisionEnv, req: ProvisionRequest, row: ClusterRecord, wsId: string): Promise<ProvisionResult> {
   const attempts: AttemptReport[] = [];
   const placements = expandZones(env.provider, req.placements);
   let flagged = false;
@@ -77,7 +90,7 @@ export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promi
     if (out.ok) {
       const report: AttemptReport = { placement, outcome: 'up', cleanup: 'not-needed' };
       attempts.push(report);
-      req.onAttempt?.(report);
+      tell(env, req, report);
       return { ok: true, row: out.row, attempts };
     }
     row = (await currentRow(env, row)) ?? row;
@@ -89,7 +102,7 @@ export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promi
       cleanup: cleanup.confirmed ? 'confirmed' : 'unconfirmed',
     };
     attempts.push(report);
-    req.onAttempt?.(report);
+    tell(env, req, report);
     await saveRow(env, row, { flags: cleanup.confirmed ? null : FLAGS.terminationUnconfirmed, last_error: `${report.kind}: ${report.reason}` }, {
       kind: 'attempt-failed', message: `${describePlacement(placement)}: ${report.kind}: ${report.reason}; cleanup ${report.cleanup}`, data: report,
     });
@@ -102,6 +115,15 @@ export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promi
     if (cur) await deleteAfterProof(env, cur, { kind: 'launch-failed', message: error });
   }
   return { ok: false, attempts, error, flagged, row: flagged ? row : undefined };
+}
+
+/** The caller's callback must not end the loop (issue 12.3): a throw is logged, not raised. */
+function tell(env: ProvisionEnv, req: ProvisionRequest, a: AttemptReport): void {
+  try {
+    req.onAttempt?.(a);
+  } catch (e) {
+    env.log(`attempt report failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 function summarize(name: string, attempts: AttemptReport[], total: number, flagged: boolean): string {

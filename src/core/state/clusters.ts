@@ -37,11 +37,19 @@ export function listClusters(db: Database): ClusterRecord[] {
   return all<ClusterRecord>(db, 'SELECT * FROM clusters ORDER BY launched_at, name');
 }
 
+export function getClusterByUid(db: Database, uid: string): ClusterRecord | undefined {
+  return one<ClusterRecord>(db, 'SELECT * FROM clusters WHERE uid = ?', [uid]);
+}
+
 /**
- * Removes a cluster row. Leak invariant 4: only teardown and refresh may call this, and only
- * after the provider confirmed every instance of the uid is terminating or terminated.
+ * Removes the row (and cached jobs) of one cluster uid. Leak invariant 4: only teardown and
+ * refresh may call this, and only after the provider confirmed every instance of the uid is
+ * terminating or terminated. By uid, never by name: the name may already belong to a newer
+ * launch (invariant 6). Returns whether a row was removed.
  */
-export function deleteClusterAfterProof(db: Database, name: string): void {
-  db.run('DELETE FROM clusters WHERE name = ?', [name]);
-  db.run('DELETE FROM jobs WHERE cluster = ?', [name]);
+export function deleteClusterAfterProof(db: Database, uid: string): boolean {
+  db.run('DELETE FROM clusters WHERE uid = ?', [uid]);
+  const removed = db.getRowsModified() > 0;
+  db.run('DELETE FROM jobs WHERE cluster_uid = ?', [uid]);
+  return removed;
 }

@@ -15,6 +15,8 @@ export interface ExecRequest extends FollowOptions {
   taskFile: string;
   envs?: Record<string, string>;
   detach?: boolean;
+  /** Cancels before the submit (the editor's Cancel); after it, nothing is undone. */
+  signal?: AbortSignal;
 }
 
 /** `sky exec`: sync the workdir and run the task's `run` as a new job (no setup). */
@@ -32,6 +34,7 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   await connecting;
   const { workdir } = readHandle(row);
   await Promise.all([syncAll(ctx, client, task, dir, workdir), syncWorkers(ctx, row, task, dir)]);
+  if (req.signal?.aborted) throw new OpsError('failed', `exec on ${req.cluster} cancelled before its job was submitted`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false }));
   await assertNoTeardownSince(ctx, row, jobId);
   req.onSubmitted?.(jobId, req.cluster);

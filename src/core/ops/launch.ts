@@ -15,7 +15,8 @@ import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 import type { AttemptReport } from '../provision';
 import type { ClusterRecord } from '../state';
 import { placementsOf, teardownUnderWay } from '../provision';
-import { providerOf } from './providerEnv';
+import { isProviderCluster, providerOf } from './providerEnv';
+import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
 
 export interface LaunchRequest extends FollowOptions {
@@ -70,13 +71,24 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
   await Promise.all([syncAll(ctx, client, task, dir, handle.workdir), syncWorkers(ctx, row, task, dir)]);
-  if (req.provisionSignal?.aborted) throw new OpsError('failed', `launch on ${name} cancelled before its job was submitted; the cluster is kept (UP): down it if you do not need it`);
+  if (req.provisionSignal?.aborted) await cancelBeforeSubmit(ctx, row, !existing && isProviderCluster(row));
   ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true }));
   await assertNoTeardownSince(ctx, row, jobId);
   req.onSubmitted?.(jobId, name);
   if (req.detach) return { cluster: name, jobId };
   return { cluster: name, jobId, final: await followJob(client, jobId, req) };
+}
+
+/**
+ * Cancelled after the cluster came up but before the submit: a cluster this launch created
+ * is terminated with proof (nobody asked to keep it, and it bills); one it reused is kept.
+ */
+async function cancelBeforeSubmit(ctx: OpsContext, row: ClusterRecord, created: boolean): Promise<never> {
+  if (!created) throw new OpsError('failed', `launch on ${row.name} cancelled before its job was submitted; the cluster is kept`);
+  ctx.progress(`Cancelled; terminating ${row.name}, which this launch created`);
+  await downProvider(ctx, row, false);
+  throw new OpsError('failed', `launch on ${row.name} cancelled before its job was submitted; the cluster it created is terminated (confirmed by the cloud)`);
 }
 
 /**

@@ -87,18 +87,20 @@ async function provisionOwned(env: ProvisionEnv, req: ProvisionRequest, row: Clu
     const out = await runAttempt(env, {
       row, workspaceId: wsId, placement, numNodes: req.numNodes, ports: req.ports ?? [], bootstrap: req.bootstrap, signal: req.signal, resume: false,
     });
-    if (out.ok) {
+    // A cancel that came while the last step ran still wins: nobody will use this cluster.
+    if (out.ok && !req.signal?.aborted) {
       const report: AttemptReport = { placement, outcome: 'up', cleanup: 'not-needed' };
       attempts.push(report);
       tell(env, req, report);
       return { ok: true, row: out.row, attempts };
     }
+    const failed = out.ok ? { kind: 'cancelled', message: 'cancelled by the user', hint: undefined } : out;
     row = (await currentRow(env, row)) ?? row;
-    const cancelled = out.kind === 'cancelled';
-    env.progress(`${cancelled ? 'Cancelled' : `Attempt on ${describePlacement(placement)} failed (${out.kind}: ${out.message})`}; terminating what it created`);
+    const cancelled = failed.kind === 'cancelled';
+    env.progress(`${cancelled ? 'Cancelled' : `Attempt on ${describePlacement(placement)} failed (${failed.kind}: ${failed.message})`}; terminating what it created`);
     const cleanup = await terminateWithProof(env, row);
     const report: AttemptReport = {
-      placement, outcome: cancelled ? 'cancelled' : 'failed', kind: out.kind, reason: out.message + (out.hint ? ` (${out.hint})` : ''),
+      placement, outcome: cancelled ? 'cancelled' : 'failed', kind: failed.kind, reason: failed.message + (failed.hint ? ` (${failed.hint})` : ''),
       cleanup: cleanup.confirmed ? 'confirmed' : 'unconfirmed',
     };
     attempts.push(report);
@@ -107,7 +109,7 @@ async function provisionOwned(env: ProvisionEnv, req: ProvisionRequest, row: Clu
       kind: 'attempt-failed', message: `${describePlacement(placement)}: ${report.kind}: ${report.reason}; cleanup ${report.cleanup}`, data: report,
     });
     if (!cleanup.confirmed) flagged = true;
-    stop = flagged || STOP_KINDS.has(out.kind);
+    stop = flagged || STOP_KINDS.has(failed.kind);
   }
   const error = summarize(req.name, attempts, placements.length, flagged);
   if (!flagged) {

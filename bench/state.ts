@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-bench-state-'));
   const store = await StateStore.open(path.join(dir, 'state.db'));
   const jobs: JobRecord[] = Array.from({ length: 10_000 }, (_, i) => ({
-    cluster: 'bench', job_id: i + 1, name: `train-${i}`, user_name: 'me', status: 'SUCCEEDED',
+    cluster_uid: 'bench-uid', cluster: 'bench', job_id: i + 1, name: `train-${i}`, user_name: 'me', status: 'SUCCEEDED',
     submitted_at: 1_700_000_000 + i, started_at: 1_700_000_001 + i, ended_at: 1_700_000_100 + i,
     exit_code: 0, reason: null, resources: '{"cpus":1}',
   }));

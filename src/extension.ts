@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { Services, type Core } from './ui/services';
+import type { OpsContext } from './core/ops';
 import { DeferredCommands } from './ui/deferredCommands';
 import { ClustersModel } from './ui/tree/clustersModel';
 import { ClustersTreeProvider } from './ui/tree/clustersTreeProvider';
@@ -13,6 +14,11 @@ export interface SkydeckApi {
   clustersModel: ClustersModel;
   /** Milliseconds spent inside activate() itself (the in-host activation test reports it). */
   activateMs: number;
+  /**
+   * Only under the in-host test runner (SKYDECK_TEST=1): the shared OpsContext, so a suite can
+   * put the fake cloud in its providers. Absent in normal use.
+   */
+  testOps?: () => Promise<OpsContext>;
 }
 
 /**
@@ -70,7 +76,8 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     });
     context.subscriptions.push(opened);
   }
-  return { clustersModel: model, activateMs: performance.now() - started };
+  const testOps = process.env.SKYDECK_TEST === '1' ? { testOps: () => services.ops() } : {};
+  return { clustersModel: model, activateMs: performance.now() - started, ...testOps };
 }
 
 /** From an event rather than a user action: a failure goes to the log, not to an unhandled throw. */

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
         const cur = Number(db.exec("SELECT value FROM meta WHERE key='n'")[0]?.values[0][0] ?? 0) + 1;
         db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('n', ?)", [String(cur)]);
         // A couple of KB per row so a save spans many pages and takes real time.
-        db.run("INSERT INTO jobs (cluster, job_id, name, status) VALUES ('c', ?, ?, 'RUNNING')", [cur, `job-${cur}-`.repeat(200)]);
+        db.run("INSERT INTO jobs (cluster_uid, cluster, job_id, name, status) VALUES ('c-uid', 'c', ?, ?, 'RUNNING')", [cur, `job-${cur}-`.repeat(200)]);
         db.run("DELETE FROM jobs WHERE job_id <= ?", [cur - KEEP]);
         return cur;
       });

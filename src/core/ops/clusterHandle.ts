@@ -1,5 +1,6 @@
 import type { ClusterRecord } from '../state';
 import type { HostSpec } from '../clouds/hostSpec';
+import type { Owner } from '../provision/owner';
 
 /** What a local or ssh cluster row keeps in its `handle` column. */
 export interface ReachableHandle {
@@ -12,6 +13,8 @@ export interface ReachableHandle {
   workdir: string;
   /** The head is this machine (the fake cloud in tests): no SSH. */
   local?: boolean;
+  /** The down under way (local/ssh): one at a time per uid; a dead one's claim is taken over. */
+  downOwner?: Owner;
 }
 
 export function readHandle(c: ClusterRecord): ReachableHandle {

@@ -1,12 +1,12 @@
-import { appendEvent, deleteClusterAfterProof, type ClusterRecord } from '../state';
+import { appendEvent, deleteClusterAfterProof, getCluster, type ClusterRecord } from '../state';
 import { defaultSshConfigPaths, removeClusterSshConfig } from '../access/sshConfigFile';
 import { TERMINAL_STATUSES } from '../jobs';
+import { claimOwner, describeOwner, FLAGS, ownerState, releaseOwner, sameOwner, type Owner } from '../provision';
 
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { requireCluster } from './findCluster';
 import { readHandle } from './clusterHandle';
-import { updateCluster } from './provisionReachable';
 import { isProviderCluster } from './providerEnv';
 import { downProvider } from './downProvider';
 import { downWorkers } from './multiNode';
@@ -30,45 +30,128 @@ export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}
   return result;
 }
 
-async function downReachable(ctx: OpsContext, row: ClusterRecord, opts: DownOptions): Promise<{ cleaned: boolean; notes: string[] }> {
+/** This down no longer owns the cluster it started for: it stops without touching anything. */
+class NotOurs extends Error {}
+
+/**
+ * A local/ssh cluster's agent and directory are addressed by host, not by uid, so a down
+ * must be the only one acting on its uid, and the row must stay that uid's until the down
+ * deletes it (launch refuses a row flagged "terminating"). The claim is the row's flag plus
+ * this down's owner in the handle; a second down waits for a live owner and takes over a
+ * dead one's. Each destructive step re-checks the claim.
+ */
+async function downReachable(ctx: OpsContext, start: ClusterRecord, opts: DownOptions): Promise<{ cleaned: boolean; notes: string[] }> {
+  const name = start.name;
+  const owner = claimOwner();
+  try {
+    const claimed = await claim(ctx, start, owner);
+    if (claimed !== 'claimed') return claimed;
+    return await tearDown(ctx, start, owner, opts);
+  } finally {
+    releaseOwner(owner);
+    await ctx.connections.forget(name).catch(() => undefined);
+  }
+}
+
+async function claim(ctx: OpsContext, start: ClusterRecord, owner: Owner): Promise<'claimed' | { cleaned: boolean; notes: string[] }> {
+  const name = start.name;
+  for (let waited = false; ; waited = true) {
+    const r = await ctx.store.write((db) => {
+      const cur = getCluster(db, name);
+      if (!cur) return { gone: true as const };
+      if (cur.uid !== start.uid) return { other: cur };
+      const h = readHandle(cur);
+      const holder = h.downOwner && ownerState(h.downOwner) !== 'dead' ? h.downOwner : undefined;
+      if (holder) return { holder, remote: ownerState(holder) === 'unknown' };
+      db.run('UPDATE clusters SET flags = ?, handle = ?, updated_at = ? WHERE uid = ?', [
+        FLAGS.terminating, JSON.stringify({ ...h, downOwner: owner }), Date.now(), start.uid,
+      ]);
+      appendEvent(db, { cluster: name, kind: 'down-started', message: `down of uid ${start.uid} by ${describeOwner(owner)}` });
+      return { claimed: true as const };
+    });
+    if ('claimed' in r) return 'claimed';
+    if ('gone' in r) return { cleaned: true, notes: [`${name} (uid ${start.uid}) was already torn down by another down`] };
+    if ('other' in r) throw otherUid(start, r.other as ClusterRecord);
+    if (r.remote) throw new OpsError('failed', `another down of ${name} is under way (${describeOwner(r.holder)}); wait for it to finish`);
+    if (!waited) ctx.progress(`Waiting for the down of ${name} already under way (${describeOwner(r.holder)})`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
+function otherUid(start: ClusterRecord, cur: ClusterRecord): OpsError {
+  return new OpsError('failed', `${start.name} is now another cluster (uid ${cur.uid}, launched after this down began for uid ${start.uid}); this down stopped and touched nothing of it`);
+}
+
+async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts: DownOptions): Promise<{ cleaned: boolean; notes: string[] }> {
   const name = row.name;
   const notes: string[] = [];
   const grace = opts.graceSeconds ?? 10;
   const client = ctx.connections.client(row);
+  // Before each step that acts on the machine: still our uid, still our claim.
+  const ours = async () => {
+    const cur = await ctx.store.read((db) => getCluster(db, name));
+    if (!cur || cur.uid !== row.uid || !sameOwner(readHandle(cur).downOwner, owner)) throw new NotOurs();
+  };
   try {
     ctx.progress(`Cancelling the jobs on ${name}`);
-    await client.cancel({ all: true }, grace);
     const deadline = Date.now() + (grace + 15) * 1000;
+    // Cancel until none is alive: a launch that read the row just before the flag may still
+    // submit one (it then reports the job as not run, see launch.ts).
     for (;;) {
+      await ours();
+      await client.cancel({ all: true }, grace);
       const alive = (await client.queue()).filter((j) => !TERMINAL_STATUSES.has(j.status));
       if (alive.length === 0) break;
       if (Date.now() > deadline) throw new Error(`jobs ${alive.map((j) => j.job_id).join(', ')} are still alive after ${grace + 15} s`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    await ours();
     ctx.progress(`Stopping the agent on ${name}`);
     await client.shutdown();
+    await ours();
     const workerProblems = await downWorkers(ctx, row);
     if (workerProblems.length) throw new Error(`cleaning the worker nodes failed: ${workerProblems.join('; ')}`);
     const base = (await client.connect()).base;
     await ctx.connections.forget(name);
+    await ours();
     const transport = ctx.connections.transportForCluster(row);
     const r = await transport.exec(['rm', '-rf', '--', base]);
     await transport.close();
     if (r.code !== 0) throw new Error(`removing ${base} failed: ${r.stderr.toString().trim()}`);
     notes.push(`removed ${base}${row.provider === 'ssh' ? ` on ${readHandle(row).hosts.map((h) => h.address).join(', ')}` : ''}`);
   } catch (e) {
+    if (e instanceof NotOurs) {
+      const cur = await ctx.store.read((db) => getCluster(db, name));
+      if (cur && cur.uid !== row.uid) throw otherUid(row, cur);
+      throw new OpsError('failed', `another operation took over the down of ${name} (uid ${row.uid}); this one stopped`);
+    }
     await ctx.connections.forget(name);
     if (!opts.purge) {
-      await updateCluster(ctx, name, { last_error: `down failed: ${(e as Error).message}`, flags: 'down-unconfirmed' }, {
-        kind: 'down-failed', message: (e as Error).message,
-      });
+      await release(ctx, row, owner, { last_error: `down failed: ${(e as Error).message}`, flags: FLAGS.downUnconfirmed }, (e as Error).message);
       throw new OpsError('failed', `could not clean up ${name}: ${(e as Error).message}. The cluster is kept; retry, or use --purge to forget it anyway (its processes may keep running)`);
     }
     notes.push(`--purge: forgot ${name} without cleaning its machine (${(e as Error).message}); processes there may still run`);
   }
-  await ctx.store.write((db) => {
-    appendEvent(db, { cluster: name, kind: 'down', message: notes.join('; ') });
-    deleteClusterAfterProof(db, name);
+  const deleted = await ctx.store.write((db) => {
+    const cur = getCluster(db, name);
+    if (!cur || cur.uid !== row.uid || !sameOwner(readHandle(cur).downOwner, owner)) return false;
+    appendEvent(db, { cluster: name, kind: 'down', message: notes.join('; '), data: { uid: row.uid } });
+    return deleteClusterAfterProof(db, row.uid);
   });
+  if (!deleted) throw new OpsError('failed', `${name} (uid ${row.uid}) was taken over by another operation before this down could remove it`);
   return { cleaned: !notes.some((n) => n.startsWith('--purge')), notes };
+}
+
+/** A failed down keeps the row, flagged, and gives up its claim so a retry can take it. */
+async function release(ctx: OpsContext, row: ClusterRecord, owner: Owner, patch: Partial<ClusterRecord>, message: string): Promise<void> {
+  await ctx.store.write((db) => {
+    const cur = getCluster(db, row.name);
+    if (!cur || cur.uid !== row.uid) return;
+    const h = readHandle(cur);
+    if (!sameOwner(h.downOwner, owner)) return;
+    delete h.downOwner;
+    const next = { ...cur, ...patch, handle: JSON.stringify(h), updated_at: Date.now() };
+    db.run('UPDATE clusters SET flags = ?, last_error = ?, handle = ?, updated_at = ? WHERE uid = ?', [next.flags, next.last_error, next.handle, next.updated_at, row.uid]);
+    appendEvent(db, { cluster: row.name, kind: 'down-failed', message });
+  });
 }

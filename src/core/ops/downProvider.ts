@@ -28,9 +28,12 @@ export async function downProvider(ctx: OpsContext, row: ClusterRecord, purge: b
   }
   const ids = [...r.proof.pending.map((i) => `${i.id} (${i.status})`), ...r.proof.unseen];
   const note = `--purge: forgot ${row.name} without proof that its instances are gone${ids.length ? `: ${ids.join(', ')} may still be running` : ''}; "skydeck leaks" lists them`;
-  await ctx.store.write((db) => {
+  // Only the uid this down looked at: a newer launch of the name is none of its business.
+  const forgot = await ctx.store.write((db) => {
+    if (!deleteClusterAfterProof(db, row.uid)) return false;
     appendEvent(db, { cluster: row.name, kind: 'purge', message: note, data: { uid: row.uid, reason: r.reason } });
-    deleteClusterAfterProof(db, row.name);
+    return true;
   });
+  if (!forgot) return { cleaned: false, notes: [`${row.name} (uid ${row.uid}) was already removed by another operation`] };
   return { cleaned: false, notes: [note] };
 }

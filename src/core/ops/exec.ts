@@ -3,7 +3,9 @@ import { requireCluster } from './findCluster';
 import { loadTaskForRun } from './loadTask';
 import { checkSyncSources } from './syncFiles';
 import { readHandle } from './clusterHandle';
-import { syncAll } from './launch';
+import { assertNoTeardownSince, syncAll } from './launch';
+import { teardownUnderWay } from '../provision';
+import { OpsError } from './errors';
 import { syncWorkers } from './multiNode';
 import { jobSpecOf } from './jobSpec';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
@@ -13,11 +15,15 @@ export interface ExecRequest extends FollowOptions {
   taskFile: string;
   envs?: Record<string, string>;
   detach?: boolean;
+  /** Cancels before the submit (the editor's Cancel); after it, nothing is undone. */
+  signal?: AbortSignal;
 }
 
 /** `sky exec`: sync the workdir and run the task's `run` as a new job (no setup). */
 export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcome> {
   const row = await requireCluster(ctx, req.cluster);
+  const busy = teardownUnderWay(row);
+  if (busy) throw new OpsError('failed', busy);
   const client = ctx.connections.client(row);
   // Connecting (SSH handshake, agent check) overlaps with reading the task.
   const connecting = client.connect();
@@ -28,7 +34,9 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   await connecting;
   const { workdir } = readHandle(row);
   await Promise.all([syncAll(ctx, client, task, dir, workdir), syncWorkers(ctx, row, task, dir)]);
+  if (req.signal?.aborted) throw new OpsError('failed', `exec on ${req.cluster} cancelled before its job was submitted`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false, secrets }));
+  await assertNoTeardownSince(ctx, row, jobId);
   req.onSubmitted?.(jobId, req.cluster);
   if (req.detach) return { jobId };
   return { jobId, final: await followJob(client, jobId, req) };

@@ -15,8 +15,9 @@ import { jobSpecOf } from './jobSpec';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 import type { AttemptReport } from '../provision';
 import type { ClusterRecord } from '../state';
-import { placementsOf } from '../provision';
-import { providerOf } from './providerEnv';
+import { placementsOf, teardownUnderWay } from '../provision';
+import { isProviderCluster, providerOf } from './providerEnv';
+import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
 
 export interface LaunchRequest extends FollowOptions {
@@ -77,11 +78,35 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
   await Promise.all([syncAll(ctx, client, task, dir, handle.workdir), syncWorkers(ctx, row, task, dir)]);
+  if (req.provisionSignal?.aborted) await cancelBeforeSubmit(ctx, row, !existing && isProviderCluster(row));
   ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true, secrets }));
+  await assertNoTeardownSince(ctx, row, jobId);
   req.onSubmitted?.(jobId, name);
   if (req.detach) return { cluster: name, jobId };
   return { cluster: name, jobId, final: await followJob(client, jobId, req) };
+}
+
+/**
+ * Cancelled after the cluster came up but before the submit: a cluster this launch created
+ * is terminated with proof (nobody asked to keep it, and it bills); one it reused is kept.
+ */
+async function cancelBeforeSubmit(ctx: OpsContext, row: ClusterRecord, created: boolean): Promise<never> {
+  if (!created) throw new OpsError('failed', `launch on ${row.name} cancelled before its job was submitted; the cluster is kept`);
+  ctx.progress(`Cancelled; terminating ${row.name}, which this launch created`);
+  await downProvider(ctx, row, false);
+  throw new OpsError('failed', `launch on ${row.name} cancelled before its job was submitted; the cluster it created is terminated (confirmed by the cloud)`);
+}
+
+/**
+ * After a submit: a down that flagged the row before we could read it may have started
+ * before the job reached the agent, and will cancel it. Say so instead of "submitted"; a
+ * down that flags the row after this read began after the submit (issue 12.1).
+ */
+export async function assertNoTeardownSince(ctx: OpsContext, row: ClusterRecord, jobId: number): Promise<void> {
+  const cur = await ctx.store.read((db) => getCluster(db, row.name));
+  const why = !cur || cur.uid !== row.uid ? `${row.name} was torn down meanwhile` : teardownUnderWay(cur);
+  if (why) throw new OpsError('failed', `job ${jobId} reached ${row.name}, but a teardown started before it did, so it will not run: ${why}`);
 }
 
 /** local and ssh: claim this machine or pool hosts, install the agent, mark UP. */
@@ -111,13 +136,13 @@ async function launchReachable(
       await client.configure({ cluster_name: name, node_ips: [row.head_address ?? '127.0.0.1'] });
       await bringUpWorkers(ctx, row, client);
       const handle = { ...readHandle(row), workdir: await makeWorkdir(client, loc.base, cloud) };
-      row = await updateCluster(ctx, name, { status: 'UP', handle: JSON.stringify(handle), last_error: null }, {
+      row = await updateCluster(ctx, row, { status: 'UP', handle: JSON.stringify(handle), last_error: null }, {
         kind: 'up', message: `agent ready at ${loc.base}`,
       });
     }
   } catch (e) {
     // The row stays (with its error) so the user sees it and can retry or down it.
-    await updateCluster(ctx, name, { last_error: (e as Error).message }, { kind: 'launch-failed', message: (e as Error).message });
+    await updateCluster(ctx, row, { last_error: (e as Error).message }, { kind: 'launch-failed', message: (e as Error).message }).catch(() => undefined);
     throw e;
   }
   return row;

@@ -1,7 +1,7 @@
 import type { ClusterRecord } from '../state';
 import type { Task } from '../task';
 import { placementsOf, provision, resumeCluster, needsReconcile, type AttemptReport } from '../provision';
-import { FLAGS } from '../provision';
+import { teardownUnderWay } from '../provision';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { envFor } from './providerEnv';
@@ -28,9 +28,8 @@ export async function launchOnProvider(ctx: OpsContext, name: string, task: Task
   const env = envFor(ctx, opts.cloud);
   const bootstrap = ctx.bootstrap ?? agentBootstrap(ctx);
   const row = opts.existing;
-  if (row?.flags === FLAGS.terminating || row?.flags === FLAGS.terminationUnconfirmed) {
-    throw new OpsError('failed', `cluster ${name} is being torn down (${row.flags}); run "skydeck down ${name}" to finish, then launch again`);
-  }
+  const busy = row && teardownUnderWay(row);
+  if (busy) throw new OpsError('failed', busy);
   if (row?.status === 'UP') {
     ctx.progress(`Reusing cluster ${name}`);
     return row;

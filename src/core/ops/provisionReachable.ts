@@ -8,6 +8,7 @@ import type { OpsContext } from './context';
 import { localBaseDir } from './context';
 import { OpsError } from './errors';
 import { readHandle, type ReachableHandle } from './clusterHandle';
+import { teardownUnderWay } from '../provision/handle';
 
 export const REACHABLE_CLOUDS = ['local', 'ssh'] as const;
 
@@ -41,6 +42,10 @@ export async function writeIntent(
 ): Promise<ClusterRecord> {
   return ctx.store.write((db) => {
     const existing = getCluster(db, name);
+    // Checked in the same transaction that hands the row to the launch: a down that flags
+    // the row after this point is caught by launch's check after the submit.
+    const busy = existing && teardownUnderWay(existing);
+    if (busy) throw new OpsError('failed', busy);
     if (existing) return existing;
     let hosts: HostSpec[] = [];
     if (cloud === 'ssh') {
@@ -82,16 +87,20 @@ export async function writeIntent(
   });
 }
 
-/** Records a step's outcome on the row (status, handle, error) and in the events log. */
+/**
+ * Records a step's outcome on the row of this uid (status, handle, error) and in the events
+ * log. A row that is gone or now belongs to another uid is never written.
+ */
 export async function updateCluster(
   ctx: OpsContext,
-  name: string,
+  row: Pick<ClusterRecord, 'name' | 'uid'>,
   patch: Partial<ClusterRecord>,
   event?: { kind: string; message: string },
 ): Promise<ClusterRecord> {
+  const name = row.name;
   return ctx.store.write((db) => {
     const cur = getCluster(db, name);
-    if (!cur) throw new OpsError('failed', `cluster ${name} disappeared from the state while it was being launched`);
+    if (!cur || cur.uid !== row.uid) throw new OpsError('failed', `cluster ${name} (uid ${row.uid}) was removed from the state by another operation meanwhile`);
     const next = { ...cur, ...patch, updated_at: Date.now() };
     putCluster(db, next);
     if (event) appendEvent(db, { cluster: name, ...event });

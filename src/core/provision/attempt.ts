@@ -85,7 +85,7 @@ export async function runAttempt(env: ProvisionEnv, input: AttemptInput): Promis
   row = await saveRow(env, row, {
     status: 'UP', flags: null, last_error: null, head_address: info.value.head.address,
     ssh_user: info.value.sshUser, ssh_port: info.value.sshPort ?? 22, ssh_key_path: info.value.sshKeyPath ?? null,
-    handlePatch: { ...boot.value, headId: info.value.head.id },
+    handlePatch: { ...boot.value, headId: info.value.head.id, launchOwner: undefined },
   }, { kind: 'up', message: `up on ${describePlacement(p)}, head ${info.value.head.address}` });
   return row ? { ok: true, row } : lost;
 }

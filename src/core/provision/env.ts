@@ -27,7 +27,15 @@ export function makeEnv(src: EnvSource, provider: Provider): ProvisionEnv {
     provider,
     clock: src.clock ?? realClock,
     timing: { ...DEFAULT_TIMING, ...src.timing },
-    progress: (s) => src.progress(s),
+    // A progress reporter must never end the loop: an exception out of it after a create
+    // call would leave instances behind (issue 12.3). Cancellation is the AbortSignal.
+    progress: (s) => {
+      try {
+        src.progress(s);
+      } catch (e) {
+        src.log(`progress report failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    },
     log: (m) => src.log(m),
   };
 }

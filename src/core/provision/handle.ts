@@ -1,6 +1,7 @@
 import type { ClusterRecord } from '../state';
 import type { ClusterRef, Placement } from '../clouds/provider';
 import type { ReachableHandle } from '../ops/clusterHandle';
+import type { Owner } from './owner';
 
 /**
  * What a provider cluster's row keeps in `handle`. The run bookkeeping is what makes proofs
@@ -19,6 +20,8 @@ export interface ProviderHandle extends ReachableHandle {
   runAnsweredAt?: number;
   /** Counts intents, so a refresh can tell that a launch moved on since it looked. */
   attempt: number;
+  /** The process running this fresh launch, until it is UP; reconcile ends a dead one's. */
+  launchOwner?: Owner;
 }
 
 export function providerHandle(row: ClusterRecord): ProviderHandle {
@@ -50,7 +53,27 @@ export const FLAGS = {
   terminationUnconfirmed: 'termination-unconfirmed',
   stopping: 'stopping',
   stopUnconfirmed: 'stop-unconfirmed',
+  /** A local/ssh down failed part-way: row kept, Retry Down offered. */
+  downUnconfirmed: 'down-unconfirmed',
 } as const;
+
+/**
+ * Why nothing may be submitted to this cluster because a teardown has started (or failed
+ * part-way), or undefined. Launch and exec refuse such a cluster: a job sent into it would
+ * be destroyed by a down that began before it (issue 12.1).
+ */
+export function teardownUnderWay(row: ClusterRecord): string | undefined {
+  const name = row.name;
+  switch (row.flags) {
+    case FLAGS.terminating:
+      return `cluster ${name} is being torn down (a down started ${new Date(row.updated_at).toISOString()}); launch again once it is gone, or use another name (-c)`;
+    case FLAGS.terminationUnconfirmed:
+    case FLAGS.downUnconfirmed:
+      return `cluster ${name} is half torn down (${row.flags}); run "skydeck down ${name}" to finish, then launch again`;
+    default:
+      return undefined;
+  }
+}
 
 export function needsTeardown(row: ClusterRecord): boolean {
   return row.flags === FLAGS.terminating || row.flags === FLAGS.terminationUnconfirmed;

@@ -1,7 +1,8 @@
 export { realClock, scaledClock, type Clock } from './clock';
 export { DEFAULT_TIMING, type ProvisionTiming } from './timing';
 export { makeEnv, type ProvisionEnv } from './env';
-export { FLAGS, providerHandle, type ProviderHandle } from './handle';
+export { FLAGS, providerHandle, teardownUnderWay, type ProviderHandle } from './handle';
+export { claimOwner, releaseOwner, ownerState, sameOwner, describeOwner, type Owner } from './owner';
 export { placementsOf, expandZones, describePlacement } from './candidates';
 export { provision, type AttemptReport, type ProvisionRequest, type ProvisionResult } from './loop';
 export type { Bootstrap } from './attempt';

@@ -8,6 +8,7 @@ import { describePlacement, expandZones } from './candidates';
 import { terminateWithProof } from './teardown';
 import { currentRow, deleteAfterProof, saveRow } from './rows';
 import { FLAGS } from './handle';
+import { claimOwner, releaseOwner } from './owner';
 
 /** One provisioning attempt as the user sees it (launch progress, final error). */
 export interface AttemptReport {
@@ -66,6 +67,18 @@ export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promi
   };
   const taken = await env.store.read((db) => getCluster(db, req.name));
   if (taken) return { ok: false, attempts: [], error: `cluster ${req.name} already exists (${taken.status})` };
+  // Recorded with the intent so a start-up reconcile can tell this launch, while it runs, from
+  // one whose process died or gave up (reconcile.ts).
+  const owner = claimOwner();
+  row.handle = JSON.stringify({ launchOwner: owner });
+  try {
+    return await provisionOwned(env, req, row, wsId);
+  } finally {
+    releaseOwner(owner);
+  }
+}
+
+async function provisionOwned(env: ProvisionEnv, req: ProvisionRequest, row: ClusterRecord, wsId: string): Promise<ProvisionResult> {
   const attempts: AttemptReport[] = [];
   const placements = expandZones(env.provider, req.placements);
   let flagged = false;
@@ -76,27 +89,29 @@ export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promi
     const out = await runAttempt(env, {
       row, workspaceId: wsId, placement, numNodes: req.numNodes, ports: req.ports ?? [], bootstrap: req.bootstrap, signal: req.signal, resume: false,
     });
-    if (out.ok) {
+    // A cancel that came while the last step ran still wins: nobody will use this cluster.
+    if (out.ok && !req.signal?.aborted) {
       const report: AttemptReport = { placement, outcome: 'up', cleanup: 'not-needed' };
       attempts.push(report);
-      req.onAttempt?.(report);
+      tell(env, req, report);
       return { ok: true, row: out.row, attempts };
     }
+    const failed = out.ok ? { kind: 'cancelled', message: 'cancelled by the user', hint: undefined } : out;
     row = (await currentRow(env, row)) ?? row;
-    const cancelled = out.kind === 'cancelled';
-    env.progress(`${cancelled ? 'Cancelled' : `Attempt on ${describePlacement(placement)} failed (${out.kind}: ${out.message})`}; terminating what it created`);
+    const cancelled = failed.kind === 'cancelled';
+    env.progress(`${cancelled ? 'Cancelled' : `Attempt on ${describePlacement(placement)} failed (${failed.kind}: ${failed.message})`}; terminating what it created`);
     const cleanup = await terminateWithProof(env, row);
     const report: AttemptReport = {
-      placement, outcome: cancelled ? 'cancelled' : 'failed', kind: out.kind, reason: out.message + (out.hint ? ` (${out.hint})` : ''),
+      placement, outcome: cancelled ? 'cancelled' : 'failed', kind: failed.kind, reason: failed.message + (failed.hint ? ` (${failed.hint})` : ''),
       cleanup: cleanup.confirmed ? 'confirmed' : 'unconfirmed',
     };
     attempts.push(report);
-    req.onAttempt?.(report);
+    tell(env, req, report);
     await saveRow(env, row, { flags: cleanup.confirmed ? null : FLAGS.terminationUnconfirmed, last_error: `${report.kind}: ${report.reason}` }, {
       kind: 'attempt-failed', message: `${describePlacement(placement)}: ${report.kind}: ${report.reason}; cleanup ${report.cleanup}`, data: report,
     });
     if (!cleanup.confirmed) flagged = true;
-    stop = flagged || STOP_KINDS.has(out.kind);
+    stop = flagged || STOP_KINDS.has(failed.kind);
   }
   const error = summarize(req.name, attempts, placements.length, flagged);
   if (!flagged) {
@@ -104,6 +119,15 @@ export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promi
     if (cur) await deleteAfterProof(env, cur, { kind: 'launch-failed', message: error });
   }
   return { ok: false, attempts, error, flagged, row: flagged ? row : undefined };
+}
+
+/** The caller's callback must not end the loop (issue 12.3): a throw is logged, not raised. */
+function tell(env: ProvisionEnv, req: ProvisionRequest, a: AttemptReport): void {
+  try {
+    req.onAttempt?.(a);
+  } catch (e) {
+    env.log(`attempt report failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 function summarize(name: string, attempts: AttemptReport[], total: number, flagged: boolean): string {

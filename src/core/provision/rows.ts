@@ -53,7 +53,6 @@ export async function deleteAfterProof(env: ProvisionEnv, row: ClusterRecord, ev
     if (!cur || cur.uid !== row.uid) return false;
     if (unchangedSince && JSON.stringify(cur) !== JSON.stringify(unchangedSince)) return false;
     appendEvent(db, { cluster: row.name, ...event, ts: env.clock.now() });
-    deleteClusterAfterProof(db, row.name);
-    return true;
+    return deleteClusterAfterProof(db, row.uid);
   });
 }

@@ -85,11 +85,24 @@ function allRows(db: Database): Record<string, unknown>[] {
   return all<Record<string, unknown>>(db, 'SELECT * FROM clusters ORDER BY launched_at, name');
 }
 
+/** The row of one cluster uid, checked as getCluster checks rows. */
+export function getClusterByUid(db: Database, uid: string): ClusterRecord | undefined {
+  const rows = all<Record<string, unknown>>(db, 'SELECT * FROM clusters WHERE uid = ?', [uid]);
+  if (!rows.length) return undefined;
+  const problem = clusterRowProblem(rows[0]);
+  if (problem) throw new RefusedRowError({ label: printable(rows[0].name), problem });
+  return rows[0] as unknown as ClusterRecord;
+}
+
 /**
- * Removes a cluster row. Leak invariant 4: only teardown and refresh may call this, and only
- * after the provider confirmed every instance of the uid is terminating or terminated.
+ * Removes the row (and cached jobs) of one cluster uid. Leak invariant 4: only teardown and
+ * refresh may call this, and only after the provider confirmed every instance of the uid is
+ * terminating or terminated. By uid, never by name: the name may already belong to a newer
+ * launch (invariant 6). Returns whether a row was removed.
  */
-export function deleteClusterAfterProof(db: Database, name: string): void {
-  db.run('DELETE FROM clusters WHERE name = ?', [name]);
-  db.run('DELETE FROM jobs WHERE cluster = ?', [name]);
+export function deleteClusterAfterProof(db: Database, uid: string): boolean {
+  db.run('DELETE FROM clusters WHERE uid = ?', [uid]);
+  const removed = db.getRowsModified() > 0;
+  db.run('DELETE FROM jobs WHERE cluster_uid = ?', [uid]);
+  return removed;
 }

@@ -3,6 +3,8 @@ import { all, upsert } from './rows';
 
 /** The host-side cache of a cluster's queue; the head node's agent is the source of truth. */
 export interface JobRecord {
+  /** The cluster incarnation the job ran on; `cluster` is its name for display. */
+  cluster_uid: string;
   cluster: string;
   job_id: number;
   name: string | null;
@@ -20,6 +22,6 @@ export function putJobs(db: Database, jobs: JobRecord[]): void {
   for (const j of jobs) upsert(db, 'jobs', { ...j });
 }
 
-export function listJobs(db: Database, cluster: string): JobRecord[] {
-  return all<JobRecord>(db, 'SELECT * FROM jobs WHERE cluster = ? ORDER BY job_id DESC', [cluster]);
+export function listJobs(db: Database, clusterUid: string): JobRecord[] {
+  return all<JobRecord>(db, 'SELECT * FROM jobs WHERE cluster_uid = ? ORDER BY job_id DESC', [clusterUid]);
 }

@@ -41,6 +41,24 @@ const MIGRATIONS: string[] = [
   // without the user asking. Older rows stay NULL: not attributable.
   `ALTER TABLE clusters ADD COLUMN created_by_user TEXT;
    ALTER TABLE clusters ADD COLUMN created_by_machine TEXT;`,
+  // Jobs belong to one cluster incarnation (its uid), not to a name a later launch may reuse:
+  // a down deletes the jobs of the uid it proved gone (issue 12.1). Cached rows of a name
+  // whose row is gone have no owner and are dropped.
+  `CREATE TABLE jobs_by_uid (
+     cluster_uid TEXT NOT NULL,
+     cluster TEXT NOT NULL,
+     job_id INTEGER NOT NULL,
+     name TEXT, user_name TEXT,
+     status TEXT NOT NULL,
+     submitted_at INTEGER, started_at INTEGER, ended_at INTEGER,
+     exit_code INTEGER, reason TEXT, resources TEXT,
+     PRIMARY KEY (cluster_uid, job_id)
+   );
+   INSERT INTO jobs_by_uid (cluster_uid, cluster, job_id, name, user_name, status, submitted_at, started_at, ended_at, exit_code, reason, resources)
+     SELECT c.uid, j.cluster, j.job_id, j.name, j.user_name, j.status, j.submitted_at, j.started_at, j.ended_at, j.exit_code, j.reason, j.resources
+     FROM jobs j JOIN clusters c ON c.name = j.cluster;
+   DROP TABLE jobs;
+   ALTER TABLE jobs_by_uid RENAME TO jobs;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

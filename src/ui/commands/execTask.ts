@@ -24,8 +24,8 @@ export const execTask: Command = {
     const opts = typeof options === 'string' ? { cluster: options } : optionsArg<ExecTaskOptions>(options);
     const cluster = opts.cluster ?? (await clusterFromArg(ctx.model, arg instanceof ClusterNode ? arg : undefined, 'Skydeck: exec on which cluster?', (c) => c.status === 'UP'));
     const file = opts.taskFile ?? (await resolveTaskFile(arg instanceof vscode.Uri ? arg : undefined));
-    const result = await withOpsProgress(ctx.services, `Skydeck: running ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed) =>
-      exec(ops, { cluster, taskFile: file.fsPath, detach: true, onSubmitted: committed }),
+    const result = await withOpsProgress(ctx.services, `Skydeck: running ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed, signal) =>
+      exec(ops, { cluster, taskFile: file.fsPath, detach: true, onSubmitted: committed, signal }),
     );
     await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after exec: ${(e as Error).message}`));
     if (opts.showLogs !== false) {

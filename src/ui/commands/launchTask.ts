@@ -14,6 +14,8 @@ export interface LaunchTaskOptions {
   cluster: string;
   /** Default true: open the job's log panel once it is submitted. */
   showLogs: boolean;
+  /** Cancels like the notification's Cancel button (tests). */
+  cancel: vscode.CancellationToken;
 }
 
 /**
@@ -30,12 +32,15 @@ export const launchTask: Command = {
     // callers that name the cluster.
     const where = opts.cluster === undefined && !ctx.model.cluster(cluster) ? await pickCloudFor(file.fsPath) : undefined;
     let attempts = 0;
-    const result = await withOpsProgress(ctx.services, `Skydeck: launching ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed) =>
+    const result = await withOpsProgress(ctx.services, `Skydeck: launching ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true, extraCancel: opts.cancel }, (ops, committed, signal) =>
       launch(ops, {
         taskFile: file.fsPath, cluster, detach: true, onSubmitted: committed, cloud: where?.cloud, region: where?.region,
+        // Cancel reaches the provision loop as its AbortSignal: what it created is terminated
+        // with proof before the command returns.
+        provisionSignal: signal,
         // Each provisioning attempt (cloud clusters) as it ends: ops.progress writes the
         // line to the log channel and shows it in the notification.
-        onAttempt: (a) => reportAttempt(ops.progress, ++attempts, a),
+        onAttempt: (a) => ops.progress(describeAttempt(++attempts, a)),
       }),
     );
     ctx.services.log.info(`launched ${file.fsPath} on ${result.cluster}: job ${result.jobId}`);
@@ -49,19 +54,6 @@ export const launchTask: Command = {
     return { cluster: result.cluster, jobId: result.jobId };
   },
 };
-
-/**
- * Called from inside the provision loop, which does not expect its callback to throw; a
- * cancelled progress makes ops.progress throw (withOpsProgress), so swallow that here: the
- * line is logged before the throw, and the loop's own cancel handling runs at its next step.
- */
-function reportAttempt(progress: (step: string) => void, n: number, a: AttemptReport): void {
-  try {
-    progress(describeAttempt(n, a));
-  } catch {
-    // cancelled: see above
-  }
-}
 
 /** "attempt 2: aws/us-east-1/us-east-1b m5.large failed: capacity: no room (cleanup confirmed)". */
 export function describeAttempt(n: number, a: AttemptReport): string {

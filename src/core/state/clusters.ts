@@ -23,6 +23,8 @@ export interface ClusterRecord {
   autostop_minutes: number | null;
   autostop_down: number;
   flags: string | null;
+  /** The cloud account the instances live in (AWS account id, GCP project, Azure subscription). */
+  account: string | null;
 }
 
 export function putCluster(db: Database, c: ClusterRecord): void {

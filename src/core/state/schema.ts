@@ -37,6 +37,9 @@ const MIGRATIONS: string[] = [
      cluster TEXT, kind TEXT NOT NULL, message TEXT NOT NULL, data TEXT
    );
    CREATE INDEX events_cluster ON events(cluster, id);`,
+  // Where a cluster lives: AWS account id, GCP project or Azure subscription (leak invariant 7).
+  // NULL on rows written before it (and on ssh/local clusters): refresh decides (provision/account.ts).
+  `ALTER TABLE clusters ADD COLUMN account TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -144,7 +144,7 @@ async function seedInit(h: Harness, name: string) {
   const base = {
     name, uid: `uid-${name}`, provider: 'fake', region: 'r1', zone: 'r1a', status: 'INIT' as const, resources: null, num_nodes: 1,
     head_address: null, ssh_user: null, ssh_port: null, ssh_key_path: null, handle: null, launched_at: now, updated_at: now,
-    last_error: null, autostop_minutes: null, autostop_down: 0, flags: null,
+    last_error: null, autostop_minutes: null, autostop_down: 0, flags: null, account: 'acct-1',
   };
   return (await saveRow(h.env, base, { handlePatch: { lastRunAt: now, runInFlight: true } }, undefined, true))!;
 }

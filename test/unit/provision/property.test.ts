@@ -1,5 +1,5 @@
 // fast-check over random fault schedules interleaving launch, refresh, stop, start, down and
-// reconcile. After every step: every live tagged instance is owned by a row, and no row
+// reconcile, with the user switching cloud account in between (issue 12.2). After every step: every live tagged instance is owned by a row, and no row
 // claims instances that are gone without saying so. PROVISION_SCHEDULES sets the number of
 // schedules (test:leaks runs 500; the normal suite a few dozen).
 import assert from 'node:assert/strict';
@@ -30,6 +30,7 @@ async function runStep(h: Harness, s: Step): Promise<void> {
       case 'refresh': return r ? void (await refreshOne(h.env, r)) : undefined;
       case 'reconcile': return r ? void (await reconcileOne(h.env, r)) : undefined;
       case 'wait': return h.clock.sleep(s.ms);
+      case 'switch': return h.cloud.switchAccount(s.name === 'a' ? 'acct-1' : 'acct-2');
     }
   };
   // A refresh of the same cluster racing the step: the historical leak's shape.

@@ -94,5 +94,8 @@ export function isNotFound(e: unknown): boolean {
  */
 export function isGroupGone(e: unknown, group: string): boolean {
   const { code, message } = azureCode(e);
-  return code === 'ResourceGroupNotFound' && message.toLowerCase().includes(`'${group.toLowerCase()}'`);
+  if (code !== 'ResourceGroupNotFound') return false;
+  // The SDK's pager drops ARM's message ("Pagination failed with …"); when one names a group, it must be ours.
+  const named = /resource group '([^']+)'/i.exec(message)?.[1];
+  return !named || named.toLowerCase() === group.toLowerCase();
 }

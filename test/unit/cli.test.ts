@@ -50,7 +50,8 @@ describe('cli', () => {
     try {
       const r = await cli('launch', yamlFile('resources:\n  cloud: aws\nrun: echo hi\n'), '-c', 'x');
       assert.equal(r.code, 1, r.err);
-      assert.match(r.err, /no AWS region is configured \(set AWS_REGION/);
+      // The account is asked first (issue 12.2: the intent records it); no credentials stops there.
+      assert.match(r.err, /cannot tell which aws account the credentials point at \(auth: .*Could not load credentials.*aws configure/);
       const s = await cli('stop', 'nope');
       assert.equal(s.code, 2);
       assert.match(s.err, /no cluster named "nope"/);

@@ -1,5 +1,5 @@
-import { findLeakedInstances, terminateLeakedInstance } from '../../core/ops';
-import type { LeakedInstance } from '../../core/provision';
+import { findLeakedInstances, leakVerdict, sweptLabel, terminateLeakedInstance, unknownLines } from '../../core/ops';
+import type { LeakedInstance, SweepResult } from '../../core/provision';
 import { UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { duration, table } from '../table';
@@ -8,7 +8,9 @@ export const leaksCommand: CliCommand = {
   name: 'leaks',
   summary: 'find cloud instances with Skydeck tags that no cluster owns (and terminate them)',
   usage: `skydeck leaks [--terminate ID... | --terminate-all] [-y]
-  Lists this workspace's strays, then other workspaces' (their own state may still own them).
+  Lists this workspace's strays, then other workspaces' (their own state may still own them),
+  in every region of the current account and of every account a cluster records. Whatever
+  could not be listed is named as UNKNOWN and the exit code is 1.
   --terminate ID    terminate that instance (repeatable); needs -y
   --terminate-all   terminate every stray of this workspace; needs -y`,
   flags: [{ name: 'terminate', takesValue: true, repeated: true }, { name: 'terminate-all' }, { name: 'yes', short: 'y' }],
@@ -23,16 +25,18 @@ export const leaksCommand: CliCommand = {
       return 0;
     }
     const sweep = await findLeakedInstances(ctx);
-    for (const e of sweep.errors) io.err(`warning: could not list ${e.cloud} instances (${e.message}); strays there are unknown\n`);
+    for (const line of unknownLines(sweep)) io.err(`warning: could not list ${line}; strays there are unknown\n`);
     if (!ids.length && !all) {
-      print(io.out, `Leaked instances of this workspace (${sweep.workspaceId})`, sweep.thisWorkspace);
-      print(io.out, 'Instances of other workspaces (check there before terminating)', sweep.otherWorkspaces);
+      io.out(`Listed: ${sweep.swept.map(sweptLabel).join('; ') || 'nothing'}\n`);
+      print(io.out, `Leaked instances of this workspace (${sweep.workspaceId})`, sweep.thisWorkspace, sweep);
+      print(io.out, 'Instances of other workspaces (check there before terminating)', sweep.otherWorkspaces, sweep);
       if (sweep.thisWorkspace.length) io.out('Terminate with: skydeck leaks --terminate ID -y   (or --terminate-all -y)\n');
       return sweep.errors.length ? 1 : 0;
     }
     const everything = [...sweep.thisWorkspace, ...sweep.otherWorkspaces];
     const targets = all ? sweep.thisWorkspace : ids.map((id) => everything.find((l) => l.instance.id === id) ?? id);
-    let code = 0;
+    // "Every stray" is only known where the sweep could list: an incomplete one fails.
+    let code = all && sweep.errors.length ? 1 : 0;
     for (const t of targets) {
       if (typeof t === 'string') {
         io.err(`skydeck leaks: ${t} is not a leaked instance (it is owned by a cluster, gone, or unknown)\n`);
@@ -47,12 +51,12 @@ export const leaksCommand: CliCommand = {
   },
 };
 
-function print(out: (t: string) => void, title: string, list: LeakedInstance[]): void {
+function print(out: (t: string) => void, title: string, list: LeakedInstance[], sweep: SweepResult): void {
   if (!list.length) {
-    out(`${title}: none.\n`);
+    out(`${title}: ${leakVerdict(0, sweep)}.\n`);
     return;
   }
-  out(`${title}:\n`);
+  out(`${title}: ${leakVerdict(list.length, sweep)}:\n`);
   out(table(['CLOUD', 'INSTANCE', 'STATUS', 'CLUSTER', 'WORKSPACE', 'ZONE', 'AGE', 'COST SO FAR'], list.map((l) => [
     l.cloud, l.instance.id, l.instance.status, l.cluster, l.workspace, l.instance.zone ?? l.instance.region ?? '-', duration(l.ageMs / 1000),
     l.costSoFar !== undefined ? `~$${l.costSoFar.toFixed(2)}${l.instance.costPerHour !== undefined ? ` ($${l.instance.costPerHour}/h)` : ''}` : '-',

@@ -51,6 +51,12 @@ export interface ClusterRef {
   uid: string;
   region?: string;
   zone?: string;
+  /**
+   * The account the cluster lives in (AWS account id, GCP project, Azure subscription), as
+   * recorded at intent time. Providers address that account, or refuse with a ProviderError
+   * when the current credentials point elsewhere (never an empty answer). Absent: the current one.
+   */
+  account?: string;
 }
 
 export interface RunRequest extends ClusterRef {
@@ -73,6 +79,24 @@ export interface RunResult {
   created: string[];
   /** Stopped instances of the same uid that were started again. */
   resumed: string[];
+}
+
+/** A region (or zone) the sweep could not list: its strays are unknown, not absent. */
+export interface UnlistedPart {
+  /** Absent: the whole account could not be listed. */
+  region?: string;
+  kind: ProviderErrorKind | 'unknown';
+  message: string;
+}
+
+/** What one sweep listing saw, and what it could not see. */
+export interface TaggedListing {
+  /** The account listed (AWS account id, GCP project, Azure subscription). */
+  account: string;
+  instances: InstanceInfo[];
+  /** Regions (or zones) listed completely, for the summary. */
+  listed: string[];
+  unlisted: UnlistedPart[];
 }
 
 export interface ClusterInfo {
@@ -129,8 +153,18 @@ export interface Provider {
   /** Resolves when every instance of the uid reached `state`, or throws on timeout. */
   waitInstances(ref: ClusterRef, state: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void>;
   clusterInfo(ref: ClusterRef): Promise<ClusterInfo>;
-  /** Every instance carrying Skydeck tags that this account can see (the leak sweep). */
-  listTagged(): Promise<InstanceInfo[]>;
+  /**
+   * Every instance carrying Skydeck tags in `account` (default: the current one), every
+   * region. A region that fails is named in `unlisted`; a failure of the whole account (no
+   * credentials, credentials pointing at another account) throws a ProviderError.
+   */
+  listTagged(account?: string): Promise<TaggedListing>;
+  /**
+   * The account the current credentials and configuration point at (AWS: STS
+   * GetCallerIdentity; GCP: the project; Azure: the subscription). Throws a ProviderError
+   * when it cannot be determined. Clouds without accounts leave it out.
+   */
+  identity?(): Promise<string>;
   openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void>;
   /** Zones to try, in order, when a placement names a region but no zone. */
   zonesOf?(region: string): string[];
@@ -155,6 +189,11 @@ export function staticProviders(...providers: Provider[]): ProviderRegistry {
 /** Live = costs money or may come back: anything not terminating/terminated. */
 export function isLive(s: InstanceStatus): boolean {
   return s !== 'terminating' && s !== 'terminated';
+}
+
+/** The refusal of a call about another account than the credentials' own (AWS), worded for the cluster view. */
+export function accountMismatch(cloud: string, noun: string, current: string, recorded: string, hint: string): ProviderError {
+  return new ProviderError('auth', `unknown — credentials point at ${cloud} ${noun} ${current}, the cluster lives in ${recorded}`, hint);
 }
 
 export function tagsFor(req: { clusterName: string; uid: string; workspaceId: string }): Record<string, string> {

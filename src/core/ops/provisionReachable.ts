@@ -78,7 +78,7 @@ export async function writeIntent(
       resources: null, num_nodes: numNodes, head_address: hosts[0]?.address ?? 'localhost',
       ssh_user: hosts[0]?.user ?? null, ssh_port: hosts[0]?.port ?? null, ssh_key_path: hosts[0]?.identityFile ?? null,
       handle: JSON.stringify(handle), launched_at: now, updated_at: now, last_error: null,
-      autostop_minutes: autostop.minutes, autostop_down: autostop.down ? 1 : 0, flags: null,
+      autostop_minutes: autostop.minutes, autostop_down: autostop.down ? 1 : 0, flags: null, account: null,
       created_by_user: creator.user, created_by_machine: creator.machine,
     };
     putCluster(db, row);

@@ -71,7 +71,7 @@ async function refreshCloud(ctx: OpsContext, row: ClusterRecord): Promise<Cluste
   }
   const r = await refreshOne(env, row);
   if (r.action === 'removed') return { cluster: row, removed: true, note: `removed: ${r.message}` };
-  if (r.action === 'error') return { cluster: row, error: `the cloud did not answer: ${r.message}` };
+  if (r.action === 'error') return { cluster: row, error: `could not check with the cloud: ${r.message}` };
   return { cluster: r.row ?? row, note: r.action === 'updated' ? r.message : undefined };
 }
 

@@ -41,8 +41,9 @@ export function graceStart(h: ProviderHandle): number {
   return Math.max(h.lastRunAt, h.runAnsweredAt ?? 0);
 }
 
+/** The cluster's address: uid, placement and the account recorded at intent time (leak invariant 7). */
 export function refOf(row: ClusterRecord): ClusterRef {
-  return { uid: row.uid, region: row.region ?? undefined, zone: row.zone ?? undefined };
+  return { uid: row.uid, region: row.region ?? undefined, zone: row.zone ?? undefined, ...(row.account ? { account: row.account } : {}) };
 }
 
 /** The `flags` column values (one at a time). Exported for the UI's "Retry Down". */

@@ -9,6 +9,7 @@ import { terminateWithProof } from './teardown';
 import { currentRow, deleteAfterProof, saveRow } from './rows';
 import { FLAGS } from './handle';
 import { claimOwner, releaseOwner } from './owner';
+import { callWithRetry, describeFailure } from './call';
 
 /** One provisioning attempt as the user sees it (launch progress, final error). */
 export interface AttemptReport {
@@ -64,9 +65,17 @@ export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promi
     ssh_port: null, ssh_key_path: null, handle: null, launched_at: now, updated_at: now, last_error: null,
     autostop_minutes: req.autostop?.minutes ?? null, autostop_down: req.autostop?.down ? 1 : 0, flags: null,
     created_by_user: creator.user, created_by_machine: creator.machine,
+    account: null,
   };
   const taken = await env.store.read((db) => getCluster(db, req.name));
   if (taken) return { ok: false, attempts: [], error: `cluster ${req.name} already exists (${taken.status})` };
+  // Leak invariant 7: the intent names the account, so every later look asks that account.
+  const identity = env.provider.identity?.bind(env.provider);
+  if (identity) {
+    const id = await callWithRetry(() => identity(), { clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs, signal: req.signal });
+    if (!id.ok) return { ok: false, attempts: [], error: `could not launch ${req.name}: cannot tell which ${env.provider.cloud} account the credentials point at (${describeFailure(id)})` };
+    row.account = id.value;
+  }
   // Recorded with the intent so a start-up reconcile can tell this launch, while it runs, from
   // one whose process died or gave up (reconcile.ts).
   const owner = claimOwner();

@@ -3,6 +3,7 @@ import type { InstanceInfo, InstanceStatus } from '../clouds/provider';
 import type { ProvisionEnv } from './env';
 import { callWithRetry } from './call';
 import { graceStart, providerHandle, refOf } from './handle';
+import { settleAccount } from './account';
 
 export type Goal = 'terminated' | 'stopped';
 
@@ -31,6 +32,9 @@ export function reached(s: InstanceStatus, goal: Goal): boolean {
  * error is never an empty list.
  */
 export async function lookOnce(env: ProvisionEnv, row: ClusterRecord, goal: Goal): Promise<Proof> {
+  const settled = await settleAccount(env, row);
+  if (!settled.ok) return { confirmed: false, pending: [], unseen: [], queries: 1, error: settled.message, errorKind: settled.kind };
+  row = settled.row;
   const q = await callWithRetry(() => env.provider.queryInstances(refOf(row)), {
     clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs,
   });
@@ -89,6 +93,6 @@ export function describeProof(p: Proof): string {
   const parts: string[] = [];
   if (p.pending.length) parts.push(`still ${p.pending.map((i) => `${i.id} ${i.status}`).join(', ')}`);
   if (p.unseen.length) parts.push(`not yet visible: ${p.unseen.join(', ')}`);
-  if (p.error) parts.push(`the cloud did not answer: ${p.error}`);
+  if (p.error) parts.push(`could not check with the cloud: ${p.error}`);
   return parts.join('; ') || 'the last launch call has not been answered';
 }

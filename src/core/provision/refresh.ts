@@ -4,6 +4,7 @@ import type { ProvisionEnv } from './env';
 import { callWithRetry } from './call';
 import { graceStart, providerHandle, refOf } from './handle';
 import { currentRow, deleteAfterProof, saveRow } from './rows';
+import { settleAccount } from './account';
 
 export interface RefreshOutcome {
   name: string;
@@ -23,6 +24,10 @@ export interface RefreshOutcome {
  */
 export async function refreshOne(env: ProvisionEnv, snapshot: ClusterRecord, opts: { waitYoung?: boolean } = {}): Promise<RefreshOutcome> {
   const name = snapshot.name;
+  // An empty answer from the wrong account is not "gone": the row must say where it lives.
+  const settled = await settleAccount(env, snapshot);
+  if (!settled.ok) return { name, action: 'error', row: snapshot, message: `${settled.kind}: ${settled.message}` };
+  snapshot = settled.row;
   for (;;) {
     const q = await callWithRetry(() => env.provider.queryInstances(refOf(snapshot)), {
       clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs,

@@ -6,6 +6,7 @@ import { callWithRetry } from './call';
 import { providerHandle, refOf } from './handle';
 import { saveRow } from './rows';
 import { workspaceId } from '../state';
+import { settleAccount } from './account';
 
 export interface ResumeResult {
   ok: boolean;
@@ -24,6 +25,11 @@ export async function resumeCluster(
   opts: { bootstrap: Bootstrap; ports?: PortRange[]; signal?: AbortSignal },
 ): Promise<ResumeResult> {
   const wsId = await env.store.write((db) => workspaceId(db));
+  // A row from before accounts were recorded must find its instances first, or a start
+  // would create new ones in whatever account the credentials point at now.
+  const settled = await settleAccount(env, row);
+  if (!settled.ok) return { ok: false, row, error: `could not start ${row.name}: ${settled.message}` };
+  row = settled.row;
   const h = providerHandle(row);
   await untilNotStopping(env, row, opts.signal);
   const out = await runAttempt(env, {

@@ -5,6 +5,8 @@ import { call, callWithRetry, describeFailure } from './call';
 
 export interface LeakedInstance {
   cloud: string;
+  /** The account it was listed in (AWS account id, GCP project, Azure subscription). */
+  account?: string;
   instance: InstanceInfo;
   cluster: string;
   uid: string;
@@ -14,36 +16,74 @@ export interface LeakedInstance {
   costSoFar?: number;
 }
 
+/** A part the sweep could not list: a whole cloud or account, or one region of it. */
+export interface UnknownPart {
+  cloud: string;
+  account?: string;
+  region?: string;
+  kind: string;
+  message: string;
+}
+
+/** An account the sweep listed, and the regions (or zones) it listed completely. */
+export interface SweptAccount {
+  cloud: string;
+  account?: string;
+  listed: string[];
+}
+
 export interface SweepResult {
   thisWorkspace: LeakedInstance[];
   otherWorkspaces: LeakedInstance[];
-  /** Clouds whose listing failed: their strays are unknown, not absent. */
-  errors: { cloud: string; message: string }[];
+  /** What could not be listed: its strays are unknown, not absent (leak invariant 8). */
+  errors: UnknownPart[];
+  swept: SweptAccount[];
 }
 
 /**
- * Live instances carrying Skydeck tags whose uid no row owns (leak invariant 5). The listing
- * comes first and the rows are read after it: a launch writes its row before creating, so
- * an instance listed here whose row is missing is really unowned.
+ * Live instances carrying Skydeck tags whose uid no row owns (leak invariant 5), in the
+ * account the credentials point at and in every account a row of that cloud records
+ * (invariant 7: a cluster's account is part of its address). The listing comes first and
+ * the rows are read after it: a launch writes its row before creating, so an instance listed
+ * here whose row is missing is really unowned.
  */
 export async function findLeaked(envs: ProvisionEnv[], wsId: string): Promise<SweepResult> {
-  const out: SweepResult = { thisWorkspace: [], otherWorkspaces: [], errors: [] };
-  const listed = await Promise.all(envs.map(async (env) => ({ env, r: await callWithRetry(() => env.provider.listTagged(), {
-    clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs,
-  }) })));
+  const out: SweepResult = { thisWorkspace: [], otherWorkspaces: [], errors: [], swept: [] };
   if (!envs.length) return out;
+  const recorded = await envs[0].store.read((db) => listClusters(db).map((c) => ({ provider: c.provider, account: c.account })));
+  const perCloud = await Promise.all(envs.map(async (env) => {
+    const cloud = env.provider.cloud;
+    const retry = { clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs };
+    const identity = env.provider.identity?.bind(env.provider);
+    const accounts: (string | undefined)[] = [];
+    if (identity) {
+      const cur = await callWithRetry(() => identity(), retry);
+      if (cur.ok) accounts.push(cur.value);
+      else out.errors.push({ cloud, kind: cur.kind, message: `cannot tell which account the credentials point at: ${describeFailure(cur)}` });
+      for (const r of recorded) if (r.provider === cloud && r.account && !accounts.includes(r.account)) accounts.push(r.account);
+    } else {
+      accounts.push(undefined);
+    }
+    return Promise.all(accounts.map(async (account) => ({
+      env, account, r: await callWithRetry(() => env.provider.listTagged(account), retry),
+    })));
+  }));
   const owned = new Set((await envs[0].store.read((db) => listClusters(db))).map((c) => c.uid));
-  for (const { env, r } of listed) {
+  for (const { env, account, r } of perCloud.flat()) {
+    const cloud = env.provider.cloud;
     if (!r.ok) {
-      out.errors.push({ cloud: env.provider.cloud, message: describeFailure(r) });
+      out.errors.push({ cloud, ...(account ? { account } : {}), kind: r.kind, message: describeFailure(r) });
       continue;
     }
-    for (const i of r.value) {
+    const listedAccount = r.value.account || account;
+    out.swept.push({ cloud, ...(listedAccount ? { account: listedAccount } : {}), listed: r.value.listed });
+    for (const u of r.value.unlisted) out.errors.push({ cloud, ...(listedAccount ? { account: listedAccount } : {}), ...u });
+    for (const i of r.value.instances) {
       const uid = i.tags[TAG_UID];
       if (!uid || owned.has(uid) || !isLive(i.status)) continue;
       const ageMs = Math.max(0, env.clock.now() - i.launchedAt);
       const leak: LeakedInstance = {
-        cloud: env.provider.cloud, instance: i, uid, cluster: i.tags[TAG_CLUSTER] ?? '?', workspace: i.tags[TAG_WORKSPACE] ?? '?', ageMs,
+        cloud, ...(listedAccount ? { account: listedAccount } : {}), instance: i, uid, cluster: i.tags[TAG_CLUSTER] ?? '?', workspace: i.tags[TAG_WORKSPACE] ?? '?', ageMs,
         ...(i.costPerHour !== undefined ? { costSoFar: (i.costPerHour * ageMs) / 3_600_000 } : {}),
       };
       (leak.workspace === wsId ? out.thisWorkspace : out.otherWorkspaces).push(leak);
@@ -59,7 +99,7 @@ export async function findLeaked(envs: ProvisionEnv[], wsId: string): Promise<Sw
 export async function terminateLeaked(env: ProvisionEnv, leak: LeakedInstance): Promise<{ confirmed: boolean; message: string }> {
   const owned = await env.store.read((db) => listClusters(db).some((c) => c.uid === leak.uid));
   if (owned) return { confirmed: false, message: `${leak.instance.id} belongs to cluster ${leak.cluster} now; use down instead` };
-  const ref = { uid: leak.uid, region: leak.instance.region, zone: leak.instance.zone };
+  const ref = { uid: leak.uid, region: leak.instance.region, zone: leak.instance.zone, ...(leak.account ? { account: leak.account } : {}) };
   const issued = await call(() => env.provider.terminateInstances(ref, [leak.instance.id]));
   if (!issued.ok) return { confirmed: false, message: `terminating ${leak.instance.id} failed: ${describeFailure(issued)}` };
   const start = env.clock.now();
@@ -83,11 +123,13 @@ export async function terminateLeaked(env: ProvisionEnv, leak: LeakedInstance): 
  * account-wide listing the sweep found it in shows it (the two can lag differently), so an
  * instance is "gone" only when neither lists it.
  */
-async function lookUp(env: ProvisionEnv, ref: { uid: string; region?: string; zone?: string }, id: string): Promise<{ ok: boolean; found?: InstanceInfo }> {
+async function lookUp(env: ProvisionEnv, ref: { uid: string; region?: string; zone?: string; account?: string }, id: string): Promise<{ ok: boolean; found?: InstanceInfo }> {
   const q = await call(() => env.provider.queryInstances(ref));
   if (!q.ok) return { ok: false };
   const found = q.value.find((x) => x.id === id);
   if (found) return { ok: true, found };
-  const all = await call(() => env.provider.listTagged());
-  return all.ok ? { ok: true, found: all.value.find((x) => x.id === id) } : { ok: false };
+  const all = await call(() => env.provider.listTagged(ref.account));
+  // A listing with parts it could not see proves nothing about what is missing from it.
+  if (!all.ok || all.value.unlisted.length > 0) return { ok: false };
+  return { ok: true, found: all.value.instances.find((x) => x.id === id) };
 }

@@ -28,6 +28,8 @@ export interface ClusterRecord {
   /** Who wrote the intent (creator.ts): user name and this machine's id; null on older rows. */
   created_by_user: string | null;
   created_by_machine: string | null;
+  /** The cloud account the instances live in (AWS account id, GCP project, Azure subscription). */
+  account: string | null;
 }
 
 /** A row that failed the read-time check (rowCheck.ts): shown with its problem, never acted on. */

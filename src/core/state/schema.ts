@@ -59,6 +59,9 @@ const MIGRATIONS: string[] = [
      FROM jobs j JOIN clusters c ON c.name = j.cluster;
    DROP TABLE jobs;
    ALTER TABLE jobs_by_uid RENAME TO jobs;`,
+  // Where a cluster lives: AWS account id, GCP project or Azure subscription (leak invariant 7).
+  // NULL on rows written before it (and on ssh/local clusters): refresh decides (provision/account.ts).
+  `ALTER TABLE clusters ADD COLUMN account TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { findLeakedInstances } from '../../core/ops';
+import { findLeakedInstances, leakVerdict, unknownLines } from '../../core/ops';
 import type { Command } from './command';
 import { optionsArg } from './support/pickers';
 import { withOpsProgress } from './support/progress';
@@ -33,7 +33,7 @@ export const findLeaked: Command = {
     for (const l of [...sweep.thisWorkspace, ...sweep.otherWorkspaces]) {
       log.warn(`leaked: ${l.cloud} ${l.instance.id} (${l.instance.status}) cluster ${l.cluster} uid ${l.uid} workspace ${l.workspace}${l.workspace === sweep.workspaceId ? ' (this one)' : ''}`);
     }
-    for (const e of sweep.errors) log.error(`leak sweep of ${e.cloud} failed: ${e.message}`);
+    for (const line of unknownLines(sweep)) log.error(`leak sweep could not list ${line}`);
     const found = sweep.thisWorkspace.length + sweep.otherWorkspaces.length;
     if (found || sweep.errors.length) void vscode.commands.executeCommand('skydeck.clusters.focus');
     const what = found
@@ -41,8 +41,7 @@ export const findLeaked: Command = {
       : 'no leaked instances';
     if (sweep.errors.length) {
       // A failed listing means "unknown", never "none": say so next to whatever was found.
-      const failed = sweep.errors.map((e) => e.cloud).join(', ');
-      void notify.warning(`Skydeck: ${what}, but ${failed} could not be listed.`, 'Show details').then((pick) => {
+      void notify.error(`Skydeck: leaked instances: ${leakVerdict(found, sweep)}.`, 'Show details').then((pick) => {
         if (pick) log.show();
       });
     } else if (found) {

@@ -81,7 +81,7 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
       case 'other-workspaces':
         return new n.OtherWorkspacesNode(e.leaks.length);
       case 'leak-error':
-        return new n.LeakSweepErrorNode(e.cloud, e.message);
+        return new n.LeakSweepErrorNode(e.cloud, e.message, e.label);
     }
   }
 

@@ -46,16 +46,16 @@ export class LeakedInstanceNode extends vscode.TreeItem {
   }
 }
 
-/** A cloud whose listing failed: its strays are unknown, which is not the same as none. */
+/** A cloud, account or region whose listing failed: its strays are unknown, which is not the same as none. */
 export class LeakSweepErrorNode extends vscode.TreeItem {
   readonly kind = 'leak-error';
 
-  constructor(readonly cloud: string, readonly message: string) {
-    super(`${cloud}: sweep failed`, vscode.TreeItemCollapsibleState.None);
-    this.id = `leak-error:${cloud}`;
+  constructor(readonly cloud: string, readonly message: string, part: string = cloud) {
+    super(`${part}: unknown`, vscode.TreeItemCollapsibleState.None);
+    this.id = `leak-error:${part}`;
     this.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
     this.description = message;
     this.contextValue = 'leak-error';
-    this.tooltip = `Listing ${cloud} failed, so its leaked instances are unknown: ${message}`;
+    this.tooltip = `Listing ${part} failed, so its leaked instances are unknown (not none): ${message}`;
   }
 }

@@ -1,4 +1,5 @@
 import type { LeakedInstance, SweepResult } from '../../core/provision';
+import { unknownPartLabel } from '../../core/ops/leaksSummary';
 
 /** The last sweep as the view keeps it. */
 export interface LeakSweep extends SweepResult {
@@ -9,7 +10,8 @@ export interface LeakSweep extends SweepResult {
 export type LeakEntry =
   | { kind: 'leak'; leak: LeakedInstance; otherWorkspace: boolean }
   | { kind: 'other-workspaces'; leaks: readonly LeakedInstance[] }
-  | { kind: 'leak-error'; cloud: string; message: string };
+  /** A cloud, account or region the sweep could not list: `label` names it ("aws eu-west-1 (account …)"). */
+  | { kind: 'leak-error'; cloud: string; label: string; message: string };
 
 /**
  * The result of the last leak sweep, for the Clusters view (no `vscode`: unit-tested in Node).
@@ -53,12 +55,12 @@ export class LeaksModel {
     return this.count > 0 || (this.sweep?.errors.length ?? 0) > 0;
   }
 
-  /** "3 · 1 other workspace · aws failed": the group node's description. */
+  /** "3 · 1 other workspace · unknown: aws eu-west-1": the group node's description. */
   get summary(): string {
     if (!this.sweep) return '';
     const parts = [`${this.count}`];
     if (this.sweep.otherWorkspaces.length) parts.push(`${this.sweep.otherWorkspaces.length} other workspace${this.sweep.otherWorkspaces.length > 1 ? 's' : ''}`);
-    if (this.sweep.errors.length) parts.push(`${this.sweep.errors.map((e) => e.cloud).join(', ')} failed`);
+    if (this.sweep.errors.length) parts.push(`unknown: ${[...new Set(this.sweep.errors.map(unknownPartLabel))].join(', ')}`);
     return parts.join(' · ');
   }
 
@@ -67,7 +69,7 @@ export class LeaksModel {
     if (!this.sweep) return [];
     const out: LeakEntry[] = this.sweep.thisWorkspace.map((leak) => ({ kind: 'leak' as const, leak, otherWorkspace: false }));
     if (this.sweep.otherWorkspaces.length) out.push({ kind: 'other-workspaces', leaks: this.sweep.otherWorkspaces });
-    for (const e of this.sweep.errors) out.push({ kind: 'leak-error', cloud: e.cloud, message: e.message });
+    for (const e of this.sweep.errors) out.push({ kind: 'leak-error', cloud: e.cloud, label: unknownPartLabel(e), message: e.message });
     return out;
   }
 

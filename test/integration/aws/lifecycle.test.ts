@@ -95,7 +95,7 @@ describe('aws provider: lifecycle on the EC2 emulator', function () {
     await p.runInstances(req);
     const more = await p.runInstances({ ...req, numNodes: 3 });
     assert.equal(more.created.length, 2);
-    const listed = await p.listTagged();
+    const listed = (await p.listTagged()).instances;
     assert.equal(listed.filter((i) => i.tags[TAG_UID] === req.uid).length, 3);
     assert.ok(listed.every((i) => i.status !== 'terminated'));
     const info = await p.clusterInfo({ uid: req.uid, region: REGION });
@@ -111,7 +111,7 @@ describe('aws provider: lifecycle on the EC2 emulator', function () {
     west.region = 'us-west-2';
     await p.runInstances(east);
     await p.runInstances(west);
-    const listed = await p.listTagged();
+    const listed = (await p.listTagged()).instances;
     const mine = listed.filter((i) => [east.uid, west.uid].includes(i.tags[TAG_UID]));
     assert.deepEqual(mine.map((i) => i.region).sort(), [REGION, 'us-west-2']);
     await p.terminateInstances({ uid: east.uid, region: REGION });

@@ -48,7 +48,7 @@ describe('aws provider under the provision loop (moto + fault proxy)', function 
   /** Leak invariant: every live tagged instance in moto is owned by a row. */
   async function assertNoLeaks(): Promise<void> {
     const owned = new Set((await store.read((db) => listClusters(db))).map((c) => c.uid));
-    const stray = (await truth.listTagged()).filter((i) => isLive(i.status) && !owned.has(i.tags[TAG_UID]));
+    const stray = (await truth.listTagged()).instances.filter((i) => isLive(i.status) && !owned.has(i.tags[TAG_UID]));
     assert.deepEqual(stray.map((i) => i.id), []);
   }
 

@@ -116,7 +116,7 @@ describe('azure provider: lifecycle on the ARM fake', function () {
     const sub = bed.fake.model.subscription;
     bed.fake.model.put({ id: `/subscriptions/${sub}/resourceGroups/other`, name: 'other', type: 'Microsoft.Resources/resourceGroups', location: REGION, tags: {}, properties: { provisioningState: 'Succeeded' } });
     bed.fake.model.put({ id: `/subscriptions/${sub}/resourceGroups/other/providers/Microsoft.Compute/virtualMachines/theirs`, name: 'theirs', type: 'Microsoft.Compute/virtualMachines', location: REGION, tags: { team: 'x' }, properties: { provisioningState: 'Succeeded', hardwareProfile: { vmSize: 'Standard_B1s' } }, _power: 'running' });
-    const tagged = await p.listTagged();
+    const tagged = (await p.listTagged()).instances;
     const uids = new Set(tagged.map((i) => i.tags[TAG_UID]));
     assert.ok(uids.has(r1.uid) && uids.has(r2.uid));
     assert.ok(!tagged.some((i) => i.id === 'theirs'));
@@ -132,7 +132,7 @@ describe('azure provider: lifecycle on the ARM fake', function () {
     await assert.rejects(p.runInstances(req), /SkuNotAvailable/);
     bed.fake.model.restricted.clear();
     assert.ok(resource(req.uid, `Microsoft.Network/virtualNetworks/skydeck-vnet`), 'the network was made before the VM was refused');
-    const stray = (await p.listTagged()).find((i) => i.tags[TAG_UID] === req.uid);
+    const stray = (await p.listTagged()).instances.find((i) => i.tags[TAG_UID] === req.uid);
     assert.deepEqual([stray?.id, stray?.status], [groupName(req.uid), 'stopped']);
     await p.terminateInstances({ uid: req.uid }, [stray!.id]);
     await new Promise((r) => setTimeout(r, 250));

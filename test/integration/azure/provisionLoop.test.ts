@@ -55,6 +55,6 @@ describe('azure provider under the provision loop', function () {
     assert.equal(await store.read((db) => getCluster(db, 'fo')), undefined);
     await new Promise((r) => setTimeout(r, 200)); // the group delete finishes after its VMs are gone
     assert.equal(await provider.groupExists(row.uid), false);
-    assert.deepEqual(await provider.listTagged(), []);
+    assert.deepEqual((await provider.listTagged()).instances, []);
   });
 });

@@ -127,7 +127,7 @@ describe('gcp provider: lifecycle on the Compute fake', function () {
     await p.runInstances(r2);
     // Someone else's VM, without Skydeck labels.
     bed.fake.model.instances.set('us-central1-a/other', { name: 'other', zone: 'us-central1-a', status: 'RUNNING', labels: { team: 'x' }, machineType: 'e2-standard-2', scheduling: {} });
-    const tagged = await p.listTagged();
+    const tagged = (await p.listTagged()).instances;
     const uids = new Set(tagged.map((i) => i.tags[TAG_UID]));
     assert.ok(uids.has(r1.uid) && uids.has(r2.uid));
     assert.ok(!tagged.some((i) => i.id === 'other'));

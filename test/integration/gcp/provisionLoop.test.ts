@@ -46,12 +46,12 @@ describe('gcp provider under the provision loop', function () {
     const fw = bed.fake.model.firewalls.get(`skydeck-${row.uid}`) as { allowed: { ports: string[] }[] };
     assert.deepEqual([...fw.allowed[0].ports].sort(), ['22', '8080']);
     const owned = new Set((await store.read((db) => listClusters(db))).map((c) => c.uid));
-    assert.deepEqual((await env.provider.listTagged()).filter((i) => isLive(i.status) && !owned.has(i.tags[TAG_UID])), []);
+    assert.deepEqual((await env.provider.listTagged()).instances.filter((i) => isLive(i.status) && !owned.has(i.tags[TAG_UID])), []);
 
     const down = await downWithProof(env, row);
     assert.ok(down.confirmed && down.deleted, down.reason);
     assert.equal(await store.read((db) => getCluster(db, 'fo')), undefined);
-    assert.deepEqual(await env.provider.listTagged(), []);
+    assert.deepEqual((await env.provider.listTagged()).instances, []);
     assert.equal(bed.fake.model.firewalls.size, 0);
   });
 
@@ -73,6 +73,6 @@ describe('gcp provider under the provision loop', function () {
     });
     assert.equal(res.ok, false);
     assert.deepEqual(res.attempts.map((a) => a.kind), ['config']);
-    assert.deepEqual(await env.provider.listTagged(), []);
+    assert.deepEqual((await env.provider.listTagged()).instances, []);
   });
 });

@@ -9,7 +9,7 @@ const row = (env: Env): ClusterRecord => ({
   name: 'mn', uid: 'uid-1234', provider: 'ssh', region: 'pool', zone: null, status: 'INIT', resources: null, num_nodes: 3,
   head_address: env.hosts[0].address, ssh_user: env.hosts[0].user, ssh_port: env.hosts[0].port, ssh_key_path: null, handle: null,
   launched_at: 0, updated_at: 0, last_error: null, autostop_minutes: null, autostop_down: 0, flags: null,
-  created_by_user: null, created_by_machine: null,
+  created_by_user: null, created_by_machine: null, account: null,
 });
 
 describe('multi-node set-up over real SSH: cluster key, pinned worker host keys, gang job', function () {

@@ -5,8 +5,9 @@ import type {
 } from '../../../src/core/clouds/provider';
 import { ProviderError, TAG_UID } from '../../../src/core/clouds/provider';
 import { realClock, type Clock } from '../../../src/core/provision/clock';
+import type { TaggedListing } from '../../../src/core/clouds/provider';
 import type { CloudEvent, FakeCloudState, FakeInstance, FakeOp, FaultRule } from './model';
-import { advance, isLiveStatus } from './model';
+import { accountOf, advance, isLiveStatus } from './model';
 import { faultError, takeFault } from './faults';
 import { memoryStorage, type FakeCloudStorage } from './storage';
 
@@ -51,6 +52,16 @@ export class FakeProvider implements Provider {
     return this.mutate((s) => s.instances.map((i) => ({ ...i })));
   }
 
+  /** The user switches credentials (profile, gcloud config, az account set) to `account`. */
+  switchAccount(account: string): void {
+    this.mutate((s) => (s.account = account));
+  }
+
+  /** The account the current credentials point at; like every call, it can fail. */
+  identity(): Promise<string> {
+    return this.op('identity', undefined, (s) => accountOf(s));
+  }
+
   zonesOf(region: string): string[] {
     return ['a', 'b', 'c'].map((z) => `${region}${z}`);
   }
@@ -58,6 +69,7 @@ export class FakeProvider implements Provider {
   runInstances(req: RunRequest): Promise<RunResult> {
     const zone = req.placement.zone ?? `${req.placement.region ?? 'fake-1'}a`;
     return this.op('runInstances', zone, (s, now, late) => {
+      checkAccount(s, req.account);
       const mine = s.instances.filter((i) => i.tags[TAG_UID] === req.uid && isLiveStatus(i.status));
       // As EC2: an instance still stopping cannot be started yet.
       if (mine.some((i) => i.status === 'stopping')) throw new ProviderError('transient', 'fake: an instance is still stopping; start it once stopped');
@@ -80,6 +92,7 @@ export class FakeProvider implements Provider {
           id, region: req.placement.region ?? 'fake-1', zone, tags: { ...req.tags }, createdAt: now,
           visibleAt: now + (late?.scope === 'sweep' ? 0 : lateMs), status: 'pending', since: now, costPerHour: req.placement.useSpot ? 0.3 : 1,
           ...(late?.scope ? { sweepVisibleAt: now + (late.scope === 'query' ? 0 : lateMs) } : {}),
+          account: accountOf(s),
         });
         created.push(id);
       }
@@ -88,17 +101,22 @@ export class FakeProvider implements Provider {
   }
 
   queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
-    return this.op('queryInstances', ref.zone, (s, now) => this.visible(s, now).filter((i) => i.tags[TAG_UID] === ref.uid).map(info));
+    return this.op('queryInstances', ref.zone, (s, now) => this.visible(s, now, ref.account).filter((i) => i.tags[TAG_UID] === ref.uid).map(info));
   }
 
-  listTagged(): Promise<InstanceInfo[]> {
-    return this.op('listTagged', undefined, (s, now) => s.instances.filter((i) => now >= (i.sweepVisibleAt ?? i.visibleAt)).map(info));
+  listTagged(account?: string): Promise<TaggedListing> {
+    return this.op('listTagged', undefined, (s, now) => {
+      checkAccount(s, account);
+      // The sweep's own visibility (a 'late' fault may be scoped to the query or the sweep).
+      const instances = s.instances.filter((i) => now >= (i.sweepVisibleAt ?? i.visibleAt) && accountOf(i) === accountOf(s));
+      return { account: accountOf(s), instances: instances.map(info), listed: ['fake-1'], unlisted: [] };
+    });
   }
 
   stopInstances(ref: ClusterRef): Promise<void> {
     return this.op('stopInstances', ref.zone, (s, now, noop) => {
       if (noop?.effect === 'noop') return;
-      const targets = this.visible(s, now).filter((i) => i.tags[TAG_UID] === ref.uid && (i.status === 'running' || i.status === 'pending'));
+      const targets = this.visible(s, now, ref.account).filter((i) => i.tags[TAG_UID] === ref.uid && (i.status === 'running' || i.status === 'pending'));
       // As EC2: one pending instance fails the whole call, and nothing is stopped.
       const pending = targets.find((i) => i.status === 'pending');
       if (s.stopPendingRefused && pending) throw new ProviderError('config', `fake: IncorrectInstanceState: instance ${pending.id} is pending and cannot be stopped`);
@@ -108,7 +126,8 @@ export class FakeProvider implements Provider {
 
   startInstances(ref: ClusterRef): Promise<void> {
     return this.op('startInstances', ref.zone, (s, now) => {
-      for (const i of s.instances) if (i.tags[TAG_UID] === ref.uid && i.status === 'stopped') Object.assign(i, { status: 'pending', since: now, next: undefined });
+      checkAccount(s, ref.account);
+      for (const i of s.instances) if (accountOf(i) === accountOf(s) && i.tags[TAG_UID] === ref.uid && i.status === 'stopped') Object.assign(i, { status: 'pending', since: now, next: undefined });
     });
   }
 
@@ -116,7 +135,9 @@ export class FakeProvider implements Provider {
     return this.op('terminateInstances', ref.zone, (s, now, noop) => {
       if (noop?.effect === 'noop') return;
       // By tag, only what listings show (as real clouds); by id, any instance.
-      const pool = ids ? s.instances.filter((i) => ids.includes(i.id)) : this.visible(s, now).filter((i) => i.tags[TAG_UID] === ref.uid);
+      const pool = ids
+        ? this.visible(s, Infinity, ref.account).filter((i) => ids.includes(i.id))
+        : this.visible(s, now, ref.account).filter((i) => i.tags[TAG_UID] === ref.uid);
       for (const i of pool) if (isLiveStatus(i.status) && i.next?.status !== 'terminating') i.next = { status: 'terminating', at: now + s.delays.apiLag };
     });
   }
@@ -133,7 +154,7 @@ export class FakeProvider implements Provider {
 
   clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
     return this.op('clusterInfo', ref.zone, (s, now) => {
-      const running = this.visible(s, now).filter((i) => i.tags[TAG_UID] === ref.uid && i.status === 'running').sort((a, b) => a.id.localeCompare(b.id));
+      const running = this.visible(s, now, ref.account).filter((i) => i.tags[TAG_UID] === ref.uid && i.status === 'running').sort((a, b) => a.id.localeCompare(b.id));
       if (!running.length) throw new ProviderError('transient', `fake: no running instance of ${ref.uid}`);
       // Every fake instance is this machine.
       const [head, ...workers] = running.map((i) => ({ id: i.id, address: '127.0.0.1' }));
@@ -142,11 +163,16 @@ export class FakeProvider implements Provider {
   }
 
   openPorts(ref: ClusterRef): Promise<void> {
-    return this.op('openPorts', ref.zone, () => undefined);
+    return this.op('openPorts', ref.zone, (s) => checkAccount(s, ref.account));
   }
 
-  private visible(s: FakeCloudState, now: number): FakeInstance[] {
-    return s.instances.filter((i) => now >= i.visibleAt);
+  /**
+   * What the current credentials can see: their own account only, as on AWS. A call about
+   * another account is refused, never answered with an empty list.
+   */
+  private visible(s: FakeCloudState, now: number, account?: string): FakeInstance[] {
+    checkAccount(s, account);
+    return s.instances.filter((i) => now >= i.visibleAt && accountOf(i) === accountOf(s));
   }
 
   /** One call: faults before, the change, faults after; state saved even when "after" throws. */
@@ -185,6 +211,12 @@ export class FakeProvider implements Provider {
     const out = fn(s);
     this.storage.save(s);
     return out;
+  }
+}
+
+function checkAccount(s: FakeCloudState, account: string | undefined): void {
+  if (account && account !== accountOf(s)) {
+    throw new ProviderError('auth', `unknown — credentials point at fake account ${accountOf(s)}, the cluster lives in ${account}`, 'switch back to that account');
   }
 }
 

@@ -19,6 +19,8 @@ export interface FakeInstance {
   /** A stop/terminate accepted but not yet applied: applied at `since` of the next state. */
   next?: { status: InstanceStatus; at: number };
   costPerHour: number;
+  /** The account it lives in (absent in states saved before accounts: DEFAULT_ACCOUNT). */
+  account?: string;
 }
 
 /** Model ms; the defaults are the "fake provider's default delays" the figures quote. */
@@ -34,7 +36,7 @@ export const DEFAULT_DELAYS: FakeDelays = { boot: 2_000, stop: 3_000, shutdown: 
 
 export type FakeOp =
   | 'runInstances' | 'queryInstances' | 'stopInstances' | 'startInstances' | 'terminateInstances'
-  | 'waitInstances' | 'clusterInfo' | 'listTagged' | 'openPorts';
+  | 'waitInstances' | 'clusterInfo' | 'listTagged' | 'openPorts' | 'identity';
 
 /**
  * One injected fault. `times` counts down per match (-1 = always). Effects: throw an untyped
@@ -83,6 +85,14 @@ export interface FakeCloudState {
   cloudEvents?: CloudEvent[];
   /** As EC2: StopInstances fails (IncorrectInstanceState) when a named instance is pending. */
   stopPendingRefused?: boolean;
+  /** The account the current credentials point at (a user switching profile changes it). */
+  account?: string;
+}
+
+export const DEFAULT_ACCOUNT = 'acct-1';
+
+export function accountOf(x: { account?: string }): string {
+  return x.account ?? DEFAULT_ACCOUNT;
 }
 
 export function emptyState(delays: Partial<FakeDelays> = {}): FakeCloudState {

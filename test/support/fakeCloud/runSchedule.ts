@@ -33,6 +33,7 @@ async function runStep(h: Harness, s: Step): Promise<void> {
       case 'refresh': return r ? void (await refreshOne(h.env, r)) : undefined;
       case 'reconcile': return r ? void (await reconcileOne(h.env, r)) : undefined;
       case 'wait': return h.clock.sleep(s.ms);
+      case 'switch': return h.cloud.switchAccount(s.name === 'a' ? 'acct-1' : 'acct-2');
     }
   };
   // A refresh of the same cluster racing the step: the historical leak's shape.

@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import type { FaultRule } from './model';
 
 export interface Step {
-  kind: 'launch' | 'refresh' | 'stop' | 'start' | 'down' | 'reconcile' | 'wait';
+  /** 'switch': the user points the credentials at account a (acct-1) or b (acct-2), issue 12.2. */
+  kind: 'launch' | 'refresh' | 'stop' | 'start' | 'down' | 'reconcile' | 'wait' | 'switch';
   name: 'a' | 'b';
   nodes: number;
   withRefresh: boolean;
@@ -11,7 +12,7 @@ export interface Step {
 }
 
 export const stepArb: fc.Arbitrary<Step> = fc.record({
-  kind: fc.constantFrom('launch', 'launch', 'refresh', 'stop', 'start', 'down', 'reconcile', 'wait'),
+  kind: fc.constantFrom('launch', 'launch', 'refresh', 'stop', 'start', 'down', 'reconcile', 'wait', 'switch'),
   name: fc.constantFrom('a', 'b'),
   nodes: fc.constantFrom(1, 1, 2),
   withRefresh: fc.boolean(),

@@ -13,7 +13,7 @@ const row = (over: Partial<ClusterRecord>): ClusterRecord => ({
   head_address: '10.0.0.5', ssh_user: 'ubuntu', ssh_port: 22, ssh_key_path: null,
   handle: JSON.stringify({ hosts: [{ address: '10.0.0.5', port: 2222, user: 'ubuntu', identityFile: '/keys/id 1' }], workdir: '/home/ubuntu/sky_workdir' }),
   launched_at: 0, updated_at: 0, last_error: null, autostop_minutes: null, autostop_down: 0, flags: null,
-  created_by_user: null, created_by_machine: null, ...over,
+  created_by_user: null, created_by_machine: null, account: null, ...over,
 });
 
 describe('access: ssh command line and config text', () => {

@@ -214,7 +214,7 @@ describe('provision: cloud behaviour a kind fake hides', () => {
       name: 'c1', uid, provider: 'fake', region: 'r1', zone: 'r1a', status: 'INIT' as const, resources: null, num_nodes: 1,
       head_address: null, ssh_user: null, ssh_port: null, ssh_key_path: null, handle: null, launched_at: now, updated_at: now,
       last_error: null, autostop_minutes: null, autostop_down: 0, flags: null,
-      created_by_user: creator.user, created_by_machine: creator.machine,
+      created_by_user: creator.user, created_by_machine: creator.machine, account: 'acct-1',
     };
     const intent = (await saveRow(h.env, base, { handlePatch: { lastRunAt: now, runInFlight: true } }, undefined, true))!;
     const { created } = await h.cloud.runInstances({ uid, clusterName: 'c1', workspaceId: 'w', numNodes: 1, placement: zone('r1a'), tags: { [TAG_UID]: uid, 'skydeck-cluster': 'c1' } });

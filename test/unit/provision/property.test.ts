@@ -1,5 +1,5 @@
 // fast-check over random fault schedules interleaving launch, refresh, stop, start, down and
-// reconcile, on a virtual clock (time moves only when every party waits), so a seed names
+// reconcile, with the user switching cloud account in between (issue 12.2), on a virtual clock (time moves only when every party waits), so a seed names
 // one exact run. After every step: every live tagged instance is owned by a row, and no row
 // claims instances that are gone without saying so. PROVISION_SCHEDULES sets the number of
 // schedules (test:leaks runs 500; the normal suite a few dozen); PROVISION_SEED (and

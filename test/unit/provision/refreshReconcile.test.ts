@@ -148,7 +148,7 @@ async function seedInit(h: Harness, name: string) {
     name, uid: randomUUID(), provider: 'fake', region: 'r1', zone: 'r1a', status: 'INIT' as const, resources: null, num_nodes: 1,
     head_address: null, ssh_user: null, ssh_port: null, ssh_key_path: null, handle: null, launched_at: now, updated_at: now,
     last_error: null, autostop_minutes: null, autostop_down: 0, flags: null,
-    created_by_user: creator.user, created_by_machine: creator.machine,
+    created_by_user: creator.user, created_by_machine: creator.machine, account: 'acct-1',
   };
   return (await saveRow(h.env, base, { handlePatch: { lastRunAt: now, runInFlight: true } }, undefined, true))!;
 }

@@ -10,7 +10,7 @@ function cluster(name: string, status: ClusterRecord['status'] = 'UP'): ClusterR
     name, uid: `uid-${name}`, provider: 'local', region: null, zone: null, status, resources: null, num_nodes: 1,
     head_address: '127.0.0.1', ssh_user: null, ssh_port: null, ssh_key_path: null, handle: null, launched_at: 1,
     updated_at: 1, last_error: null, autostop_minutes: null, autostop_down: 0, flags: null,
-    created_by_user: null, created_by_machine: null,
+    created_by_user: null, created_by_machine: null, account: null,
   };
 }
 

@@ -16,7 +16,7 @@ function leak(id: string, opts: Partial<LeakedInstance> = {}): LeakedInstance {
 }
 
 function sweep(over: Partial<LeakSweep> = {}): LeakSweep {
-  return { thisWorkspace: [], otherWorkspaces: [], errors: [], workspaceId: 'ws-this', ...over };
+  return { thisWorkspace: [], otherWorkspaces: [], errors: [], swept: [], workspaceId: 'ws-this', ...over };
 }
 
 describe('ui/tree leaked instances model', () => {
@@ -43,10 +43,20 @@ describe('ui/tree leaked instances model', () => {
 
   it('shows a cloud whose listing failed, even with no instances found', () => {
     const m = new LeaksModel(() => undefined);
-    m.set(sweep({ errors: [{ cloud: 'gcp', message: 'auth: no credentials' }] }));
+    m.set(sweep({ errors: [{ cloud: 'gcp', kind: 'auth', message: 'auth: no credentials' }] }));
     assert.equal(m.visible, true);
-    assert.deepEqual(m.entries(), [{ kind: 'leak-error', cloud: 'gcp', message: 'auth: no credentials' }]);
-    assert.match(m.summary, /gcp failed/);
+    assert.deepEqual(m.entries(), [{ kind: 'leak-error', cloud: 'gcp', label: 'gcp', message: 'auth: no credentials' }]);
+    assert.match(m.summary, /unknown: gcp/);
+  });
+
+  it('issue 12.4: each region or account that could not be listed is its own error node, named', () => {
+    const m = new LeaksModel(() => undefined);
+    m.set(sweep({ errors: [
+      { cloud: 'aws', account: '123456789012', region: 'eu-west-3', kind: 'transient', message: 'DescribeInstances: throttled' },
+      { cloud: 'aws', account: '222233334444', kind: 'auth', message: 'unknown — credentials point at aws account 123456789012' },
+    ] }));
+    assert.deepEqual(m.entries().map((e) => e.kind === 'leak-error' && e.label), ['aws eu-west-3 (account 123456789012)', 'aws account 222233334444']);
+    assert.equal(m.summary, '0 · unknown: aws eu-west-3 (account 123456789012), aws account 222233334444');
   });
 
   it('removes an instance once terminated, from either list, and notifies', () => {

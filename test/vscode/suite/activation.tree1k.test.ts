@@ -24,7 +24,7 @@ const CLUSTER: ClusterRecord = {
   resources: JSON.stringify({ cpus: 8, memory: 32, accelerators: { L4: 1 } }), num_nodes: 1,
   head_address: '127.0.0.1', ssh_user: null, ssh_port: null, ssh_key_path: null, handle: null,
   launched_at: 1_700_000_000, updated_at: 1_700_000_000, last_error: null, autostop_minutes: null, autostop_down: 0, flags: null,
-  created_by_user: null, created_by_machine: null,
+  created_by_user: null, created_by_machine: null, account: null,
 };
 
 function rows(): JobRow[] {

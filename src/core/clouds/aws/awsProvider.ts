@@ -1,11 +1,14 @@
-import { StopInstancesCommand, StartInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
+import { DescribeRegionsCommand, StopInstancesCommand, StartInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
 import {
   ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
+  type TaggedListing, type UnlistedPart,
 } from '../provider';
+import { boundedMap } from '../boundedMap';
+import { AwsIdentity } from './identity';
 import type { PortRange } from '../../task';
 import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { Ec2Clients } from './clients';
-import { awsErrorCode, ec2Call } from './errors';
+import { awsErrorCode, ec2Call, toProviderError } from './errors';
 import { describeInstances } from './describe';
 import { ensureKeyPair, ensureLocalKey, defaultKeyDir, type LocalKey } from './keys';
 import { ensureGroup, groupsOf, openGroupPorts } from './securityGroup';
@@ -25,6 +28,7 @@ const state = (i: Instance) => i.State?.Name ?? 'pending';
 export class AwsProvider implements Provider {
   readonly cloud = 'aws';
   private readonly clients: Ec2Clients;
+  private readonly account: AwsIdentity;
   private readonly zones: ZoneTable;
   private key?: LocalKey;
   private readonly keyPairs = new Map<string, Promise<string>>();
@@ -35,6 +39,7 @@ export class AwsProvider implements Provider {
 
   constructor(private readonly opts: AwsProviderOptions = {}) {
     this.clients = new Ec2Clients(opts);
+    this.account = new AwsIdentity(opts, this.clients);
     this.zones = new ZoneTable(opts.zones);
   }
 
@@ -47,7 +52,13 @@ export class AwsProvider implements Provider {
     this.zones.learn(region, zones);
   }
 
+  /** The account id of the current credentials (STS GetCallerIdentity). */
+  identity(): Promise<string> {
+    return this.account.current();
+  }
+
   async runInstances(req: RunRequest): Promise<RunResult> {
+    await this.account.check(req.account);
     const region = await this.regionOf(req.placement.region ?? req.region);
     const ec2 = this.clients.get(region);
     this.generation.set(req.uid, (this.generation.get(req.uid) ?? 0) + 1);
@@ -62,6 +73,7 @@ export class AwsProvider implements Provider {
   }
 
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
+    await this.account.check(ref.account);
     const region = await this.regionOf(ref.region);
     return (await instancesOfUid(this.clients.get(region), ref.uid)).map((i) => infoOf(i, region));
   }
@@ -123,20 +135,43 @@ export class AwsProvider implements Provider {
     };
   }
 
-  /** Every live Skydeck-tagged instance in the configured regions; one failing region fails the call. */
-  async listTagged(): Promise<InstanceInfo[]> {
-    const regions = this.opts.regions?.length ? this.opts.regions : [await this.regionOf(undefined)];
-    const out: InstanceInfo[] = [];
-    for (const region of regions) {
-      const list = await describeInstances(this.clients.get(region), [
-        { Name: 'tag-key', Values: [TAG_UID] }, { Name: 'instance-state-name', Values: LIVE_STATES },
-      ]);
-      out.push(...list.map((i) => infoOf(i, region)));
-    }
-    return out;
+  /**
+   * Every live Skydeck-tagged instance of the account, in every region enabled for it, listed
+   * in parallel. A region that fails is named as unlisted (its strays are unknown); another
+   * account than the credentials' own cannot be listed at all.
+   */
+  async listTagged(account?: string): Promise<TaggedListing> {
+    await this.account.check(account);
+    const current = await this.account.current();
+    const regions = this.opts.regions?.length ? this.opts.regions : await this.enabledRegions();
+    const filters = [{ Name: 'tag-key', Values: [TAG_UID] }, { Name: 'instance-state-name', Values: LIVE_STATES }];
+    const per = await boundedMap(regions, this.opts.sweepConcurrency ?? 8, async (region) => {
+      try {
+        return { region, list: (await describeInstances(this.clients.get(region), filters)).map((i) => infoOf(i, region)) };
+      } catch (e) {
+        const pe = toProviderError(e, 'DescribeInstances');
+        return { region, failed: { region, kind: pe.kind, message: pe.message } satisfies UnlistedPart };
+      }
+    });
+    return {
+      account: current,
+      instances: per.flatMap((r) => r.list ?? []),
+      listed: per.filter((r) => r.list).map((r) => r.region),
+      unlisted: per.flatMap((r) => (r.failed ? [r.failed] : [])),
+    };
+  }
+
+  /** Regions the account can use (opted-in ones included), asked in the default region. */
+  private async enabledRegions(): Promise<string[]> {
+    const ec2 = this.clients.get(await this.regionOf(undefined));
+    const r = await ec2Call('DescribeRegions', () => ec2.send(new DescribeRegionsCommand({ AllRegions: false })));
+    const names = (r.Regions ?? []).map((x) => x.RegionName).filter((n): n is string => !!n).sort();
+    if (!names.length) throw new ProviderError('transient', 'DescribeRegions listed no region');
+    return names;
   }
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
+    await this.account.check(ref.account);
     const region = await this.regionOf(ref.region);
     const ec2 = this.clients.get(region);
     const [group] = await groupsOf(ec2, ref.uid);
@@ -191,6 +226,7 @@ export class AwsProvider implements Provider {
   }
 
   private async instancesOf(ref: ClusterRef): Promise<{ region: string; list: Instance[] }> {
+    await this.account.check(ref.account);
     const region = await this.regionOf(ref.region);
     return { region, list: await instancesOfUid(this.clients.get(region), ref.uid) };
   }

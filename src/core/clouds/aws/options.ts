@@ -9,10 +9,14 @@ export interface AwsCredentials {
 export interface AwsProviderOptions {
   /** Region used when a placement or cluster names none; default: the SDK chain (AWS_REGION, profile). */
   region?: string;
-  /** Regions the leak sweep lists (listTagged); default: just the default region. */
+  /** Regions the leak sweep lists (listTagged); default: every region enabled for the account (DescribeRegions). */
   regions?: string[];
+  /** Regions the sweep lists at once; default 8. */
+  sweepConcurrency?: number;
   /** EC2 endpoint (tests: the emulator); default: the SDK's (which honours AWS_ENDPOINT_URL_EC2). */
   endpoint?: string;
+  /** STS endpoint for the account id (tests: the emulator); default: the SDK's (AWS_ENDPOINT_URL_STS). */
+  stsEndpoint?: string;
   /** Explicit credentials (tests only); default: the SDK chain (env, profiles, SSO, IMDS). */
   credentials?: AwsCredentials;
   /** SDK attempts per call (its own retries of throttling/5xx); default 3. */

@@ -1,6 +1,7 @@
 import type { VirtualMachine } from '@azure/arm-compute';
 import {
   ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
+  type TaggedListing,
 } from '../provider';
 import { waitUntil } from '../waitInstances';
 import type { PortRange } from '../../task';
@@ -21,6 +22,8 @@ import { waitGroupGone } from './group';
 export class AzureProvider implements Provider {
   readonly cloud = 'azure';
   private clientsCache?: AzureClients;
+  /** Clients of other subscriptions than the configured one (clusters recorded there). */
+  private readonly bySubscription = new Map<string, AzureClients>();
   private key?: LocalKey;
   private readonly catalogs = new Map<string, Promise<InstanceType[]>>();
 
@@ -32,25 +35,45 @@ export class AzureProvider implements Provider {
     return this.clientsCache;
   }
 
+  /** The configured subscription (option, AZURE_SUBSCRIPTION_ID, "az account set"): where new clusters go. */
+  async identity(): Promise<string> {
+    return this.clients.subscriptionId;
+  }
+
+  /**
+   * The clients of a cluster's recorded subscription: every call about a cluster goes there,
+   * whatever subscription is configured now (a 404 from another one would read as "gone").
+   */
+  clientsFor(subscription?: string): AzureClients {
+    if (!subscription || subscription === this.clients.subscriptionId) return this.clients;
+    let c = this.bySubscription.get(subscription);
+    if (!c) {
+      c = new AzureClients(this.opts, subscription);
+      this.bySubscription.set(subscription, c);
+    }
+    return c;
+  }
+
   async runInstances(req: RunRequest): Promise<RunResult> {
+    const c = this.clientsFor(req.account);
     const group = groupName(req.uid);
     const location = req.placement.region ?? req.region ?? this.opts.region ?? DEFAULT_LOCATION;
     // A previous attempt's group may still be deleting (teardown is asynchronous on Azure).
-    await waitGroupGone(this.clients, group, this.lro.updateIntervalInMs, 10 * 60_000, true);
-    await azCall('resourceGroups.createOrUpdate', () => this.clients.resources.resourceGroups.createOrUpdate(group, { location, tags: req.tags }));
-    const existing = await listVms(this.clients, group);
+    await waitGroupGone(c, group, this.lro.updateIntervalInMs, 10 * 60_000, true);
+    await azCall('resourceGroups.createOrUpdate', () => c.resources.resourceGroups.createOrUpdate(group, { location, tags: req.tags }));
+    const existing = await listVms(c, group);
     if (existing.some((v) => v.power === 'stopping' || v.power === 'deallocating')) {
       throw new ProviderError('transient', 'some VMs are still stopping; they can be started once deallocated');
     }
     const stopped = existing.filter((v) => v.power === 'deallocated' || v.power === 'stopped');
-    await Promise.all(stopped.map((v) => this.startOne(group, v.vm.name!)));
+    await Promise.all(stopped.map((v) => this.startOne(c, group, v.vm.name!)));
     const resumed = stopped.map((v) => v.vm.name!);
     const need = req.numNodes - existing.length;
     if (need <= 0) return { created: [], resumed };
     // Sized once from the location's listing; createVm then sees it as the placement's type.
     const sized = req.placement.instanceType ? req : { ...req, placement: { ...req.placement, instanceType: pickSize(req.placement, shapeOf(req), await this.catalog(location)) } };
 
-    const net = { c: this.clients, group, location, tags: req.tags, lro: this.lro };
+    const net = { c: c, group, location, tags: req.tags, lro: this.lro };
     const subnetId = await ensureNetwork(net);
     const hasHead = existing.some((v) => v.vm.tags?.[TAG_HEAD] === 'true');
     const names = Array.from({ length: need }, () => vmName(req.clusterName, req.uid));
@@ -63,20 +86,22 @@ export class AzureProvider implements Provider {
   }
 
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
-    return (await listVms(this.clients, groupName(ref.uid))).map((v) => infoOf(v.vm, v.view));
+    return (await listVms(this.clientsFor(ref.account), groupName(ref.uid))).map((v) => infoOf(v.vm, v.view));
   }
 
   /** Deallocates (never just powers off: a powered-off VM still bills its compute). */
   async stopInstances(ref: ClusterRef): Promise<void> {
+    const c = this.clientsFor(ref.account);
     const group = groupName(ref.uid);
-    const list = (await listVms(this.clients, group)).filter((v) => !v.power || v.power === 'running' || v.power === 'starting' || v.power === 'stopped');
-    await Promise.all(list.map((v) => azCall('virtualMachines.deallocate', () => this.clients.compute.virtualMachines.deallocate(group, v.vm.name!, this.lro).submitted())));
+    const list = (await listVms(c, group)).filter((v) => !v.power || v.power === 'running' || v.power === 'starting' || v.power === 'stopped');
+    await Promise.all(list.map((v) => azCall('virtualMachines.deallocate', () => c.compute.virtualMachines.deallocate(group, v.vm.name!, this.lro).submitted())));
   }
 
   async startInstances(ref: ClusterRef): Promise<void> {
+    const c = this.clientsFor(ref.account);
     const group = groupName(ref.uid);
-    const list = (await listVms(this.clients, group)).filter((v) => v.power === 'deallocated' || v.power === 'stopped');
-    await Promise.all(list.map((v) => this.startOne(group, v.vm.name!)));
+    const list = (await listVms(c, group)).filter((v) => v.power === 'deallocated' || v.power === 'stopped');
+    await Promise.all(list.map((v) => this.startOne(c, group, v.vm.name!)));
   }
 
   /**
@@ -85,19 +110,20 @@ export class AzureProvider implements Provider {
    * the core proves it by querying (a deleted group lists no VMs).
    */
   async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
+    const c = this.clientsFor(ref.account);
     const group = groupName(ref.uid);
     const ignoreGone = (e: unknown) => {
       if (!isNotFound(e)) throw e;
     };
     // Ids naming every VM of the group (the sweep ends a leaked cluster one id at a time, and
     // an empty group's pseudo-instance is the group's name) end the whole group.
-    const whole = !ids || (await listVms(this.clients, group)).every((v) => ids.includes(v.vm.name!));
+    const whole = !ids || (await listVms(c, group)).every((v) => ids.includes(v.vm.name!));
     if (whole) {
-      await azCall('resourceGroups.delete', () => this.clients.resources.resourceGroups
+      await azCall('resourceGroups.delete', () => c.resources.resourceGroups
         .delete(group, { ...this.lro, forceDeletionTypes: 'Microsoft.Compute/virtualMachines' }).submitted().catch(ignoreGone));
       return;
     }
-    await Promise.all(ids.map((id) => azCall('virtualMachines.delete', () => this.clients.compute.virtualMachines.delete(group, id, this.lro).submitted().catch(ignoreGone))));
+    await Promise.all(ids.map((id) => azCall('virtualMachines.delete', () => c.compute.virtualMachines.delete(group, id, this.lro).submitted().catch(ignoreGone))));
   }
 
   waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
@@ -105,12 +131,13 @@ export class AzureProvider implements Provider {
   }
 
   async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
+    const c = this.clientsFor(ref.account);
     const group = groupName(ref.uid);
-    const running = (await listVms(this.clients, group)).filter((v) => v.power === 'running');
+    const running = (await listVms(c, group)).filter((v) => v.power === 'running');
     const head = running.find((v) => v.vm.tags?.[TAG_HEAD] === 'true')
       ?? [...running].sort((a, b) => (a.vm.timeCreated?.getTime() ?? 0) - (b.vm.timeCreated?.getTime() ?? 0) || a.vm.name!.localeCompare(b.vm.name!))[0];
     if (!head) throw new ProviderError('transient', `no running VM of ${ref.uid} yet`);
-    const ips = await azCall('networkInterfaces.list', () => addressesOf(this.clients, group));
+    const ips = await azCall('networkInterfaces.list', () => addressesOf(c, group));
     const address = (name: string) => {
       const a = ips.get(name);
       return (this.opts.usePrivateIps ? a?.privateIp : a?.publicIp ?? a?.privateIp) ?? '';
@@ -123,20 +150,27 @@ export class AzureProvider implements Provider {
     };
   }
 
-  /** Every VM of the subscription carrying the Skydeck uid tag, with its power state. */
-  async listTagged(): Promise<InstanceInfo[]> {
+  /**
+   * Every VM of the subscription (default: the configured one) carrying the Skydeck uid tag,
+   * with its power state. ARM lists a subscription's VMs of every location in one call, so
+   * there is no per-location part to miss: a failure is the whole subscription's.
+   */
+  async listTagged(account?: string): Promise<TaggedListing> {
+    const c = this.clientsFor(account);
     const tagged = await azCall('virtualMachines.listAll', async () => {
       const out: VirtualMachine[] = [];
-      for await (const vm of this.clients.compute.virtualMachines.listAll()) if (vm.tags?.[TAG_UID]) out.push(vm);
+      for await (const vm of c.compute.virtualMachines.listAll()) if (vm.tags?.[TAG_UID]) out.push(vm);
       return out;
     });
-    const withViews = await Promise.all(tagged.map(async (vm) => ({ vm, view: await instanceViewOf(this.clients, groupOf(vm.id), vm.name!) })));
+    const withViews = await Promise.all(tagged.map(async (vm) => ({ vm, view: await instanceViewOf(c, groupOf(vm.id), vm.name!) })));
     const vms = withViews.filter((v) => v.view !== null).map((v) => infoOf(v.vm, v.view ?? undefined));
-    return [...vms, ...(await emptyGroups(this.clients, new Set(tagged.map((vm) => groupOf(vm.id).toLowerCase()))))];
+    const instances = [...vms, ...(await emptyGroups(c, new Set(tagged.map((vm) => groupOf(vm.id).toLowerCase()))))];
+    return { account: c.subscriptionId, instances, listed: ['all locations'], unlisted: [] };
   }
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
-    await azCall('securityRules', () => openNsgPorts(this.clients, groupName(ref.uid), ports, this.lro));
+    const c = this.clientsFor(ref.account);
+    await azCall('securityRules', () => openNsgPorts(c, groupName(ref.uid), ports, this.lro));
   }
 
   /** The location's VM-size catalog (cached on disk with its fetch time). */
@@ -150,17 +184,17 @@ export class AzureProvider implements Provider {
   }
 
   /** Whether the cluster's resource group still exists (tests; teardown's "nothing orphaned"). */
-  async groupExists(uid: string): Promise<boolean> {
-    return azCall('resourceGroups.checkExistence', async () => (await this.clients.resources.resourceGroups.checkExistence(groupName(uid))).body);
+  async groupExists(uid: string, subscription?: string): Promise<boolean> {
+    return azCall('resourceGroups.checkExistence', async () => (await this.clientsFor(subscription).resources.resourceGroups.checkExistence(groupName(uid))).body);
   }
 
   private get lro(): { updateIntervalInMs: number } {
     return { updateIntervalInMs: this.opts.pollMs ?? 2000 };
   }
 
-  private startOne(group: string, name: string): Promise<void> {
+  private startOne(c: AzureClients, group: string, name: string): Promise<void> {
     // Awaited: starting a deallocated VM needs hardware and fails with AllocationFailed like a create.
-    return azCall('virtualMachines.start', () => this.clients.compute.virtualMachines.start(group, name, this.lro));
+    return azCall('virtualMachines.start', () => c.compute.virtualMachines.start(group, name, this.lro));
   }
 
   private localKey(): LocalKey {

@@ -15,11 +15,12 @@ export class AzureClients {
   readonly resources: ResourceManagementClient;
   readonly credential: TokenCredential;
 
-  constructor(opts: AzureProviderOptions) {
-    const sub = localSubscription(opts);
+  /** `subscription`: a cluster's recorded one; default the configured one. */
+  constructor(opts: AzureProviderOptions, subscription?: string) {
+    const sub = subscription ?? localSubscription(opts);
     if (!sub) throw new ProviderError('auth', 'no Azure subscription is configured', SUBSCRIPTION_FIX);
     this.subscriptionId = sub;
-    this.credential = (opts.credential as TokenCredential | undefined) ?? new DefaultAzureCredential();
+    this.credential = (opts.credential as TokenCredential | undefined) ?? sharedCredential();
     const common = {
       ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
       ...(opts.ca ? { tlsOptions: { ca: opts.ca } } : {}),
@@ -29,4 +30,12 @@ export class AzureClients {
     this.network = new NetworkManagementClient(this.credential, sub, common);
     this.resources = new ResourceManagementClient(this.credential, sub, common);
   }
+}
+
+let defaultCredential: TokenCredential | undefined;
+
+/** One DefaultAzureCredential for every subscription's clients: one login, one token cache. */
+function sharedCredential(): TokenCredential {
+  defaultCredential ??= new DefaultAzureCredential();
+  return defaultCredential;
 }

@@ -80,7 +80,22 @@ export async function azCall<T>(action: string, fn: () => Promise<T>): Promise<T
   }
 }
 
+/** A resource (or group) that is not there; never a subscription that cannot be found (that is "unknown"). */
 export function isNotFound(e: unknown): boolean {
   const { code, status } = azureCode(e);
+  if (code === 'SubscriptionNotFound' || code === 'InvalidSubscriptionId') return false;
   return status === 404 || code === 'ResourceGroupNotFound' || code === 'ResourceNotFound' || code === 'NotFound';
+}
+
+/**
+ * The one 404 that means "this cluster is gone": ARM saying that this very resource group
+ * does not exist (in the subscription the client is bound to). Any other 404 — a subscription
+ * not found, a wrong endpoint — is an error, never "no VMs".
+ */
+export function isGroupGone(e: unknown, group: string): boolean {
+  const { code, message } = azureCode(e);
+  if (code !== 'ResourceGroupNotFound') return false;
+  // The SDK's pager drops ARM's message ("Pagination failed with …"); when one names a group, it must be ours.
+  const named = /resource group '([^']+)'/i.exec(message)?.[1];
+  return !named || named.toLowerCase() === group.toLowerCase();
 }

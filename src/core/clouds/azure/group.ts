@@ -1,6 +1,6 @@
 import { ProviderError } from '../provider';
 import type { AzureClients } from './clients';
-import { azCall, isNotFound } from './errors';
+import { azCall, isGroupGone } from './errors';
 
 /**
  * Waits until the resource group is gone, or (with `onlyIfDeleting`) returns at once when it
@@ -14,7 +14,7 @@ export async function waitGroupGone(c: AzureClients, group: string, pollMs: numb
       try {
         return (await c.resources.resourceGroups.get(group)).properties?.provisioningState ?? 'Succeeded';
       } catch (e) {
-        if (isNotFound(e)) return 'gone';
+        if (isGroupGone(e, group)) return 'gone';
         throw e;
       }
     });

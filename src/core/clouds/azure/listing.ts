@@ -1,19 +1,19 @@
 import type { VirtualMachine, VirtualMachineInstanceView } from '@azure/arm-compute';
 import { TAG_UID, type InstanceInfo } from '../provider';
 import type { AzureClients } from './clients';
-import { azCall, isNotFound } from './errors';
+import { azCall, isGroupGone, isNotFound } from './errors';
 import { powerStateOf } from './status';
 
 export type Vm = { vm: VirtualMachine; view?: VirtualMachineInstanceView; power?: string };
 
-/** A group's VMs with their instance views; a missing group has none (it was deleted). */
+/** A group's VMs with their instance views; a missing group has none (it was deleted); any other 404 is an error. */
 export async function listVms(c: AzureClients, group: string): Promise<Vm[]> {
   const list = await azCall('virtualMachines.list', async () => {
     const out: VirtualMachine[] = [];
     try {
       for await (const vm of c.compute.virtualMachines.list(group)) out.push(vm);
     } catch (e) {
-      if (!isNotFound(e)) throw e;
+      if (!isGroupGone(e, group)) throw e;
     }
     return out;
   });

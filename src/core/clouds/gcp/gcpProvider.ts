@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
+  type TaggedListing, type UnlistedPart,
 } from '../provider';
 import { waitUntil } from '../waitInstances';
 import type { PortRange } from '../../task';
@@ -39,8 +40,13 @@ export class GcpProvider implements Provider {
     this.zones.learn(region, zones);
   }
 
+  /** The configured project (option, environment, gcloud config, ADC): where new clusters go. */
+  identity(): Promise<string> {
+    return this.clients.projectId();
+  }
+
   async runInstances(req: RunRequest): Promise<RunResult> {
-    const w = await this.waitOpts();
+    const w = await this.waitOpts(req.account);
     const zone = req.placement.zone ?? req.zone ?? this.zonesOf(req.placement.region ?? req.region ?? this.defaultRegion())[0];
     if (!zone) throw new ProviderError('config', `no zone known for GCP region ${req.placement.region ?? req.region}`, 'name a zone in the task (infra: gcp/REGION/ZONE)');
     const network = this.opts.network ?? 'default';
@@ -54,20 +60,20 @@ export class GcpProvider implements Provider {
   }
 
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
-    const w = await this.waitOpts();
+    const w = await this.waitOpts(ref.account);
     return (await this.list(w.project, ref.uid)).map(infoOf);
   }
 
   /** Asks each running instance to stop; waitInstances watches them reach TERMINATED (= stopped). */
   async stopInstances(ref: ClusterRef): Promise<void> {
-    const w = await this.waitOpts();
+    const w = await this.waitOpts(ref.account);
     const list = (await this.list(w.project, ref.uid)).filter((i) => ['PROVISIONING', 'STAGING', 'RUNNING'].includes(i.status ?? ''));
     await Promise.all(list.map((i) => gcpCall('instances.stop', () => this.clients.instances.stop(this.target(w, i)))));
   }
 
   /** Starts stopped instances and waits for each start operation, which fails on a full zone. */
   async startInstances(ref: ClusterRef): Promise<void> {
-    const w = await this.waitOpts();
+    const w = await this.waitOpts(ref.account);
     const list = (await this.list(w.project, ref.uid)).filter((i) => i.status === 'TERMINATED');
     await Promise.all(list.map(async (i) => {
       const [op] = await gcpCall('instances.start', () => this.clients.instances.start(this.target(w, i)));
@@ -80,7 +86,7 @@ export class GcpProvider implements Provider {
    * from listings). Deleting the whole cluster also deletes its firewall rule.
    */
   async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
-    const w = await this.waitOpts();
+    const w = await this.waitOpts(ref.account);
     const all = await this.list(w.project, ref.uid);
     const list = all.filter((i) => !ids || ids.includes(i.name!));
     await Promise.all(list.map((i) => gcpCall('instances.delete', async () => {
@@ -99,7 +105,7 @@ export class GcpProvider implements Provider {
   }
 
   async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
-    const w = await this.waitOpts();
+    const w = await this.waitOpts(ref.account);
     const running = (await this.list(w.project, ref.uid)).filter((i) => i.status === 'RUNNING');
     const head = running.find((i) => i.labels?.[LABEL_HEAD] === 'true')
       ?? [...running].sort((a, b) => (a.creationTimestamp ?? '').localeCompare(b.creationTimestamp ?? '') || a.name!.localeCompare(b.name!))[0];
@@ -116,14 +122,23 @@ export class GcpProvider implements Provider {
     };
   }
 
-  /** Every Skydeck-labelled instance of the project, all zones, any status but deleted. */
-  async listTagged(): Promise<InstanceInfo[]> {
-    const w = await this.waitOpts();
-    return (await this.aggregated(w.project, labelFilter(TAG_UID, ANY_VALUE))).map(infoOf);
+  /**
+   * Every Skydeck-labelled instance of the project (default: the configured one), any status
+   * but deleted. The aggregated listing covers every zone in one call; a zone GCP reports as
+   * unreachable is named as unlisted.
+   */
+  async listTagged(account?: string): Promise<TaggedListing> {
+    const w = await this.waitOpts(account);
+    const unlisted: UnlistedPart[] = [];
+    const listed: string[] = [];
+    const instances = await this.aggregated(w.project, labelFilter(TAG_UID, ANY_VALUE), (scope, message) => {
+      unlisted.push({ region: lastSegment(scope), kind: 'transient', message: `instances of ${scope} could not be listed: ${message}` });
+    }, (scope) => listed.push(lastSegment(scope)));
+    return { account: w.project, instances: instances.map(infoOf), listed, unlisted };
   }
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
-    await ensureFirewall(this.clients, await this.waitOpts(), this.opts.network ?? 'default', ref.uid, ports);
+    await ensureFirewall(this.clients, await this.waitOpts(ref.account), this.opts.network ?? 'default', ref.uid, ports);
   }
 
   /**
@@ -152,13 +167,21 @@ export class GcpProvider implements Provider {
     return (await this.aggregated(project, labelFilter(TAG_UID, uid))).filter((i) => infoOf(i).tags?.[TAG_UID] === uid);
   }
 
-  private aggregated(project: string, filter: string): Promise<GcpInstance[]> {
+  /**
+   * One aggregated listing. A zone GCP could not reach answers with a warning instead of its
+   * instances: that is "unknown", never "none" — thrown (an empty answer would let the core
+   * believe they are gone), or handed to `unreachable` by the sweep, which reports it.
+   */
+  private aggregated(project: string, filter: string, unreachable?: (scope: string, message: string) => void, seen?: (scope: string) => void): Promise<GcpInstance[]> {
     return gcpCall('instances.aggregatedList', async () => {
       const out: GcpInstance[] = [];
       for await (const [scope, scoped] of this.clients.instances.aggregatedListAsync({ project, filter }, { autoPaginate: false, maxRetries: this.opts.sdkRetries ?? 2 })) {
-        // A zone GCP could not reach answers with a warning instead of its instances: that is
-        // "unknown", never "none" (an empty answer would let the core believe they are gone).
-        if (scoped.warning?.code === 'UNREACHABLE') throw new ProviderError('transient', `instances of ${scope} could not be listed: ${scoped.warning.message ?? 'unreachable'}`);
+        if (scoped.warning?.code === 'UNREACHABLE') {
+          if (!unreachable) throw new ProviderError('transient', `instances of ${scope} could not be listed: ${scoped.warning.message ?? 'unreachable'}`);
+          unreachable(scope, scoped.warning.message ?? 'unreachable');
+          continue;
+        }
+        seen?.(scope);
         out.push(...(scoped.instances ?? []));
       }
       return out;
@@ -169,8 +192,9 @@ export class GcpProvider implements Provider {
     return { project: w.project, zone: lastSegment(i.zone), instance: i.name!, requestId: randomUUID() };
   }
 
-  private async waitOpts(): Promise<WaitOptions> {
-    return { project: await this.clients.projectId(), pollMs: this.opts.pollMs ?? 2000, timeoutMs: this.opts.operationTimeoutMs ?? 10 * 60_000 };
+  /** Calls go to the cluster's recorded project; only new clusters and sweeps default to the configured one. */
+  private async waitOpts(project?: string): Promise<WaitOptions> {
+    return { project: project ?? await this.clients.projectId(), pollMs: this.opts.pollMs ?? 2000, timeoutMs: this.opts.operationTimeoutMs ?? 10 * 60_000 };
   }
 
   private defaultRegion(): string {

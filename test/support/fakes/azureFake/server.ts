@@ -12,7 +12,10 @@ import type { TestCert } from './tls';
 type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
 
 export class AzureFake extends LoopbackHttp {
+  /** The default subscription's state; `addSubscription` adds others, each with its own state. */
   readonly model: ArmModel;
+  readonly subscriptions = new Map<string, ArmModel>();
+  private readonly stepMs: number;
   requireAuth = true;
   /** 403 AuthorizationFailed on every write (an identity with Reader only). */
   denyWrites = false;
@@ -20,7 +23,16 @@ export class AzureFake extends LoopbackHttp {
 
   constructor(tls: TestCert, subscription = '00000000-0000-0000-0000-00000000beef', stepMs = 25) {
     super(tls);
+    this.stepMs = stepMs;
     this.model = new ArmModel(subscription, stepMs);
+    this.subscriptions.set(subscription, this.model);
+  }
+
+  /** Another subscription the token can use, with nothing in it. */
+  addSubscription(id: string): ArmModel {
+    const m = new ArmModel(id, this.stepMs);
+    this.subscriptions.set(id, m);
+    return m;
   }
 
   get endpoint(): string {
@@ -28,7 +40,7 @@ export class AzureFake extends LoopbackHttp {
   }
 
   override async stop(): Promise<void> {
-    this.model.close();
+    for (const m of this.subscriptions.values()) m.close();
     await super.stop();
   }
 
@@ -44,16 +56,18 @@ export class AzureFake extends LoopbackHttp {
     let reply: Reply;
     try {
       if (this.requireAuth && !/^Bearer \S+/.test(req.headers.authorization ?? '')) throw missingAuth();
-      miCheck(this.model, req.headers.authorization, method, url.pathname);
+      const sub = /^\/subscriptions\/([^/]+)/i.exec(url.pathname)?.[1] ?? '';
+      const m = this.subscriptions.get(sub) ?? this.model;
+      miCheck(m, req.headers.authorization, method, url.pathname);
       const fault = this.faults.find((f) => f.method === method && f.path.test(url.pathname) && f.times > 0);
       if (fault) {
         fault.times--;
         throw fault.error;
       }
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : undefined;
-      if (method !== 'GET' && method !== 'HEAD') this.model.calls.push({ method, path: url.pathname, body: body && structuredClone(body) });
+      if (method !== 'GET' && method !== 'HEAD') m.calls.push({ method, path: url.pathname, body: body && structuredClone(body) });
       if (this.denyWrites && ['PUT', 'DELETE', 'POST', 'PATCH'].includes(method)) throw authorizationFailed(`write on ${url.pathname}`, url.pathname);
-      reply = this.route(method, url.pathname, body, url.searchParams);
+      reply = this.route(m, method, url.pathname, body, url.searchParams);
     } catch (e) {
       if (!(e instanceof ArmError)) throw e;
       reply = { status: e.status, body: e.body() };
@@ -63,21 +77,20 @@ export class AzureFake extends LoopbackHttp {
   }
 
   /** Async-operation headers as the compute/network RPs send them (no Retry-After: tests set the interval). */
-  private lro(op: AsyncOp, location = 'eastus', withLocation = false): Record<string, string> {
-    const base = `${this.endpoint}/subscriptions/${this.model.subscription}/providers/Microsoft.Compute/locations/${location}`;
+  private lro(m: ArmModel, op: AsyncOp, location = 'eastus', withLocation = false): Record<string, string> {
+    const base = `${this.endpoint}/subscriptions/${m.subscription}/providers/Microsoft.Compute/locations/${location}`;
     return { 'azure-asyncoperation': `${base}/operations/${op.id}?api-version=2024-07-01`, ...(withLocation ? { location: `${base}/operationResults/${op.id}?api-version=2024-07-01` } : {}) };
   }
 
-  private route(method: string, path: string, body: Json | undefined, query: URLSearchParams): Reply {
-    const m = this.model;
+  private route(m: ArmModel, method: string, path: string, body: Json | undefined, query: URLSearchParams): Reply {
     const s = path.split('/').filter(Boolean); // subscriptions, S, ...
-    if (s[0]?.toLowerCase() !== 'subscriptions' || s[1] !== m.subscription) {
+    if (s[0]?.toLowerCase() !== 'subscriptions' || !this.subscriptions.has(s[1]) || s[1] !== m.subscription) {
       throw new ArmError(404, 'SubscriptionNotFound', `The subscription '${s[1]}' could not be found.`);
     }
     const rest = s.slice(2);
     const low = rest.map((x) => x.toLowerCase());
-    if (low[0] === 'providers' && low[2] === 'locations') return this.opStatus(low[4], rest[5]);
-    if (low[0] === 'operationresults') return this.opStatus('operationresults', rest[1]);
+    if (low[0] === 'providers' && low[2] === 'locations') return this.opStatus(m, low[4], rest[5]);
+    if (low[0] === 'operationresults') return this.opStatus(m, 'operationresults', rest[1]);
     if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'virtualmachines' && method === 'GET') return { status: 200, body: { value: m.vms() } };
     if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'skus' && method === 'GET') return { status: 200, body: listSkus(m, query) };
     if (low[0] !== 'resourcegroups') throw new ArmError(400, 'InvalidRequestUri', `The request URI '${path}' is not valid.`);
@@ -89,7 +102,7 @@ export class AzureFake extends LoopbackHttp {
       return { status: 200, body: { value: groups } };
     }
     const rg = rest[1];
-    if (rest.length === 2) return this.group(method, rg, body);
+    if (rest.length === 2) return this.group(m, method, rg, body);
     const g = m.group(rg);
     const [, , , ns, type, name, sub, subName] = rest;
     const baseId = `${m.groupId(g.name)}/providers/${ns}/${type}`;
@@ -99,7 +112,7 @@ export class AzureFake extends LoopbackHttp {
     if (ns?.toLowerCase() === 'microsoft.authorization' && type?.toLowerCase() === 'roleassignments' && method === 'PUT') {
       return putRoleAssignment(m, m.identities, m.groupId(g.name), name, body ?? {});
     }
-    if (type.toLowerCase() === 'virtualmachines') return this.vm(method, id, g.name, name, sub, body);
+    if (type.toLowerCase() === 'virtualmachines') return this.vm(m, method, id, g.name, name, sub, body);
     if (sub?.toLowerCase() === 'securityrules') {
       const nsg = m.get(id);
       if (!nsg) throw resourceNotFound(`Microsoft.Network/${type}`, name, rg);
@@ -110,13 +123,12 @@ export class AzureFake extends LoopbackHttp {
         return { status: 200, body: found };
       }
       const rule = putRule(m, id, subName, body ?? {});
-      return { status: 201, body: rule, headers: this.lro(m.op(1, () => undefined), nsg.location) };
+      return { status: 201, body: rule, headers: this.lro(m, m.op(1, () => undefined), nsg.location) };
     }
-    return this.networkResource(method, id, type, name, rg, body);
+    return this.networkResource(m, method, id, type, name, rg, body);
   }
 
-  private group(method: string, rg: string, body: Json | undefined): Reply {
-    const m = this.model;
+  private group(m: ArmModel, method: string, rg: string, body: Json | undefined): Reply {
     const existing = m.resources.get(m.groupId(rg).toLowerCase());
     if (method === 'GET' || method === 'HEAD') return existing ? { status: method === 'HEAD' ? 204 : 200, body: existing } : { status: 404, body: m.group(rg) };
     if (method === 'DELETE') {
@@ -129,38 +141,36 @@ export class AzureFake extends LoopbackHttp {
     return { status: existing ? 200 : 201, body: g };
   }
 
-  private vm(method: string, id: string, rg: string, name: string, action: string | undefined, body: Json | undefined): Reply {
-    const m = this.model;
+  private vm(m: ArmModel, method: string, id: string, rg: string, name: string, action: string | undefined, body: Json | undefined): Reply {
     const vm = m.get(id);
     if (method === 'PUT') {
       const r = putVm(m, id, rg, name, body ?? {});
-      return { status: r.status, body: r.body, headers: this.lro(r.op, r.body.location) };
+      return { status: r.status, body: r.body, headers: this.lro(m, r.op, r.body.location) };
     }
     if (!vm) throw resourceNotFound('Microsoft.Compute/virtualMachines', name, rg);
     if (method === 'GET' && action?.toLowerCase() === 'instanceview') return { status: 200, body: instanceView(vm) };
     if (method === 'GET') return { status: 200, body: vm };
-    if (method === 'DELETE') return { status: 202, headers: this.lro(deleteVm(m, vm), vm.location, true) };
-    if (method === 'POST' && action) return { status: 202, headers: this.lro(vmAction(m, vm, action), vm.location, true) };
+    if (method === 'DELETE') return { status: 202, headers: this.lro(m, deleteVm(m, vm), vm.location, true) };
+    if (method === 'POST' && action) return { status: 202, headers: this.lro(m, vmAction(m, vm, action), vm.location, true) };
     throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
   }
 
-  private networkResource(method: string, id: string, type: string, name: string, rg: string, body: Json | undefined): Reply {
-    const m = this.model;
+  private networkResource(m: ArmModel, method: string, id: string, type: string, name: string, rg: string, body: Json | undefined): Reply {
     const r = m.get(id);
     if (method === 'PUT') {
       const created = putNetwork(m, id, type, name, body ?? {});
       const op = m.op(1, () => (created.properties.provisioningState = 'Succeeded'));
-      return { status: r ? 200 : 201, body: created, headers: this.lro(op, created.location) };
+      return { status: r ? 200 : 201, body: created, headers: this.lro(m, op, created.location) };
     }
     if (!r) throw resourceNotFound(`Microsoft.Network/${type}`, name, rg);
     if (method === 'GET') return { status: 200, body: r };
-    if (method === 'DELETE') return { status: 202, headers: this.lro(m.op(1, () => m.remove(id)), r.location, true) };
+    if (method === 'DELETE') return { status: 202, headers: this.lro(m, m.op(1, () => m.remove(id)), r.location, true) };
     throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
   }
 
   /** Azure-AsyncOperation status, or a Location poll (202 until done, then 200). */
-  private opStatus(kind: string, id: string): Reply {
-    const op = this.model.ops.get(id);
+  private opStatus(m: ArmModel, kind: string, id: string): Reply {
+    const op = m.ops.get(id);
     if (!op) throw new ArmError(404, 'NotFound', `Operation ${id} not found.`);
     if (kind === 'operations') return { status: 200, body: { name: op.id, ...op } };
     if (op.status === 'InProgress') return { status: 202, headers: {} };

@@ -15,7 +15,10 @@ export interface GcpFakeOptions {
 }
 
 export class GcpFake extends LoopbackHttp {
+  /** The default project's state; `addProject` adds others, each with its own state, as GCE keeps them apart. */
   readonly model: GceModel;
+  readonly projects = new Map<string, GceModel>();
+  private readonly stepMs: number;
   /** Reject requests with no bearer token (401), as the real API does. */
   requireAuth = false;
   /** Reject every mutation with 403 forbidden (an account lacking roles/compute.admin). */
@@ -25,11 +28,20 @@ export class GcpFake extends LoopbackHttp {
 
   constructor(o: GcpFakeOptions = {}) {
     super();
-    this.model = new GceModel(o.project ?? 'skydeck-test', o.zones ?? ['us-central1-a', 'us-central1-b', 'us-central1-c', 'europe-west4-a'], o.stepMs ?? 30);
+    this.stepMs = o.stepMs ?? 30;
+    this.model = new GceModel(o.project ?? 'skydeck-test', o.zones ?? ['us-central1-a', 'us-central1-b', 'us-central1-c', 'europe-west4-a'], this.stepMs);
+    this.projects.set(this.model.project, this.model);
+  }
+
+  /** Another project the caller can use (same zones), with nothing in it. */
+  addProject(project: string): GceModel {
+    const m = new GceModel(project, [...this.model.zones], this.stepMs);
+    this.projects.set(project, m);
+    return m;
   }
 
   override async stop(): Promise<void> {
-    this.model.close();
+    for (const m of this.projects.values()) m.close();
     await super.stop();
   }
 
@@ -66,9 +78,11 @@ export class GcpFake extends LoopbackHttp {
   }
 
   private async route(method: string, url: URL, body: Json | undefined): Promise<unknown> {
-    const m = this.model;
+    // A project this fake does not hold answers 404 as GCE does for a project that does not exist (or is not visible).
+    const named = /^\/compute\/v1\/projects\/([^/]+)\//.exec(url.pathname)?.[1];
+    const m = named ? this.projects.get(named) : undefined;
+    if (!m) throw notFound(url.pathname.replace(/^\/compute\/v1\//, '').split('/').slice(0, 2).join('/'));
     const prefix = `/compute/v1/projects/${m.project}/`;
-    if (!url.pathname.startsWith(prefix)) throw notFound(url.pathname.replace(/^\/compute\/v1\//, '').split('/').slice(0, 2).join('/'));
     const parts = url.pathname.slice(prefix.length).split('/');
     // Collections and ids alternate after an optional scope word: zones/*/instances/*, global/firewalls/*.
     const scoped = parts[0] === 'global' || parts[0] === 'aggregated' ? 1 : 0;
@@ -85,39 +99,38 @@ export class GcpFake extends LoopbackHttp {
             items[`zones/${z}`] = { warning: { code: 'UNREACHABLE', message: `Scope 'zones/${z}' is unreachable.`, data: [{ key: 'scope', value: `zones/${z}` }] } };
             continue;
           }
-          const list = this.inZone(z).filter(filter);
+          const list = this.inZone(m, z).filter(filter);
           items[`zones/${z}`] = list.length ? { instances: list } : {
             warning: { code: 'NO_RESULTS_ON_PAGE', message: `There are no results for scope 'zones/${z}' on this page.`, data: [{ key: 'scope', value: `zones/${z}` }] },
           };
         }
         return { kind: 'compute#instanceAggregatedList', id: `projects/${m.project}/aggregated/instances`, items, selfLink: m.url('aggregated/instances') };
       }
-      case 'GET zones/*/machineTypes': return listMachineTypes(m, this.zone(parts[1]), url.searchParams);
+      case 'GET zones/*/machineTypes': return listMachineTypes(m, this.zone(m, parts[1]), url.searchParams);
       case 'GET zones/*/instances':
-        return { kind: 'compute#instanceList', items: this.inZone(this.zone(parts[1])).filter(filter) };
+        return { kind: 'compute#instanceList', items: this.inZone(m, this.zone(m, parts[1])).filter(filter) };
       case 'POST zones/*/instances':
-        return insertInstance(m, this.zone(parts[1]), body ?? {});
+        return insertInstance(m, this.zone(m, parts[1]), body ?? {});
       case 'GET zones/*/instances/*':
-        return render(m, m.instance(this.zone(parts[1]), parts[3]));
+        return render(m, m.instance(this.zone(m, parts[1]), parts[3]));
       case 'DELETE zones/*/instances/*':
-        return this.mutate(parts, 'delete', (i, op) => m.runDelete(i, op));
+        return this.mutate(m, parts, 'delete', (i, op) => m.runDelete(i, op));
       case 'POST zones/*/instances/*/stop':
-        return this.mutate(parts, 'stop', (i, op) => m.runStop(i, op));
+        return this.mutate(m, parts, 'stop', (i, op) => m.runStop(i, op));
       case 'POST zones/*/instances/*/start':
-        return this.mutate(parts, 'start', (i, op) => m.runStart(i, op));
+        return this.mutate(m, parts, 'start', (i, op) => m.runStart(i, op));
       case 'GET zones/*/operations/*':
       case 'GET global/operations/*':
-        return this.op(parts[parts.length - 1]);
+        return this.op(m, parts[parts.length - 1]);
       case 'POST zones/*/operations/*/wait':
       case 'POST global/operations/*/wait':
-        return this.waitOp(parts[parts.length - 2]);
+        return this.waitOp(m, parts[parts.length - 2]);
       default:
-        return this.firewalls(key, parts, body);
+        return this.firewalls(m, key, parts, body);
     }
   }
 
-  private firewalls(key: string, parts: string[], body: Json | undefined): unknown {
-    const m = this.model;
+  private firewalls(m: GceModel, key: string, parts: string[], body: Json | undefined): unknown {
     const name = parts[2];
     const done = (type: string, fn: () => void) => {
       const op = m.operation(type, m.url(`global/firewalls/${name ?? body?.name}`), undefined);
@@ -154,32 +167,32 @@ export class GcpFake extends LoopbackHttp {
     }
   }
 
-  private zone(z: string): string {
-    if (!this.model.zones.includes(z)) throw notFound(`projects/${this.model.project}/zones/${z}`);
+  private zone(m: GceModel, z: string): string {
+    if (!m.zones.includes(z)) throw notFound(`projects/${m.project}/zones/${z}`);
     return z;
   }
 
-  private inZone(z: string): Json[] {
-    return [...this.model.instances.values()].filter((i) => i.zone === z).map((i) => render(this.model, i));
+  private inZone(m: GceModel, z: string): Json[] {
+    return [...m.instances.values()].filter((i) => i.zone === z).map((i) => render(m, i));
   }
 
-  private mutate(parts: string[], type: string, run: (i: FakeInstance, op: FakeOperation) => void): FakeOperation {
-    const i = this.model.instance(this.zone(parts[1]), parts[3]);
-    const op = this.model.operation(type, this.model.url(`zones/${i.zone}/instances/${i.name}`), i.zone);
+  private mutate(m: GceModel, parts: string[], type: string, run: (i: FakeInstance, op: FakeOperation) => void): FakeOperation {
+    const i = m.instance(this.zone(m, parts[1]), parts[3]);
+    const op = m.operation(type, m.url(`zones/${i.zone}/instances/${i.name}`), i.zone);
     run(i, op);
     return op;
   }
 
-  private op(name: string): FakeOperation {
-    const op = this.model.operations.get(name);
-    if (!op) throw notFound(`projects/${this.model.project}/zones/-/operations/${name}`);
+  private op(m: GceModel, name: string): FakeOperation {
+    const op = m.operations.get(name);
+    if (!op) throw notFound(`projects/${m.project}/zones/-/operations/${name}`);
     return op;
   }
 
   /** operations.wait: returns once DONE, or after a while with the current status (GCP: ~2 min). */
-  private async waitOp(name: string): Promise<FakeOperation> {
-    const op = this.op(name);
-    const until = Date.now() + this.model.stepMs * 5;
+  private async waitOp(m: GceModel, name: string): Promise<FakeOperation> {
+    const op = this.op(m, name);
+    const until = Date.now() + m.stepMs * 5;
     while (op.status !== 'DONE' && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
     return op;
   }

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { Connections } from '../../../src/core/ops/connections';
+import { localBaseDir } from '../../../src/core/ops/context';
+import { thisCreator } from '../../../src/core/state';
 import type { ClusterRecord } from '../../../src/core/state';
 
 // Issue 13.3: the agent of a `local` cluster saves its client's environment for the jobs
@@ -11,13 +14,14 @@ describe('issue 13.3: a local cluster gets a login-like environment, not the edi
   it('issue 13.3: cloud credentials in the editor\'s environment reach neither the agent nor env.json', async function () {
     this.timeout(30_000);
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-localenv-'));
-    const base = path.join(root, '.skydeck', 'c1');
+    const base = localBaseDir(root, 'c1');
     const saved = { ...process.env };
     process.env.AWS_SECRET_ACCESS_KEY = 'editor-secret-13.3';
     process.env.GITHUB_TOKEN = 'ghp-editor-token-13.3';
-    const conns = new Connections({ knownHostsFile: path.join(root, 'known_hosts') });
+    const conns = new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root });
     try {
-      const row = { name: 'c1', uid: 'u1', provider: 'local', handle: JSON.stringify({ hosts: [], base, workdir: root, local: true }) } as unknown as ClusterRecord;
+      const creator = thisCreator();
+      const row = { name: 'c1', uid: randomUUID(), provider: 'local', created_by_user: creator.user, created_by_machine: creator.machine, handle: JSON.stringify({ hosts: [], base, workdir: root, local: true }) } as unknown as ClusterRecord;
       const t = conns.transportForCluster(row);
       const env = (await t.exec(['/usr/bin/env'])).stdout.toString();
       assert.doesNotMatch(env, /AWS_SECRET_ACCESS_KEY|GITHUB_TOKEN/);

@@ -1,4 +1,5 @@
 // One scenario per leak SkyPilot met in production (issue 6), against the fake cloud.
+import { virtualClock } from '../../support/virtualClock';
 import assert from 'node:assert/strict';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import { downWithProof, FLAGS, refreshOne, resumeCluster, stopWithProof } from '../../../src/core/provision';
@@ -16,7 +17,7 @@ describe('provision: historical leaks', () => {
   });
 
   it('an instance invisible for 1 s survives a concurrent refresh (the row is never deleted)', async () => {
-    h = await harness({ scale: 50 });
+    h = await harness({ clock: virtualClock() });
     h.cloud.inject({ op: 'runInstances', at: 'before', effect: 'late', lateMs: 1_000, times: 1 });
     const launching = launch(h, 'c1');
     let r = await row(h, 'c1');
@@ -54,7 +55,7 @@ describe('provision: historical leaks', () => {
   });
 
   it('an exception after create (instance invisible, too) is cleaned up before the next zone', async () => {
-    h = await harness({ scale: 100 });
+    h = await harness({ clock: virtualClock() });
     h.cloud.inject(
       // Every try in r1a throws after creating (so retries give up); the instance is also late.
       { op: 'runInstances', at: 'after', effect: 'throw', zone: 'r1a', times: -1 },
@@ -70,7 +71,7 @@ describe('provision: historical leaks', () => {
   });
 
   it('a slow create that fails: the grace window counts from the answer, not the request', async () => {
-    h = await harness({ scale: 200 });
+    h = await harness({ clock: virtualClock() });
     h.cloud.inject(
       // The first call creates 40 s after it was issued; the instance shows 50 s after that
       // (90 s after the request, 30 s past a grace window counted from the request); every

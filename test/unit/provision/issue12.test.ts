@@ -1,4 +1,5 @@
 // Issue 12 items 1 and 3 against the fake cloud (scenarios counted by npm run test:leaks).
+import { virtualClock } from '../../support/virtualClock';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -54,7 +55,7 @@ describe('issue 12: fake cloud scenarios', () => {
   ];
   for (const [label, method, n] of steps) {
     it(`issue 12.3: a launch aborted after ${label} leaves 0 instances and no row`, async () => {
-      h = await harness({ scale: 100 });
+      h = await harness({ clock: virtualClock() });
       const ac = new AbortController();
       // The old editor's reporter threw once cancelled; the loop must not care.
       const env = makeEnv({ store: h.store, clock: h.clock, timing: h.env.timing, log: () => undefined, progress: () => {
@@ -71,7 +72,7 @@ describe('issue 12: fake cloud scenarios', () => {
   }
 
   it('issue 12.3: a launch cancelled after its cluster is up, before the submit, terminates the cluster it created', async () => {
-    h = await harness({ scale: 100, provider: { cloud: 'aws' } }); // the fake, standing in for aws
+    h = await harness({ clock: virtualClock(), provider: { cloud: 'aws' } }); // the fake, standing in for aws
     process.env.SKYDECK_SHUTDOWN_COMMAND = 'echo "test: shutdown skipped"'; // the "instances" are this machine
     const ac = new AbortController();
     const ctx = opsOn(h, h.cloud);
@@ -96,7 +97,7 @@ describe('issue 12: fake cloud scenarios', () => {
   });
 
   it('issue 12.3: start-up reconcile terminates, with proof, a fresh launch whose process is gone', async () => {
-    h = await harness({ scale: 100 });
+    h = await harness({ clock: virtualClock() });
     // A launch in another process that died after its create call: its row names that process.
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
     const owner = { pid: dead, host: os.hostname(), token: 'gone', since: Date.now() };
@@ -110,7 +111,7 @@ describe('issue 12: fake cloud scenarios', () => {
   });
 
   it('issue 12.3: reconcile leaves alone a fresh launch that is still running', async () => {
-    h = await harness({ scale: 100 });
+    h = await harness({ clock: virtualClock() });
     const owner = claimOwner();
     try {
       const r = await seedLaunch(h, 'c1', owner);
@@ -130,7 +131,7 @@ describe('issue 12: fake cloud scenarios', () => {
   });
 
   it('issue 12.1: a purge that started for uid A never deletes relaunched uid B', async () => {
-    h = await harness({ scale: 100, timing: { confirmTimeoutMs: 60_000 } });
+    h = await harness({ clock: virtualClock(), timing: { confirmTimeoutMs: 60_000 } });
     assert.ok((await launch(h, 'c1')).ok);
     const uidA = (await row(h, 'c1'))!.uid;
     let release!: () => void;

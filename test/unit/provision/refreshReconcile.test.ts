@@ -1,4 +1,5 @@
 // Refresh (grace window, head gone, definitely gone), crash recovery and cancellation.
+import { virtualClock } from '../../support/virtualClock';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { TAG_UID } from '../../../src/core/clouds/provider';
@@ -19,7 +20,7 @@ describe('provision: refresh, reconcile, cancel, sweep', () => {
   });
 
   it('a young INIT row with no instances is queried again, not deleted; an old one is removed and logged', async () => {
-    h = await harness({ scale: 200 });
+    h = await harness({ clock: virtualClock() });
     h.cloud.inject({ op: 'runInstances', at: 'before', effect: 'capacity', times: -1 });
     // A row as a crashed launch leaves it: intent written, nothing created.
     const res = launch(h, 'c1');
@@ -34,7 +35,7 @@ describe('provision: refresh, reconcile, cancel, sweep', () => {
   });
 
   it('a cluster that ended by itself (autodown) is removed, and its network rules are cleaned by a terminate call', async () => {
-    h = await harness({ scale: 200 });
+    h = await harness({ clock: virtualClock() });
     assert.ok((await launch(h, 'c1')).ok);
     const r = (await row(h, 'c1'))!;
     await h.cloud.terminateInstances({ uid: r.uid, region: r.region ?? undefined });
@@ -92,7 +93,7 @@ describe('provision: refresh, reconcile, cancel, sweep', () => {
   });
 
   it('cancelling a launch terminates what it created, with proof', async () => {
-    h = await harness({ scale: 50 });
+    h = await harness({ clock: virtualClock() });
     const ac = new AbortController();
     const res = launch(h, 'c1', { signal: ac.signal, bootstrap: async (_r, _i, signal) => {
       ac.abort();

@@ -46,7 +46,7 @@ describe('connecting to a cluster (extension host)', function () {
     const workdir = path.join(root, '.skydeck', 'local', cluster, 'sky_workdir');
     const out = path.join(os.tmpdir(), `skydeck-term-${process.pid}-${Date.now()}`);
     terminal.sendText(`pwd > '${out}'`);
-    const pwd = await until('the terminal to run pwd', 20_000, () => (fs.existsSync(out) && fs.readFileSync(out, 'utf8').trim()) || undefined);
+    const pwd = await until('the terminal to run pwd', 60_000, () => (fs.existsSync(out) && fs.readFileSync(out, 'utf8').trim()) || undefined);
     fs.rmSync(out, { force: true });
     assert.equal(fs.realpathSync(pwd), fs.realpathSync(workdir));
   });

@@ -27,7 +27,7 @@ export const downCommand: CliCommand = {
     for (const name of args.positionals) {
       try {
         const r = await downOp(ctx, name, { purge: !!args.flags.purge, graceSeconds });
-        io.out(`Cluster ${name} is down${r.notes.length ? ` (${r.notes.join('; ')})` : ''}.\n`);
+        io.out(`Cluster ${name} (uid ${r.uid}) is down${r.notes.length ? ` (${r.notes.join('; ')})` : ''}.\n`);
       } catch (e) {
         io.err(`skydeck down ${name}: ${(e as Error).message}\n`);
         code = worstExit(code, e);

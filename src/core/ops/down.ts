@@ -22,12 +22,13 @@ export interface DownOptions {
  * waits until the agent reports none alive, stops the agent, removes Skydeck's directory on
  * the machine, and only then forgets the cluster. Nothing else on the machine is touched.
  */
-export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}): Promise<{ cleaned: boolean; notes: string[] }> {
+export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}): Promise<{ cleaned: boolean; notes: string[]; uid: string }> {
   const row = await requireCluster(ctx, name, false);
   const result = isProviderCluster(row) ? await downProvider(ctx, row, !!opts.purge) : await downReachable(ctx, row, opts);
   // The cluster is gone: so is the Host entry Connect with Remote-SSH wrote for it.
   removeClusterSshConfig(defaultSshConfigPaths(), name);
-  return result;
+  // Every deletion names the uid it proved gone: the name may already be someone else's.
+  return { ...result, uid: row.uid };
 }
 
 /** This down no longer owns the cluster it started for: it stops without touching anything. */

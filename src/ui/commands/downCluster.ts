@@ -29,8 +29,8 @@ export const downCluster: Command = {
       const r = await withOpsProgress(ctx.services, `Skydeck: tearing down ${cluster}`, { cancellable: false }, (ops) =>
         down(ops, cluster, { graceSeconds: graceSeconds() }),
       );
-      r.notes.forEach((n) => ctx.services.log.info(`down ${cluster}: ${n}`));
-      void notify.info(`Skydeck: ${cluster} is down.`);
+      r.notes.forEach((n) => ctx.services.log.info(`down ${cluster} (uid ${r.uid}): ${n}`));
+      void notify.info(`Skydeck: ${cluster} is down (uid ${r.uid}).`);
       return r;
     } finally {
       // Also after a failure: the node then shows the error down left on the cluster.

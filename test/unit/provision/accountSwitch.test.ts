@@ -5,15 +5,13 @@ import { getCluster, putCluster, type ClusterRecord } from '../../../src/core/st
 import { downWithProof, findLeaked, FLAGS, provision, refreshOne } from '../../../src/core/provision';
 import { leakVerdict } from '../../../src/core/ops/leaksSummary';
 import { harness, leaks, noBootstrap, type Harness } from '../../support/fakeCloud/harness';
-import { recordStat } from './leakStats';
+import { endScenario } from './leakStats';
 import { assertNoLeaks, events, launch, row } from './helpers';
 
 describe('provision: cloud account switched between launch and refresh (issue 12.2)', () => {
   let h: Harness;
   afterEach(async function () {
-    if (!h) return;
-    recordStat({ kind: 'scenario', title: this.currentTest?.title, passed: this.currentTest?.state === 'passed', leaks: (await leaks(h)).length });
-    h.dispose();
+    await endScenario(this.currentTest, h);
     h = undefined as unknown as Harness;
   });
 

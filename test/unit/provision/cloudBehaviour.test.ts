@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import { downWithProof, findLeaked, reconcileOne, refreshOne, resumeCluster, stopWithProof, terminateLeaked } from '../../../src/core/provision';
 import { saveRow } from '../../../src/core/provision/rows';
-import { harness, leaks, noBootstrap, type Harness } from '../../support/fakeCloud/harness';
+import { harness, noBootstrap, type Harness } from '../../support/fakeCloud/harness';
 import { virtualClock } from '../../support/virtualClock';
-import { recordStat } from './leakStats';
+import { endScenario } from './leakStats';
 import { assertNoLeaks, launch, row, zone } from './helpers';
 
 const vharness = (more: Parameters<typeof harness>[0] = {}) => harness({ clock: virtualClock(), ...more });
@@ -28,9 +28,7 @@ const ending = (s?: string) => s === 'terminating' || s === 'terminated';
 describe('provision: cloud behaviour a kind fake hides', () => {
   let h: Harness;
   afterEach(async function () {
-    if (!h) return;
-    recordStat({ kind: 'scenario', title: this.currentTest?.title, passed: this.currentTest?.state === 'passed', leaks: (await leaks(h)).length });
-    h.dispose();
+    await endScenario(this.currentTest, h);
     h = undefined as unknown as Harness;
   });
 

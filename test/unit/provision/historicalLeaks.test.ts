@@ -4,15 +4,13 @@ import assert from 'node:assert/strict';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import { downWithProof, FLAGS, refreshOne, resumeCluster, stopWithProof } from '../../../src/core/provision';
 import { harness, leaks, noBootstrap, type Harness } from '../../support/fakeCloud/harness';
-import { recordStat } from './leakStats';
+import { endScenario } from './leakStats';
 import { assertNoLeaks, events, launch, row, zone } from './helpers';
 
 describe('provision: historical leaks', () => {
   let h: Harness;
   afterEach(async function () {
-    if (!h) return;
-    recordStat({ kind: 'scenario', title: this.currentTest?.title, passed: this.currentTest?.state === 'passed', leaks: (await leaks(h)).length });
-    h.dispose();
+    await endScenario(this.currentTest, h);
     h = undefined as unknown as Harness;
   });
 

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import { Connections, down, launch as opsLaunch, localAgentBootstrap, type OpsContext } from '../../../src/core/ops';
 import { harness, leaks, noBootstrap, type Harness } from '../../support/fakeCloud/harness';
 import { isLiveStatus } from '../../support/fakeCloud/model';
-import { recordStat } from './leakStats';
+import { endScenario } from './leakStats';
 import { assertNoLeaks, launch, row, zone } from './helpers';
 
 /** The provider with a hook after each call of `method` (its `n`-th and later). */
@@ -40,9 +40,7 @@ const live = (h: Harness) => h.cloud.truth().filter((i) => isLiveStatus(i.status
 describe('issue 12: fake cloud scenarios', () => {
   let h: Harness;
   afterEach(async function () {
-    if (!h) return;
-    recordStat({ kind: 'scenario', title: this.currentTest?.title, passed: this.currentTest?.state === 'passed', leaks: (await leaks(h)).length });
-    h.dispose();
+    await endScenario(this.currentTest, h);
     h = undefined as unknown as Harness;
   });
 

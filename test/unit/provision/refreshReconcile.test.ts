@@ -6,16 +6,14 @@ import { TAG_UID } from '../../../src/core/clouds/provider';
 import { FLAGS, reconcileOne, refreshOne, downWithProof, findLeaked, terminateLeaked } from '../../../src/core/provision';
 import { saveRow } from '../../../src/core/provision/rows';
 import { thisCreator } from '../../../src/core/state';
-import { harness, leaks, noBootstrap, type Harness } from '../../support/fakeCloud/harness';
-import { recordStat } from './leakStats';
+import { harness, noBootstrap, type Harness } from '../../support/fakeCloud/harness';
+import { endScenario } from './leakStats';
 import { assertNoLeaks, events, launch, row } from './helpers';
 
 describe('provision: refresh, reconcile, cancel, sweep', () => {
   let h: Harness;
   afterEach(async function () {
-    if (!h) return;
-    recordStat({ kind: 'scenario', title: this.currentTest?.title, passed: this.currentTest?.state === 'passed', leaks: (await leaks(h)).length });
-    h.dispose();
+    await endScenario(this.currentTest, h);
     h = undefined as unknown as Harness;
   });
 

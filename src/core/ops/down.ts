@@ -25,8 +25,10 @@ export interface DownOptions {
 export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}): Promise<{ cleaned: boolean; notes: string[]; uid: string }> {
   const row = await requireCluster(ctx, name, false);
   const result = isProviderCluster(row) ? await downProvider(ctx, row, !!opts.purge) : await downReachable(ctx, row, opts);
-  // The cluster is gone: so is the Host entry Connect with Remote-SSH wrote for it.
-  removeClusterSshConfig(defaultSshConfigPaths(), name);
+  // The cluster is gone: so is the Host entry Connect with Remote-SSH wrote for it, unless a
+  // relaunch of the name owns that entry by now.
+  const now = await ctx.store.read((db) => getCluster(db, name)).catch(() => undefined);
+  if (!now || now.uid === row.uid) removeClusterSshConfig(defaultSshConfigPaths(), name);
   // Every deletion names the uid it proved gone: the name may already be someone else's.
   return { ...result, uid: row.uid };
 }
@@ -90,8 +92,7 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
   const client = ctx.connections.client(row);
   // Before each step that acts on the machine: still our uid, still our claim.
   const ours = async () => {
-    const cur = await ctx.store.read((db) => getCluster(db, name));
-    if (!cur || cur.uid !== row.uid || !sameOwner(readHandle(cur).downOwner, owner)) throw new NotOurs();
+    if (!holds(await ctx.store.read((db) => getCluster(db, name)), row, owner)) throw new NotOurs();
   };
   try {
     ctx.progress(`Cancelling the jobs on ${name}`);
@@ -134,8 +135,7 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
     notes.push(`--purge: forgot ${name} without cleaning its machine (${(e as Error).message}); processes there may still run`);
   }
   const deleted = await ctx.store.write((db) => {
-    const cur = getCluster(db, name);
-    if (!cur || cur.uid !== row.uid || !sameOwner(readHandle(cur).downOwner, owner)) return false;
+    if (!holds(getCluster(db, name), row, owner)) return false;
     appendEvent(db, { cluster: name, kind: 'down', message: notes.join('; '), data: { uid: row.uid } });
     return deleteClusterAfterProof(db, row.uid);
   });
@@ -143,13 +143,17 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
   return { cleaned: !notes.some((n) => n.startsWith('--purge')), notes };
 }
 
+/** The name's row is still this down's uid, and this down still holds its claim. */
+function holds(cur: ClusterRecord | undefined, row: ClusterRecord, owner: Owner): cur is ClusterRecord {
+  return !!cur && cur.uid === row.uid && sameOwner(readHandle(cur).downOwner, owner);
+}
+
 /** A failed down keeps the row, flagged, and gives up its claim so a retry can take it. */
 async function release(ctx: OpsContext, row: ClusterRecord, owner: Owner, patch: Partial<ClusterRecord>, message: string): Promise<void> {
   await ctx.store.write((db) => {
     const cur = getCluster(db, row.name);
-    if (!cur || cur.uid !== row.uid) return;
+    if (!holds(cur, row, owner)) return;
     const h = readHandle(cur);
-    if (!sameOwner(h.downOwner, owner)) return;
     delete h.downOwner;
     const next = { ...cur, ...patch, handle: JSON.stringify(h), updated_at: Date.now() };
     db.run('UPDATE clusters SET flags = ?, last_error = ?, handle = ?, updated_at = ? WHERE uid = ?', [next.flags, next.last_error, next.handle, next.updated_at, row.uid]);

@@ -64,11 +64,15 @@ export function putCluster(db: Database, c: ClusterRecord): void {
 
 /** The named cluster's row; undefined if none; a RefusedRowError if its row fails the check. */
 export function getCluster(db: Database, name: string): ClusterRecord | undefined {
-  const rows = all<Record<string, unknown>>(db, 'SELECT * FROM clusters WHERE name = ?', [name]);
-  if (!rows.length) return undefined;
-  const problem = clusterRowProblem(rows[0]);
-  if (problem) throw new RefusedRowError({ label: printable(rows[0].name), problem });
-  return rows[0] as unknown as ClusterRecord;
+  return checkedOne(db, 'SELECT * FROM clusters WHERE name = ?', name);
+}
+
+function checkedOne(db: Database, sql: string, key: string): ClusterRecord | undefined {
+  const row = all<Record<string, unknown>>(db, sql, [key])[0];
+  if (!row) return undefined;
+  const problem = clusterRowProblem(row);
+  if (problem) throw new RefusedRowError({ label: printable(row.name), problem });
+  return row as unknown as ClusterRecord;
 }
 
 /** Every row that passes the read-time check; the others are in listRefusedClusters. */
@@ -89,11 +93,7 @@ function allRows(db: Database): Record<string, unknown>[] {
 
 /** The row of one cluster uid, checked as getCluster checks rows. */
 export function getClusterByUid(db: Database, uid: string): ClusterRecord | undefined {
-  const rows = all<Record<string, unknown>>(db, 'SELECT * FROM clusters WHERE uid = ?', [uid]);
-  if (!rows.length) return undefined;
-  const problem = clusterRowProblem(rows[0]);
-  if (problem) throw new RefusedRowError({ label: printable(rows[0].name), problem });
-  return rows[0] as unknown as ClusterRecord;
+  return checkedOne(db, 'SELECT * FROM clusters WHERE uid = ?', uid);
 }
 
 /**

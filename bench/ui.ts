@@ -5,8 +5,8 @@
 //                    as vscode:prepublish runs it) into a temp dir; value = dist/extension.js +
 //                    dist/extension-core.js (the lazily loaded chunk) in MiB; each file and the
 //                    development build's sizes as extra fields.
-// ui.activation_ms   `await ext.activate()` timed by the in-host suite test/vscode/suite/
-//                    activation.test.ts in a real extension host (code-server 4.100.3, through
+// ui.activation_ms   `await ext.activate()` timed by the in-host bench file test/vscode/suite/
+//                    activation.bench.ts in a real extension host (code-server 4.100.3, through
 //                    test/vscode/runTests.ts), with the dist/ this checkout holds (npm run build
 //                    first), once the host is idle (the workbench activates its built-in
 //                    extensions in the same host at start-up). A fresh VS Code per run; value =
@@ -15,7 +15,7 @@
 //                    time over the same call (the wall clock also counts waiting for a core on a
 //                    shared machine), the parts that are Skydeck's code (loading extension.js,
 //                    activate() itself), the core chunk's load time, the load average.
-// ui.tree_1k_ms      from the same runs (activation.tree1k.test.ts): model reload + tree nodes for
+// ui.tree_1k_ms      from the same runs (tree1k.bench.ts): model reload + tree nodes for
 //                    a cluster with 1,000 jobs, in the real host with the real vscode API; value =
 //                    median over the runs of each run's median refresh (15 refreshes, the first
 //                    one, cold, reported apart); CPU time as an extra field.
@@ -82,12 +82,12 @@ interface HostRun {
   passed: boolean;
 }
 
-/** One fresh code-server + extension host running the activation suites only. */
+/** One fresh code-server + extension host running the *.bench files only (SKYDECK_TEST_BENCH=1). */
 function hostRun(): Promise<HostRun> {
   return new Promise((resolve) => {
     // code-server, installed by activationAndTree(): never desktop VS Code (a download).
     const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['test/vscode/runTests.ts'], {
-      cwd: ROOT, env: { ...process.env, SKYDECK_TEST_GREP: 'activation', SKYDECK_TEST_VSCODE: 'code-server' }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT, env: { ...process.env, SKYDECK_TEST_BENCH: '1', SKYDECK_TEST_VSCODE: 'code-server' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -8,6 +8,7 @@ import { RefreshWhileVisible } from './ui/tree/refreshWhileVisible';
 import { ClustersStatusBar } from './ui/statusBar/clustersStatusBar';
 import { LogPanelManager, registerLogPanelSerializer } from './ui/logs';
 import { isTaskFileName } from './ui/taskYaml/taskFiles';
+import { testProbe, type TestProbe } from './ui/testProbe';
 
 /** What activate() returns: the in-host tests read the model instead of scraping the tree. */
 export interface SkydeckApi {
@@ -19,6 +20,8 @@ export interface SkydeckApi {
    * put the fake cloud in its providers. Absent in normal use.
    */
   testOps?: () => Promise<OpsContext>;
+  /** Only under the in-host test runner: the notifications shown and how each command ended. */
+  testProbe?: TestProbe;
 }
 
 /**
@@ -76,7 +79,8 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     });
     context.subscriptions.push(opened);
   }
-  const testOps = process.env.SKYDECK_TEST === '1' ? { testOps: () => services.ops() } : {};
+  const probe = testProbe();
+  const testOps = probe ? { testOps: () => services.ops(), testProbe: probe } : {};
   return { clustersModel: model, activateMs: performance.now() - started, ...testOps };
 }
 

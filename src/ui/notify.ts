@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { noLinks } from './plainText';
+import { testProbe, type Notice } from './testProbe';
 
 // Every notification of the extension goes through here (a unit test checks that no other file
 // calls vscode.window.show*Message): messages often carry text the workspace or a remote host
@@ -16,11 +17,15 @@ function plainArgs(rest: unknown[]): unknown[] {
 }
 
 // Looked up on each call, not bound once: tests replace the window functions.
-const plain = (pick: () => Show): Show =>
-  ((message: string, ...rest: unknown[]) => (pick() as AnyShow)(noLinks(message), ...plainArgs(rest))) as Show;
+const plain = (level: Notice['level'], pick: () => Show): Show =>
+  ((message: string, ...rest: unknown[]) => {
+    const text = noLinks(message);
+    testProbe()?.notices.push({ level, message: text });
+    return (pick() as AnyShow)(text, ...plainArgs(rest));
+  }) as Show;
 
 export const notify = {
-  error: plain(() => vscode.window.showErrorMessage),
-  warning: plain(() => vscode.window.showWarningMessage),
-  info: plain(() => vscode.window.showInformationMessage),
+  error: plain('error', () => vscode.window.showErrorMessage),
+  warning: plain('warning', () => vscode.window.showWarningMessage),
+  info: plain('info', () => vscode.window.showInformationMessage),
 };

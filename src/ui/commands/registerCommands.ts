@@ -22,6 +22,7 @@ import { Dismissed } from './support/pickers';
 import { CancelledByUser } from './support/progress';
 import { TRUSTED_ONLY_COMMANDS } from '../trust';
 import { notify } from '../notify';
+import { testProbe, type CommandOutcome } from '../testProbe';
 
 const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, openTerminal, copySshCommand, connectRemoteSsh, openExampleTask, checkCloudsCommand,
   findLeaked, terminateLeaked, retryDown, stopCluster, startCluster,
@@ -32,18 +33,28 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     vscode.commands.registerCommand(c.id, async (...args: unknown[]) => {
       // Menus already disable these in an untrusted workspace; this covers any other caller.
       if (TRUSTED_ONLY_COMMANDS.has(c.id) && !vscode.workspace.isTrusted) {
+        testProbe()?.commands.push({ command: c.id, outcome: 'refused' });
         void notify.warning('Skydeck: this workspace is not trusted, so Skydeck does not run tasks or act on its clusters here. Trust the workspace to use this command.');
         return undefined;
       }
+      // Under the in-host tests only: how each call ended (a thrown command also returns undefined).
+      const outcome = (o: CommandOutcome['outcome'], message?: string) => testProbe()?.commands.push({ command: c.id, outcome: o, message });
       try {
-        return await c.run(ctx, ...args);
+        const r = await c.run(ctx, ...args);
+        outcome('ok');
+        return r;
       } catch (e) {
         // A dismissed prompt is the user changing their mind: no message at all.
-        if (e instanceof Dismissed) return undefined;
+        if (e instanceof Dismissed) {
+          outcome('dismissed');
+          return undefined;
+        }
         if (e instanceof CancelledByUser) {
+          outcome('cancelled', e.message);
           void notify.info(`${e.message}; nothing was submitted.`);
           return undefined;
         }
+        outcome('error', (e as Error).message);
         // Short message for the user; the details go to the log channel.
         ctx.services.log.error(`${c.id} failed`, e as Error);
         // Not awaited: the command is over; the message stays until the user dismisses it.

@@ -53,9 +53,17 @@ describe('connecting to a cluster (extension host)', function () {
 
   it('Copy SSH Command on a local cluster says there is no SSH host instead of copying something useless', async () => {
     const before = await vscode.env.clipboard.readText();
+    const probe = api.testProbe!;
+    const seen = { commands: probe.commands.length, notices: probe.notices.length };
     const r = await vscode.commands.executeCommand('skydeck.copySshCommand', cluster);
     assert.equal(r, undefined, 'a local cluster must not yield an ssh command');
     assert.equal(await vscode.env.clipboard.readText(), before);
+    // undefined is also what any thrown command returns: the probe says it was this refusal.
+    const [call] = probe.commands.slice(seen.commands);
+    assert.equal(call?.command, 'skydeck.copySshCommand');
+    assert.equal(call?.outcome, 'error');
+    assert.match(call?.message ?? '', /runs on this machine \(local cloud\): there is no SSH host/);
+    assert.ok(probe.notices.slice(seen.notices).some((n) => n.level === 'error' && /no SSH host to connect to/.test(n.message)), 'the user was not told why');
   });
 
   it('New Example Task copies hello.sky.yaml into the folder and opens it, never overwriting', async () => {

@@ -30,7 +30,9 @@ function runMocha(): Promise<void> {
   const grep = process.env.SKYDECK_TEST_GREP;
   if (grep) mocha.grep(grep);
 
-  for (const f of testFiles(__dirname)) mocha.addFile(f);
+  // bench/ui.ts runs the figure-only files (*.bench) in their own host; a test run never does.
+  const suffix = process.env.SKYDECK_TEST_BENCH === '1' ? '.bench.js' : '.test.js';
+  for (const f of testFiles(__dirname, suffix)) mocha.addFile(f);
 
   return new Promise((resolve, reject) => {
     try {
@@ -52,12 +54,12 @@ function runMocha(): Promise<void> {
   });
 }
 
-function testFiles(dir: string): string[] {
+function testFiles(dir: string, suffix: string): string[] {
   const out: string[] = [];
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...testFiles(p));
-    else if (e.name.endsWith('.test.js')) out.push(p);
+    if (e.isDirectory()) out.push(...testFiles(p, suffix));
+    else if (e.name.endsWith(suffix)) out.push(p);
   }
   return out.sort();
 }

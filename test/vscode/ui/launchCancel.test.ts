@@ -7,7 +7,7 @@
 // Screenshots of each step go to test-output/ui/launch-cancel/.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { killProcesses, processesUsing } from './processes';
@@ -110,6 +110,9 @@ describe('UI: launch a task, watch its log, cancel it, tear down (code-server + 
 
   after(async () => {
     if (!wb) return;
+    // The screenshots are for a person reading a failed run, not a check: a failed capture
+    // already fails the step that took it.
+    if (shots.length) note(`${shots.length} screenshots in ${join(SCREENSHOT_DIR, SHOTS)}`);
     if (process.env.SKYDECK_TEST_VERBOSE === '1') console.log(wb.console.map((l) => `        ${l}`).join('\n'));
     // Safety net for a run that failed before Down: the product's own teardown first (the CLI,
     // on the same workspace state), then whatever still runs from this workspace is ended.
@@ -254,16 +257,6 @@ describe('UI: launch a task, watch its log, cancel it, tear down (code-server + 
       second.startsWith('ui-cancel output: sleeping until cancelled'),
       `the second output line starts at column ${second.length - second.trimStart().length}, not 0 (rows: ${JSON.stringify(logRows.slice(0, 3).map((r) => r.trimEnd()))})`,
     );
-  });
-
-  it('saved a non-empty PNG screenshot for each step', () => {
-    assert.equal(shots.length, 9, `screenshots taken: ${shots.join(', ')}`);
-    for (const f of shots) {
-      assert.ok(existsSync(f), `${f} exists`);
-      assert.ok(statSync(f).size > 1000, `${f} is not empty`);
-      assert.equal(readFileSync(f).subarray(1, 4).toString(), 'PNG', `${f} is a PNG`);
-    }
-    note(`screenshots in ${join(SCREENSHOT_DIR, SHOTS)}`);
   });
 
   const noErrorsTitle = 'left no Skydeck error in the extension host log, the console or a notification';

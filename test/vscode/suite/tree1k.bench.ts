@@ -1,6 +1,6 @@
 // Host-side cost of refreshing the Clusters view for a cluster with 1,000 jobs, measured inside
 // the real extension host (real vscode.TreeItem, ThemeIcon, MarkdownString) next to the
-// activation figure; bench/ui.ts reads the "tree 1k" line.
+// activation figure; bench/ui.ts runs this file (SKYDECK_TEST_BENCH=1) and reads the "tree 1k" line.
 //
 // One refresh = ClustersModel.reload() (list clusters, JSON.parse of the agent's 1,000-row
 // queue answer, sort newest first) + the provider building the cluster node and its 1,000 job

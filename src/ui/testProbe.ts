@@ -1,0 +1,34 @@
+// What the in-host tests read to assert on behaviour the user sees: every notification shown and
+// every command that ended in an error. Recorded only under the test runner (SKYDECK_TEST=1).
+//
+// Kept on globalThis under a registry symbol, not in a module variable: this file is bundled into
+// both dist/extension.js and dist/extension-core.js, and both copies must fill the same lists.
+
+export interface Notice {
+  level: 'error' | 'warning' | 'info';
+  message: string;
+}
+
+export interface CommandOutcome {
+  command: string;
+  /**
+   * ok: returned; dismissed: the user closed a prompt; cancelled: the user stopped it; error: it
+   * threw; refused: not run in an untrusted workspace.
+   */
+  outcome: 'ok' | 'dismissed' | 'cancelled' | 'error' | 'refused';
+  message?: string;
+}
+
+export interface TestProbe {
+  readonly notices: Notice[];
+  readonly commands: CommandOutcome[];
+}
+
+const KEY = Symbol.for('skydeck.testProbe');
+
+/** The shared lists under the test runner; undefined in normal use (nothing is recorded). */
+export function testProbe(): TestProbe | undefined {
+  if (process.env.SKYDECK_TEST !== '1') return undefined;
+  const g = globalThis as { [KEY]?: TestProbe };
+  return (g[KEY] ??= { notices: [], commands: [] });
+}

@@ -7,6 +7,7 @@ import { notOursReason, type ClusterRecord } from '../state';
 import type { HostSpec } from '../clouds/hostSpec';
 import { readHandle } from './clusterHandle';
 import { localBaseDir } from './context';
+import { localBaseProblem } from './localBase';
 import { OpsError } from './errors';
 
 export interface ConnectionsOptions {
@@ -106,8 +107,12 @@ export class Connections {
       );
     }
     const h = readHandle(c);
-    if ((c.provider === 'local' || h.local) && this.opts.workspaceRoot !== undefined && h.base !== localBaseDir(this.opts.workspaceRoot, c.name)) {
-      throw new OpsError('failed', `cluster ${c.name} records the agent directory ${JSON.stringify(h.base)}, not ${localBaseDir(this.opts.workspaceRoot, c.name)}: Skydeck does not run it`);
+    if ((c.provider === 'local' || h.local) && this.opts.workspaceRoot !== undefined) {
+      if (h.base !== localBaseDir(this.opts.workspaceRoot, c.name)) {
+        throw new OpsError('failed', `cluster ${c.name} records the agent directory ${JSON.stringify(h.base)}, not ${localBaseDir(this.opts.workspaceRoot, c.name)}: Skydeck does not run it`);
+      }
+      const problem = localBaseProblem(this.opts.workspaceRoot, c.name);
+      if (problem) throw new OpsError('failed', `Skydeck does not use cluster ${c.name}'s directory: ${problem}. Remove the link (or move the folder away) and retry`);
     }
   }
 

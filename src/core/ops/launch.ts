@@ -9,6 +9,8 @@ import { loadTaskForRun } from './loadTask';
 import { checkSyncSources, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
 import { choosePool, REACHABLE_CLOUDS, updateCluster, writeIntent } from './provisionReachable';
 import { readHandle } from './clusterHandle';
+import { clearUnownedLocalBase, localBaseProblem } from './localBase';
+import { localBaseDir } from './context';
 import { bringUpWorkers, syncWorkers } from './multiNode';
 import { autostopPlan } from './autostopPlan';
 import { jobSpecOf } from './jobSpec';
@@ -127,7 +129,16 @@ async function launchReachable(
   }
   const pool = cloud === 'ssh' ? choosePool(ctx, task.resources.region ?? infraPool(task.resources.infra)) : undefined;
   ctx.progress(existing ? `Reusing cluster ${name}` : `Claiming ${cloud === 'ssh' ? `a host of pool ${pool!.name}` : 'this machine'} for ${name}`);
-  let row = await writeIntent(ctx, name, cloud as 'local' | 'ssh', task.numNodes, pool, autostop);
+  if (cloud === 'local') {
+    const problem = localBaseProblem(ctx.workspaceRoot, name);
+    if (problem) throw new OpsError('usage', `cannot launch ${name} on this machine: ${problem}. Remove the link (or move the folder away) and retry`);
+  }
+  const intent = await writeIntent(ctx, name, cloud as 'local' | 'ssh', task.numNodes, pool, autostop);
+  let row = intent.row;
+  // A new row starts from an empty directory: a jobs.db or agent already there is not its own.
+  if (intent.created && cloud === 'local' && clearUnownedLocalBase(ctx.workspaceRoot, name)) {
+    ctx.progress(`Removed files no cluster row owned from ${localBaseDir(ctx.workspaceRoot, name)} (left by an earlier cluster ${name}, or shipped with the workspace)`);
+  }
   const client = ctx.connections.client(row);
   try {
     ctx.progress(`Connecting to ${name} and checking its agent`);

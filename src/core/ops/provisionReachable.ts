@@ -31,6 +31,7 @@ export function choosePool(ctx: OpsContext, wanted: string | undefined): SshPool
 /**
  * Writes the cluster's intent row (INIT, fresh uid) and, for the ssh cloud, claims free hosts
  * of the pool in the same transaction, so two launches can never take the same machine.
+ * `created` is false when a row of that name was already there (it is returned instead).
  */
 export async function writeIntent(
   ctx: OpsContext,
@@ -39,14 +40,14 @@ export async function writeIntent(
   numNodes: number,
   pool: SshPool | undefined,
   autostop: { minutes: number | null; down: boolean },
-): Promise<ClusterRecord> {
+): Promise<{ row: ClusterRecord; created: boolean }> {
   return ctx.store.write((db) => {
     const existing = getCluster(db, name);
     // Checked in the same transaction that hands the row to the launch: a down that flags
     // the row after this point is caught by launch's check after the submit.
     const busy = existing && teardownUnderWay(existing);
     if (busy) throw new OpsError('failed', busy);
-    if (existing) return existing;
+    if (existing) return { row: existing, created: false };
     let hosts: HostSpec[] = [];
     if (cloud === 'ssh') {
       const taken = new Map<string, string>();
@@ -83,7 +84,7 @@ export async function writeIntent(
     };
     putCluster(db, row);
     appendEvent(db, { cluster: name, kind: 'intent', message: `launch on ${cloud}${pool ? ` pool ${pool.name}` : ''}`, data: { uid: row.uid, hosts: hosts.map(hostKey) } });
-    return row;
+    return { row, created: true };
   });
 }
 

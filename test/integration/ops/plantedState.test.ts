@@ -106,4 +106,44 @@ describe('planted workspace state and the CLI (issue 13.1)', function () {
     assert.doesNotMatch(s.err, /bad\nProxyCommand/, 'the planted name is printed escaped');
     assert.ok(!fs.existsSync(marker));
   });
+
+  it('a new local cluster never picks up files already in its directory (a planted jobs.db or agent): they are removed first', async () => {
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-planted-'));
+    const base = path.join(ws, '.skydeck', 'local', 'fresh');
+    const marker = path.join(ws, 'PWNED');
+    fs.mkdirSync(path.join(base, 'agent'), { recursive: true });
+    fs.writeFileSync(path.join(base, 'jobs.db'), 'planted queue');
+    fs.writeFileSync(path.join(base, 'agent', 'skydeck_agent.py'), evilAgent(marker));
+    fs.writeFileSync(path.join(ws, 't.yaml'), 'resources:\n  cloud: local\nrun: echo mine\n');
+    cleanups.push(ws);
+    const r = await runCli(cli, ws, ['launch', 't.yaml', '-c', 'fresh']);
+    await runCli(cli, ws, ['down', 'fresh', '-y', '--grace', '0']);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err + r.out, /Removed files no cluster row owned from .*fresh/);
+    assert.match(r.out, /mine/);
+    assert.ok(!fs.existsSync(marker), 'the planted agent never ran');
+  });
+
+  it('a symlinked .skydeck/local is refused by launch and by down: nothing is written or deleted where it points', async () => {
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-planted-'));
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-outside-'));
+    fs.mkdirSync(path.join(outside, 'victim'));
+    fs.writeFileSync(path.join(outside, 'victim', 'keep.txt'), 'precious');
+    fs.mkdirSync(path.join(ws, '.skydeck'), { recursive: true });
+    fs.symlinkSync(outside, path.join(ws, '.skydeck', 'local'));
+    fs.writeFileSync(path.join(ws, 't.yaml'), 'resources:\n  cloud: local\nrun: echo mine\n');
+    const launch = await runCli(cli, ws, ['launch', 't.yaml', '-c', 'victim']);
+    assert.equal(launch.code, 2, launch.err); // a usage error: the fix is the user's
+    assert.match(launch.err, /cannot launch victim on this machine: .*local is a symbolic link/);
+    // A row this machine wrote, with the derived base: down must still not follow the link.
+    const store = await StateStore.openWorkspace(ws);
+    const base = path.join(ws, '.skydeck', 'local', 'victim');
+    await plantRow(store, { name: 'victim', created_by_user: 'me', created_by_machine: machineId(), handle: JSON.stringify({ hosts: [], base, workdir: path.join(base, 'sky_workdir'), local: true }) });
+    store.close();
+    const down = await runCli(cli, ws, ['down', 'victim', '-y', '--grace', '0']);
+    assert.equal(down.code, 1, down.err);
+    assert.match(down.err, /is a symbolic link/);
+    assert.equal(fs.readFileSync(path.join(outside, 'victim', 'keep.txt'), 'utf8'), 'precious');
+    assert.deepEqual(fs.readdirSync(path.join(outside, 'victim')), ['keep.txt']);
+  });
 });

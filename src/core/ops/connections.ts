@@ -6,8 +6,7 @@ import type { SshTransport } from '../transport/sshTransport';
 import { notOursReason, type ClusterRecord } from '../state';
 import type { HostSpec } from '../clouds/hostSpec';
 import { readHandle } from './clusterHandle';
-import { localBaseDir } from './context';
-import { localBaseProblem } from './localBase';
+import { localBaseDir, localBaseProblem } from './localBase';
 import { OpsError } from './errors';
 
 export interface ConnectionsOptions {

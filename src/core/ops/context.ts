@@ -33,6 +33,4 @@ export function defaultKnownHostsFile(): string {
   return path.join(os.homedir(), '.skydeck', 'known_hosts');
 }
 
-export function localBaseDir(workspaceRoot: string, cluster: string): string {
-  return path.join(workspaceRoot, '.skydeck', 'local', cluster);
-}
+export { localBaseDir } from './localBase';

@@ -1,10 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { localBaseDir } from './context';
 
 // A `local` cluster lives in <workspace>/.skydeck/local/<name>: its agent, jobs.db, workdir and
 // logs. The workspace may come from a repository someone else wrote, so that path is checked
 // before Skydeck runs, writes or deletes anything there.
+
+export function localBaseDir(workspaceRoot: string, cluster: string): string {
+  return path.join(workspaceRoot, '.skydeck', 'local', cluster);
+}
 
 /**
  * Why Skydeck must not use the cluster's directory, or undefined. A symlink anywhere on the way

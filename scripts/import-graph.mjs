@@ -3,7 +3,7 @@
 // groups of files), and how many imports cross a layer the wrong way. Type-only imports count:
 // they tie the files together for a reader just the same.
 //
-//   node scripts/import-graph.mjs [--json]
+//   node scripts/import-graph.mjs [--json] [--src=DIR]   (DIR: another tree, for the script's own test)
 //
 // Layers, lowest first: core (src/core, never vscode), ui (src/ui), entries (src/extension*.ts,
 // src/cli). A wrong-way import is a lower layer importing a higher one.
@@ -12,7 +12,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SRC = join(ROOT, 'src');
+const srcArg = process.argv.find((a) => a.startsWith('--src='));
+const SRC = srcArg ? resolve(srcArg.slice(6)) : join(ROOT, 'src');
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

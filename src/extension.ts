@@ -39,7 +39,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     },
     queue: async (cluster) => services.core().queue(await services.ops(), cluster),
   });
-  const clusters = new ClustersTreeProvider(model, () => services.core());
+  const clusters = new ClustersTreeProvider(model);
   const view = vscode.window.createTreeView('skydeck.clusters', { treeDataProvider: clusters, showCollapseAll: true });
   const logs = new LogPanelManager(context.extensionUri, (key) => services.core().jobLogSource(() => services.ops(), key), services.log);
   const standIns = new DeferredCommands(DeferredCommands.contributedIds(context.extension.packageJSON), () => services.core());
@@ -61,7 +61,15 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
   services.onCoreLoaded((core: Core) => {
     standIns.dispose();
     context.subscriptions.push(
-      ...core.registerCommands({ services, clusters, model, logs }),
+      ...core.registerCommands({
+        ops: () => services.ops(),
+        state: () => services.state(),
+        log: services.log,
+        workspaceRoot: services.workspaceRoot,
+        model,
+        refresh: () => clusters.refresh(),
+        logs,
+      }),
       // The Exec CodeLens offers the UP clusters the Clusters view last loaded.
       ...core.registerTaskYamlSupport(context, async () => model.all.filter((c) => c.status === 'UP').map((c) => c.name), clusters.onDidChangeTreeData),
     );

@@ -5,9 +5,10 @@ import type { StateStore } from '../core/state';
 import type { Connections, OpsContext, ReconcileOutcome } from '../core/ops';
 import { machineSetting } from './settings';
 import { notify } from './notify';
+import type { CoreApi } from './coreApi';
 
-/** What dist/extension-core.js exports (src/extensionCore.ts). */
-export type Core = typeof import('../extensionCore');
+/** What dist/extension-core.js gives the shell (src/extensionCore.ts). */
+export type Core = CoreApi;
 
 /**
  * What the UI shares, built once in activate(). Everything behind core() — core/ops, ssh2, the
@@ -156,7 +157,7 @@ export class Services implements vscode.Disposable {
  * esbuild leaves this require alone instead of inlining the chunk into extension.js.
  */
 function loadCoreChunk(): Core {
-  return require(path.join(__dirname, 'extension-core.js')) as Core;
+  return (require(path.join(__dirname, 'extension-core.js')) as { core: CoreApi }).core;
 }
 
 function safeUser(): string {

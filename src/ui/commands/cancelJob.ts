@@ -6,12 +6,12 @@ import { graceSeconds } from './support/progress';
 import { notify } from '../notify';
 
 /** Cancel Job: SIGTERM to the job's process group, SIGKILL after the grace from the settings. */
-export const cancelJob: Command = {
+export const cancelJob: Command<'log' | 'model' | 'ops' | 'refresh'> = {
   id: 'skydeck.cancelJob',
   async run(ctx, arg) {
     const job = await jobFromArg(ctx.model, arg, 'Skydeck: cancel which job?');
-    const r = await cancel(await ctx.services.ops(), job.cluster, { jobIds: [job.jobId] }, graceSeconds());
-    await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after cancel: ${(e as Error).message}`));
+    const r = await cancel(await ctx.ops(), job.cluster, { jobIds: [job.jobId] }, graceSeconds());
+    await ctx.refresh().catch((e) => ctx.log.warn(`refresh after cancel: ${(e as Error).message}`));
     const what = `${job.cluster} #${job.jobId}`;
     void notify.info(
       r.cancelled.includes(job.jobId) ? `Skydeck: cancelled ${what}.` : `Skydeck: ${what} had already finished.`,

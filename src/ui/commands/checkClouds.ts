@@ -10,7 +10,7 @@ import { notify } from '../notify';
  * Check Clouds: which clouds Skydeck can use with the credentials on this machine, and for the
  * others exactly what to do. Picking a cloud that needs a fix copies the fix.
  */
-export const checkCloudsCommand: Command = {
+export const checkCloudsCommand: Command<'log'> = {
   id: 'skydeck.checkClouds',
   async run(ctx, options) {
     const opts = optionsArg<{ only: string[]; show: boolean }>(options);
@@ -18,7 +18,7 @@ export const checkCloudsCommand: Command = {
       { location: vscode.ProgressLocation.Notification, title: 'Skydeck: checking clouds…' },
       () => checkClouds({ only: opts.only, sshPools: () => loadSshPools(machineSetting('sshPools')) }),
     );
-    for (const r of results) ctx.services.log.info(`check ${r.cloud}: ${r.ok ? 'ok' : 'not usable'}: ${r.detail}${r.fix ? ` (fix: ${r.fix})` : ''}`);
+    for (const r of results) ctx.log.info(`check ${r.cloud}: ${r.ok ? 'ok' : 'not usable'}: ${r.detail}${r.fix ? ` (fix: ${r.fix})` : ''}`);
     if (opts.show === false) return results; // tests: no quick pick to answer
     const items = results.map((r) => ({
       label: `${r.ok ? '$(pass-filled)' : '$(error)'} ${r.cloud}`,

@@ -1,17 +1,29 @@
-import type { Services } from '../services';
-import type { ClustersTreeProvider } from '../tree/clustersTreeProvider';
+import type * as vscode from 'vscode';
+import type { OpsContext } from '../../core/ops';
+import type { StateStore } from '../../core/state';
 import type { ClustersModel } from '../tree/clustersModel';
 import type { LogPanelManager } from '../logs';
 
-export interface CommandContext {
-  services: Services;
-  clusters: ClustersTreeProvider;
+/**
+ * Everything a command may use. Each command names the parts it touches (Command<'model' | …>),
+ * so a reader sees at the top of its file what it can reach, and the compiler holds it to that.
+ * Nothing here imports the services or the registry back: no cycle through this file.
+ */
+export interface CommandDeps {
+  /** The shared OpsContext (opens the state and the connections on first use). */
+  ops(): Promise<OpsContext>;
+  state(): Promise<StateStore>;
+  log: vscode.LogOutputChannel;
+  /** The folder local clusters and the managed ssh config live under. */
+  workspaceRoot: string;
   model: ClustersModel;
-  logs: LogPanelManager;
+  /** Reloads the Clusters view now. */
+  refresh(): Promise<void>;
+  logs: Pick<LogPanelManager, 'open'>;
 }
 
 /** One palette/menu command; each lives in its own file. */
-export interface Command {
+export interface Command<K extends keyof CommandDeps = keyof CommandDeps> {
   readonly id: string;
-  run(ctx: CommandContext, ...args: unknown[]): unknown;
+  run(deps: Pick<CommandDeps, K>, ...args: unknown[]): unknown;
 }

@@ -23,15 +23,15 @@ export interface ConnectRemoteSshOptions {
  * ~/.ssh/config includes Skydeck's files (asking first: it is the user's file), then opens
  * the cluster's workdir in a Remote-SSH window.
  */
-export const connectRemoteSsh: Command = {
+export const connectRemoteSsh: Command<'log' | 'model' | 'ops' | 'state' | 'workspaceRoot'> = {
   id: 'skydeck.connectRemoteSsh',
   async run(ctx, arg, options) {
     const opts = optionsArg<ConnectRemoteSshOptions>(options);
     const row = await upClusterFromArg(ctx, arg, 'Skydeck: connect to which cluster with Remote-SSH?');
-    const access = sshAccessOf(row, knownHostsFiles(await ctx.services.ops()));
+    const access = sshAccessOf(row, knownHostsFiles(await ctx.ops()));
     const paths = defaultSshConfigPaths();
-    const file = writeClusterSshConfig(paths, access, ctx.services.workspaceRoot);
-    ctx.services.log.info(`wrote Host ${access.alias} to ${file}`);
+    const file = writeClusterSshConfig(paths, access, ctx.workspaceRoot);
+    ctx.log.info(`wrote Host ${access.alias} to ${file}`);
     if (!hasInclude(readFileOrEmpty(paths.userConfig), paths)) {
       const add = opts.addInclude ?? (await askInclude(paths.userConfig, includeLine(paths)));
       if (add) ensureSshInclude(paths);

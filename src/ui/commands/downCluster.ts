@@ -11,7 +11,7 @@ export interface DownClusterOptions {
 }
 
 /** Down: cancel every job, stop the agent, delete Skydeck's files there, forget the cluster. */
-export const downCluster: Command = {
+export const downCluster: Command<'log' | 'model' | 'ops' | 'refresh'> = {
   id: 'skydeck.downCluster',
   async run(ctx, arg, options) {
     const opts = optionsArg<DownClusterOptions>(options);
@@ -26,15 +26,15 @@ export const downCluster: Command = {
       if (pick !== 'Down') throw new Dismissed();
     }
     try {
-      const r = await withOpsProgress(ctx.services, `Skydeck: tearing down ${cluster}`, { cancellable: false }, (ops) =>
+      const r = await withOpsProgress(ctx, `Skydeck: tearing down ${cluster}`, { cancellable: false }, (ops) =>
         down(ops, cluster, { graceSeconds: graceSeconds() }),
       );
-      r.notes.forEach((n) => ctx.services.log.info(`down ${cluster} (uid ${r.uid}): ${n}`));
+      r.notes.forEach((n) => ctx.log.info(`down ${cluster} (uid ${r.uid}): ${n}`));
       void notify.info(`Skydeck: ${cluster} is down (uid ${r.uid}).`);
       return r;
     } finally {
       // Also after a failure: the node then shows the error down left on the cluster.
-      await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after down: ${(e as Error).message}`));
+      await ctx.refresh().catch((e) => ctx.log.warn(`refresh after down: ${(e as Error).message}`));
     }
   },
 };

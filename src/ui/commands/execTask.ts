@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { exec } from '../../core/ops';
-import { ClusterNode } from '../tree/clusterNode';
+import { isNode } from '../tree/nodeKind';
 import type { Command } from './command';
 import { clusterFromArg, optionsArg, resolveTaskFile } from './support/pickers';
 import { withOpsProgress } from './support/progress';
@@ -18,19 +18,19 @@ export interface ExecTaskOptions {
  * argument is a cluster node (tree menu) or a task Uri (CodeLens/explorer); the second may name
  * the cluster (the CodeLens passes its name) or carry {cluster, taskFile, showLogs}; the rest is asked.
  */
-export const execTask: Command = {
+export const execTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh'> = {
   id: 'skydeck.execTask',
   async run(ctx, arg, options) {
     const opts = typeof options === 'string' ? { cluster: options } : optionsArg<ExecTaskOptions>(options);
-    const cluster = opts.cluster ?? (await clusterFromArg(ctx.model, arg instanceof ClusterNode ? arg : undefined, 'Skydeck: exec on which cluster?', (c) => c.status === 'UP'));
+    const cluster = opts.cluster ?? (await clusterFromArg(ctx.model, isNode(arg, 'cluster') ? arg : undefined, 'Skydeck: exec on which cluster?', (c) => c.status === 'UP'));
     const file = opts.taskFile ?? (await resolveTaskFile(arg instanceof vscode.Uri ? arg : undefined));
-    const result = await withOpsProgress(ctx.services, `Skydeck: running ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed, signal) =>
+    const result = await withOpsProgress(ctx, `Skydeck: running ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed, signal) =>
       exec(ops, { cluster, taskFile: file.fsPath, detach: true, onSubmitted: committed, signal }),
     );
-    await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after exec: ${(e as Error).message}`));
+    await ctx.refresh().catch((e) => ctx.log.warn(`refresh after exec: ${(e as Error).message}`));
     if (opts.showLogs !== false) {
       const key = { cluster, jobId: result.jobId, name: ctx.model.job(cluster, result.jobId)?.name ?? undefined };
-      ctx.logs.open(key, jobLogSource(() => ctx.services.ops(), key));
+      ctx.logs.open(key, jobLogSource(() => ctx.ops(), key));
     }
     return { cluster, jobId: result.jobId };
   },

@@ -15,11 +15,11 @@ export interface FindLeakedOptions {
  * invariant 5) into the Clusters view's "Leaked instances" node. Read-only: terminating is
  * a separate, confirmed action per instance.
  */
-export const findLeaked: Command = {
+export const findLeaked: Command<'log' | 'model' | 'ops'> = {
   id: 'skydeck.findLeaked',
   async run(ctx, options) {
     const opts = optionsArg<FindLeakedOptions>(options);
-    const sweep = await withOpsProgress(ctx.services, 'Skydeck: looking for leaked instances', { cancellable: false }, async (ops) => {
+    const sweep = await withOpsProgress(ctx, 'Skydeck: looking for leaked instances', { cancellable: false }, async (ops) => {
       if (!opts.clouds && !ops.providers?.clouds.length) return undefined;
       ops.progress(`Listing tagged instances on ${(opts.clouds ?? ops.providers!.clouds).join(', ')}`);
       return findLeakedInstances(ops, opts.clouds);
@@ -29,7 +29,7 @@ export const findLeaked: Command = {
       return undefined;
     }
     ctx.model.leaks.set(sweep);
-    const log = ctx.services.log;
+    const log = ctx.log;
     for (const l of [...sweep.thisWorkspace, ...sweep.otherWorkspaces]) {
       log.warn(`leaked: ${l.cloud} ${l.instance.id} (${l.instance.status}) cluster ${l.cluster} uid ${l.uid} workspace ${l.workspace}${l.workspace === sweep.workspaceId ? ' (this one)' : ''}`);
     }

@@ -22,7 +22,7 @@ export interface LaunchTaskOptions {
  * Launch Task: `sky launch -d` from the editor. Arguments: (uri?, {cluster?, showLogs?}); with
  * no uri, the active YAML editor, else a pick over the workspace's task YAMLs.
  */
-export const launchTask: Command = {
+export const launchTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh'> = {
   id: 'skydeck.launchTask',
   async run(ctx, arg, options) {
     const opts = optionsArg<LaunchTaskOptions>(options);
@@ -32,7 +32,7 @@ export const launchTask: Command = {
     // callers that name the cluster.
     const where = opts.cluster === undefined && !ctx.model.cluster(cluster) ? await pickCloudFor(file.fsPath) : undefined;
     let attempts = 0;
-    const result = await withOpsProgress(ctx.services, `Skydeck: launching ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true, extraCancel: opts.cancel }, (ops, committed, signal) =>
+    const result = await withOpsProgress(ctx, `Skydeck: launching ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true, extraCancel: opts.cancel }, (ops, committed, signal) =>
       launch(ops, {
         taskFile: file.fsPath, cluster, detach: true, onSubmitted: committed, cloud: where?.cloud, region: where?.region,
         // Cancel reaches the provision loop as its AbortSignal: what it created is terminated
@@ -43,11 +43,11 @@ export const launchTask: Command = {
         onAttempt: (a) => ops.progress(describeAttempt(++attempts, a)),
       }),
     );
-    ctx.services.log.info(`launched ${file.fsPath} on ${result.cluster}: job ${result.jobId}`);
-    await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after launch: ${(e as Error).message}`));
+    ctx.log.info(`launched ${file.fsPath} on ${result.cluster}: job ${result.jobId}`);
+    await ctx.refresh().catch((e) => ctx.log.warn(`refresh after launch: ${(e as Error).message}`));
     if (opts.showLogs !== false) {
       const key = { cluster: result.cluster, jobId: result.jobId, name: ctx.model.job(result.cluster, result.jobId)?.name ?? undefined };
-      ctx.logs.open(key, jobLogSource(() => ctx.services.ops(), key));
+      ctx.logs.open(key, jobLogSource(() => ctx.ops(), key));
     } else {
       void notify.info(`Skydeck: job ${result.jobId} submitted to ${result.cluster}.`);
     }

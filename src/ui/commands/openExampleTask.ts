@@ -7,7 +7,7 @@ import type { Command } from './command';
  * New Example Task (the walkthrough's first step): copies the shipped hello.sky.yaml into the
  * workspace, never over an existing file, and opens it so its ▶ Launch lens is one click away.
  */
-export const openExampleTask: Command = {
+export const openExampleTask: Command<never> = {
   id: 'skydeck.openExampleTask',
   async run() {
     const self = vscode.extensions.getExtension('skydeck.skydeck');

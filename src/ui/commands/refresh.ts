@@ -1,6 +1,6 @@
 import type { Command } from './command';
 
-export const refresh: Command = {
+export const refresh: Command<'refresh'> = {
   id: 'skydeck.refresh',
-  run: ({ clusters }) => clusters.refresh(),
+  run: ({ refresh }) => refresh(),
 };

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Command, CommandContext } from './command';
+import type { Command, CommandDeps } from './command';
 import { pendingCommands } from './notYetAvailable';
 import { refresh } from './refresh';
 import { launchTask } from './launchTask';
@@ -28,7 +28,7 @@ const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob,
   findLeaked, terminateLeaked, retryDown, stopCluster, startCluster,
   ...pendingCommands];
 
-export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
+export function registerCommands(ctx: CommandDeps): vscode.Disposable[] {
   return COMMANDS.map((c) =>
     vscode.commands.registerCommand(c.id, async (...args: unknown[]) => {
       // Menus already disable these in an untrusted workspace; this covers any other caller.
@@ -56,10 +56,10 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         }
         outcome('error', (e as Error).message);
         // Short message for the user; the details go to the log channel.
-        ctx.services.log.error(`${c.id} failed`, e as Error);
+        ctx.log.error(`${c.id} failed`, e as Error);
         // Not awaited: the command is over; the message stays until the user dismisses it.
         void notify.error(`Skydeck: ${(e as Error).message}`, 'Show details').then((pick) => {
-          if (pick) ctx.services.log.show();
+          if (pick) ctx.log.show();
         });
         return undefined;
       }

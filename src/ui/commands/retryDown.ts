@@ -6,7 +6,7 @@ import { downCluster } from './downCluster';
  * ":down-unconfirmed"). It is Down itself, with the same confirmation: ops.down re-issues the
  * terminate and waits for proof again; its own title makes the retry visible in the menu.
  */
-export const retryDown: Command = {
+export const retryDown: Command<'log' | 'model' | 'ops' | 'refresh'> = {
   id: 'skydeck.retryDown',
   run: (ctx, ...args) => downCluster.run(ctx, ...args),
 };

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { OpsError, stop } from '../../core/ops';
-import type { Command, CommandContext } from './command';
+import type { Command, CommandDeps } from './command';
 import { canStop } from '../tree/clusterFlags';
 import { clusterFromArg, Dismissed, optionsArg } from './support/pickers';
 import { withOpsProgress } from './support/progress';
@@ -12,7 +12,7 @@ export interface StopClusterOptions {
 }
 
 /** Stop: the cloud stops the instances (disks kept) and Skydeck waits for proof. Clouds only. */
-export const stopCluster: Command = {
+export const stopCluster: Command<'log' | 'model' | 'ops' | 'refresh'> = {
   id: 'skydeck.stopCluster',
   async run(ctx, arg, options) {
     const opts = optionsArg<StopClusterOptions>(options);
@@ -28,15 +28,15 @@ export const stopCluster: Command = {
     }
     try {
       const r = await showUnless(ctx, () =>
-        withOpsProgress(ctx.services, `Skydeck: stopping ${cluster}`, { cancellable: false }, (ops) => stop(ops, cluster)),
+        withOpsProgress(ctx, `Skydeck: stopping ${cluster}`, { cancellable: false }, (ops) => stop(ops, cluster)),
       );
       if (!r) return undefined;
-      r.notes.forEach((n) => ctx.services.log.info(`stop ${cluster}: ${n}`));
+      r.notes.forEach((n) => ctx.log.info(`stop ${cluster}: ${n}`));
       void notify.info(`Skydeck: ${cluster} is stopped.`);
       return r;
     } finally {
       // Also after a failure: the node then shows "stop unconfirmed" and the error.
-      await ctx.clusters.refresh().catch((e) => ctx.services.log.warn(`refresh after stop: ${(e as Error).message}`));
+      await ctx.refresh().catch((e) => ctx.log.warn(`refresh after stop: ${(e as Error).message}`));
     }
   },
 };
@@ -47,12 +47,12 @@ export const stopCluster: Command = {
  * resolve undefined. Real failures ('failed', anything else) still go to the command wrapper,
  * which logs them and offers "Show details". Shared with startCluster.ts.
  */
-export async function showUnless<T>(ctx: CommandContext, f: () => Promise<T>): Promise<T | undefined> {
+export async function showUnless<T>(ctx: Pick<CommandDeps, 'log'>, f: () => Promise<T>): Promise<T | undefined> {
   try {
     return await f();
   } catch (e) {
     if (!(e instanceof OpsError) || e.kind === 'failed') throw e;
-    ctx.services.log.info(e.message);
+    ctx.log.info(e.message);
     void notify.warning(`Skydeck: ${e.message}`);
     return undefined;
   }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { terminateLeakedInstance, type LeakedInstance } from '../../core/ops';
-import type { Command, CommandContext } from './command';
-import { LeakedInstanceNode } from '../tree/leakNodes';
+import type { Command, CommandDeps } from './command';
+import { isNode } from '../tree/nodeKind';
 import { leakDescription, leakLabel } from '../tree/leaksModel';
 import { Dismissed, optionsArg } from './support/pickers';
 import { withOpsProgress } from './support/progress';
@@ -17,7 +17,7 @@ export interface TerminateLeakedOptions {
  * to confirm; only then does its node go away. Arguments: a Leaked instance node (or a
  * LeakedInstance, for tests), else a pick over the last sweep.
  */
-export const terminateLeaked: Command = {
+export const terminateLeaked: Command<'log' | 'model' | 'ops'> = {
   id: 'skydeck.terminateLeaked',
   async run(ctx, arg, options) {
     const opts = optionsArg<TerminateLeakedOptions>(options);
@@ -37,26 +37,26 @@ export const terminateLeaked: Command = {
       );
       if (pick !== 'Terminate') throw new Dismissed();
     }
-    const r = await withOpsProgress(ctx.services, `Skydeck: terminating ${leak.instance.id}`, { cancellable: false }, (ops) => {
+    const r = await withOpsProgress(ctx, `Skydeck: terminating ${leak.instance.id}`, { cancellable: false }, (ops) => {
       ops.progress(`Terminating ${leakLabel(leak)} and waiting for the cloud to confirm`);
       return terminateLeakedInstance(ops, leak);
     });
-    ctx.services.log.info(`terminate leaked ${leak.cloud} ${leak.instance.id}: ${r.confirmed ? 'confirmed' : 'not confirmed'}: ${r.message}`);
+    ctx.log.info(`terminate leaked ${leak.cloud} ${leak.instance.id}: ${r.confirmed ? 'confirmed' : 'not confirmed'}: ${r.message}`);
     if (r.confirmed) {
       ctx.model.leaks.remove(leak);
       void notify.info(`Skydeck: terminated ${leak.instance.id}.`);
     } else {
       // Not proven gone: the node stays, so the user can try again or look in the console.
       void notify.warning(`Skydeck: ${r.message}`, 'Show details').then((pick) => {
-        if (pick) ctx.services.log.show();
+        if (pick) ctx.log.show();
       });
     }
     return r;
   },
 };
 
-async function leakFromArg(ctx: CommandContext, arg: unknown): Promise<{ leak: LeakedInstance; otherWorkspace: boolean }> {
-  if (arg instanceof LeakedInstanceNode) return { leak: arg.leak, otherWorkspace: arg.otherWorkspace };
+async function leakFromArg(ctx: Pick<CommandDeps, 'model'>, arg: unknown): Promise<{ leak: LeakedInstance; otherWorkspace: boolean }> {
+  if (isNode(arg, 'leak')) return { leak: arg.leak, otherWorkspace: arg.otherWorkspace };
   const listed = ctx.model.leaks.instances();
   if (isLeak(arg)) {
     return { leak: arg, otherWorkspace: listed.find((l) => l.leak.cloud === arg.cloud && l.leak.instance.id === arg.instance.id)?.otherWorkspace ?? false };

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { TERMINAL_STATUSES, type JobRow } from '../../core/jobs';
+import { TERMINAL_STATUSES, type JobRow } from '../../core/jobs/protocol';
 
 const ICONS: Record<string, vscode.ThemeIcon> = {
   INIT: new vscode.ThemeIcon('circle-outline'),

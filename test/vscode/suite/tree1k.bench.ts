@@ -9,8 +9,6 @@
 import * as assert from 'node:assert/strict';
 import type { ClusterRecord } from '../../../src/core/state';
 import type { JobRow } from '../../../src/core/jobs';
-import { ClusterNode } from '../../../src/ui/tree/clusterNode';
-import { JobNode } from '../../../src/ui/tree/jobNode';
 import { ClustersModel } from '../../../src/ui/tree/clustersModel';
 import { ClustersTreeProvider, type ClustersTreeNode } from '../../../src/ui/tree/clustersTreeProvider';
 import { log } from './log';
@@ -42,7 +40,7 @@ describe('activation bench: Clusters tree with 1,000 jobs (extension host)', () 
     // What the agent client hands over, as text: the model's source decodes it each time.
     const answer = JSON.stringify(rows().reverse());
     const model = new ClustersModel({ listClusters: async () => [CLUSTER], queue: async () => JSON.parse(answer) as JobRow[] });
-    const tree = new ClustersTreeProvider(model, () => ({ ClusterNode, JobNode }));
+    const tree = new ClustersTreeProvider(model);
     const refresh = async (): Promise<number> => {
       await tree.refresh();
       let items = 0;

@@ -4,8 +4,7 @@ import * as vscode from 'vscode';
 import { parse as parseYaml } from 'yaml';
 import type { ClusterRecord } from '../../../core/state';
 import type { ClustersModel } from '../../tree/clustersModel';
-import { ClusterNode } from '../../tree/clusterNode';
-import { JobNode } from '../../tree/jobNode';
+import { isNode } from '../../tree/nodeKind';
 
 /** The file names the schema is bound to in package.json (yamlValidation): task YAMLs. */
 const TASK_NAME = [/\.sky\.yaml$/i, /^sky.*\.yaml$/i, /^task.*\.yaml$/i];
@@ -91,7 +90,7 @@ export async function pickOrNameCluster(model: ClustersModel, suggested: string)
 
 /** A cluster from a tree node argument, else a pick. */
 export async function clusterFromArg(model: ClustersModel, arg: unknown, title: string, filter?: (c: ClusterRecord) => boolean): Promise<string> {
-  if (arg instanceof ClusterNode) return arg.cluster.name;
+  if (isNode(arg, 'cluster')) return arg.cluster.name;
   if (typeof arg === 'string') return arg;
   return (await pickCluster(model, title, filter)).name;
 }
@@ -104,7 +103,7 @@ export interface JobRef {
 
 /** A job from a tree node argument ({cluster, jobId} too, for tests), else cluster + job picks. */
 export async function jobFromArg(model: ClustersModel, arg: unknown, title: string): Promise<JobRef> {
-  if (arg instanceof JobNode) return { cluster: arg.cluster, jobId: arg.job.job_id, name: arg.job.name ?? undefined };
+  if (isNode(arg, 'job')) return { cluster: arg.cluster, jobId: arg.job.job_id, name: arg.job.name ?? undefined };
   if (isJobRef(arg)) return arg;
   const cluster = await pickCluster(model, title, (c) => c.status === 'UP');
   const jobs = model.jobsOf(cluster.name);

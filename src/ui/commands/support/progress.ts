@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { OpsContext } from '../../../core/ops';
-import type { Services } from '../../services';
+import type { CommandDeps } from '../command';
 
 /** The user cancelled before the point of no return. */
 export class CancelledByUser extends Error {}
@@ -15,7 +15,7 @@ export class CancelledByUser extends Error {}
  * already queued).
  */
 export function withOpsProgress<T>(
-  services: Services,
+  services: Pick<CommandDeps, 'ops' | 'log'>,
   title: string,
   opts: { cancellable: boolean; extraCancel?: vscode.CancellationToken },
   fn: (ops: OpsContext, committed: () => void, signal: AbortSignal) => Promise<T>,

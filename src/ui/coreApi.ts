@@ -1,0 +1,31 @@
+import type * as vscode from 'vscode';
+import type { ClusterRecord, StateStore } from '../core/state';
+import type { Connections, OpsContext, ReconcileOutcome } from '../core/ops';
+import type { JobRow } from '../core/jobs/protocol';
+import type { PoolsResult } from '../core/clouds/sshPools';
+import type { ProviderRegistry } from '../core/clouds/provider';
+import type { Database } from 'sql.js';
+import type { CommandDeps } from './commands/command';
+import type { JobKey } from './logs/protocol';
+import type { LogSource } from './logs/logSource';
+
+/**
+ * What the lazily loaded core chunk (dist/extension-core.js, src/extensionCore.ts) gives the UI
+ * shell. The shell names only this interface, and this file imports types alone, none of them
+ * from the shell: the shell, the chunk and the commands do not import each other in a circle.
+ */
+export interface CoreApi {
+  /** The real command handlers (they replace the activation stand-ins). */
+  registerCommands(deps: CommandDeps): vscode.Disposable[];
+  /** Diagnostics, hover and CodeLens for task YAML files. */
+  registerTaskYamlSupport(context: vscode.ExtensionContext, upClusters: () => Promise<string[]>, clustersChanged?: vscode.Event<unknown>): vscode.Disposable[];
+  jobLogSource(ops: () => Promise<OpsContext>, key: JobKey): LogSource;
+  StateStore: Pick<typeof StateStore, 'open' | 'openWorkspace'>;
+  listClusters(db: Database): ClusterRecord[];
+  Connections: typeof Connections;
+  defaultKnownHostsFile(): string;
+  queue(ctx: OpsContext, cluster: string): Promise<JobRow[]>;
+  reconcile(ctx: OpsContext): Promise<ReconcileOutcome[]>;
+  loadSshPools(settings: unknown): PoolsResult;
+  cloudProviders(opts?: { log?: (m: string) => void }): ProviderRegistry;
+}

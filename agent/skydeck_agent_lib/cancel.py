@@ -8,7 +8,7 @@ import os
 import signal
 import time
 
-from . import daemon, db, procs, scheduler
+from . import daemon_ctl, db, procs, scheduler
 from .errors import AgentError, bad_args
 from .jobs import parse_job_ids
 from .states import ACTIVE, NON_TERMINAL, TERMINAL, sql_list
@@ -71,9 +71,9 @@ def cancel(ctx, args):
         remote_problems(ctx, [t[0] for t in targets], sig)
         scheduler.step(ctx)  # the freed resources go to the next pending jobs
     if cancelled:
-        daemon.ensure(ctx)
+        daemon_ctl.ensure(ctx)
     if targets:
-        daemon.wake(ctx.paths)  # it sleeps until the earliest kill deadline
+        daemon_ctl.wake(ctx.paths)  # it sleeps until the earliest kill deadline
     return {'cancelled': cancelled, 'already_terminal': already, 'grace': grace}
 
 

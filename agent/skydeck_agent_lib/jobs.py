@@ -3,7 +3,7 @@ import json
 import sys
 import time
 
-from . import db, daemon, nodes, pending_secrets, procs, resources, scheduler, spec as spec_mod
+from . import daemon_ctl, db, nodes, pending_secrets, procs, resources, scheduler, spec as spec_mod
 from . import PROTOCOL, VERSION
 from .errors import AgentError, bad_args
 from .states import ORDER, NON_TERMINAL, sql_list
@@ -48,7 +48,7 @@ def submit(ctx, args):
         if secrets and job_id not in [l[0] for l in launches]:
             pending_secrets.store(ctx.paths, job_id, secrets)  # it waits: so do its values
     scheduler.launch(ctx, launches)
-    daemon.ensure(ctx)
+    daemon_ctl.ensure(ctx)
     status = conn.execute('SELECT status FROM jobs WHERE job_id = ?', (job_id,)).fetchone()[0]
     return {'job_id': job_id, 'status': status}
 
@@ -125,7 +125,7 @@ def queue(ctx, args):
     finally:
         conn.execute('COMMIT')
     if alive:
-        daemon.ensure(ctx)  # restart the liveness daemon if it died
+        daemon_ctl.ensure(ctx)  # restart the liveness daemon if it died
     return {'db_id': db_id, 'cursor': cursor, 'full': full, 'columns': list(COLUMNS),
             'rows': rows}
 
@@ -192,7 +192,7 @@ def status(ctx, args):
     return {'capacity': cap, 'capacity_source': source, 'used': used, 'counts': counts,
             'running': counts['SETTING_UP'] + counts['RUNNING'], 'pending': counts['PENDING'],
             'cluster': db.get_meta(conn, 'cluster', {}) or {}, 'boot_id': boot,
-            'daemon_pid': daemon.running_pid(ctx.paths), 'version': VERSION,
+            'daemon_pid': daemon_ctl.running_pid(ctx.paths), 'version': VERSION,
             'autostop': _autostop_state(conn), 'isolation': _isolation(ctx),
             'schema_version': db.user_version(conn)}
 
@@ -251,7 +251,7 @@ def configure(ctx, args):
             db.set_meta(conn, 'autostop', stop_cfg)
     started = scheduler.step(ctx)  # more capacity may let pending jobs start now
     if started or args.get('autostop'):
-        daemon.ensure(ctx)  # the daemon watches the idle clock
+        daemon_ctl.ensure(ctx)  # the daemon watches the idle clock
     result = status(ctx, {})
     result['started'] = started
     return result

@@ -7,7 +7,7 @@ whatever is left of it is killed. Overdue cancel escalations are done here too, 
 import signal
 import time
 
-from . import db, procs, scheduler
+from . import daemon_ctl, db, procs, scheduler
 from .cancel import remote_problems
 from .states import ACTIVE, NON_TERMINAL, sql_list
 
@@ -67,15 +67,14 @@ def on_read(ctx):
     sweep only when a driver is found dead. With no daemon, nobody has been watching: the full
     sweep now, and the daemon is started again.
     """
-    from . import daemon
     if not ctx.has_db():
         return
     conn = ctx.conn()
     now = time.time()
-    if daemon.running_pid(ctx.paths) is None:
+    if daemon_ctl.running_pid(ctx.paths) is None:
         if busy(conn, now):
             sweep(ctx)
-            daemon.ensure(ctx)
+            daemon_ctl.ensure(ctx)
         return
     boot = procs.boot_id()
     rows = conn.execute(

@@ -216,9 +216,9 @@ def serve(ctx, commands, stdin=None, stdout=None):
 
 
 def _wake_daemon(ctx):
-    from . import daemon, jobs
+    from . import daemon_ctl, jobs
     try:
         if ctx.has_db() and jobs.nonterminal_exists(ctx.conn()):
-            daemon.ensure(ctx)
+            daemon_ctl.ensure(ctx)
     except Exception:
         pass

@@ -6,6 +6,7 @@ import time
 from . import daemon_ctl, db, nodes, pending_secrets, procs, resources, scheduler, spec as spec_mod
 from . import PROTOCOL, VERSION
 from .errors import AgentError, bad_args
+from .job_ids import parse_job_ids
 from .states import ORDER, NON_TERMINAL, sql_list
 from .wire import Raw
 
@@ -163,19 +164,6 @@ class QueueCache(object):
         if self.text is None:
             self.text = Raw(('[' + ','.join([self.rows[j] for j in self.order]) + ']').encode('utf-8'))
         return self.text
-
-
-def parse_job_ids(ids):
-    if not isinstance(ids, list) or not ids:
-        raise bad_args('job_ids must be a non-empty list of integers')
-    out = []
-    for i in ids:
-        if isinstance(i, str) and i.isdigit():
-            i = int(i)
-        if isinstance(i, bool) or not isinstance(i, int) or i < 1:
-            raise bad_args('bad job id %r' % (i,))
-        out.append(i)
-    return out
 
 
 def status(ctx, args):

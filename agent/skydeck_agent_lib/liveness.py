@@ -8,7 +8,7 @@ import signal
 import time
 
 from . import daemon_ctl, db, procs, scheduler
-from .cancel import remote_problems
+from .job_kill import remote_problems
 from .states import ACTIVE, NON_TERMINAL, sql_list
 
 

@@ -11,6 +11,8 @@ import signal
 import time
 
 from . import cgroups, db, driver, nodes, pending_secrets, procs, resources, spawn
+from .job_kill import flag_cancelled
+from .remote import kill_remote_ranks
 
 # A claimed job with no recorded driver after this long: its starter died in between.
 CLAIM_TIMEOUT = 30.0
@@ -128,8 +130,6 @@ def launch(ctx, launches):
         "SELECT job_id, driver_pid, driver_start, boot_id, cgroup FROM jobs WHERE status = 'CANCELLED' "
         'AND job_id IN (%s)' % ','.join('?' * len(ids)), ids).fetchall() if ids else []
     if late:
-        from .cancel import flag_cancelled
-        from .remote import kill_remote_ranks
         for row in late:
             flag_cancelled(paths, row[0])
         procs.kill_jobs(paths.marker_prefix, late, signal.SIGTERM, procs.boot_id())

@@ -20,6 +20,7 @@ import time
 
 from . import VERSION
 from . import autostop, cgroups, db, driver, liveness, procs, spawn
+from .job_cgroups import remove_cgroups
 from .daemon_ctl import ensure, open_lock, running_pid, try_lock
 from .errors import AgentError
 from .nodes import close_masters
@@ -44,7 +45,7 @@ def shutdown(ctx, args):
     # The killed processes leave their cgroups within moments; then the cgroups go too.
     end = time.time() + 2
     while conn.execute('SELECT 1 FROM jobs WHERE cgroup IS NOT NULL LIMIT 1').fetchone():
-        liveness.remove_cgroups(ctx)
+        remove_cgroups(ctx)
         if time.time() >= end:
             break
         time.sleep(0.02)

@@ -6,6 +6,7 @@ import time
 from . import daemon_ctl, db, nodes, pending_secrets, procs, resources, scheduler, spec as spec_mod
 from . import PROTOCOL, VERSION
 from .errors import AgentError, bad_args
+from .job_cgroups import leave_cgroup
 from .job_ids import parse_job_ids
 from .states import ORDER, NON_TERMINAL, sql_list
 from .wire import Raw
@@ -272,21 +273,6 @@ def done(ctx, args):
         changed = db.advance(conn, txn, job_id, status, reason=reason, exit_code=code)
     leave_cgroup(ctx, job_id)
     return {'changed': changed, 'status': status}
-
-
-def leave_cgroup(ctx, job_id):
-    """A driver's report, before it starts the next jobs or the daemon: out of the finished
-    job's cgroup (nothing it starts belongs there), which is removed if that left it empty."""
-    from . import cgroups
-    conn = ctx.conn()
-    row = conn.execute('SELECT cgroup FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
-    cg = row and row[0]
-    if not cg or not cgroups.valid(cg, ctx.paths.marker_prefix):
-        return
-    cgroups.leave(cg)
-    if cgroups.remove(cg):
-        with db.write_txn(conn):
-            conn.execute('UPDATE jobs SET cgroup = NULL WHERE job_id = ?', (job_id,))
 
 
 def nonterminal_exists(conn):

@@ -8,6 +8,7 @@ import signal
 import time
 
 from . import daemon_ctl, db, procs, scheduler
+from .job_cgroups import remove_cgroups
 from .job_kill import remote_problems
 from .states import ACTIVE, NON_TERMINAL, sql_list
 
@@ -82,22 +83,6 @@ def on_read(ctx):
         'WHERE status IN (%s)' % sql_list(ACTIVE)).fetchall()
     if any(_reason(r[0], r[1], r[2], r[3], r[4], boot, now) for r in rows):
         sweep(ctx)
-
-
-def remove_cgroups(ctx):
-    """rmdir the cgroups of finished jobs once empty (a job's leftovers keep theirs)."""
-    from . import cgroups
-    from .states import TERMINAL
-    conn = ctx.conn()
-    rows = conn.execute('SELECT job_id, cgroup FROM jobs WHERE cgroup IS NOT NULL AND status IN '
-                        '(%s)' % sql_list(TERMINAL)).fetchall()
-    gone = [j for j, cg in rows
-            if not cgroups.valid(cg, ctx.paths.marker_prefix) or cgroups.remove(cg)]
-    if gone:
-        with db.write_txn(conn):
-            conn.execute('UPDATE jobs SET cgroup = NULL WHERE job_id IN (%s)' %
-                         ','.join('?' * len(gone)), gone)
-    return gone
 
 
 def escalate_overdue(ctx, now, boot):

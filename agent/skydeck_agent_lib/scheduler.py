@@ -10,7 +10,7 @@ import re
 import signal
 import time
 
-from . import cgroups, db, driver, nodes, pending_secrets, procs, resources, spawn
+from . import cgroups, daemon_ctl, db, driver, nodes, pending_secrets, procs, resources, spawn
 from .job_kill import flag_cancelled
 from .remote import kill_remote_ranks
 
@@ -143,3 +143,19 @@ def step(ctx):
         launches = claim(conn, txn, procs.boot_id(), time.time(), ctx.paths)
     launch(ctx, launches)
     return [l[0] for l in launches]
+
+
+def detached_step(ctx):
+    """The next scheduling step, in its own session: this process is still the finished job's
+    driver (same pid and group), which a late SIGKILL of that group would hit mid-way."""
+    if not spawn.fork_detached():
+        return
+    code = 0
+    try:
+        ctx.forget_conn()
+        step(ctx)
+        daemon_ctl.ensure(ctx)
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)

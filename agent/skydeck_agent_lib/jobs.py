@@ -3,11 +3,13 @@ import json
 import sys
 import time
 
-from . import daemon_ctl, db, nodes, pending_secrets, procs, resources, scheduler, spec as spec_mod
+from . import autostop, cgroups, daemon_ctl, db, nodes, pending_secrets, procs, resources, scheduler
+from . import spec as spec_mod
 from . import PROTOCOL, VERSION
 from .errors import AgentError, bad_args
 from .job_cgroups import leave_cgroup
 from .job_ids import parse_job_ids
+from .liveness import on_read
 from .states import ORDER, NON_TERMINAL, sql_list
 from .wire import Raw
 
@@ -95,7 +97,6 @@ def queue(ctx, args):
         params.extend(ids)
     if not ctx.has_db():
         return {'db_id': None, 'cursor': 0, 'full': True, 'columns': list(COLUMNS), 'rows': []}
-    from .liveness import on_read  # here: liveness -> cancel -> jobs
     on_read(ctx)  # a dead driver is FAILED_DRIVER before anyone reads RUNNING
     conn = ctx.conn()
     conn.execute('BEGIN')  # one snapshot for the cursor and the rows
@@ -168,7 +169,6 @@ class QueueCache(object):
 
 
 def status(ctx, args):
-    from .liveness import on_read
     on_read(ctx)
     conn = ctx.conn()
     boot = procs.boot_id()
@@ -188,7 +188,6 @@ def status(ctx, args):
 
 def _isolation(ctx):
     """How the processes of jobs started now are found (each job row says what it got)."""
-    from . import cgroups
     kind, where = cgroups.where(ctx.paths.marker_prefix)
     if kind:
         return {'mechanism': kind, 'cgroup_root': where}
@@ -221,13 +220,11 @@ def configure(ctx, args):
             raise bad_args('cluster_info must be an object')
         cluster_updates['cluster_info'] = args['cluster_info']
     if 'workers' in args:
-        from .nodes import parse_workers
-        cluster_updates['workers'] = parse_workers(args['workers'])
+        cluster_updates['workers'] = nodes.parse_workers(args['workers'])
     declared = None
     if 'capacity' in args and args['capacity'] is not None:
         declared = spec_mod.parse_resources(args['capacity'], 'capacity', defaults=False)
     if 'autostop' in args:
-        from . import autostop
         stop_cfg = autostop.parse(args['autostop'])
     conn = ctx.conn()
     with db.write_txn(conn):
@@ -281,5 +278,4 @@ def nonterminal_exists(conn):
 
 
 def _autostop_state(conn):
-    from . import autostop
     return autostop.state(conn)

@@ -4,9 +4,10 @@ Read by layerCheck.ts; also run by hand to count what the layering is about:
   python3 test/unit/agent/importGraph.py agent/skydeck_agent_lib --stats
 
 Only imports of the package's own modules are recorded. An import inside a def or class body
-is "top": false. `from . import NAME` names a module when NAME.py exists, else a name of the
-package's __init__. Calls of importlib.import_module / __import__ are listed as dynamic: their
-target is not known without running them.
+is "top": false; "names" are what `from .mod import a, b` takes. `from . import NAME` names a
+module when NAME.py exists, else a name of the package's __init__. Calls of
+importlib.import_module / __import__ are listed as dynamic: their target is not known without
+running them.
 """
 import ast
 import json
@@ -53,10 +54,11 @@ def graph(pkg_dir):
             inner = nested or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                  ast.ClassDef, ast.Lambda))
             if isinstance(child, (ast.Import, ast.ImportFrom)):
+                named = [a.name for a in child.names] if getattr(child, 'module', None) else []
                 for t in _targets(child, mods):
                     if t != name:
                         imports.append({'from': name, 'to': t, 'line': child.lineno,
-                                        'top': not nested})
+                                        'top': not nested, 'names': named})
             elif isinstance(child, ast.Call) and _is_dynamic(child):
                 dynamic.append({'from': name, 'line': child.lineno})
             visit(child, name, inner)

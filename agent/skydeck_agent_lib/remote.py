@@ -1,7 +1,6 @@
 """What the head asks of its workers' agents over ssh: kill a job's ranks, read a rank's exit."""
 import json
 import os
-import subprocess
 import time
 
 from . import db, nodes
@@ -13,6 +12,9 @@ KILL_TIMEOUT = 15.0
 def kill_remote_ranks(ctx, job_ids, sig):
     """Signal every process of these jobs on the workers they hold (by the job marker there).
     Returns {job_id: [problem, ...]} for workers that could not be reached."""
+    # subprocess is imported where it is used (here, as in procs.py and nodes.py): every short
+    # call loads this module through the scheduler, few of them start a process.
+    import subprocess
     conn = ctx.conn()
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     workers = cluster.get('workers') or []
@@ -44,6 +46,7 @@ def kill_remote_ranks(ctx, job_ids, sig):
 def rank_exit(paths, worker, job_id, rank, phase, timeout=15.0):
     """After ssh exited 255: the rank's own exit code if it finished on the worker, else None
     (the worker is unreachable, or it restarted under the rank)."""
+    import subprocess
     path = '%s/jobs/%d/rank-%d-%s.exit' % (worker['base'], job_id, rank, phase)
     p = popen(nodes.ssh_argv(paths, worker, ['cat', path]), stdout=subprocess.PIPE)
     if p is None:
@@ -58,9 +61,12 @@ def rank_exit(paths, worker, job_id, rank, phase, timeout=15.0):
     return int(text) if p.returncode == 0 and text.isdigit() else None
 
 
-def popen(argv, stdout=subprocess.DEVNULL):
+def popen(argv, stdout=None):
+    """stdout: a subprocess constant; None is DEVNULL."""
+    import subprocess
     try:
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout,
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL if stdout is None else stdout,
                                 stderr=subprocess.PIPE, env=_client_env())
     except OSError:
         return None

@@ -11,7 +11,7 @@ once per idle period, detached, its output in autostop.log.
 import os
 import time
 
-from . import db
+from . import db, driver, spawn
 from .errors import bad_args
 from .states import NON_TERMINAL, sql_list
 
@@ -113,7 +113,6 @@ def check(ctx, now=None):
 
 
 def _run_detached(ctx, argv):
-    from . import driver, spawn
     log = os.path.join(ctx.paths.base, 'autostop.log')
     with open(log, 'a') as f:
         f.write('%s idle: running %r\n' % (time.strftime('%Y-%m-%dT%H:%M:%S'), argv))

@@ -4,13 +4,13 @@ The SIGKILL escalation is the daemon's job: the deadline is in jobs.db and the d
 to sleep until it, so it happens even if the client disconnects right after the answer, and
 cancel itself forks nothing (the freed slots are handed out first).
 """
-import os
 import signal
 import time
 
-from . import daemon, db, procs, scheduler
+from . import daemon_ctl, db, procs, scheduler
 from .errors import AgentError, bad_args
-from .jobs import parse_job_ids
+from .job_ids import parse_job_ids
+from .job_kill import flag_cancelled, remote_problems
 from .states import ACTIVE, NON_TERMINAL, TERMINAL, sql_list
 
 DEFAULT_GRACE = 10.0
@@ -71,36 +71,7 @@ def cancel(ctx, args):
         remote_problems(ctx, [t[0] for t in targets], sig)
         scheduler.step(ctx)  # the freed resources go to the next pending jobs
     if cancelled:
-        daemon.ensure(ctx)
+        daemon_ctl.ensure(ctx)
     if targets:
-        daemon.wake(ctx.paths)  # it sleeps until the earliest kill deadline
+        daemon_ctl.wake(ctx.paths)  # it sleeps until the earliest kill deadline
     return {'cancelled': cancelled, 'already_terminal': already, 'grace': grace}
-
-
-def flag_cancelled(paths, job_id):
-    """Tells the driver not to start an interpreter to report an outcome nobody needs."""
-    try:
-        with open(os.path.join(paths.job_dir(job_id), 'cancelled'), 'w'):
-            pass
-    except OSError:
-        pass  # job dir not written yet (claimed a moment ago): the driver reports, harmlessly
-
-
-def remote_problems(ctx, job_ids, sig):
-    """Ranks on workers are signalled through the workers' agents; an unreachable worker is
-    written to the daemon log (its processes die with the node, or on the next cancel)."""
-    multi = [j for (j,) in ctx.conn().execute(
-        "SELECT job_id FROM jobs WHERE nodes IS NOT NULL AND nodes != '[0]' AND job_id IN (%s)"
-        % ','.join('?' * len(job_ids)), job_ids)] if job_ids else []
-    if not multi:
-        return {}
-    from .remote import kill_remote_ranks
-    problems = kill_remote_ranks(ctx, multi, sig)
-    if problems:
-        try:
-            with open(ctx.paths.daemon_log, 'a') as f:
-                for job_id, items in sorted(problems.items()):
-                    f.write('%s cancel job %d: %s\n' % (time.strftime('%Y-%m-%dT%H:%M:%S'), job_id, '; '.join(items)))
-        except OSError:
-            pass
-    return problems

@@ -192,7 +192,7 @@ def _internal(cmd, rest, base, agent_path):
     if cmd == '_revive' and not rest:
         from . import daemon
         return daemon.revive(ctx)
-    from . import jobs
+    from . import jobs, scheduler
     if cmd == '_phase' and len(rest) == 2:
         jobs.phase(ctx, {'job_id': int(rest[0]), 'status': rest[1]})
         return 0
@@ -201,7 +201,7 @@ def _internal(cmd, rest, base, agent_path):
                               'phase': rest[2] if len(rest) == 3 else 'run'})
         ctx.close()
         if res['changed']:
-            _detached_step(ctx)
+            scheduler.detached_step(ctx)
         return 0
     if cmd == '_gang' and len(rest) == 1:
         from . import gang
@@ -217,21 +217,3 @@ def _internal(cmd, rest, base, agent_path):
         return rank.kill_here(ctx, int(rest[0]), int(rest[1]))
     sys.stderr.write('unknown internal command %s %s\n' % (cmd, json.dumps(rest)))
     return 2
-
-
-def _detached_step(ctx):
-    """The next scheduling step, in its own session: this process is still the finished job's
-    driver (same pid and group), which a late SIGKILL of that group would hit mid-way."""
-    from .spawn import fork_detached
-    if not fork_detached():
-        return
-    code = 0
-    try:
-        from . import daemon, scheduler
-        ctx.forget_conn()
-        scheduler.step(ctx)
-        daemon.ensure(ctx)
-    except BaseException:
-        code = 1
-    finally:
-        os._exit(code)

@@ -2,7 +2,8 @@
 
 One per base dir, guarded by an flock on daemon.lock (no pid-file races). Any agent call that
 sees work for it starts it if it is not running, or replaces it if an older agent version runs
-it. It exits by itself once nothing has been non-terminal for a while, and opens no port.
+it (daemon_ctl.py). It exits by itself once nothing has been non-terminal for a while, and
+opens no port.
 
 A daemon killed outright (SIGKILL, the out-of-memory killer) is started again by its guard: a
 tiny detached sh blocked reading a pipe whose only writer is the daemon. The daemon writes
@@ -18,79 +19,20 @@ import sys
 import time
 
 from . import VERSION
-from . import db, driver, procs, spawn
+from . import autostop, cgroups, db, driver, liveness, procs, spawn
+from .job_cgroups import remove_cgroups
+from .daemon_ctl import ensure, open_lock, running_pid, try_lock
 from .errors import AgentError
+from .nodes import close_masters
+from .states import NON_TERMINAL, sql_list
 
 TICK_ENV = 'SKYDECK_TICK_INTERVAL'        # seconds between sweeps (default 2)
 IDLE_ENV = 'SKYDECK_DAEMON_IDLE_EXIT'     # idle seconds before exiting (default 60)
 
 
-def _read_pidfile(paths):
-    try:
-        with open(paths.daemon_pid) as f:
-            pid, start, version = f.read().split()[:3]
-        return int(pid), (int(start) if start.isdigit() else start), version
-    except (OSError, ValueError):
-        return None
-
-
-def running_pid(paths):
-    info = _read_pidfile(paths)
-    if info and procs.is_same_process(info[0], info[1]):
-        return info[0]
-    return None
-
-
-def _open_lock(paths):
-    return os.open(paths.daemon_lock, os.O_RDWR | os.O_CREAT | getattr(os, 'O_CLOEXEC', 0), 0o600)
-
-
-def _try_lock(fd):
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except (BlockingIOError, PermissionError):
-        return False
-
-
-def ensure(ctx):
-    """Start the daemon unless one of this version runs (cheap: one flock attempt).
-
-    The caller takes the daemon lock itself and hands the locked descriptor to the new daemon
-    (as fd 3), so there is no moment in which a second caller could also find the lock free
-    and start a second daemon.
-    """
-    paths = ctx.paths
-    fd = _open_lock(paths)
-    try:
-        if _try_lock(fd):
-            # Above 3, so that handing it over as fd 3 is a real dup (which clears CLOEXEC).
-            held = fcntl.fcntl(fd, getattr(fcntl, 'F_DUPFD_CLOEXEC', fcntl.F_DUPFD), 10)
-            os.set_inheritable(held, False)
-            try:
-                _spawn(ctx, ['--lock-fd', '3'], held)
-            finally:
-                os.close(held)
-            return
-        info = _read_pidfile(paths)
-        if not info or info[2] == VERSION:
-            return
-        # An older agent's daemon: ask it to leave; the new one waits for the lock.
-        if procs.is_same_process(info[0], info[1]):
-            try:
-                os.kill(info[0], signal.SIGTERM)
-            except OSError:
-                pass
-        _spawn(ctx, ['--wait'], None)
-    finally:
-        os.close(fd)  # the lock stays with the daemon's copy of the descriptor
-
-
 def shutdown(ctx, args):
     """Before a cluster is torn down: finish every pending kill escalation now (the caller
     wants nothing left running) and stop the daemon. Refused while a job is not terminal."""
-    from . import liveness
-    from .states import NON_TERMINAL, sql_list
     if not ctx.has_db():
         return {'stopped': False, 'daemon_pid': None, 'escalated': []}
     conn = ctx.conn()
@@ -103,11 +45,10 @@ def shutdown(ctx, args):
     # The killed processes leave their cgroups within moments; then the cgroups go too.
     end = time.time() + 2
     while conn.execute('SELECT 1 FROM jobs WHERE cgroup IS NOT NULL LIMIT 1').fetchone():
-        liveness.remove_cgroups(ctx)
+        remove_cgroups(ctx)
         if time.time() >= end:
             break
         time.sleep(0.02)
-    from .nodes import close_masters
     close_masters(ctx.paths, (db.get_meta(conn, 'cluster', {}) or {}).get('workers'))
     pid = running_pid(ctx.paths)
     if pid:
@@ -119,26 +60,6 @@ def shutdown(ctx, args):
         while time.time() < end and procs.is_same_process(pid, None):
             time.sleep(0.02)
     return {'stopped': bool(pid), 'daemon_pid': pid, 'escalated': escalated}
-
-
-def _spawn(ctx, extra, fd):
-    paths = ctx.paths
-    _rotate(paths.daemon_log)
-    argv = ctx.self_argv('_daemon', *extra)
-    env = driver.filtered_environ(os.environ)
-    item = ('daemon', argv, env, paths.daemon_log)
-    spawn.spawn_many([item + (fd,) if fd is not None else item])
-
-
-def wake(paths):
-    """Make the daemon look at jobs.db now (a new kill deadline). Only once its pid file exists:
-    it is written after the handler is installed, so the signal can never kill it."""
-    info = _read_pidfile(paths)
-    if info and procs.is_same_process(info[0], info[1]):
-        try:
-            os.kill(info[0], signal.SIGUSR1)
-        except OSError:
-            pass
 
 
 # argv after the script: $1 interpreter, $2 agent, $3 base dir. fd 3: the daemon's pipe.
@@ -196,18 +117,9 @@ class Guard(object):
 
 def revive(ctx):
     """The guard saw the daemon die: start a new one if anything needs watching."""
-    from . import liveness
     if ctx.has_db() and liveness.busy(ctx.conn(), time.time()):
         ensure(ctx)
     return 0
-
-
-def _rotate(path, limit=1 << 20):
-    try:
-        if os.path.getsize(path) > limit:
-            os.replace(path, path + '.1')
-    except OSError:
-        pass
 
 
 def run(ctx, lock_fd=None, wait=False):
@@ -217,12 +129,12 @@ def run(ctx, lock_fd=None, wait=False):
     if lock_fd is not None:
         fd = lock_fd
         os.set_inheritable(fd, False)
-        if not _try_lock(fd):  # a no-op on the lock we were handed; refuses any other file
+        if not try_lock(fd):  # a no-op on the lock we were handed; refuses any other file
             return 0
     else:
-        fd = _open_lock(paths)
+        fd = open_lock(paths)
         deadline = time.time() + (10 if wait else 0)
-        while not _try_lock(fd):
+        while not try_lock(fd):
             if time.time() >= deadline:
                 return 0  # another daemon runs
             time.sleep(0.1)
@@ -243,7 +155,6 @@ def run(ctx, lock_fd=None, wait=False):
 
 
 def _loop(ctx, fd, stop, r, me, guard):
-    from . import autostop, liveness  # imported here: only the daemon and `tick` need them
     paths = ctx.paths
     tmp = paths.daemon_pid + '.tmp'
     with open(tmp, 'w') as f:
@@ -309,7 +220,6 @@ def _loop(ctx, fd, stop, r, me, guard):
             if liveness.busy(ctx.conn(), time.time()):
                 ensure(ctx)
             else:
-                from . import cgroups
                 cgroups.remove_root(paths.marker_prefix)
         except Exception:
             pass

@@ -60,7 +60,7 @@ JOB_VARS = ('SKYDECK_JOB_ID', 'SKYDECK_NUM_NODES', 'SKYDECK_NODE_RANK', 'SKYDECK
             'SKYDECK_CLUSTER_NAME', 'SKYDECK_JOB_NAME', MARKER_VAR)
 
 
-def _user_shell():
+def user_shell():
     # SkyPilot runs setup/run with bash; existing YAMLs rely on bash-isms.
     import shutil
     return shutil.which('bash') or SH
@@ -105,7 +105,7 @@ def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, c
             cgroup=None, secrets=None):
     global USER_SHELL
     if USER_SHELL is None:
-        USER_SHELL = _user_shell()
+        USER_SHELL = user_shell()
     env = dict(base)
     env.update(spec['envs'])
     env.update(secrets or {})  # the driver's environment is the only place they are kept

@@ -13,7 +13,8 @@ import signal
 import subprocess
 import time
 
-from . import db, nodes, remote
+from . import cgroups, db, nodes, remote, scheduler
+from .job_cgroups import leave_cgroup
 from .paths import MARKER_VAR
 from .private import UMASK_VAR, restore_for_job
 
@@ -29,7 +30,6 @@ def run(ctx, job_id):
     cg = os.environ.pop('_SKYDECK_CGROUP', '')
     if cg:
         # Into the job's cgroup before any rank starts, as the sh driver does.
-        from . import cgroups
         try:
             cgroups.join(cg)
         except OSError as e:
@@ -173,10 +173,8 @@ def report(ctx, job_id, status, reason, code):
     with db.write_txn(conn) as txn:
         changed = db.advance(conn, txn, job_id, status, reason=reason, exit_code=code)
     ctx.close()
-    from .jobs import leave_cgroup
     leave_cgroup(ctx, job_id)
     ctx.close()
     if changed:
-        from .cli import _detached_step
-        _detached_step(ctx)
+        scheduler.detached_step(ctx)
     return 0 if status == 'SUCCEEDED' else 1

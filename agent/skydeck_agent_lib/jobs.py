@@ -3,9 +3,13 @@ import json
 import sys
 import time
 
-from . import db, daemon, nodes, pending_secrets, procs, resources, scheduler, spec as spec_mod
+from . import autostop, cgroups, daemon_ctl, db, nodes, pending_secrets, procs, resources, scheduler
+from . import spec as spec_mod
 from . import PROTOCOL, VERSION
 from .errors import AgentError, bad_args
+from .job_cgroups import leave_cgroup
+from .job_ids import parse_job_ids
+from .liveness import on_read
 from .states import ORDER, NON_TERMINAL, sql_list
 from .wire import Raw
 
@@ -48,7 +52,7 @@ def submit(ctx, args):
         if secrets and job_id not in [l[0] for l in launches]:
             pending_secrets.store(ctx.paths, job_id, secrets)  # it waits: so do its values
     scheduler.launch(ctx, launches)
-    daemon.ensure(ctx)
+    daemon_ctl.ensure(ctx)
     status = conn.execute('SELECT status FROM jobs WHERE job_id = ?', (job_id,)).fetchone()[0]
     return {'job_id': job_id, 'status': status}
 
@@ -93,7 +97,6 @@ def queue(ctx, args):
         params.extend(ids)
     if not ctx.has_db():
         return {'db_id': None, 'cursor': 0, 'full': True, 'columns': list(COLUMNS), 'rows': []}
-    from .liveness import on_read  # here: liveness -> cancel -> jobs
     on_read(ctx)  # a dead driver is FAILED_DRIVER before anyone reads RUNNING
     conn = ctx.conn()
     conn.execute('BEGIN')  # one snapshot for the cursor and the rows
@@ -125,7 +128,7 @@ def queue(ctx, args):
     finally:
         conn.execute('COMMIT')
     if alive:
-        daemon.ensure(ctx)  # restart the liveness daemon if it died
+        daemon_ctl.ensure(ctx)  # restart the liveness daemon if it died
     return {'db_id': db_id, 'cursor': cursor, 'full': full, 'columns': list(COLUMNS),
             'rows': rows}
 
@@ -165,21 +168,7 @@ class QueueCache(object):
         return self.text
 
 
-def parse_job_ids(ids):
-    if not isinstance(ids, list) or not ids:
-        raise bad_args('job_ids must be a non-empty list of integers')
-    out = []
-    for i in ids:
-        if isinstance(i, str) and i.isdigit():
-            i = int(i)
-        if isinstance(i, bool) or not isinstance(i, int) or i < 1:
-            raise bad_args('bad job id %r' % (i,))
-        out.append(i)
-    return out
-
-
 def status(ctx, args):
-    from .liveness import on_read
     on_read(ctx)
     conn = ctx.conn()
     boot = procs.boot_id()
@@ -192,14 +181,13 @@ def status(ctx, args):
     return {'capacity': cap, 'capacity_source': source, 'used': used, 'counts': counts,
             'running': counts['SETTING_UP'] + counts['RUNNING'], 'pending': counts['PENDING'],
             'cluster': db.get_meta(conn, 'cluster', {}) or {}, 'boot_id': boot,
-            'daemon_pid': daemon.running_pid(ctx.paths), 'version': VERSION,
+            'daemon_pid': daemon_ctl.running_pid(ctx.paths), 'version': VERSION,
             'autostop': _autostop_state(conn), 'isolation': _isolation(ctx),
             'schema_version': db.user_version(conn)}
 
 
 def _isolation(ctx):
     """How the processes of jobs started now are found (each job row says what it got)."""
-    from . import cgroups
     kind, where = cgroups.where(ctx.paths.marker_prefix)
     if kind:
         return {'mechanism': kind, 'cgroup_root': where}
@@ -232,13 +220,11 @@ def configure(ctx, args):
             raise bad_args('cluster_info must be an object')
         cluster_updates['cluster_info'] = args['cluster_info']
     if 'workers' in args:
-        from .nodes import parse_workers
-        cluster_updates['workers'] = parse_workers(args['workers'])
+        cluster_updates['workers'] = nodes.parse_workers(args['workers'])
     declared = None
     if 'capacity' in args and args['capacity'] is not None:
         declared = spec_mod.parse_resources(args['capacity'], 'capacity', defaults=False)
     if 'autostop' in args:
-        from . import autostop
         stop_cfg = autostop.parse(args['autostop'])
     conn = ctx.conn()
     with db.write_txn(conn):
@@ -251,7 +237,7 @@ def configure(ctx, args):
             db.set_meta(conn, 'autostop', stop_cfg)
     started = scheduler.step(ctx)  # more capacity may let pending jobs start now
     if started or args.get('autostop'):
-        daemon.ensure(ctx)  # the daemon watches the idle clock
+        daemon_ctl.ensure(ctx)  # the daemon watches the idle clock
     result = status(ctx, {})
     result['started'] = started
     return result
@@ -286,26 +272,10 @@ def done(ctx, args):
     return {'changed': changed, 'status': status}
 
 
-def leave_cgroup(ctx, job_id):
-    """A driver's report, before it starts the next jobs or the daemon: out of the finished
-    job's cgroup (nothing it starts belongs there), which is removed if that left it empty."""
-    from . import cgroups
-    conn = ctx.conn()
-    row = conn.execute('SELECT cgroup FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
-    cg = row and row[0]
-    if not cg or not cgroups.valid(cg, ctx.paths.marker_prefix):
-        return
-    cgroups.leave(cg)
-    if cgroups.remove(cg):
-        with db.write_txn(conn):
-            conn.execute('UPDATE jobs SET cgroup = NULL WHERE job_id = ?', (job_id,))
-
-
 def nonterminal_exists(conn):
     return conn.execute('SELECT 1 FROM jobs WHERE status IN (%s) LIMIT 1' %
                         sql_list(NON_TERMINAL)).fetchone() is not None
 
 
 def _autostop_state(conn):
-    from . import autostop
     return autostop.state(conn)

@@ -7,8 +7,9 @@ whatever is left of it is killed. Overdue cancel escalations are done here too, 
 import signal
 import time
 
-from . import db, procs, scheduler
-from .cancel import remote_problems
+from . import daemon_ctl, db, procs, scheduler
+from .job_cgroups import remove_cgroups
+from .job_kill import remote_problems
 from .states import ACTIVE, NON_TERMINAL, sql_list
 
 
@@ -67,15 +68,14 @@ def on_read(ctx):
     sweep only when a driver is found dead. With no daemon, nobody has been watching: the full
     sweep now, and the daemon is started again.
     """
-    from . import daemon
     if not ctx.has_db():
         return
     conn = ctx.conn()
     now = time.time()
-    if daemon.running_pid(ctx.paths) is None:
+    if daemon_ctl.running_pid(ctx.paths) is None:
         if busy(conn, now):
             sweep(ctx)
-            daemon.ensure(ctx)
+            daemon_ctl.ensure(ctx)
         return
     boot = procs.boot_id()
     rows = conn.execute(
@@ -83,22 +83,6 @@ def on_read(ctx):
         'WHERE status IN (%s)' % sql_list(ACTIVE)).fetchall()
     if any(_reason(r[0], r[1], r[2], r[3], r[4], boot, now) for r in rows):
         sweep(ctx)
-
-
-def remove_cgroups(ctx):
-    """rmdir the cgroups of finished jobs once empty (a job's leftovers keep theirs)."""
-    from . import cgroups
-    from .states import TERMINAL
-    conn = ctx.conn()
-    rows = conn.execute('SELECT job_id, cgroup FROM jobs WHERE cgroup IS NOT NULL AND status IN '
-                        '(%s)' % sql_list(TERMINAL)).fetchall()
-    gone = [j for j, cg in rows
-            if not cgroups.valid(cg, ctx.paths.marker_prefix) or cgroups.remove(cg)]
-    if gone:
-        with db.write_txn(conn):
-            conn.execute('UPDATE jobs SET cgroup = NULL WHERE job_id IN (%s)' %
-                         ','.join('?' * len(gone)), gone)
-    return gone
 
 
 def escalate_overdue(ctx, now, boot):

@@ -8,6 +8,7 @@ import os
 import time
 
 from .errors import AgentError, bad_args
+from .liveness import on_read
 from .states import TERMINAL
 
 CHUNK = 512 * 1024
@@ -51,7 +52,6 @@ class Watch(object):
         now = time.time()
         if now - self.last >= self.EVERY:
             self.last = now
-            from .liveness import on_read
             try:
                 on_read(ctx)
             except Exception:
@@ -95,7 +95,6 @@ def final(job_id, reader, state, **extra):
 def cli_logs(ctx, args, out_fd):
     """CLI mode: raw bytes to out_fd; returns the final status object."""
     job_id, offset, follow, rank = parse_args(args)
-    from .liveness import on_read
     on_read(ctx)
     conn = ctx.conn()
     state = job_state(conn, job_id)

@@ -1,6 +1,8 @@
 """Where the agent keeps its state under the base dir, and the per-base-dir job marker."""
 import os
 
+from .private import ensure_private_dir
+
 MARKER_VAR = 'SKYDECK_JOB_MARKER'
 
 
@@ -39,7 +41,6 @@ class Paths(object):
         return '%s:%d' % (self.marker_prefix, job_id)
 
     def ensure(self):
-        from .private import ensure_private_dir
         ensure_private_dir(self.base)  # also closes a base an older agent left 0755
         for d in (self.logs, self.jobs):
             if not os.path.isdir(d):

@@ -7,6 +7,7 @@ import os
 import signal
 from collections import namedtuple
 
+from . import cgroups
 from .paths import MARKER_VAR
 
 BOOT_ID_ENV = 'SKYDECK_BOOT_ID_PATH'  # tests point this at a file to simulate a reboot
@@ -151,7 +152,6 @@ def kill_jobs(prefix, jobs, sig, current_boot):
     jobs = list(jobs)
     if not jobs:
         return 0
-    from . import cgroups
     done, via_cgroup = set(), 0
     rest = []
     for job in jobs:

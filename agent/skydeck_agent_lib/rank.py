@@ -11,7 +11,10 @@ import os
 import subprocess
 import sys
 
+from . import procs
+from .driver import filtered_environ, user_shell
 from .paths import MARKER_VAR
+from .private import restore_for_job
 
 
 def run_rank(ctx, job_id, rank, phase):
@@ -21,7 +24,6 @@ def run_rank(ctx, job_id, rank, phase):
     script = os.path.join(d, 'rank-%d-%s.sh' % (rank, phase))
     with open(script, 'wb') as f:
         f.write(req['script'].encode('utf-8', 'surrogateescape'))
-    from .driver import _user_shell, filtered_environ
     env = filtered_environ(os.environ)
     env.update(req['vars'])
     # This process is marked too: `_kill` takes it with the rank, so no exit file is written.
@@ -32,8 +34,7 @@ def run_rank(ctx, job_id, rank, phase):
         code = 1
     else:
         sys.stdout.flush()
-        shell = _user_shell()
-        from .private import restore_for_job
+        shell = user_shell()
         um = req.get('umask')
         code = subprocess.call([shell, script], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                preexec_fn=lambda: restore_for_job(um))
@@ -61,6 +62,5 @@ def _local_dir(cwd, head_home):
 
 
 def kill_here(ctx, job_id, sig):
-    from . import procs
     procs.kill_jobs(ctx.paths.marker_prefix, [(job_id, None, None, None)], sig, procs.boot_id())
     return 0

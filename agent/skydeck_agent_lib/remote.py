@@ -1,9 +1,10 @@
 """What the head asks of its workers' agents over ssh: kill a job's ranks, read a rank's exit."""
 import json
-import subprocess
+import os
 import time
 
 from . import db, nodes
+from .driver import filtered_environ
 
 KILL_TIMEOUT = 15.0
 
@@ -11,6 +12,9 @@ KILL_TIMEOUT = 15.0
 def kill_remote_ranks(ctx, job_ids, sig):
     """Signal every process of these jobs on the workers they hold (by the job marker there).
     Returns {job_id: [problem, ...]} for workers that could not be reached."""
+    # subprocess is imported where it is used (here, as in procs.py and nodes.py): every short
+    # call loads this module through the scheduler, few of them start a process.
+    import subprocess
     conn = ctx.conn()
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     workers = cluster.get('workers') or []
@@ -21,7 +25,7 @@ def kill_remote_ranks(ctx, job_ids, sig):
             if 0 < i <= len(workers):
                 w = workers[i - 1]
                 argv = nodes.ssh_argv(ctx.paths, w, nodes.agent_argv(w, '_kill', str(job_id), str(int(sig))))
-                calls.append((job_id, i, _popen(argv)))
+                calls.append((job_id, i, popen(argv)))
     problems = {}
     deadline = time.time() + KILL_TIMEOUT
     for job_id, i, p in calls:
@@ -42,8 +46,9 @@ def kill_remote_ranks(ctx, job_ids, sig):
 def rank_exit(paths, worker, job_id, rank, phase, timeout=15.0):
     """After ssh exited 255: the rank's own exit code if it finished on the worker, else None
     (the worker is unreachable, or it restarted under the rank)."""
+    import subprocess
     path = '%s/jobs/%d/rank-%d-%s.exit' % (worker['base'], job_id, rank, phase)
-    p = _popen(nodes.ssh_argv(paths, worker, ['cat', path]), stdout=subprocess.PIPE)
+    p = popen(nodes.ssh_argv(paths, worker, ['cat', path]), stdout=subprocess.PIPE)
     if p is None:
         return None
     try:
@@ -56,9 +61,12 @@ def rank_exit(paths, worker, job_id, rank, phase, timeout=15.0):
     return int(text) if p.returncode == 0 and text.isdigit() else None
 
 
-def _popen(argv, stdout=subprocess.DEVNULL):
+def popen(argv, stdout=None):
+    """stdout: a subprocess constant; None is DEVNULL."""
+    import subprocess
     try:
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout,
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL if stdout is None else stdout,
                                 stderr=subprocess.PIPE, env=_client_env())
     except OSError:
         return None
@@ -66,6 +74,4 @@ def _popen(argv, stdout=subprocess.DEVNULL):
 
 def _client_env():
     """ssh runs without the job marker: it is the head's tool, not one of the job's processes."""
-    import os
-    from .driver import filtered_environ
     return filtered_environ(os.environ)

@@ -10,7 +10,9 @@ import re
 import signal
 import time
 
-from . import cgroups, db, driver, nodes, pending_secrets, procs, resources, spawn
+from . import cgroups, daemon_ctl, db, driver, nodes, pending_secrets, procs, resources, spawn
+from .job_kill import flag_cancelled
+from .remote import kill_remote_ranks
 
 # A claimed job with no recorded driver after this long: its starter died in between.
 CLAIM_TIMEOUT = 30.0
@@ -128,8 +130,6 @@ def launch(ctx, launches):
         "SELECT job_id, driver_pid, driver_start, boot_id, cgroup FROM jobs WHERE status = 'CANCELLED' "
         'AND job_id IN (%s)' % ','.join('?' * len(ids)), ids).fetchall() if ids else []
     if late:
-        from .cancel import flag_cancelled
-        from .remote import kill_remote_ranks
         for row in late:
             flag_cancelled(paths, row[0])
         procs.kill_jobs(paths.marker_prefix, late, signal.SIGTERM, procs.boot_id())
@@ -143,3 +143,19 @@ def step(ctx):
         launches = claim(conn, txn, procs.boot_id(), time.time(), ctx.paths)
     launch(ctx, launches)
     return [l[0] for l in launches]
+
+
+def detached_step(ctx):
+    """The next scheduling step, in its own session: this process is still the finished job's
+    driver (same pid and group), which a late SIGKILL of that group would hit mid-way."""
+    if not spawn.fork_detached():
+        return
+    code = 0
+    try:
+        ctx.forget_conn()
+        step(ctx)
+        daemon_ctl.ensure(ctx)
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)

@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 
-from . import db, hooks, nodes
-from .remote import _popen
+from . import azure_stop, db, gce_stop, hooks, nodes
+from .remote import popen
 
 SHUTDOWN = 'sudo -n shutdown -h now || shutdown -h now'
 SSH_TIMEOUT = 30
@@ -49,9 +49,7 @@ def run(ctx):
 
 def _cloud_module(action):
     if action == 'gcp':
-        from . import gce_stop
         return gce_stop
-    from . import azure_stop
     return azure_stop
 
 
@@ -64,14 +62,14 @@ def _shutdown_all(ctx, cluster, result):
     """Workers first, all at once; the head last (its shutdown ends this process)."""
     command = _shutdown_command()
     workers = cluster.get('workers') or []
-    calls = [(i, _popen(nodes.ssh_argv(ctx.paths, w, ['/bin/sh', '-c', command])))
+    calls = [(i, popen(nodes.ssh_argv(ctx.paths, w, ['/bin/sh', '-c', command])))
              for i, w in enumerate(workers, 1)]
     deadline = time.time() + SSH_TIMEOUT
     for i, p in calls:
         who = nodes.describe(cluster, i)
         _record(result, who, who, _finish(p, deadline))
     nodes.close_masters(ctx.paths, workers)
-    _record(result, 'head', 'the head', _finish(_popen(['/bin/sh', '-c', command]), time.time() + SSH_TIMEOUT))
+    _record(result, 'head', 'the head', _finish(popen(['/bin/sh', '-c', command]), time.time() + SSH_TIMEOUT))
 
 
 def _record(result, done_as, who, err):

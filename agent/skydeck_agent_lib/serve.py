@@ -10,9 +10,10 @@ import sys
 import threading
 
 from . import VERSION, PROTOCOL
-from . import logs
+from . import daemon_ctl, jobs, logs
 from .context import Ctx
 from .errors import AgentError
+from .liveness import on_read
 from .states import TERMINAL
 from .wire import dumps, encode, loads
 
@@ -163,8 +164,7 @@ def _key(rid):
 def serve(ctx, commands, stdin=None, stdout=None):
     stdin = stdin or sys.stdin.buffer
     out = Out(stdout or sys.stdout.buffer)
-    from .jobs import QueueCache
-    ctx.queue_cache = QueueCache()
+    ctx.queue_cache = jobs.QueueCache()
     follower = Follower(ctx.paths.base, ctx.agent_path, out)
     follower.start()
     out.send({'id': None, 'event': 'hello', 'version': VERSION, 'protocol': PROTOCOL,
@@ -195,7 +195,6 @@ def serve(ctx, commands, stdin=None, stdout=None):
                 ctx.check_schema()
             if cmd == 'logs':
                 job_id, offset, follow, rank = logs.parse_args(args)
-                from .liveness import on_read
                 on_read(ctx)
                 logs.job_state(ctx.conn(), job_id)  # unknown job: answer now, not in the stream
                 follower.add(rid, job_id, offset, follow, rank)
@@ -216,9 +215,8 @@ def serve(ctx, commands, stdin=None, stdout=None):
 
 
 def _wake_daemon(ctx):
-    from . import daemon, jobs
     try:
         if ctx.has_db() and jobs.nonterminal_exists(ctx.conn()):
-            daemon.ensure(ctx)
+            daemon_ctl.ensure(ctx)
     except Exception:
         pass

@@ -1,0 +1,98 @@
+"""What callers need of the liveness daemon (daemon.py): start it if it is not running,
+wake it, find its pid. Small and low in the layering, so that every command can keep the
+daemon alive without importing its main loop."""
+import fcntl
+import os
+import signal
+
+from . import VERSION
+from . import driver, procs, spawn
+
+
+def _read_pidfile(paths):
+    try:
+        with open(paths.daemon_pid) as f:
+            pid, start, version = f.read().split()[:3]
+        return int(pid), (int(start) if start.isdigit() else start), version
+    except (OSError, ValueError):
+        return None
+
+
+def running_pid(paths):
+    info = _read_pidfile(paths)
+    if info and procs.is_same_process(info[0], info[1]):
+        return info[0]
+    return None
+
+
+def open_lock(paths):
+    return os.open(paths.daemon_lock, os.O_RDWR | os.O_CREAT | getattr(os, 'O_CLOEXEC', 0), 0o600)
+
+
+def try_lock(fd):
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except (BlockingIOError, PermissionError):
+        return False
+
+
+def ensure(ctx):
+    """Start the daemon unless one of this version runs (cheap: one flock attempt).
+
+    The caller takes the daemon lock itself and hands the locked descriptor to the new daemon
+    (as fd 3), so there is no moment in which a second caller could also find the lock free
+    and start a second daemon.
+    """
+    paths = ctx.paths
+    fd = open_lock(paths)
+    try:
+        if try_lock(fd):
+            # Above 3, so that handing it over as fd 3 is a real dup (which clears CLOEXEC).
+            held = fcntl.fcntl(fd, getattr(fcntl, 'F_DUPFD_CLOEXEC', fcntl.F_DUPFD), 10)
+            os.set_inheritable(held, False)
+            try:
+                _spawn(ctx, ['--lock-fd', '3'], held)
+            finally:
+                os.close(held)
+            return
+        info = _read_pidfile(paths)
+        if not info or info[2] == VERSION:
+            return
+        # An older agent's daemon: ask it to leave; the new one waits for the lock.
+        if procs.is_same_process(info[0], info[1]):
+            try:
+                os.kill(info[0], signal.SIGTERM)
+            except OSError:
+                pass
+        _spawn(ctx, ['--wait'], None)
+    finally:
+        os.close(fd)  # the lock stays with the daemon's copy of the descriptor
+
+
+def _spawn(ctx, extra, fd):
+    paths = ctx.paths
+    _rotate(paths.daemon_log)
+    argv = ctx.self_argv('_daemon', *extra)
+    env = driver.filtered_environ(os.environ)
+    item = ('daemon', argv, env, paths.daemon_log)
+    spawn.spawn_many([item + (fd,) if fd is not None else item])
+
+
+def wake(paths):
+    """Make the daemon look at jobs.db now (a new kill deadline). Only once its pid file exists:
+    it is written after the handler is installed, so the signal can never kill it."""
+    info = _read_pidfile(paths)
+    if info and procs.is_same_process(info[0], info[1]):
+        try:
+            os.kill(info[0], signal.SIGUSR1)
+        except OSError:
+            pass
+
+
+def _rotate(path, limit=1 << 20):
+    try:
+        if os.path.getsize(path) > limit:
+            os.replace(path, path + '.1')
+    except OSError:
+        pass

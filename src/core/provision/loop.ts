@@ -130,7 +130,7 @@ async function provisionOwned(env: ProvisionEnv, req: ProvisionRequest, row: Clu
   return { ok: false, attempts, error, flagged, row: flagged ? row : undefined };
 }
 
-/** The caller's callback must not end the loop (issue 12.3): a throw is logged, not raised. */
+/** The caller's callback must not end the loop (instances may already exist): a throw is logged, not raised. */
 function tell(env: ProvisionEnv, req: ProvisionRequest, a: AttemptReport): void {
   try {
     req.onAttempt?.(a);

@@ -62,7 +62,7 @@ describe('aws provider: errors and faults (moto + fault proxy)', function () {
     }
     await rejectsWith(p.runInstances(runRequest({ instanceType: 'x9.nonexistent' })), 'config');
     const bad = runRequest();
-    (bad as { resources?: unknown }).resources = { imageId: 'ami-00000000' };
+    bad.placement.resources = { imageId: 'ami-00000000' };
     await rejectsWith(p.runInstances(bad), 'config', /ami-00000000/);
   });
 
@@ -72,7 +72,7 @@ describe('aws provider: errors and faults (moto + fault proxy)', function () {
     assert.match(e.message, /us-east-1z/);
     const req = runRequest();
     // Not the default lookup's image (xenial): the task's trusty image for this region.
-    (req as { resources?: unknown }).resources = { imageId: { [REGION]: 'ami-1e749f67', 'eu-west-1': 'ami-other' } };
+    req.placement.resources = { imageId: { [REGION]: 'ami-1e749f67', 'eu-west-1': 'ami-other' } };
     const [id] = (await p.runInstances(req)).created;
     const raw = new EC2Client({ region: REGION, endpoint: bed.moto.url, credentials: DUMMY_CREDENTIALS });
     const d = await raw.send(new DescribeInstancesCommand({ InstanceIds: [id] }));

@@ -1,5 +1,7 @@
 import type { PortRange } from '../task';
-import type { AcceleratorOption, Quantity } from '../task/types';
+import type { NodeShape } from './nodeShape';
+
+export type { NodeShape };
 
 /** Tags every Skydeck cloud resource carries (leak invariant 1); the sweep reads them back. */
 export const TAG_CLUSTER = 'skydeck-cluster';
@@ -22,17 +24,6 @@ export interface InstanceInfo {
   costPerHour?: number;
   publicIp?: string;
   privateIp?: string;
-}
-
-/** What each node of a placement should have, from the task (absent: the cloud's default). */
-export interface NodeShape {
-  cpus?: Quantity;
-  memory?: Quantity;
-  accelerators?: AcceleratorOption[];
-  /** Root disk, GB. */
-  diskSize?: number;
-  /** One image, or one per region. */
-  imageId?: string | Record<string, string>;
 }
 
 /** One place to try: the cloud plus as much of region / zone / instance shape as is known. */

@@ -17,4 +17,4 @@ export { leakVerdict, sweptLabel, unknownLines, unknownPartLabel } from './leaks
 export { agentBootstrap, localAgentBootstrap } from './agentBootstrap';
 export { isProviderCluster } from './providerEnv';
 export { FLAGS } from '../provision';
-export type { AttemptReport, LeakedInstance, SweepResult, ReconcileOutcome, UnknownPart } from '../provision';
+export type { AttemptReport, CallFailureKind, FailureKind, LeakedInstance, SweepResult, ReconcileOutcome, UnknownPart } from '../provision';

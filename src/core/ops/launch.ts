@@ -103,7 +103,8 @@ async function cancelBeforeSubmit(ctx: OpsContext, row: ClusterRecord, created: 
 /**
  * After a submit: a down that flagged the row before we could read it may have started
  * before the job reached the agent, and will cancel it. Say so instead of "submitted"; a
- * down that flags the row after this read began after the submit (issue 12.1).
+ * down that flags the row after this read began after the submit: an ordinary down of a
+ * running job.
  */
 export async function assertNoTeardownSince(ctx: OpsContext, row: ClusterRecord, jobId: number): Promise<void> {
   const cur = await ctx.store.read((db) => getCluster(db, row.name));

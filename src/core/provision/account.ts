@@ -1,10 +1,10 @@
 import type { ClusterRecord } from '../state';
 import type { ProvisionEnv } from './env';
-import { callWithRetry, describeFailure } from './call';
+import { callWithRetry, describeFailure, type CallFailureKind } from './call';
 import { refOf } from './handle';
 import { saveRow } from './rows';
 
-export type AccountCheck = { ok: true; row: ClusterRecord } | { ok: false; kind: string; message: string };
+export type AccountCheck = { ok: true; row: ClusterRecord } | { ok: false; kind: CallFailureKind; message: string };
 
 /**
  * Makes sure a provider row says which account it lives in before anyone concludes from an

@@ -4,7 +4,7 @@ import { tagsFor } from '../clouds/provider';
 import type { PortRange } from '../task';
 import type { ReachableHandle } from '../ops/clusterHandle';
 import type { ProvisionEnv } from './env';
-import { call, callWithRetry } from './call';
+import { call, callWithRetry, type CallFailureKind } from './call';
 import { providerHandle, refOf } from './handle';
 import { saveRow } from './rows';
 import { describePlacement } from './candidates';
@@ -12,7 +12,10 @@ import { describePlacement } from './candidates';
 /** Connects the head's agent (ops) or anything a test wants; returns what to keep in the handle. */
 export type Bootstrap = (row: ClusterRecord, info: ClusterInfo, signal?: AbortSignal) => Promise<Partial<ReachableHandle>>;
 
-export type StepFailure = { ok: false; kind: string; message: string; hint?: string };
+/** Why a try failed: a provider call's kind, the head's setup, or the user's cancel. */
+export type FailureKind = CallFailureKind | 'bootstrap' | 'cancelled';
+
+export type StepFailure = { ok: false; kind: FailureKind; message: string; hint?: string };
 export type AttemptOutcome = { ok: true; row: ClusterRecord } | StepFailure;
 
 export interface AttemptInput {

@@ -1,8 +1,11 @@
 import { isProviderError, type ProviderErrorKind } from '../clouds/provider';
 import type { Clock } from './clock';
 
+/** Why a provider call failed: the provider's own kind, or "unknown" for an untyped throw. */
+export type CallFailureKind = ProviderErrorKind | 'unknown';
+
 /** A cloud call's outcome as data, so loops branch on flags instead of catching. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; kind: ProviderErrorKind | 'unknown'; message: string; hint?: string };
+export type Outcome<T> = { ok: true; value: T } | { ok: false; kind: CallFailureKind; message: string; hint?: string };
 
 /** Runs one provider call; any throw becomes a typed failure (untyped ones are "unknown"). */
 export async function call<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
@@ -32,10 +35,10 @@ export async function callWithRetry<T>(
   return out;
 }
 
-export function isRetryable(kind: ProviderErrorKind | 'unknown'): boolean {
+export function isRetryable(kind: CallFailureKind): boolean {
   return kind === 'transient' || kind === 'unknown';
 }
 
-export function describeFailure(o: { kind: string; message: string; hint?: string }): string {
+export function describeFailure(o: { kind: CallFailureKind; message: string; hint?: string }): string {
   return `${o.kind}: ${o.message}${o.hint ? ` (${o.hint})` : ''}`;
 }

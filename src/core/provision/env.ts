@@ -28,7 +28,7 @@ export function makeEnv(src: EnvSource, provider: Provider): ProvisionEnv {
     clock: src.clock ?? realClock,
     timing: { ...DEFAULT_TIMING, ...src.timing },
     // A progress reporter must never end the loop: an exception out of it after a create
-    // call would leave instances behind (issue 12.3). Cancellation is the AbortSignal.
+    // call would leave instances behind. Cancellation is the AbortSignal.
     progress: (s) => {
       try {
         src.progress(s);

@@ -61,7 +61,7 @@ export const FLAGS = {
 /**
  * Why nothing may be submitted to this cluster because a teardown has started (or failed
  * part-way), or undefined. Launch and exec refuse such a cluster: a job sent into it would
- * be destroyed by a down that began before it (issue 12.1).
+ * be destroyed by a down that began before it.
  */
 export function teardownUnderWay(row: ClusterRecord): string | undefined {
   const name = row.name;

@@ -5,7 +5,8 @@ export { FLAGS, providerHandle, teardownUnderWay, type ProviderHandle } from './
 export { claimOwner, releaseOwner, ownerState, sameOwner, describeOwner, type Owner } from './owner';
 export { placementsOf, expandZones, describePlacement } from './candidates';
 export { provision, type AttemptReport, type ProvisionRequest, type ProvisionResult } from './loop';
-export type { Bootstrap } from './attempt';
+export type { Bootstrap, FailureKind } from './attempt';
+export type { CallFailureKind } from './call';
 export { resumeCluster, type ResumeResult } from './resume';
 export { terminateWithProof, downWithProof, stopWithProof, type TeardownResult } from './teardown';
 export { lookOnce, confirmGoal, reached, type Proof, type Goal } from './proof';

@@ -3,7 +3,7 @@ import { getCluster, thisCreator, workspaceId, type ClusterRecord } from '../sta
 import type { Placement } from '../clouds/provider';
 import type { PortRange } from '../task';
 import type { ProvisionEnv } from './env';
-import { runAttempt, type Bootstrap } from './attempt';
+import { runAttempt, type Bootstrap, type FailureKind, type StepFailure } from './attempt';
 import { describePlacement, expandZones } from './candidates';
 import { terminateWithProof } from './teardown';
 import { currentRow, deleteAfterProof, saveRow } from './rows';
@@ -15,8 +15,8 @@ import { callWithRetry, describeFailure } from './call';
 export interface AttemptReport {
   placement: Placement;
   outcome: 'up' | 'failed' | 'cancelled';
-  /** capacity | quota | auth | config | transient | unknown | bootstrap | cancelled */
-  kind?: string;
+  /** Set when not up: the provider's error kind as it threw it, or unknown/bootstrap/cancelled. */
+  kind?: FailureKind;
   reason?: string;
   /** Whether this attempt's instances were proven terminated before moving on. */
   cleanup: 'confirmed' | 'unconfirmed' | 'not-needed';
@@ -46,7 +46,7 @@ export interface ProvisionResult {
 }
 
 /** Errors that another placement of the same cloud will not fix. */
-const STOP_KINDS = new Set(['auth', 'config', 'cancelled']);
+const STOP_KINDS: ReadonlySet<FailureKind> = new Set<FailureKind>(['auth', 'config', 'cancelled']);
 
 /**
  * Launches a new provider cluster: tries each placement in order; a failed attempt's
@@ -105,7 +105,7 @@ async function provisionOwned(env: ProvisionEnv, req: ProvisionRequest, row: Clu
       tell(env, req, report);
       return { ok: true, row: out.row, attempts };
     }
-    const failed = out.ok ? { kind: 'cancelled', message: 'cancelled by the user', hint: undefined } : out;
+    const failed: StepFailure = out.ok ? { ok: false, kind: 'cancelled', message: 'cancelled by the user' } : out;
     row = (await currentRow(env, row)) ?? row;
     const cancelled = failed.kind === 'cancelled';
     env.progress(`${cancelled ? 'Cancelled' : `Attempt on ${describePlacement(placement)} failed (${failed.kind}: ${failed.message})`}; terminating what it created`);
@@ -130,7 +130,7 @@ async function provisionOwned(env: ProvisionEnv, req: ProvisionRequest, row: Clu
   return { ok: false, attempts, error, flagged, row: flagged ? row : undefined };
 }
 
-/** The caller's callback must not end the loop (issue 12.3): a throw is logged, not raised. */
+/** The caller's callback must not end the loop (instances may already exist): a throw is logged, not raised. */
 function tell(env: ProvisionEnv, req: ProvisionRequest, a: AttemptReport): void {
   try {
     req.onAttempt?.(a);

@@ -1,7 +1,7 @@
 import type { ClusterRecord } from '../state';
 import type { InstanceInfo, InstanceStatus } from '../clouds/provider';
 import type { ProvisionEnv } from './env';
-import { callWithRetry } from './call';
+import { callWithRetry, type CallFailureKind } from './call';
 import { graceStart, providerHandle, refOf } from './handle';
 import { settleAccount } from './account';
 
@@ -17,7 +17,7 @@ export interface Proof {
   /** The last query error, if the last query failed. */
   error?: string;
   /** Its kind: auth/config errors end the polling, as asking again cannot fix them. */
-  errorKind?: string;
+  errorKind?: CallFailureKind;
 }
 
 export function reached(s: InstanceStatus, goal: Goal): boolean {

@@ -39,9 +39,9 @@ export async function reconcileOne(env: ProvisionEnv, row: ClusterRecord): Promi
   if (launchOwner) {
     const state = ownerState(launchOwner);
     if (state !== 'dead') return { name, action: 'unchanged', message: `a launch is under way (${describeOwner(launchOwner)})` };
-    // Decision (issue 12.3): a fresh launch whose process died or gave up (a cancel, a crash)
-    // is ended, not finished: nobody is there to submit its task, and an idle machine nobody
-    // asked to keep bills unseen. Terminated with proof; the row goes only after the proof,
+    // A fresh launch whose process died or gave up (a cancel, a crash) is ended, not
+    // finished: nobody is there to submit its task, and an idle machine nobody asked to keep
+    // bills unseen. Terminated with proof; the row goes only after the proof,
     // else it stays flagged "termination-unconfirmed" for Retry Down.
     const t = await downWithProof(env, row);
     const message = `its launch was interrupted (${describeOwner(launchOwner)}, no longer running)` +

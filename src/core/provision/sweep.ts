@@ -1,7 +1,7 @@
 import { listClusters } from '../state';
 import { isLive, TAG_UID, TAG_WORKSPACE, TAG_CLUSTER, type InstanceInfo } from '../clouds/provider';
 import type { ProvisionEnv } from './env';
-import { call, callWithRetry, describeFailure } from './call';
+import { call, callWithRetry, describeFailure, type CallFailureKind } from './call';
 
 export interface LeakedInstance {
   cloud: string;
@@ -21,7 +21,7 @@ export interface UnknownPart {
   cloud: string;
   account?: string;
   region?: string;
-  kind: string;
+  kind: CallFailureKind;
   message: string;
 }
 

@@ -42,8 +42,8 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE clusters ADD COLUMN created_by_user TEXT;
    ALTER TABLE clusters ADD COLUMN created_by_machine TEXT;`,
   // Jobs belong to one cluster incarnation (its uid), not to a name a later launch may reuse:
-  // a down deletes the jobs of the uid it proved gone (issue 12.1). Cached rows of a name
-  // whose row is gone have no owner and are dropped.
+  // a down deletes the jobs of the uid it proved gone, never a newer cluster's. Cached rows
+  // of a name whose row is gone have no owner and are dropped.
   `CREATE TABLE jobs_by_uid (
      cluster_uid TEXT NOT NULL,
      cluster TEXT NOT NULL,

@@ -130,7 +130,7 @@ export function parsePanelState(s: unknown): PanelState | undefined {
   };
 }
 
-/** Panel title, as the issue asks: `cluster #id name`. */
+/** Panel title: `cluster #id name`, the job as the tree shows it under its cluster (and the rank, for one rank's log). */
 export function panelTitle(key: JobKey): string {
   return `${key.cluster} #${key.jobId}${key.name ? ` ${key.name}` : ''}${key.rank ? ` · rank ${key.rank}` : ''}`;
 }

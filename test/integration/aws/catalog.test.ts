@@ -74,7 +74,7 @@ describe('catalog: DescribeInstanceTypes on the EC2 emulator', function () {
     const req = runRequest();
     delete req.placement.instanceType;
     // moto lists today's types: p3.2xlarge (V100:1) is retired there, so V100:1 has no fit.
-    (req as { resources?: unknown }).resources = { accelerators: [acc('V100:1'), acc('T4:1')] };
+    req.placement.resources = { accelerators: [acc('V100:1'), acc('T4:1')] };
     await p.runInstances(req);
     const q = await p.queryInstances({ uid: req.uid, region: REGION });
     assert.deepEqual(q.map((i) => [i.instanceType, i.tags[TAG_UID]]), [['g4dn.xlarge', req.uid]]);

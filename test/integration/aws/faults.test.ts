@@ -4,12 +4,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DescribeInstancesCommand, DescribeKeyPairsCommand, EC2Client } from '@aws-sdk/client-ec2';
-import { ProviderError, type Provider } from '../../../src/core/clouds/provider';
+import { ProviderError, type Provider, type ProviderErrorKind } from '../../../src/core/clouds/provider';
 import { keyPairName } from '../../../src/core/clouds/aws';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
 import { REGION, runRequest, startBed, type AwsBed } from './helpers';
 
-async function rejectsWith(p: Promise<unknown>, kind: string, re?: RegExp): Promise<ProviderError> {
+async function rejectsWith(p: Promise<unknown>, kind: ProviderErrorKind, re?: RegExp): Promise<ProviderError> {
   try {
     await p;
   } catch (e) {
@@ -49,7 +49,7 @@ describe('aws provider: errors and faults (moto + fault proxy)', function () {
 
   it('maps EC2 errors to provider error kinds, with hints for auth and quota', async () => {
     const p = bed.provider();
-    const cases: [string, number, string][] = [
+    const cases: [string, number, ProviderErrorKind][] = [
       ['InsufficientInstanceCapacity', 500, 'capacity'], ['Unsupported', 400, 'capacity'],
       ['VcpuLimitExceeded', 400, 'quota'], ['InstanceLimitExceeded', 400, 'quota'], ['MaxSpotInstanceCountExceeded', 400, 'quota'],
       ['AuthFailure', 401, 'auth'], ['UnauthorizedOperation', 403, 'auth'],
@@ -62,7 +62,7 @@ describe('aws provider: errors and faults (moto + fault proxy)', function () {
     }
     await rejectsWith(p.runInstances(runRequest({ instanceType: 'x9.nonexistent' })), 'config');
     const bad = runRequest();
-    (bad as { resources?: unknown }).resources = { imageId: 'ami-00000000' };
+    bad.placement.resources = { imageId: 'ami-00000000' };
     await rejectsWith(p.runInstances(bad), 'config', /ami-00000000/);
   });
 
@@ -72,7 +72,7 @@ describe('aws provider: errors and faults (moto + fault proxy)', function () {
     assert.match(e.message, /us-east-1z/);
     const req = runRequest();
     // Not the default lookup's image (xenial): the task's trusty image for this region.
-    (req as { resources?: unknown }).resources = { imageId: { [REGION]: 'ami-1e749f67', 'eu-west-1': 'ami-other' } };
+    req.placement.resources = { imageId: { [REGION]: 'ami-1e749f67', 'eu-west-1': 'ami-other' } };
     const [id] = (await p.runInstances(req)).created;
     const raw = new EC2Client({ region: REGION, endpoint: bed.moto.url, credentials: DUMMY_CREDENTIALS });
     const d = await raw.send(new DescribeInstancesCommand({ InstanceIds: [id] }));

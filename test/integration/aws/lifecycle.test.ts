@@ -25,7 +25,7 @@ describe('aws provider: lifecycle on the EC2 emulator', function () {
   it('launches tagged instances (and volumes), finds them by uid, and reports the head', async () => {
     const p = bed.provider();
     const req = runRequest({ numNodes: 2, zone: 'us-east-1b' });
-    (req as { resources?: unknown }).resources = { diskSize: 77 };
+    req.placement.resources = { diskSize: 77 };
     const run = await p.runInstances(req);
     assert.equal(run.created.length, 2);
     const q = await p.queryInstances({ uid: req.uid, region: REGION });

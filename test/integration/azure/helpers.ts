@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'mocha';
 import { createAzureProvider, type AzureProviderOptions } from '../../../src/core/clouds/azure';
-import { tagsFor, type RunRequest } from '../../../src/core/clouds/provider';
+import { tagsFor, type NodeShape, type RunRequest } from '../../../src/core/clouds/provider';
 import { AzureFake } from '../../support/fakes/azureFake/server';
 import { makeCert } from '../../support/fakes/azureFake/tls';
 import { skipOrFailWithout } from '../../support/ci';
@@ -46,15 +46,15 @@ export async function startAzureBed(ctx: Context): Promise<AzureBed> {
   };
 }
 
-export function runRequest(over: Partial<RunRequest> & { instanceType?: string; useSpot?: boolean; resources?: unknown } = {}): RunRequest {
+/** `resources`: the node shape, put on the placement as the provision loop does. */
+export function runRequest(over: Partial<RunRequest> & { instanceType?: string; useSpot?: boolean; resources?: NodeShape } = {}): RunRequest {
   const uid = over.uid ?? randomUUID();
   const clusterName = over.clusterName ?? `c-${uid.slice(0, 6)}`;
   const region = over.region ?? REGION;
-  const req: RunRequest & { resources?: unknown } = {
+  const placement = over.placement ?? { cloud: 'azure', region, instanceType: over.instanceType ?? 'Standard_D2s_v5', useSpot: !!over.useSpot };
+  return {
     uid, clusterName, workspaceId: 'ws-test', numNodes: over.numNodes ?? 1, region,
-    placement: over.placement ?? { cloud: 'azure', region, instanceType: over.instanceType ?? 'Standard_D2s_v5', useSpot: !!over.useSpot },
+    placement: over.resources ? { ...placement, resources: over.resources } : placement,
     tags: tagsFor({ clusterName, uid, workspaceId: 'ws-test' }),
   };
-  if (over.resources) req.resources = over.resources;
-  return req;
 }

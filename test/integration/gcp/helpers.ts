@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { OAuth2Client } from 'google-auth-library';
 import { createGcpProvider, type GcpProviderOptions } from '../../../src/core/clouds/gcp';
-import { tagsFor, type RunRequest } from '../../../src/core/clouds/provider';
+import { tagsFor, type NodeShape, type RunRequest } from '../../../src/core/clouds/provider';
 import { GcpFake } from '../../support/fakes/gcpFake/server';
 
 export const PROJECT = 'skydeck-test';
@@ -52,15 +52,15 @@ export async function startGcpBed(): Promise<GcpBed> {
   };
 }
 
-export function runRequest(over: Partial<RunRequest> & { zone?: string; instanceType?: string; useSpot?: boolean; resources?: unknown } = {}): RunRequest {
+/** `resources`: the node shape, put on the placement as the provision loop does. */
+export function runRequest(over: Partial<RunRequest> & { zone?: string; instanceType?: string; useSpot?: boolean; resources?: NodeShape } = {}): RunRequest {
   const uid = over.uid ?? randomUUID();
   const clusterName = over.clusterName ?? `c-${uid.slice(0, 6)}`;
   const zone = over.zone ?? 'us-central1-a';
-  const req: RunRequest & { resources?: unknown } = {
+  const placement = over.placement ?? { cloud: 'gcp', region: REGION, zone, instanceType: over.instanceType ?? 'e2-standard-2', useSpot: !!over.useSpot };
+  return {
     uid, clusterName, workspaceId: 'ws-test', numNodes: over.numNodes ?? 1, region: REGION, zone,
-    placement: over.placement ?? { cloud: 'gcp', region: REGION, zone, instanceType: over.instanceType ?? 'e2-standard-2', useSpot: !!over.useSpot },
+    placement: over.resources ? { ...placement, resources: over.resources } : placement,
     tags: tagsFor({ clusterName, uid, workspaceId: 'ws-test' }),
   };
-  if (over.resources) req.resources = over.resources;
-  return req;
 }

@@ -5,7 +5,6 @@ import { AwsProvider } from './awsProvider';
 import type { AwsProviderOptions } from './options';
 
 export type { AwsProviderOptions, AwsCredentials } from './options';
-export type { LaunchShape, AwsRunRequest } from './shape';
 export { checkAws, type AwsCheck } from './check';
 export { AwsProvider } from './awsProvider';
 export { toProviderError, classifyAwsError } from './errors';

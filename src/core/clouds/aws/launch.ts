@@ -4,7 +4,8 @@ import { ProviderError, type RunRequest, type RunResult } from '../provider';
 import type { InstanceType } from '../../catalog';
 import { ec2Call } from './errors';
 import { resolveImage, imageIdFor } from './images';
-import { DEFAULT_DISK_GB, pickInstanceType, shapeOf } from './shape';
+import { shapeOf } from '../nodeShape';
+import { DEFAULT_DISK_GB, pickInstanceType } from './shape';
 import { TAG_HEAD, tagsOf } from './status';
 import type { AwsProviderOptions } from './options';
 

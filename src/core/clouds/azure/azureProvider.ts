@@ -15,7 +15,8 @@ import { addressesOf, ensureNetwork, openNsgPorts } from './network';
 import { AZURE_SSH_USER, DEFAULT_LOCATION, type AzureProviderOptions } from './options';
 import { infoOf } from './status';
 import { emptyGroups, instanceViewOf, listVms } from './listing';
-import { createVm, pickSize, shapeOf } from './vm';
+import { shapeOf } from '../nodeShape';
+import { createVm, pickSize } from './vm';
 import { waitGroupGone } from './group';
 
 /** Azure VMs behind the Provider interface (SkyPilot's sky/provision/azure/instance.py, in TypeScript). */

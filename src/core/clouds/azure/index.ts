@@ -5,7 +5,6 @@ import { AzureProvider } from './azureProvider';
 import type { AzureProviderOptions } from './options';
 
 export type { AzureProviderOptions } from './options';
-export type { AzureLaunchShape } from './vm';
 export { checkAzure, checkAzureLocal, type AzureCheck } from './check';
 export { AzureProvider } from './azureProvider';
 export { toAzureError, classifyAzureError } from './errors';

@@ -1,6 +1,7 @@
 import type { ImageReference, VirtualMachine } from '@azure/arm-compute';
-import { ProviderError, type Placement, type RunRequest } from '../provider';
-import type { AcceleratorOption, Quantity } from '../../task/types';
+import { ProviderError, type NodeShape, type Placement, type RunRequest } from '../provider';
+import { shapeOf } from '../nodeShape';
+import type { AcceleratorOption } from '../../task/types';
 import { chooseType, describeShape } from '../../catalog';
 import { AZURE_SHIPPED } from '../../catalog/azureShipped';
 import { azCall } from './errors';
@@ -9,27 +10,10 @@ import { grantSelfStop } from './identity';
 import { TAG_HEAD } from './names';
 import { AZURE_SSH_USER, UBUNTU_2204 } from './options';
 
-/** The node's shape, riding along optionally on the request or its placement as `resources` (as for AWS and GCP). */
-export interface AzureLaunchShape {
-  cpus?: Quantity;
-  memory?: Quantity;
-  accelerators?: AcceleratorOption[];
-  diskSize?: number;
-  /** "publisher:offer:sku:version" (SkyPilot's form) or an ARM image id; one, or per region. */
-  imageId?: string | Record<string, string>;
-}
-
-type WithShape = RunRequest & { resources?: AzureLaunchShape; placement: Placement & { resources?: AzureLaunchShape } };
-
 export const DEFAULT_DISK_GB = 256;
 
-export function shapeOf(req: RunRequest): AzureLaunchShape {
-  const r = req as WithShape;
-  return { ...(r.resources ?? {}), ...(r.placement.resources ?? {}) };
-}
-
 /** The VM size: the placement's, else the cheapest catalog size that fits (the location's listing, or the shipped table). */
-export function pickSize(placement: Placement, shape: AzureLaunchShape, catalog: Parameters<typeof chooseType>[0] = AZURE_SHIPPED): string {
+export function pickSize(placement: Placement, shape: NodeShape, catalog: Parameters<typeof chooseType>[0] = AZURE_SHIPPED): string {
   if (placement.instanceType) return placement.instanceType;
   const accs: (AcceleratorOption | undefined)[] = shape.accelerators?.length ? shape.accelerators : [undefined];
   for (const accelerator of accs) {
@@ -40,7 +24,8 @@ export function pickSize(placement: Placement, shape: AzureLaunchShape, catalog:
     'relax cpus/memory (use "N+" for "at least"), pick other accelerators, or set instance_type');
 }
 
-function imageReference(imageId: AzureLaunchShape['imageId'], location: string): ImageReference {
+/** `image_id` as "publisher:offer:sku[:version]" (SkyPilot's form) or an ARM image id; Ubuntu 22.04 when absent. */
+function imageReference(imageId: NodeShape['imageId'], location: string): ImageReference {
   const id = typeof imageId === 'string' ? imageId : imageId?.[location];
   if (!id) return UBUNTU_2204;
   if (id.startsWith('/')) return { id };

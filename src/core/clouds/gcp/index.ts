@@ -5,7 +5,6 @@ import { GcpProvider } from './gcpProvider';
 import type { GcpProviderOptions } from './options';
 
 export type { GcpProviderOptions } from './options';
-export type { GcpLaunchShape } from './shape';
 export { checkGcp, checkGcpLocal, type GcpCheck } from './check';
 export { GcpProvider } from './gcpProvider';
 export { toGcpError, classifyGcpError, operationError } from './errors';

@@ -1,30 +1,10 @@
-import type { Placement, RunRequest } from '../provider';
+import type { NodeShape, Placement } from '../provider';
 import { ProviderError } from '../provider';
-import type { AcceleratorOption, Quantity } from '../../task/types';
+import type { AcceleratorOption } from '../../task/types';
 import { chooseType, describeShape, type InstanceType } from '../../catalog';
 import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED, gcpAttachesGpus } from '../../catalog/gcpShipped';
 
-/**
- * What a node should look like. Like the AWS provider, the shape rides along optionally on the
- * request or its placement as `resources` (provider.ts's RunRequest has only instanceType).
- */
-export interface GcpLaunchShape {
-  cpus?: Quantity;
-  memory?: Quantity;
-  accelerators?: AcceleratorOption[];
-  /** Boot disk, GB. */
-  diskSize?: number;
-  imageId?: string | Record<string, string>;
-}
-
-type WithShape = RunRequest & { resources?: GcpLaunchShape; placement: Placement & { resources?: GcpLaunchShape } };
-
 export const DEFAULT_DISK_GB = 256;
-
-export function shapeOf(req: RunRequest): GcpLaunchShape {
-  const r = req as WithShape;
-  return { ...(r.resources ?? {}), ...(r.placement.resources ?? {}) };
-}
 
 export interface Machine {
   machineType: string;
@@ -34,7 +14,7 @@ export interface Machine {
 }
 
 /** The machine to launch: the placement's type (with the task's GPU attached on N1), else the cheapest fit. */
-export function pickMachine(placement: Placement, shape: GcpLaunchShape, catalog: readonly InstanceType[] = GCP_SHIPPED): Machine {
+export function pickMachine(placement: Placement, shape: NodeShape, catalog: readonly InstanceType[] = GCP_SHIPPED): Machine {
   const acc = shape.accelerators?.[0];
   if (placement.instanceType) return withGuest(placement.instanceType, acc && { name: acc.name, count: Math.ceil(acc.count) });
   const accs: (AcceleratorOption | undefined)[] = shape.accelerators?.length ? shape.accelerators : [undefined];
@@ -55,7 +35,7 @@ function withGuest(machineType: string, gpus: { name: string; count: number } | 
 }
 
 /** The image for a zone: `image_id` (one, or per region), else Ubuntu 22.04. */
-export function imageFor(imageId: GcpLaunchShape['imageId'], region: string, fallback: string): string {
+export function imageFor(imageId: NodeShape['imageId'], region: string, fallback: string): string {
   if (!imageId) return fallback;
   if (typeof imageId === 'string') return imageId;
   return imageId[region] ?? fallback;

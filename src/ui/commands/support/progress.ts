@@ -10,7 +10,7 @@ export class CancelledByUser extends Error {}
  * When cancellable, the notification's Cancel (or `extraCancel`, which tests use) aborts the
  * AbortSignal handed to `fn`, which passes it down (launch: the provision loop terminates
  * what it created, with proof). Reporting a step never throws: an exception out of a
- * progress callback would leave the core mid-way with instances behind (issue 12.3).
+ * progress callback would leave the core mid-way with instances behind.
  * `committed()` marks the point after which cancelling no longer stops anything (the job is
  * already queued).
  */

@@ -48,5 +48,7 @@ export function iamStepError(e: unknown, action: string, permission: string, pro
     return new ProviderError('auth', `GCP autodown: ${action}: your account lacks permission ${permission} on project ${project} (${e.message})`,
       `${fix}   (${WITHOUT_DOWN})`);
   }
+  // Others kept changing the policy through every try: nothing is wrong with the request.
+  if (isRestStatus(e, 409, 'ABORTED')) return new ProviderError('transient', `GCP autodown: ${action}: ${e instanceof Error ? e.message : String(e)}`);
   return toGcpError(e, action);
 }

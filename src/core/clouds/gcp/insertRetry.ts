@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { protos } from '@google-cloud/compute';
 import type { GcpClients } from './clients';
+import { ProviderError } from '../provider';
 import { toGcpError } from './errors';
 import { actAsError, isAccountNotVisible, isActAsDenied } from './iamErrors';
 import { rawOperation } from './operations';
@@ -34,7 +35,11 @@ export async function insertInstance(t: InsertTarget, resource: Instance): Promi
       return rawOperation(res);
     } catch (e) {
       if (email && isActAsDenied(e)) throw actAsError(email, t.project);
-      if (!email || !isAccountNotVisible(e, email) || attempt >= MAX_TRIES) throw toGcpError(e, 'instances.insert');
+      if (!email || !isAccountNotVisible(e, email)) throw toGcpError(e, 'instances.insert');
+      if (attempt >= MAX_TRIES) {
+        throw new ProviderError('transient', `instances.insert: Compute Engine still does not see the service account ${email} after ${MAX_TRIES} tries`,
+          'new service accounts usually become usable within minutes: launch again shortly');
+      }
       const waitMs = Math.min(t.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
       t.log?.(`GCP: Compute Engine does not see the service account ${email} yet (new accounts take a minute or two); `
         + `trying ${resource.name} again in ${Math.round(waitMs / 100) / 10} s (try ${attempt + 1}/${MAX_TRIES})`);

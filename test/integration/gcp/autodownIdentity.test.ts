@@ -125,6 +125,21 @@ describe('gcp autodown identity: a dedicated service account and a narrow custom
     assert.equal(instancesOf(req.uid).length, 1, 'reading the policy is enough now');
   });
 
+  it('another team\'s conditional binding is read and written back whole (policy version 3)', async () => {
+    const iam = bed.fake.model.iam;
+    const condition = { title: 'weekdays', expression: 'request.time.getDayOfWeek("UTC") < 5' };
+    iam.bindings.push({ role: 'roles/viewer', members: ['group:night@example.com'], condition });
+    await provider().runInstances(autodown());
+    assert.deepEqual(iam.bindings.find((b) => b.condition)?.condition, condition);
+    assert.equal((iam.setPolicyCalls[0].policy as { version: number }).version, 3);
+    assert.deepEqual(bound(), [`serviceAccount:${EMAIL}`]);
+  });
+
+  it('the account e-mail follows GCP\'s rule, domain-scoped projects included', () => {
+    assert.equal(autodownEmail('my-proj'), 'skydeck-autodown@my-proj.iam.gserviceaccount.com');
+    assert.equal(autodownEmail('example.com:my-proj'), 'skydeck-autodown@my-proj.example.com.iam.gserviceaccount.com');
+  });
+
   it('a role someone widened is set back to exactly what the head needs', async () => {
     await provider().runInstances(autodown());
     const role = bed.fake.model.iam.roles.get(ROLE)!;

@@ -32,9 +32,9 @@ export function iamRoute(projects: Map<string, GceModel>, method: string, url: U
     if (!body?.policy) throw rpcError(400, 'INVALID_ARGUMENT', "Invalid JSON payload: 'policy' is required.");
     return m.iam.setPolicy(body.policy as Json);
   }
-  const rest = m ? path.slice(`/v1/projects/${project}/`.length).split('/') : [];
-  const key = `${method} ${rest.map((p, i) => (i % 2 ? '*' : p)).join('/')}`;
   if (!m) throw rpcError(404, 'NOT_FOUND', `Project ${project} not found`);
+  const rest = path.slice(`/v1/projects/${project}/`.length).split('/');
+  const key = `${method} ${rest.map((p, i) => (i % 2 ? '*' : p)).join('/')}`;
   const iam = m.iam;
   const denied = (permission: string) => `Permission '${permission}' denied on resource (or it may not exist).`;
   switch (key) {

@@ -1,7 +1,8 @@
 """Stops or deletes this GCE cluster through the Compute API, as the VM's own service account
-(the head was created with one holding the compute scope). The metadata server gives the
-token, project, zone and name; the head's labels name the cluster uid, which finds the
-workers. Workers go first: the head's own delete ends this process."""
+(Skydeck's skydeck-autodown, whose role allows instances get/list/delete: GCP autostop without
+down is an OS shutdown and never comes here). The metadata server gives the token, project,
+zone and name; the head's labels name the cluster uid, which finds the workers. Workers go
+first: the head's own delete ends this process."""
 from urllib.parse import quote
 
 from .httpjson import endpoint, request

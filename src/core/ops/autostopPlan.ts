@@ -3,8 +3,9 @@
 // - aws: an OS shutdown of every node; RunInstances set the shutdown behaviour to stop, or to
 //   terminate for autodown (and spot). No credentials on the VM.
 // - gcp: autostop is an OS shutdown too (the VM becomes TERMINATED, i.e. stopped). Autodown
-//   needs the Compute API: the head is created with the project's default service account and
-//   the compute scope only (gcp/launch.ts), and deletes the cluster's instances with it.
+//   needs the Compute API: the head runs as Skydeck's own service account, whose one custom
+//   role grants instances get/list/delete only (gcp/autodownIdentity.ts), and deletes the
+//   cluster's instances with it.
 // - azure: a shut-down VM keeps billing until deallocated, so both need ARM: the head gets a
 //   system-assigned identity with a role on the cluster's resource group only (azure/identity.ts)
 //   — Virtual Machine Contributor to deallocate, Contributor to delete the group (autodown).

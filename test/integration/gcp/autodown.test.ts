@@ -1,11 +1,13 @@
-// GCP autodown end to end on the fakes: a head launched for autodown carries the default
-// service account with the compute scope (nothing else does); the head's agent, once idle,
-// gets a token from the (fake) metadata server and deletes the cluster — workers first, the
-// head last, nobody else's instance — through the (fake) Compute API, which checks the token's
-// scopes. A head without that identity says why and shuts down instead (stopped, not running).
+// GCP autodown end to end on the fakes: a head launched for autodown carries Skydeck's own
+// service account (nothing else does); the head's agent, once idle, gets a token from the
+// (fake) metadata server and deletes the cluster — workers first, the head last, nobody else's
+// instance — through the (fake) Compute API, which checks the token's scopes and the account's
+// IAM roles. A head without that identity, or whose account lacks the role, says why and shuts
+// down instead (stopped, not running).
 import * as assert from 'node:assert/strict';
 import { LABEL_HEAD } from '../../../src/core/clouds/gcp/status';
-import { COMPUTE_SCOPE } from '../../../src/core/clouds/gcp/launch';
+import { CLOUD_PLATFORM_SCOPE } from '../../../src/core/clouds/gcp/launch';
+import { autodownEmail, autodownRole } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { TAG_UID, type RunRequest } from '../../../src/core/clouds/provider';
 import { GceMetadataFake } from '../../support/fakes/gcpFake/metadata';
 import { AgentFixture, agentEnv, waitUntil, type ServeClient } from '../../unit/agent/helpers';
@@ -45,12 +47,12 @@ describe('gcp autodown: the head deletes its own cluster with its service accoun
     return (await c.call('status')).autostop.last_result as { ok: boolean; done: string[]; problems: string[] };
   };
 
-  it('only the head of an autodown cluster gets a service account, with the compute scope only', async () => {
+  it('only the head of an autodown cluster gets a service account: Skydeck\'s own, cloud-platform scope, narrowed by IAM', async () => {
     const req = { ...runRequest({ numNodes: 2 }), autostop: { down: true } };
     await bed.provider().runInstances(req);
     const head = instancesOf(req.uid).find((i) => i.labels[LABEL_HEAD] === 'true')!;
     const worker = instancesOf(req.uid).find((i) => i !== head)!;
-    assert.deepEqual(head.serviceAccounts, [{ email: `${bed.fake.model.projectNumber}-compute@developer.gserviceaccount.com`, scopes: [COMPUTE_SCOPE] }]);
+    assert.deepEqual(head.serviceAccounts, [{ email: autodownEmail(PROJECT), scopes: [CLOUD_PLATFORM_SCOPE] }]);
     assert.equal(worker.serviceAccounts, undefined);
     const plain = runRequest({ numNodes: 1 });
     await bed.provider().runInstances({ ...plain, autostop: { down: false } });
@@ -82,6 +84,18 @@ describe('gcp autodown: the head deletes its own cluster with its service accoun
     assert.match(r.problems[0], /^instances\.get \S+: HTTP 403 Request had insufficient authentication scopes\./);
     assert.deepEqual(r.done, ['head'], 'shut down instead');
     assert.equal(instancesOf(req.uid).length, 1, 'nothing deleted');
+  });
+
+  it('a head whose account lost its role binding may not delete itself: the API refuses, the nodes shut down instead', async () => {
+    const req = { ...runRequest({ numNodes: 1 }), autostop: { down: true } };
+    const head = await launch(req);
+    const iam = bed.fake.model.iam;
+    iam.bindings = iam.bindings.filter((b) => b.role !== autodownRole(PROJECT));
+    const r = await selfStop(headAgent());
+    assert.match(r.problems[0], /^instances\.get \S+: HTTP 403 Required 'compute\.instances\.get' permission for 'projects\/skydeck-test\/zones\/us-central1-a\/instances\//);
+    assert.deepEqual(r.done, ['head'], 'shut down instead');
+    assert.equal(instancesOf(req.uid).length, 1, 'nothing deleted');
+    assert.ok(!bed.fake.model.calls.some((c) => c.method === 'DELETE' && c.path.endsWith(`/${head.name}`)));
   });
 
   it('a head launched without autodown has no service account: metadata says 404, the node shuts down', async () => {

@@ -19,13 +19,13 @@ export class GcpClients {
   readonly machineTypes: MachineTypesClient;
   private project?: Promise<string>;
 
-  constructor(private readonly opts: GcpProviderOptions) {
+  constructor(readonly options: GcpProviderOptions) {
     // ClientOptions of google-gax; authClient is typed `unknown` in our options to keep them SDK-free.
     const common: ConstructorParameters<typeof InstancesClient>[0] & Record<string, unknown> = { fallback: true };
-    if (opts.apiEndpoint) common.apiEndpoint = opts.apiEndpoint;
-    if (opts.port) common.port = opts.port;
-    if (opts.protocol) common.protocol = opts.protocol;
-    if (opts.authClient) common.authClient = opts.authClient as typeof common.authClient;
+    if (options.apiEndpoint) common.apiEndpoint = options.apiEndpoint;
+    if (options.port) common.port = options.port;
+    if (options.protocol) common.protocol = options.protocol;
+    if (options.authClient) common.authClient = options.authClient as typeof common.authClient;
     this.instances = new InstancesClient(common);
     this.zoneOps = new ZoneOperationsClient(common);
     this.globalOps = new GlobalOperationsClient(common);
@@ -37,7 +37,7 @@ export class GcpClients {
   /** The project: found locally (option, env, gcloud config, ADC file), else asked of the auth library (GCE metadata). */
   projectId(): Promise<string> {
     this.project ??= (async () => {
-      const local = localProject(this.opts);
+      const local = localProject(this.options);
       if (local) return local;
       try {
         return await this.instances.getProjectId();

@@ -6,6 +6,7 @@ import {
 import { waitUntil } from '../waitInstances';
 import type { PortRange } from '../../task';
 import { defaultCatalogDir, type InstanceType } from '../../catalog';
+import { AutodownIdentities } from './autodownIdentity';
 import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
 import { gcpCall, isNotFound } from './errors';
@@ -25,10 +26,12 @@ export class GcpProvider implements Provider {
   private readonly zones: GcpZoneTable;
   private key?: LocalKey;
   private readonly catalogs = new Map<string, Promise<InstanceType[]>>();
+  private readonly autodown: AutodownIdentities;
 
   constructor(private readonly opts: GcpProviderOptions = {}) {
     this.clients = new GcpClients(opts);
     this.zones = new GcpZoneTable(opts.zones);
+    this.autodown = new AutodownIdentities({ c: this.clients, backoffMs: opts.pollMs ?? 2000, log: opts.log });
   }
 
   zonesOf(region: string): string[] {
@@ -56,6 +59,7 @@ export class GcpProvider implements Provider {
     return launch({
       c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid),
       catalog: () => this.catalog(regionOfZone(zone), zone),
+      autodownAccount: () => this.autodown.account(w.project), backoffMs: w.pollMs, log: this.opts.log,
     }, req, existing);
   }
 

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { protos } from '@google-cloud/compute';
 import { ProviderError, type RunRequest, type RunResult } from '../provider';
 import { gcpCall } from './errors';
+import { insertInstance } from './insertRetry';
 import type { GcpClients } from './clients';
 import { toLabels, TAGS_METADATA_KEY } from './labels';
 import { rawOperation, waitOperation, type WaitOptions } from './operations';
@@ -21,6 +22,11 @@ export interface LaunchContext {
   netTag: string;
   /** The region's machine types (fetched and cached); asked only when no type is named. Default: the shipped table. */
   catalog?(): Promise<Parameters<typeof pickMachine>[2]>;
+  /** The autodown service account's e-mail, made ready (autodownIdentity.ts); asked only for an autodown head. */
+  autodownAccount(): Promise<string>;
+  /** First wait before an insert is tried again (a new service account not yet visible). */
+  backoffMs: number;
+  log?(message: string): void;
 }
 
 /**
@@ -42,10 +48,12 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: GcpI
   const machine = pickMachine(req.placement, shapeOf(req), req.placement.instanceType ? undefined : await ctx.catalog?.());
   const hasHead = existing.some((i) => i.labels?.[LABEL_HEAD] === 'true');
   const names = Array.from({ length: need }, () => instanceName(req.clusterName, req.uid));
-  const ops = await Promise.all(names.map((name, n) => gcpCall('instances.insert', async () => rawOperation((await ctx.c.instances.insert({
-    project: ctx.wait.project, zone: ctx.zone, requestId: randomUUID(),
-    instanceResource: instanceResource(ctx, req, machine, name, !hasHead && n === 0),
-  }))[0]))));
+  const account = !hasHead && req.autostop?.down ? await ctx.autodownAccount() : undefined;
+  const target = { c: ctx.c, project: ctx.wait.project, zone: ctx.zone, backoffMs: ctx.backoffMs, log: ctx.log };
+  const ops = await Promise.all(names.map((name, n) => {
+    const head = !hasHead && n === 0;
+    return insertInstance(target, instanceResource(ctx, req, machine, name, head, head ? account : undefined));
+  }));
   // Every insert is awaited even after one fails, so none is left in flight unseen.
   const results = await Promise.allSettled(ops.map((op) => waitOperation(ctx.c, 'instances.insert', op, ctx.wait)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -67,9 +75,10 @@ export function instanceName(clusterName: string, uid: string): string {
   return `${slug || 'sky'}-${uid.replace(/[^a-z0-9]/g, '').slice(0, 8)}-${randomBytes(2).toString('hex')}`;
 }
 
-export const COMPUTE_SCOPE = 'https://www.googleapis.com/auth/compute';
+/** Google's advice for a VM's account: the broad scope, and what it may do set by IAM roles alone. */
+export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
-function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name: string, head: boolean): protos.google.cloud.compute.v1.IInstance {
+function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name: string, head: boolean, account?: string): protos.google.cloud.compute.v1.IInstance {
   const shape = shapeOf(req);
   const zone = ctx.zone;
   const labels = { ...toLabels(req.tags), ...(head ? { [LABEL_HEAD]: 'true' } : {}) };
@@ -94,10 +103,10 @@ function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name:
       },
     }],
     networkInterfaces: [{ network: `global/networks/${ctx.network}`, accessConfigs: [{ name: 'External NAT', type: 'ONE_TO_ONE_NAT' }] }],
-    // Autodown: the head's agent deletes the cluster with the project's default service
-    // account, limited to the compute scope (agent/skydeck_agent_lib/gce_stop.py). Nodes
-    // get no service account otherwise: nothing on them needs Google credentials.
-    ...(head && req.autostop?.down ? { serviceAccounts: [{ email: 'default', scopes: [COMPUTE_SCOPE] }] } : {}),
+    // Autodown: the head's agent deletes the cluster (agent/skydeck_agent_lib/gce_stop.py) as
+    // Skydeck's own account, whose one role grants get/list/delete of instances and nothing
+    // else. Every other node gets no service account: nothing on them needs Google credentials.
+    ...(head && account ? { serviceAccounts: [{ email: account, scopes: [CLOUD_PLATFORM_SCOPE] }] } : {}),
     ...(m.guest ? { guestAccelerators: [{ acceleratorType: `zones/${zone}/acceleratorTypes/${m.guest.acceleratorType}`, acceleratorCount: m.guest.count }] } : {}),
     // GPU VMs cannot live-migrate: GCP requires TERMINATE on host maintenance. Spot VMs are
     // deleted on preemption (not stopped): a stopped spot VM keeps billing its disk and the

@@ -18,6 +18,9 @@ export function httpError(code: number, message: string, reason: string, extra: 
   });
 }
 
+/** An error of the IAM and Resource Manager APIs: google.rpc.Status (code, message, status), no errors[] as Compute has. */
+export const rpcError = (code: number, status: string, message: string) => new HttpError(code, { error: { code, message, status } });
+
 export const notFound = (resource: string) => httpError(404, `The resource '${resource}' was not found`, 'notFound');
 export const alreadyExists = (resource: string) => httpError(409, `The resource '${resource}' already exists`, 'alreadyExists');
 export const invalid = (message: string) => httpError(400, message, 'invalid');

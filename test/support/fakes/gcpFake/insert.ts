@@ -40,7 +40,9 @@ export function insertInstance(m: GceModel, zone: string, body: Json): FakeOpera
       throw invalid(`Invalid value for field 'resource.serviceAccounts[${i}].scopes[0]': '${scopes[0]}'. Scope must be a URL.`);
     }
     // GCP resolves "default" to the project's Compute Engine default service account.
-    return { email: sa.email === 'default' ? `${m.projectNumber}-compute@developer.gserviceaccount.com` : sa.email, scopes };
+    const email = sa.email === 'default' ? m.iam.defaultAccount : String(sa.email ?? '');
+    m.iam.checkAttach(email);
+    return { email, scopes };
   });
   const n = ipSeq++;
   const inst: FakeInstance = {

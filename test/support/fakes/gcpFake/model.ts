@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { type OpError, notFound, poolExhausted, quotaOp } from './bodies';
 import { SteppedModel } from '../steppedModel';
+import { FakeIam } from './iam';
 
 export const API = 'https://www.googleapis.com/compute/v1';
 
@@ -52,14 +53,17 @@ export class GceModel extends SteppedModel {
   /** The project number GCP puts in default service account emails and metadata zone paths. */
   readonly projectNumber = '412958776301';
 
+  /** Service accounts, custom roles and the project's IAM policy (iam.ts). */
+  readonly iam: FakeIam;
+
   constructor(readonly project: string, readonly zones: string[], stepMs = 30) {
     super(stepMs);
+    this.iam = new FakeIam(project, this.projectNumber);
   }
 
   url(path: string): string {
     return `${API}/projects/${this.project}/${path}`;
   }
-
 
   id(): string {
     return `${Date.now()}${String(++this.seq).padStart(6, '0')}`;

@@ -1,10 +1,12 @@
 // A local fake of the Compute Engine REST API (v1), the routes Skydeck's GCP provider uses,
-// served over plain http on 127.0.0.1 for the real @google-cloud/compute client (REST mode).
+// served over plain http on 127.0.0.1 for the real @google-cloud/compute client (REST mode);
+// the IAM and Resource Manager routes of the autodown set-up share its port (iamRoutes.ts).
 import * as http from 'node:http';
 import { LoopbackHttp } from '../loopbackHttp';
 import { HttpError, alreadyExists, backendError, forbidden, notFound, parseFilter, unauthenticated } from './bodies';
 import { GceModel, type FakeInstance, type FakeOperation, type Json } from './model';
 import { insertInstance } from './insert';
+import { iamRoute } from './iamRoutes';
 import { listMachineTypes } from './machineTypes';
 import { vmTokenCheck } from './metadata';
 
@@ -59,7 +61,7 @@ export class GcpFake extends LoopbackHttp {
     let out: unknown;
     try {
       if (this.requireAuth && !/^Bearer \S+/.test(req.headers.authorization ?? '')) throw unauthenticated();
-      vmTokenCheck(this.model, req.headers.authorization);
+      vmTokenCheck(this.model, req.headers.authorization, method, url.pathname);
       const fault = this.model.httpFaults.find((f) => f.method === method && f.path.test(url.pathname) && f.times > 0);
       if (fault) {
         fault.times--;
@@ -78,6 +80,7 @@ export class GcpFake extends LoopbackHttp {
   }
 
   private async route(method: string, url: URL, body: Json | undefined): Promise<unknown> {
+    if (url.pathname.startsWith('/v1/')) return iamRoute(this.projects, method, url, body);
     // A project this fake does not hold answers 404 as GCE does for a project that does not exist (or is not visible).
     const named = /^\/compute\/v1\/projects\/([^/]+)\//.exec(url.pathname)?.[1];
     const m = named ? this.projects.get(named) : undefined;

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type { protos } from '@google-cloud/compute';
+import type { GcpClients } from './clients';
+import { ProviderError } from '../provider';
+import { toGcpError } from './errors';
+import { actAsError, isAccountNotVisible, isActAsDenied } from './iamErrors';
+import { rawOperation } from './operations';
+
+type Operation = protos.google.cloud.compute.v1.IOperation;
+type Instance = protos.google.cloud.compute.v1.IInstance;
+
+const MAX_TRIES = 8;
+const MAX_BACKOFF_MS = 15_000;
+
+export interface InsertTarget {
+  c: GcpClients;
+  project: string;
+  zone: string;
+  /** First wait before trying again (doubled each time, bounded). */
+  backoffMs: number;
+  log?(message: string): void;
+}
+
+/**
+ * One instances.insert. A head carrying a service account created moments ago may be refused
+ * because Compute does not see the account yet: tried again with backoff, a bounded number of
+ * times, saying so. A refusal to attach the account names the permission and the fix.
+ */
+export async function insertInstance(t: InsertTarget, resource: Instance): Promise<Operation> {
+  const email = resource.serviceAccounts?.[0]?.email ?? undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // A fresh requestId per try: the refused request created nothing to deduplicate against.
+      const [res] = await t.c.instances.insert({ project: t.project, zone: t.zone, requestId: randomUUID(), instanceResource: resource });
+      return rawOperation(res);
+    } catch (e) {
+      if (email && isActAsDenied(e)) throw actAsError(email, t.project);
+      if (!email || !isAccountNotVisible(e, email)) throw toGcpError(e, 'instances.insert');
+      if (attempt >= MAX_TRIES) {
+        throw new ProviderError('transient', `instances.insert: Compute Engine still does not see the service account ${email} after ${MAX_TRIES} tries`,
+          'new service accounts usually become usable within minutes: launch again shortly');
+      }
+      const waitMs = Math.min(t.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
+      t.log?.(`GCP: Compute Engine does not see the service account ${email} yet (new accounts take a minute or two); `
+        + `trying ${resource.name} again in ${Math.round(waitMs / 100) / 10} s (try ${attempt + 1}/${MAX_TRIES})`);
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
+}

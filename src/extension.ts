@@ -22,6 +22,8 @@ export interface SkydeckApi {
   testOps?: () => Promise<OpsContext>;
   /** Only under the in-host test runner: the notifications shown and how each command ended. */
   testProbe?: TestProbe;
+  /** Only under the in-host test runner: the Clusters view's data provider, whose nodes menus pass to commands. */
+  testTree?: ClustersTreeProvider;
 }
 
 /**
@@ -88,7 +90,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     context.subscriptions.push(opened);
   }
   const probe = testProbe();
-  const testOps = probe ? { testOps: () => services.ops(), testProbe: probe } : {};
+  const testOps = probe ? { testOps: () => services.ops(), testProbe: probe, testTree: clusters } : {};
   return { clustersModel: model, activateMs: performance.now() - started, ...testOps };
 }
 

@@ -1,5 +1,5 @@
-// What the in-host tests read to assert on behaviour the user sees: every notification shown and
-// every command that ended in an error. Recorded only under the test runner (SKYDECK_TEST=1).
+// What the in-host tests read to assert on behaviour the user sees: every notification shown,
+// how every command ended, and every log panel opened. Recorded only under the test runner (SKYDECK_TEST=1).
 //
 // Kept on globalThis under a registry symbol, not in a module variable: this file is bundled into
 // both dist/extension.js and dist/extension-core.js, and both copies must fill the same lists.
@@ -19,9 +19,21 @@ export interface CommandOutcome {
   message?: string;
 }
 
+/** A log panel as opened; read-only views of its state. */
+export interface LogPanelSeen {
+  title: string;
+  cluster: string;
+  jobId: number;
+  /** The job's log as the panel received it so far (what Save writes). */
+  text(): string;
+  /** Bytes the page reported written to its terminal. */
+  acknowledged(): number;
+}
+
 export interface TestProbe {
   readonly notices: Notice[];
   readonly commands: CommandOutcome[];
+  readonly logPanels: LogPanelSeen[];
 }
 
 const KEY = Symbol.for('skydeck.testProbe');
@@ -30,5 +42,5 @@ const KEY = Symbol.for('skydeck.testProbe');
 export function testProbe(): TestProbe | undefined {
   if (process.env.SKYDECK_TEST !== '1') return undefined;
   const g = globalThis as { [KEY]?: TestProbe };
-  return (g[KEY] ??= { notices: [], commands: [] });
+  return (g[KEY] ??= { notices: [], commands: [], logPanels: [] });
 }

@@ -75,7 +75,11 @@ async function main(): Promise<number> {
     `--extensions-dir=${join(scratch, 'extensions')}`,
     '--disable-extensions', // other installed extensions stay out (desktop)
   ];
-  const extensionTestsEnv = { SKYDECK_TEST: '1' };
+  // The extension host's own home: ~/.skydeck (known_hosts, machine id, the ssh config files
+  // Connect with Remote-SSH writes) and ~/.ssh are scratch, never the developer's.
+  const home = join(scratch, 'home');
+  mkdirSync(home, { mode: 0o700 });
+  const extensionTestsEnv = { SKYDECK_TEST: '1', HOME: home };
   try {
     const testElectron = await loadTestElectron();
     if (!testElectron) {

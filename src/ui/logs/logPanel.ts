@@ -6,6 +6,7 @@ import { panelTitle, type JobKey } from './protocol';
 import { saveLog } from './saveLog';
 import { notify } from '../notify';
 import { openLinkFromOutput } from './openLink';
+import { testProbe } from '../testProbe';
 
 /** One job's webview panel: the vscode wrapper around a LogSession. */
 export class LogPanel implements vscode.Disposable {
@@ -47,6 +48,10 @@ export class LogPanel implements vscode.Disposable {
       title: panel.title,
     });
     this.session.start();
+    const session = this.session;
+    testProbe()?.logPanels.push({
+      title: panel.title, cluster: key.cluster, jobId: key.jobId, text: () => session.readAll().toString(), acknowledged: () => session.acknowledged,
+    });
   }
 
   get key(): JobKey {

@@ -17,7 +17,8 @@ export interface OpenOptions {
  * The agent reports its protocol; the client decides. A mismatch right after the hash check
  * means another Skydeck replaced the agent in between (two versions sharing one node's base
  * dir): the node is ours, so the agent is installed again and the channel reopened, once. A
- * second mismatch is an AgentVersionError that says which side is older and what to update.
+ * second mismatch is an AgentVersionError that says which side is older and what to update
+ * (or, if the node holds exactly our files, that this installation is inconsistent).
  */
 export async function openAgreed(t: Transport, opts: OpenOptions): Promise<{ rpc: AgentRpc; location: AgentLocation }> {
   for (let attempt = 1; ; attempt++) {
@@ -34,7 +35,7 @@ export async function openAgreed(t: Transport, opts: OpenOptions): Promise<{ rpc
     }
     if (hello.protocol === AGENT_PROTOCOL) return { rpc, location };
     rpc.close();
-    if (attempt >= 2) throw new AgentVersionError(t.description, hello.protocol, AGENT_PROTOCOL, hello.version);
+    if (attempt >= 2) throw new AgentVersionError(t.description, hello.protocol, AGENT_PROTOCOL, hello.version, !location.uploaded);
     opts.log?.(
       `the agent on ${t.description} speaks protocol ${hello.protocol}, this Skydeck ${AGENT_PROTOCOL}; installing this Skydeck's agent again`,
     );

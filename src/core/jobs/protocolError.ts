@@ -13,17 +13,29 @@ export class AgentProtocolError extends Error {
 
 /**
  * The node's agent speaks another protocol than this client even after Skydeck installed its
- * own agent there: something else (another Skydeck version sharing the node) keeps replacing it.
+ * own agent there. `ownCopy`: the node holds exactly the agent this Skydeck ships, so the
+ * installation itself is inconsistent; otherwise something else (another Skydeck version
+ * sharing the node) keeps putting its agent back.
  */
 export class AgentVersionError extends Error {
-  constructor(readonly where: string, readonly agentProtocol: number, readonly clientProtocol: number, agentVersion: string) {
+  constructor(
+    readonly where: string,
+    readonly agentProtocol: number,
+    readonly clientProtocol: number,
+    agentVersion: string,
+    readonly ownCopy = false,
+  ) {
+    const speaks = `the agent on ${where} (version ${agentVersion}) speaks protocol ${agentProtocol}`;
     super(
-      agentProtocol < clientProtocol
-        ? `the agent on ${where} (version ${agentVersion}) speaks protocol ${agentProtocol}, older than this Skydeck's ` +
-          `protocol ${clientProtocol}, and installing this Skydeck's agent did not stick: an older Skydeck is using the ` +
-          'same node and puts its agent back. Update that Skydeck (every Skydeck sharing a node must speak one protocol).'
-        : `the agent on ${where} (version ${agentVersion}) speaks protocol ${agentProtocol}, newer than this Skydeck's ` +
-          `protocol ${clientProtocol}: this Skydeck is the older side. Update Skydeck; a newer Skydeck is using the same node.`,
+      ownCopy
+        ? `${speaks}, but this Skydeck speaks ${clientProtocol} and that agent is the one it ships: ` +
+          'this Skydeck installation is inconsistent. Reinstall Skydeck.'
+        : agentProtocol < clientProtocol
+          ? `${speaks}, older than this Skydeck's protocol ${clientProtocol}, and installing this Skydeck's agent did ` +
+            'not stick: an older Skydeck is using the same node and puts its agent back. Update that Skydeck ' +
+            '(every Skydeck sharing a node must speak one protocol).'
+          : `${speaks}, newer than this Skydeck's protocol ${clientProtocol}: this Skydeck is the older side. ` +
+            'Update Skydeck; a newer Skydeck is using the same node and puts its agent back.',
     );
     this.name = 'AgentVersionError';
   }

@@ -30,7 +30,13 @@ export function describe(v: unknown): string {
 }
 
 const expected = (at: string, what: string, v: unknown) => `${at || 'result'}: expected ${what}, got ${describe(v)}`;
-export const field = (at: string, key: string | number) => (typeof key === 'number' ? `${at}[${key}]` : at ? `${at}.${key}` : key);
+const PLAIN_KEY = /^[A-Za-z0-9_-]+$/;
+/** `at.key`, `at[3]`, or `at["a b"]` for a key from the node that is not a plain word. */
+export function field(at: string, key: string | number): string {
+  if (typeof key === 'number') return `${at}[${key}]`;
+  if (!PLAIN_KEY.test(key)) return `${at}[${printable(key, 40)}]`;
+  return at ? `${at}.${key}` : key;
+}
 
 export const str = check<string>((v, at) => (typeof v === 'string' ? undefined : expected(at, 'a string', v)));
 export const bool = check<boolean>((v, at) => (typeof v === 'boolean' ? undefined : expected(at, 'true or false', v)));
@@ -74,7 +80,7 @@ export function recordOf<T>(c: Check<T>): Check<Record<string, T>> {
   return check<Record<string, T>>((v, at) => {
     if (!isObj(v)) return expected(at, 'an object', v);
     for (const k of Object.keys(v)) {
-      const p = c(v[k], field(at, printable(k, 40)));
+      const p = c(v[k], field(at, k));
       if (p) return p;
     }
     return undefined;

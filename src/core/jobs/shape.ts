@@ -45,8 +45,6 @@ export const int = check<number>((v, at) => (Number.isSafeInteger(v) ? undefined
 /** Ids, pids, offsets and counters: whole numbers from `min` up. */
 export const intFrom = (min: number) =>
   check<number>((v, at) => (Number.isSafeInteger(v) && (v as number) >= min ? undefined : expected(at, `an integer >= ${min}`, v)));
-/** A JSON value of any kind (the client does not read into it). */
-export const any = check<unknown>(() => undefined);
 
 export function oneOf<T extends string>(values: readonly T[]): Check<T> {
   const set = new Set<unknown>(values);
@@ -65,10 +63,8 @@ export function optional<T>(c: Check<T>): Check<T | undefined> {
 export function listOf<T>(c: Check<T>): Check<T[]> {
   return check<T[]>((v, at) => {
     if (!Array.isArray(v)) return expected(at, 'a list', v);
-    for (let i = 0; i < v.length; i++) {
-      const p = c(v[i], field(at, i));
-      if (p) return p;
-    }
+    // The path is built only for a value that fails (a 10,000-row queue has 150,000 values).
+    for (let i = 0; i < v.length; i++) if (c(v[i], '') !== undefined) return c(v[i], field(at, i));
     return undefined;
   });
 }
@@ -79,10 +75,7 @@ export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== nu
 export function recordOf<T>(c: Check<T>): Check<Record<string, T>> {
   return check<Record<string, T>>((v, at) => {
     if (!isObj(v)) return expected(at, 'an object', v);
-    for (const k of Object.keys(v)) {
-      const p = c(v[k], field(at, k));
-      if (p) return p;
-    }
+    for (const k of Object.keys(v)) if (c(v[k], '') !== undefined) return c(v[k], field(at, k));
     return undefined;
   });
 }

@@ -1,12 +1,10 @@
 import { isTransient } from '../transport/errors';
 import type { Transport } from '../transport';
-import { AgentLocation, ensureAgent } from './bootstrap';
+import type { AgentLocation } from './bootstrap';
 import { AgentGoneError, AgentRpc } from './rpc';
-import {
-  CancelResult, JobRow, JobSpec, LogsFinal, QueueAnswer, rowsToJobs, SubmitResult,
-} from './protocol';
-
-const PROTOCOL = 1;
+import type { AgentCommand, ArgsOf, CancelArgs, ConfigureArgs, ResultOf, ShutdownResult, StatusResult } from './commands';
+import { rowsToJobs, type CancelResult, type JobRow, type JobSpec, type LogsFinal, type SubmitResult } from './protocol';
+import { openAgreed } from './handshake';
 
 export interface AgentClientOptions {
   /** Base dir on the node; default ~/.skydeck. */
@@ -42,13 +40,13 @@ export class AgentClient {
 
   submit(spec: JobSpec): Promise<SubmitResult> {
     // Not retried: if the channel died after sending, the job may exist already.
-    return this.call<SubmitResult>('submit', spec, false);
+    return this.ask('submit', spec, false);
   }
 
   /** The whole queue, fetched incrementally: after the first call only changed rows travel. */
   async queue(): Promise<JobRow[]> {
     const args = this.cursor ? { since: this.cursor.cursor, db_id: this.cursor.db_id } : {};
-    const q = await this.call<QueueAnswer>('queue', args, true);
+    const q = await this.ask('queue', args, true);
     if (q.full) this.jobs.clear();
     for (const j of rowsToJobs(q)) this.jobs.set(j.job_id, j);
     this.cursor = { db_id: q.db_id, cursor: q.cursor };
@@ -57,28 +55,28 @@ export class AgentClient {
 
   /** A full snapshot without touching the incremental cursor, for one-off reads. */
   async queueSnapshot(): Promise<JobRow[]> {
-    return rowsToJobs(await this.call<QueueAnswer>('queue', {}, true));
+    return rowsToJobs(await this.ask('queue', {}, true));
   }
 
   cancel(target: { jobIds?: number[]; all?: boolean; user?: string }, graceSeconds?: number): Promise<CancelResult> {
-    const args: Record<string, unknown> = { grace: graceSeconds };
+    const args: CancelArgs = { grace: graceSeconds };
     if (target.jobIds) args.job_ids = target.jobIds;
     if (target.all) args.all = true;
     if (target.user !== undefined) args.user = target.user;
-    return this.call<CancelResult>('cancel', args, true);
+    return this.ask('cancel', args, true);
   }
 
-  status(): Promise<Record<string, unknown>> {
-    return this.call('status', {}, true);
+  status(): Promise<StatusResult> {
+    return this.ask('status', {}, true);
   }
 
   /** Stops the agent's daemon; the caller has already made sure no job is alive. */
-  shutdown(): Promise<Record<string, unknown>> {
-    return this.call('shutdown', {}, true);
+  shutdown(): Promise<ShutdownResult> {
+    return this.ask('shutdown', {}, true);
   }
 
-  configure(args: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.call('configure', args, true);
+  configure(args: ConfigureArgs): Promise<ResultOf<'configure'>> {
+    return this.ask('configure', args, true);
   }
 
   /**
@@ -102,10 +100,9 @@ export class AgentClient {
       if (opts.signal?.aborted) return undefined;
       try {
         const rpc = await this.channel();
-        const req = rpc.call<LogsFinal>('logs', { job_id: jobId, offset, follow: opts.follow ?? true, ...(opts.rank ? { rank: opts.rank } : {}) }, (msg) => {
-          if (msg.event !== 'log') return;
-          const at = msg.offset as number;
-          const data = Buffer.from(msg.data as string, 'base64');
+        const req = rpc.start('logs', { job_id: jobId, offset, follow: opts.follow ?? true, ...(opts.rank ? { rank: opts.rank } : {}) }, (ev) => {
+          const at = ev.offset;
+          const data = Buffer.from(ev.data, 'base64');
           // Chunks arrive in order; anything before `offset` was already delivered.
           const skip = Math.max(0, offset - at);
           if (skip < data.length) {
@@ -134,13 +131,14 @@ export class AgentClient {
     if (rpc) (await rpc.catch(() => undefined))?.close();
   }
 
-  private async call<T>(cmd: string, args: object, retry: boolean): Promise<T> {
+  /** One request; with `retry`, asked once more on a fresh channel if the channel died. */
+  private async ask<K extends AgentCommand>(cmd: K, args: ArgsOf<K>, retry: boolean): Promise<ResultOf<K>> {
     try {
-      return await (await this.channel()).request<T>(cmd, args);
+      return await (await this.channel()).request(cmd, args);
     } catch (e) {
       if (!retry || !(e instanceof AgentGoneError)) throw e;
       this.opts.log?.(`agent channel on ${this.transport.description} closed (${e.detail}); reconnecting`);
-      return (await this.channel()).request<T>(cmd, args);
+      return (await this.channel()).request(cmd, args);
     }
   }
 
@@ -163,15 +161,8 @@ export class AgentClient {
   }
 
   private async start(): Promise<AgentRpc> {
-    this.location = await ensureAgent(this.transport, this.opts.base, this.opts.agentDir);
-    if (this.location.uploaded) this.opts.log?.(`installed the agent on ${this.transport.description}`);
-    const ch = await this.transport.openChannel([this.location.python, this.location.entry, '--base', this.location.base, 'serve']);
-    const rpc = new AgentRpc(ch);
-    const hello = await rpc.hello;
-    if (hello.protocol !== PROTOCOL) {
-      rpc.close();
-      throw new Error(`the agent on ${this.transport.description} speaks protocol ${hello.protocol}, expected ${PROTOCOL}`);
-    }
+    const { rpc, location } = await openAgreed(this.transport, this.opts);
+    this.location = location;
     return rpc;
   }
 }

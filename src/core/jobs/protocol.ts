@@ -1,8 +1,10 @@
 // Shapes of the agent's serve protocol (agent/README.md is the reference).
 
-export type JobStatus =
-  | 'INIT' | 'PENDING' | 'SETTING_UP' | 'RUNNING' | 'FAILED_DRIVER'
-  | 'SUCCEEDED' | 'FAILED' | 'FAILED_SETUP' | 'CANCELLED';
+export const JOB_STATUSES = [
+  'INIT', 'PENDING', 'SETTING_UP', 'RUNNING', 'FAILED_DRIVER',
+  'SUCCEEDED', 'FAILED', 'FAILED_SETUP', 'CANCELLED',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export const TERMINAL_STATUSES: ReadonlySet<JobStatus> = new Set<JobStatus>([
   'FAILED_DRIVER', 'SUCCEEDED', 'FAILED', 'FAILED_SETUP', 'CANCELLED',
@@ -47,7 +49,9 @@ export interface QueueAnswer {
   db_id: string | null;
   cursor: number;
   full: boolean;
-  columns: (keyof JobRow)[];
+  /** Every key of JobRow, maybe more (a newer agent's columns, e.g. `isolation`). */
+  columns: string[];
+  /** Arrays in `columns` order, checked column by column at the boundary (protocolChecks.ts). */
   rows: unknown[][];
 }
 
@@ -58,14 +62,25 @@ export interface LogsFinal {
   exit_code: number | null;
   reason: string | null;
   terminal: boolean;
+  /** Present when an `unfollow` ended the stream. */
+  stopped?: boolean;
+}
+
+/** One chunk of a `logs` stream: base64 of raw bytes starting at byte `offset` of the log. */
+export interface LogEvent {
+  event: 'log';
+  offset: number;
+  data: string;
 }
 
 export interface CancelResult {
   cancelled: number[];
   already_terminal: number[];
-  [k: string]: unknown;
+  /** Seconds from SIGTERM to SIGKILL that the agent applied. */
+  grace: number;
 }
 
+/** Rows as objects; the answer passed its check (every JobRow column present, each typed). */
 export function rowsToJobs(q: QueueAnswer): JobRow[] {
   return q.rows.map((r) => Object.fromEntries(q.columns.map((c, i) => [c, r[i]])) as unknown as JobRow);
 }

@@ -1,4 +1,9 @@
 import type { Channel } from '../transport';
+import type { AgentCommand, ArgsOf, Hello, ResultOf } from './commands';
+import type { LogEvent } from './protocol';
+import { AgentProtocolError } from './protocolError';
+import { ERROR, HELLO, LOG_EVENT, RESULT_CHECKS } from './protocolChecks';
+import { describe, isObj } from './shape';
 
 /** An error answered by the agent: `code` is the agent's machine-readable code. */
 export class AgentError extends Error {
@@ -17,17 +22,13 @@ export class AgentGoneError extends Error {
 }
 
 interface Pending {
+  cmd: AgentCommand;
   resolve(v: unknown): void;
   reject(e: Error): void;
-  onEvent?(msg: Record<string, unknown>): void;
+  onEvent?(ev: LogEvent): void;
 }
 
-export interface Hello {
-  version: string;
-  protocol: number;
-  pid: number;
-  base_dir: string;
-}
+export type { Hello };
 
 /**
  * JSON lines over one agent `serve` channel: requests carry ids, answers and stream events
@@ -42,12 +43,13 @@ export class AgentRpc {
   readonly hello: Promise<Hello>;
   private readonly closeWaiters: (() => void)[] = [];
 
-  constructor(private readonly channel: Channel) {
+  /** `where` (e.g. the transport's description) goes into protocol error messages. */
+  constructor(private readonly channel: Channel, private readonly where?: string) {
     let gotHello!: (h: Hello) => void;
     let noHello!: (e: Error) => void;
     this.hello = new Promise<Hello>((res, rej) => ((gotHello = res), (noHello = rej)));
     this.hello.catch(() => undefined);
-    channel.onData((b) => this.onData(b, gotHello));
+    channel.onData((b) => this.onData(b, gotHello, noHello));
     channel.onStderr((b) => (this.stderrTail = (this.stderrTail + b.toString()).slice(-2000)));
     channel.onClose((code) => {
       const why = `exit ${code ?? 'by signal or lost connection'}${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`;
@@ -68,19 +70,22 @@ export class AgentRpc {
     else this.closeWaiters.push(cb);
   }
 
-  /** Sends one request; `onEvent` receives stream events (e.g. log chunks) before the answer. */
-  call<T>(cmd: string, args: object = {}, onEvent?: (msg: Record<string, unknown>) => void): { id: number; done: Promise<T> } {
+  /**
+   * Sends one request; `onEvent` receives its stream events (a `logs` request's chunks) before
+   * the answer. Answers and events are checked (protocolChecks.ts) before anyone sees them.
+   */
+  start<K extends AgentCommand>(cmd: K, args: ArgsOf<K>, onEvent?: (ev: LogEvent) => void): { id: number; done: Promise<ResultOf<K>> } {
     const id = this.nextId++;
-    const done = new Promise<T>((resolve, reject) => {
+    const done = new Promise<ResultOf<K>>((resolve, reject) => {
       if (this.closedWith !== undefined) return reject(new AgentGoneError(this.closedWith));
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onEvent });
+      this.pending.set(id, { cmd, resolve: resolve as (v: unknown) => void, reject, onEvent });
       this.channel.write(JSON.stringify({ id, cmd, args }) + '\n');
     });
     return { id, done };
   }
 
-  request<T>(cmd: string, args: object = {}): Promise<T> {
-    return this.call<T>(cmd, args).done;
+  request<K extends AgentCommand>(cmd: K, args: ArgsOf<K>): Promise<ResultOf<K>> {
+    return this.start(cmd, args).done;
   }
 
   close(): void {
@@ -88,7 +93,7 @@ export class AgentRpc {
     this.channel.close();
   }
 
-  private onData(b: Buffer, gotHello: (h: Hello) => void): void {
+  private onData(b: Buffer, gotHello: (h: Hello) => void, noHello: (e: Error) => void): void {
     this.buffered.push(b);
     if (!b.includes(10)) return;
     const all = Buffer.concat(this.buffered);
@@ -96,27 +101,52 @@ export class AgentRpc {
     for (let nl = all.indexOf(10); nl >= 0; nl = all.indexOf(10, start)) {
       const line = all.subarray(start, nl).toString('utf8');
       start = nl + 1;
-      if (line.trim()) this.dispatch(line, gotHello);
+      if (line.trim()) this.dispatch(line, gotHello, noHello);
     }
     this.buffered = start < all.length ? [all.subarray(start)] : [];
   }
 
-  private dispatch(line: string, gotHello: (h: Hello) => void): void {
-    let msg: Record<string, unknown>;
+  private dispatch(line: string, gotHello: (h: Hello) => void, noHello: (e: Error) => void): void {
+    let msg: unknown;
     try {
       msg = JSON.parse(line);
     } catch {
       return; // not ours (e.g. a stray print); the agent writes only JSON lines
     }
-    if (msg.event === 'hello') return gotHello(msg as unknown as Hello);
-    const p = this.pending.get(msg.id as number);
-    if (!p) return;
-    if (msg.event !== undefined) return p.onEvent?.(msg);
-    this.pending.delete(msg.id as number);
-    if (msg.ok) p.resolve(msg.result);
-    else {
-      const e = (msg.error ?? {}) as { code?: string; message?: string };
-      p.reject(new AgentError(e.code ?? 'unknown', e.message ?? 'the agent reported an error'));
+    if (!isObj(msg)) return;
+    if (msg.event === 'hello') {
+      const problem = HELLO(msg, '');
+      return problem ? noHello(this.malformed('hello', problem)) : gotHello(msg as unknown as Hello);
     }
+    const id = msg.id as number;
+    const p = this.pending.get(id);
+    if (!p) return;
+    if (msg.event !== undefined) {
+      if (msg.event !== 'log') return; // an event kind this client does not know: a newer agent's
+      const problem = LOG_EVENT(msg, 'event');
+      if (!problem) return p.onEvent?.(msg as unknown as LogEvent);
+      // End the stream on the agent too; the answer to this request has no taker.
+      this.channel.write(JSON.stringify({ id: this.nextId++, cmd: 'unfollow', args: { request: id } }) + '\n');
+      return this.settle(id, p, this.malformed(p.cmd, problem));
+    }
+    if (msg.ok === true) {
+      const problem = RESULT_CHECKS[p.cmd](msg.result, '');
+      return problem ? this.settle(id, p, this.malformed(p.cmd, problem)) : this.settle(id, p, undefined, msg.result);
+    }
+    if (msg.ok !== false) return this.settle(id, p, this.malformed(p.cmd, `ok: expected true or false, got ${describe(msg.ok)}`));
+    const problem = ERROR(msg.error, 'error');
+    if (problem) return this.settle(id, p, this.malformed(p.cmd, problem));
+    const e = msg.error as { code: string; message: string };
+    this.settle(id, p, new AgentError(e.code, e.message));
+  }
+
+  private settle(id: number, p: Pending, error: Error | undefined, result?: unknown): void {
+    this.pending.delete(id);
+    if (error) p.reject(error);
+    else p.resolve(result);
+  }
+
+  private malformed(cmd: string, problem: string): AgentProtocolError {
+    return new AgentProtocolError(cmd, problem, this.where);
   }
 }

@@ -44,7 +44,7 @@ async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, han
     await bringUpWorkers(ctx, { ...withHandle, num_nodes: handle.hosts.length }, client);
   }
   const plan = row.autostop_minutes !== null ? autostopPlan(row.provider, row.autostop_down === 1) : undefined;
-  if (plan?.ok) {
+  if (plan?.ok && row.autostop_minutes !== null) {
     await client.configure({ autostop: { idle_minutes: row.autostop_minutes, down: row.autostop_down === 1, action: plan.action } });
   }
   const r = await client.transport.exec(['/bin/sh', '-c', mkWorkdir, 'sh', loc.base]);

@@ -1,0 +1,43 @@
+import type { Transport } from '../transport';
+import { ensureAgent, type AgentLocation } from './bootstrap';
+import { AGENT_PROTOCOL } from './commands';
+import { AgentVersionError } from './protocolError';
+import { AgentRpc } from './rpc';
+
+export interface OpenOptions {
+  base?: string;
+  agentDir?: string;
+  log?: (message: string) => void;
+}
+
+/**
+ * Installs this Skydeck's agent if the node's copy differs (ensureAgent compares a hash of the
+ * files) and opens a `serve` channel whose `hello` names the protocol this client speaks.
+ *
+ * The agent reports its protocol; the client decides. A mismatch right after the hash check
+ * means another Skydeck replaced the agent in between (two versions sharing one node's base
+ * dir): the node is ours, so the agent is installed again and the channel reopened, once. A
+ * second mismatch is an AgentVersionError that says which side is older and what to update
+ * (or, if the node holds exactly our files, that this installation is inconsistent).
+ */
+export async function openAgreed(t: Transport, opts: OpenOptions): Promise<{ rpc: AgentRpc; location: AgentLocation }> {
+  for (let attempt = 1; ; attempt++) {
+    const location = await ensureAgent(t, opts.base, opts.agentDir);
+    if (location.uploaded) opts.log?.(`installed the agent on ${t.description}`);
+    const ch = await t.openChannel([location.python, location.entry, '--base', location.base, 'serve']);
+    const rpc = new AgentRpc(ch, t.description);
+    let hello;
+    try {
+      hello = await rpc.hello;
+    } catch (e) {
+      rpc.close();
+      throw e;
+    }
+    if (hello.protocol === AGENT_PROTOCOL) return { rpc, location };
+    rpc.close();
+    if (attempt >= 2) throw new AgentVersionError(t.description, hello.protocol, AGENT_PROTOCOL, hello.version, !location.uploaded);
+    opts.log?.(
+      `the agent on ${t.description} speaks protocol ${hello.protocol}, this Skydeck ${AGENT_PROTOCOL}; installing this Skydeck's agent again`,
+    );
+  }
+}

@@ -17,6 +17,7 @@ import { infoOf } from './status';
 import { emptyGroups, instanceViewOf, listVms } from './listing';
 import { createVm, pickSize, shapeOf } from './vm';
 import { waitGroupGone } from './group';
+import { deleteLeftovers, leftoverInfo, leftovers } from './leftovers';
 
 /** Azure VMs behind the Provider interface (SkyPilot's sky/provision/azure/instance.py, in TypeScript). */
 export class AzureProvider implements Provider {
@@ -85,8 +86,13 @@ export class AzureProvider implements Provider {
     return { created: names, resumed };
   }
 
+  /** The group's VMs, and per VM name the parts a gone VM left billing (leftovers.ts). */
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
-    return (await listVms(this.clientsFor(ref.account), groupName(ref.uid))).map((v) => infoOf(v.vm, v.view));
+    const c = this.clientsFor(ref.account);
+    const group = groupName(ref.uid);
+    const vms = await listVms(c, group);
+    const left = await azCall('leftovers', () => leftovers(c, group, new Set(vms.map((v) => v.vm.name!.toLowerCase()))));
+    return [...vms.map((v) => infoOf(v.vm, v.view)), ...[...left].map(([vm, parts]) => leftoverInfo(vm, parts))];
   }
 
   /** Deallocates (never just powers off: a powered-off VM still bills its compute). */
@@ -106,8 +112,9 @@ export class AzureProvider implements Provider {
 
   /**
    * The whole cluster: one resource-group delete, which takes VMs, disks, NICs, IPs, NSG and
-   * VNet along. Some VMs only: those VMs (their disk, NIC and IP go with them). Claims nothing:
-   * the core proves it by querying (a deleted group lists no VMs).
+   * VNet along. Some VMs only: those VMs (their disk, NIC and IP go with them, by their
+   * deleteOptions); an id whose VM is gone but whose parts are left: those parts. Claims
+   * nothing: the core proves it by querying (a deleted group lists no VMs, nor parts).
    */
   async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
     const c = this.clientsFor(ref.account);
@@ -117,13 +124,18 @@ export class AzureProvider implements Provider {
     };
     // Ids naming every VM of the group (the sweep ends a leaked cluster one id at a time, and
     // an empty group's pseudo-instance is the group's name) end the whole group.
-    const whole = !ids || (await listVms(c, group)).every((v) => ids.includes(v.vm.name!));
+    const vms = ids ? (await listVms(c, group)).map((v) => v.vm.name!) : [];
+    const whole = !ids || vms.every((n) => ids.includes(n));
     if (whole) {
       await azCall('resourceGroups.delete', () => c.resources.resourceGroups
         .delete(group, { ...this.lro, forceDeletionTypes: 'Microsoft.Compute/virtualMachines' }).submitted().catch(ignoreGone));
       return;
     }
-    await Promise.all(ids.map((id) => azCall('virtualMachines.delete', () => c.compute.virtualMachines.delete(group, id, this.lro).submitted().catch(ignoreGone))));
+    const vmIds = ids.filter((id) => vms.includes(id));
+    await Promise.all(vmIds.map((id) => azCall('virtualMachines.delete', () => c.compute.virtualMachines.delete(group, id, this.lro).submitted().catch(ignoreGone))));
+    if (vmIds.length === ids.length) return;
+    const left = await azCall('leftovers', () => leftovers(c, group, new Set(vms.map((n) => n.toLowerCase()))));
+    await Promise.all(ids.filter((id) => left.has(id)).map((id) => azCall('leftovers.delete', () => deleteLeftovers(c, group, left.get(id)!, this.lro))));
   }
 
   waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {

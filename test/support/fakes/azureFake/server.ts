@@ -2,9 +2,10 @@
 // https on 127.0.0.1 with a self-signed certificate, for the real @azure/arm-* clients.
 import { LoopbackHttp } from '../loopbackHttp';
 import { ArmError, authorizationFailed, groupBeingDeleted, missingAuth, resourceNotFound } from './bodies';
-import { deleteVm, instanceView, putVm, vmAction } from './compute';
+import { deleteDisk, deleteVm, instanceView, putVm, vmAction } from './compute';
 import { ArmModel, type AsyncOp, type Json } from './model';
-import { putNetwork, putRule } from './network';
+import { deleteNetwork, putNetwork, putRule } from './network';
+import { page } from './paging';
 import { miCheck, putRoleAssignment } from './identity';
 import { listSkus } from './skus';
 import type { TestCert } from './tls';
@@ -20,6 +21,8 @@ export class AzureFake extends LoopbackHttp {
   /** 403 AuthorizationFailed on every write (an identity with Reader only). */
   denyWrites = false;
   readonly faults: { method: string; path: RegExp; error: ArmError; times: number }[] = [];
+  /** Items per page of every list answer (tests set a small one; the rest comes by nextLink). */
+  pageSize = 1000;
 
   constructor(tls: TestCert, subscription = '00000000-0000-0000-0000-00000000beef', stepMs = 25) {
     super(tls);
@@ -67,10 +70,11 @@ export class AzureFake extends LoopbackHttp {
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : undefined;
       if (method !== 'GET' && method !== 'HEAD') m.calls.push({ method, path: url.pathname, body: body && structuredClone(body) });
       if (this.denyWrites && ['PUT', 'DELETE', 'POST', 'PATCH'].includes(method)) throw authorizationFailed(`write on ${url.pathname}`, url.pathname);
-      reply = this.route(m, method, url.pathname, body, url.searchParams);
+      reply = this.route(m, method, url.pathname, body, url);
     } catch (e) {
-      if (!(e instanceof ArmError)) throw e;
-      reply = { status: e.status, body: e.body() };
+      // A bug of the fake still answers in ARM's shape, so the client reports it instead of hanging.
+      const err = e instanceof ArmError ? e : new ArmError(500, 'InternalServerError', `fake ARM: ${(e as Error)?.stack ?? String(e)}`);
+      reply = { status: err.status, body: err.body() };
     }
     res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'x-ms-request-id': crypto.randomUUID(), ...reply.headers });
     res.end(reply.body === undefined || method === 'HEAD' ? undefined : JSON.stringify(strip(reply.body)));
@@ -82,24 +86,30 @@ export class AzureFake extends LoopbackHttp {
     return { 'azure-asyncoperation': `${base}/operations/${op.id}?api-version=2024-07-01`, ...(withLocation ? { location: `${base}/operationResults/${op.id}?api-version=2024-07-01` } : {}) };
   }
 
-  private route(m: ArmModel, method: string, path: string, body: Json | undefined, query: URLSearchParams): Reply {
+  private route(m: ArmModel, method: string, path: string, body: Json | undefined, url: URL): Reply {
+    const query = url.searchParams;
+    const list = (items: Json[]): Reply => ({ status: 200, body: page(items, url, this.pageSize) });
     const s = path.split('/').filter(Boolean); // subscriptions, S, ...
     if (s[0]?.toLowerCase() !== 'subscriptions' || !this.subscriptions.has(s[1]) || s[1] !== m.subscription) {
       throw new ArmError(404, 'SubscriptionNotFound', `The subscription '${s[1]}' could not be found.`);
     }
     const rest = s.slice(2);
     const low = rest.map((x) => x.toLowerCase());
-    if (low[0] === 'providers' && low[2] === 'locations') return this.opStatus(m, low[4], rest[5]);
-    if (low[0] === 'operationresults') return this.opStatus(m, 'operationresults', rest[1]);
-    if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'virtualmachines' && method === 'GET') return { status: 200, body: { value: m.vms() } };
-    if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'skus' && method === 'GET') return { status: 200, body: listSkus(m, query) };
+    if (low[0] === 'providers' && low[2] === 'locations') return this.opStatus(m, low[4], rest[5], url);
+    if (low[0] === 'operationresults') return this.opStatus(m, 'operationresults', rest[1], url);
+    if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'virtualmachines' && method === 'GET') return list(m.vms());
+    if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'skus' && method === 'GET') return list(listSkus(m, query).value);
     if (low[0] !== 'resourcegroups') throw new ArmError(400, 'InvalidRequestUri', `The request URI '${path}' is not valid.`);
     if (rest.length === 1) {
       // $filter=tagName eq 'k' [and tagValue eq 'v'], the one filter resource groups support.
       const f = /tagName eq '([^']+)'(?:\s+and\s+tagValue eq '([^']*)')?/.exec(query.get('$filter') ?? '');
       const groups = [...m.resources.values()].filter((r) => r.type === 'Microsoft.Resources/resourceGroups')
         .filter((g) => !f || (f[1] in (g.tags ?? {}) && (f[2] === undefined || g.tags[f[1]] === f[2])));
-      return { status: 200, body: { value: groups } };
+      // ARM answers a tag-filtered listing without the tags ("When you filter by a tag name and
+      // value, the tags for each resource are not returned in the results": resources.json,
+      // Resources_List $filter). ResourceGroups_List's own $filter text is silent on it; the
+      // fake takes the documented behaviour, so a client must read tags some other way.
+      return list(f ? groups.map(({ tags: _dropped, ...g }) => g) : groups);
     }
     const rg = rest[1];
     if (rest.length === 2) return this.group(m, method, rg, body);
@@ -107,16 +117,17 @@ export class AzureFake extends LoopbackHttp {
     const [, , , ns, type, name, sub, subName] = rest;
     const baseId = `${m.groupId(g.name)}/providers/${ns}/${type}`;
     const id = `${baseId}/${name}`;
-    if (!name && method === 'GET') return { status: 200, body: { value: m.under(`${baseId}/`).filter((r) => String(r.id).split('/').length === baseId.split('/').length + 1) } };
+    if (!name && method === 'GET') return list(m.under(`${baseId}/`).filter((r) => String(r.id).split('/').length === baseId.split('/').length + 1));
     if (method !== 'GET' && g.properties.provisioningState === 'Deleting') throw groupBeingDeleted(rg);
     if (ns?.toLowerCase() === 'microsoft.authorization' && type?.toLowerCase() === 'roleassignments' && method === 'PUT') {
       return putRoleAssignment(m, m.identities, m.groupId(g.name), name, body ?? {});
     }
     if (type.toLowerCase() === 'virtualmachines') return this.vm(m, method, id, g.name, name, sub, body);
+    if (type.toLowerCase() === 'disks') return this.disk(m, method, id, name, rg);
     if (sub?.toLowerCase() === 'securityrules') {
       const nsg = m.get(id);
       if (!nsg) throw resourceNotFound(`Microsoft.Network/${type}`, name, rg);
-      if (method === 'GET' && !subName) return { status: 200, body: { value: nsg.properties.securityRules ?? [] } };
+      if (method === 'GET' && !subName) return list(nsg.properties.securityRules ?? []);
       if (method === 'GET') {
         const found = (nsg.properties.securityRules ?? []).find((r: Json) => r.name === subName);
         if (!found) throw resourceNotFound(`Microsoft.Network/${type}/${name}/securityRules`, subName, rg);
@@ -164,16 +175,28 @@ export class AzureFake extends LoopbackHttp {
     }
     if (!r) throw resourceNotFound(`Microsoft.Network/${type}`, name, rg);
     if (method === 'GET') return { status: 200, body: r };
-    if (method === 'DELETE') return { status: 202, headers: this.lro(m, m.op(1, () => m.remove(id)), r.location, true) };
+    if (method === 'DELETE') return { status: 202, headers: this.lro(m, m.op(1, deleteNetwork(m, r)), r.location, true) };
     throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
   }
 
-  /** Azure-AsyncOperation status, or a Location poll (202 until done, then 200). */
-  private opStatus(m: ArmModel, kind: string, id: string): Reply {
+  /** Managed disks: made by a VM create (compute.ts), read and deleted here. */
+  private disk(m: ArmModel, method: string, id: string, name: string, rg: string): Reply {
+    const d = m.get(id);
+    if (!d) throw resourceNotFound('Microsoft.Compute/disks', name, rg);
+    if (method === 'GET') return { status: 200, body: d };
+    if (method === 'DELETE') return { status: 202, headers: this.lro(m, deleteDisk(m, d), d.location, true) };
+    throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
+  }
+
+  /**
+   * Azure-AsyncOperation status ({id, name, status, startTime, endTime?, error?}), or a
+   * Location poll: 202 with the Location to poll next until done, then 200 (or the error).
+   */
+  private opStatus(m: ArmModel, kind: string, id: string, url: URL): Reply {
     const op = m.ops.get(id);
     if (!op) throw new ArmError(404, 'NotFound', `Operation ${id} not found.`);
-    if (kind === 'operations') return { status: 200, body: { name: op.id, ...op } };
-    if (op.status === 'InProgress') return { status: 202, headers: {} };
+    if (kind === 'operations') return { status: 200, body: { name: op.id, ...op, id: `${url.pathname}` } };
+    if (op.status === 'InProgress') return { status: 202, headers: { location: url.toString() } };
     return op.status === 'Failed' ? { status: 400, body: { error: op.error } } : { status: 200, body: {} };
   }
 }

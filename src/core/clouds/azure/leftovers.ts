@@ -1,0 +1,67 @@
+import type { InstanceInfo } from '../provider';
+import type { AzureClients } from './clients';
+import { isGroupGone, isNotFound } from './errors';
+import { vmOfPart } from './names';
+
+// A VM's public IP, NIC and OS disk are separate ARM resources that bill on their own. Deleting
+// the VM takes them along only as its deleteOptions say (the NIC reference's, the NIC's
+// reference to the IP, the OS disk's), so a part can outlive its VM: a cascade that did not
+// happen, a cluster made before a deleteOption was set. Such parts are shown as one
+// pseudo-instance per VM name, so a terminate is proven only once they are gone too.
+
+export interface Part {
+  kind: 'NIC' | 'public IP' | 'disk';
+  name: string;
+  deleting: boolean;
+  location?: string;
+  tags?: Record<string, string>;
+}
+
+type Named = { name?: string; location?: string; tags?: Record<string, string>; provisioningState?: string };
+
+async function parts(kind: Part['kind'], list: AsyncIterable<Named>, group: string): Promise<Part[]> {
+  const out: Part[] = [];
+  try {
+    for await (const r of list) {
+      if (r.name) out.push({ kind, name: r.name, deleting: r.provisioningState === 'Deleting', location: r.location, tags: r.tags });
+    }
+  } catch (e) {
+    if (!isGroupGone(e, group)) throw e;
+  }
+  return out;
+}
+
+/** The parts in the group whose VM (by name) is not in `vms` (lower-case names), by VM name. */
+export async function leftovers(c: AzureClients, group: string, vms: Set<string>): Promise<Map<string, Part[]>> {
+  const all = (await Promise.all([
+    parts('NIC', c.network.networkInterfaces.list(group), group),
+    parts('public IP', c.network.publicIPAddresses.list(group), group),
+    parts('disk', c.compute.disks.listByResourceGroup(group) as AsyncIterable<Named>, group),
+  ])).flat();
+  const out = new Map<string, Part[]>();
+  for (const p of all) {
+    const vm = vmOfPart(p.name);
+    if (!vm || vms.has(vm.toLowerCase())) continue;
+    out.set(vm, [...(out.get(vm) ?? []), p]);
+  }
+  return out;
+}
+
+/** Still billed ("stopped"), or "terminating" once every part is being deleted (a group delete under way). */
+export function leftoverInfo(vm: string, ps: Part[]): InstanceInfo {
+  return {
+    id: vm, status: ps.every((p) => p.deleting) ? 'terminating' : 'stopped', region: ps.find((p) => p.location)?.location,
+    launchedAt: 0, tags: { ...(ps.find((p) => p.tags)?.tags ?? {}) }, instanceType: `left without its VM: ${ps.map((p) => p.kind).join(', ')}`,
+  };
+}
+
+/** Deletes parts a VM left: the NIC first (an IP on a NIC cannot be deleted), then the IP and the disk. */
+export async function deleteLeftovers(c: AzureClients, group: string, ps: Part[], lro: { updateIntervalInMs: number }): Promise<void> {
+  const gone = (e: unknown) => {
+    if (!isNotFound(e)) throw e;
+  };
+  for (const p of ps.filter((x) => x.kind === 'NIC')) await c.network.networkInterfaces.delete(group, p.name, lro).catch(gone);
+  await Promise.all(ps.filter((x) => x.kind !== 'NIC').map((p) => (p.kind === 'disk'
+    ? c.compute.disks.delete(group, p.name, lro)
+    : c.network.publicIPAddresses.delete(group, p.name, lro)).catch(gone)));
+}

@@ -9,7 +9,7 @@ import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { azureCatalog } from './catalogFetch';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { AzureClients } from './clients';
-import { azCall, isNotFound } from './errors';
+import { azCall } from './errors';
 import { groupName, groupOf, TAG_HEAD, vmName } from './names';
 import { addressesOf, ensureNetwork, openNsgPorts } from './network';
 import { AZURE_SSH_USER, DEFAULT_LOCATION, type AzureProviderOptions } from './options';
@@ -17,7 +17,8 @@ import { infoOf } from './status';
 import { emptyGroups, instanceViewOf, listVms } from './listing';
 import { createVm, pickSize, shapeOf } from './vm';
 import { waitGroupGone } from './group';
-import { deleteLeftovers, leftoverInfo, leftovers } from './leftovers';
+import { leftoverInfo, leftOf, partsByVm } from './leftovers';
+import { terminateIn } from './terminate';
 
 /** Azure VMs behind the Provider interface (SkyPilot's sky/provision/azure/instance.py, in TypeScript). */
 export class AzureProvider implements Provider {
@@ -90,9 +91,13 @@ export class AzureProvider implements Provider {
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
     const c = this.clientsFor(ref.account);
     const group = groupName(ref.uid);
+    // Both listings run together; a part seen without its VM (one being made or deleted right
+    // then) shows as left for one look, which only delays a proof.
+    const parts = azCall('leftovers', () => partsByVm(c, group));
+    parts.catch(() => undefined); // awaited below; a failure of the VM listing comes first
     const vms = await listVms(c, group);
-    const left = await azCall('leftovers', () => leftovers(c, group, new Set(vms.map((v) => v.vm.name!.toLowerCase()))));
-    return [...vms.map((v) => infoOf(v.vm, v.view)), ...[...left].map(([vm, parts]) => leftoverInfo(vm, parts))];
+    const left = leftOf(await parts, vms.map((v) => v.vm.name!));
+    return [...vms.map((v) => infoOf(v.vm, v.view)), ...left.map(([vm, ps]) => leftoverInfo(vm, ps))];
   }
 
   /** Deallocates (never just powers off: a powered-off VM still bills its compute). */
@@ -117,25 +122,7 @@ export class AzureProvider implements Provider {
    * nothing: the core proves it by querying (a deleted group lists no VMs, nor parts).
    */
   async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
-    const c = this.clientsFor(ref.account);
-    const group = groupName(ref.uid);
-    const ignoreGone = (e: unknown) => {
-      if (!isNotFound(e)) throw e;
-    };
-    // Ids naming every VM of the group (the sweep ends a leaked cluster one id at a time, and
-    // an empty group's pseudo-instance is the group's name) end the whole group.
-    const vms = ids ? (await listVms(c, group)).map((v) => v.vm.name!) : [];
-    const whole = !ids || vms.every((n) => ids.includes(n));
-    if (whole) {
-      await azCall('resourceGroups.delete', () => c.resources.resourceGroups
-        .delete(group, { ...this.lro, forceDeletionTypes: 'Microsoft.Compute/virtualMachines' }).submitted().catch(ignoreGone));
-      return;
-    }
-    const vmIds = ids.filter((id) => vms.includes(id));
-    await Promise.all(vmIds.map((id) => azCall('virtualMachines.delete', () => c.compute.virtualMachines.delete(group, id, this.lro).submitted().catch(ignoreGone))));
-    if (vmIds.length === ids.length) return;
-    const left = await azCall('leftovers', () => leftovers(c, group, new Set(vms.map((n) => n.toLowerCase()))));
-    await Promise.all(ids.filter((id) => left.has(id)).map((id) => azCall('leftovers.delete', () => deleteLeftovers(c, group, left.get(id)!, this.lro))));
+    await terminateIn(this.clientsFor(ref.account), groupName(ref.uid), ids, this.lro);
   }
 
   waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {

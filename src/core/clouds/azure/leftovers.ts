@@ -31,8 +31,8 @@ async function parts(kind: Part['kind'], list: AsyncIterable<Named>, group: stri
   return out;
 }
 
-/** The parts in the group whose VM (by name) is not in `vms` (lower-case names), by VM name. */
-export async function leftovers(c: AzureClients, group: string, vms: Set<string>): Promise<Map<string, Part[]>> {
+/** The group's NICs, IPs and disks by the VM (name) they belong to. */
+export async function partsByVm(c: AzureClients, group: string): Promise<Map<string, Part[]>> {
   const all = (await Promise.all([
     parts('NIC', c.network.networkInterfaces.list(group), group),
     parts('public IP', c.network.publicIPAddresses.list(group), group),
@@ -41,10 +41,15 @@ export async function leftovers(c: AzureClients, group: string, vms: Set<string>
   const out = new Map<string, Part[]>();
   for (const p of all) {
     const vm = vmOfPart(p.name);
-    if (!vm || vms.has(vm.toLowerCase())) continue;
-    out.set(vm, [...(out.get(vm) ?? []), p]);
+    if (vm) out.set(vm, [...(out.get(vm) ?? []), p]);
   }
   return out;
+}
+
+/** Those whose VM is not among `vms` (listed at about the same time: both lists run together). */
+export function leftOf(parts: Map<string, Part[]>, vms: string[]): [string, Part[]][] {
+  const live = new Set(vms.map((n) => n.toLowerCase()));
+  return [...parts].filter(([vm]) => !live.has(vm.toLowerCase()));
 }
 
 /** Still billed ("stopped"), or "terminating" once every part is being deleted (a group delete under way). */

@@ -3,14 +3,13 @@
 import { LoopbackHttp } from '../loopbackHttp';
 import { ArmError, authorizationFailed, groupBeingDeleted, missingAuth, resourceNotFound } from './bodies';
 import { deleteDisk, deleteVm, instanceView, putVm, vmAction } from './compute';
-import { ArmModel, type AsyncOp, type Json } from './model';
+import { ArmModel, type Json } from './model';
 import { deleteNetwork, putNetwork, putRule } from './network';
 import { page } from './paging';
+import { lroHeaders, opStatus, parseBody, strip, type Reply } from './wire';
 import { miCheck, putRoleAssignment } from './identity';
 import { listSkus } from './skus';
 import type { TestCert } from './tls';
-
-type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
 
 export class AzureFake extends LoopbackHttp {
   /** The default subscription's state; `addSubscription` adds others, each with its own state. */
@@ -67,7 +66,7 @@ export class AzureFake extends LoopbackHttp {
         fault.times--;
         throw fault.error;
       }
-      const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : undefined;
+      const body = chunks.length ? parseBody(Buffer.concat(chunks).toString('utf8')) : undefined;
       if (method !== 'GET' && method !== 'HEAD') m.calls.push({ method, path: url.pathname, body: body && structuredClone(body) });
       if (this.denyWrites && ['PUT', 'DELETE', 'POST', 'PATCH'].includes(method)) throw authorizationFailed(`write on ${url.pathname}`, url.pathname);
       reply = this.route(m, method, url.pathname, body, url);
@@ -80,12 +79,6 @@ export class AzureFake extends LoopbackHttp {
     res.end(reply.body === undefined || method === 'HEAD' ? undefined : JSON.stringify(strip(reply.body)));
   }
 
-  /** Async-operation headers as the compute/network RPs send them (no Retry-After: tests set the interval). */
-  private lro(m: ArmModel, op: AsyncOp, location = 'eastus', withLocation = false): Record<string, string> {
-    const base = `${this.endpoint}/subscriptions/${m.subscription}/providers/Microsoft.Compute/locations/${location}`;
-    return { 'azure-asyncoperation': `${base}/operations/${op.id}?api-version=2024-07-01`, ...(withLocation ? { location: `${base}/operationResults/${op.id}?api-version=2024-07-01` } : {}) };
-  }
-
   private route(m: ArmModel, method: string, path: string, body: Json | undefined, url: URL): Reply {
     const query = url.searchParams;
     const list = (items: Json[]): Reply => ({ status: 200, body: page(items, url, this.pageSize) });
@@ -95,8 +88,8 @@ export class AzureFake extends LoopbackHttp {
     }
     const rest = s.slice(2);
     const low = rest.map((x) => x.toLowerCase());
-    if (low[0] === 'providers' && low[2] === 'locations') return this.opStatus(m, low[4], rest[5], url);
-    if (low[0] === 'operationresults') return this.opStatus(m, 'operationresults', rest[1], url);
+    if (low[0] === 'providers' && low[2] === 'locations') return opStatus(m, low[4], rest[5], url);
+    if (low[0] === 'operationresults') return opStatus(m, 'operationresults', rest[1], url);
     if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'virtualmachines' && method === 'GET') return list(m.vms());
     if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'skus' && method === 'GET') return list(listSkus(m, query).value);
     if (low[0] !== 'resourcegroups') throw new ArmError(400, 'InvalidRequestUri', `The request URI '${path}' is not valid.`);
@@ -134,7 +127,7 @@ export class AzureFake extends LoopbackHttp {
         return { status: 200, body: found };
       }
       const rule = putRule(m, id, subName, body ?? {});
-      return { status: 201, body: rule, headers: this.lro(m, m.op(1, () => undefined), nsg.location) };
+      return { status: 201, body: rule, headers: lroHeaders(this.endpoint, m, m.op(1, () => undefined), nsg.location) };
     }
     return this.networkResource(m, method, id, type, name, rg, body);
   }
@@ -156,13 +149,13 @@ export class AzureFake extends LoopbackHttp {
     const vm = m.get(id);
     if (method === 'PUT') {
       const r = putVm(m, id, rg, name, body ?? {});
-      return { status: r.status, body: r.body, headers: this.lro(m, r.op, r.body.location) };
+      return { status: r.status, body: r.body, headers: lroHeaders(this.endpoint, m, r.op, r.body.location) };
     }
     if (!vm) throw resourceNotFound('Microsoft.Compute/virtualMachines', name, rg);
     if (method === 'GET' && action?.toLowerCase() === 'instanceview') return { status: 200, body: instanceView(vm) };
     if (method === 'GET') return { status: 200, body: vm };
-    if (method === 'DELETE') return { status: 202, headers: this.lro(m, deleteVm(m, vm), vm.location, true) };
-    if (method === 'POST' && action) return { status: 202, headers: this.lro(m, vmAction(m, vm, action), vm.location, true) };
+    if (method === 'DELETE') return { status: 202, headers: lroHeaders(this.endpoint, m, deleteVm(m, vm), vm.location, true) };
+    if (method === 'POST' && action) return { status: 202, headers: lroHeaders(this.endpoint, m, vmAction(m, vm, action), vm.location, true) };
     throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
   }
 
@@ -171,11 +164,11 @@ export class AzureFake extends LoopbackHttp {
     if (method === 'PUT') {
       const created = putNetwork(m, id, type, name, body ?? {});
       const op = m.op(1, () => (created.properties.provisioningState = 'Succeeded'));
-      return { status: r ? 200 : 201, body: created, headers: this.lro(m, op, created.location) };
+      return { status: r ? 200 : 201, body: created, headers: lroHeaders(this.endpoint, m, op, created.location) };
     }
     if (!r) throw resourceNotFound(`Microsoft.Network/${type}`, name, rg);
     if (method === 'GET') return { status: 200, body: r };
-    if (method === 'DELETE') return { status: 202, headers: this.lro(m, m.op(1, deleteNetwork(m, r)), r.location, true) };
+    if (method === 'DELETE') return { status: 202, headers: lroHeaders(this.endpoint, m, m.op(1, deleteNetwork(m, r)), r.location, true) };
     throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
   }
 
@@ -184,26 +177,8 @@ export class AzureFake extends LoopbackHttp {
     const d = m.get(id);
     if (!d) throw resourceNotFound('Microsoft.Compute/disks', name, rg);
     if (method === 'GET') return { status: 200, body: d };
-    if (method === 'DELETE') return { status: 202, headers: this.lro(m, deleteDisk(m, d), d.location, true) };
+    if (method === 'DELETE') return { status: 202, headers: lroHeaders(this.endpoint, m, deleteDisk(m, d), d.location, true) };
     throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
   }
-
-  /**
-   * Azure-AsyncOperation status ({id, name, status, startTime, endTime?, error?}), or a
-   * Location poll: 202 with the Location to poll next until done, then 200 (or the error).
-   */
-  private opStatus(m: ArmModel, kind: string, id: string, url: URL): Reply {
-    const op = m.ops.get(id);
-    if (!op) throw new ArmError(404, 'NotFound', `Operation ${id} not found.`);
-    if (kind === 'operations') return { status: 200, body: { name: op.id, ...op, id: `${url.pathname}` } };
-    if (op.status === 'InProgress') return { status: 202, headers: { location: url.toString() } };
-    return op.status === 'Failed' ? { status: 400, body: { error: op.error } } : { status: 200, body: {} };
-  }
 }
 
-/** Wire form without the fake's private fields (power state is only in the instance view). */
-function strip(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(strip);
-  if (!v || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => !k.startsWith('_')).map(([k, x]) => [k, strip(x)]));
-}

@@ -82,6 +82,27 @@ describe('azure: what a VM delete takes along (deleteOption as the specs put it)
     await p.terminateInstances({ uid: req.uid });
   });
 
+  it('a VM being deleted that will leave a part reads "stopping", not "terminating", unless its whole group is being deleted', async () => {
+    const p = bed.provider();
+    const req = runRequest({ numNodes: 2 });
+    const [id, other] = (await p.runInstances(req)).created;
+    const vm = part(req.uid, `Microsoft.Compute/virtualMachines/${id}`)!;
+    const status = async (of: string) => (await p.queryInstances({ uid: req.uid })).find((i) => i.id === of)?.status;
+    vm.properties.provisioningState = 'Deleting'; // as while its delete runs (held here, no operation)
+    assert.equal(await status(id), 'terminating', 'every deleteOption says Delete');
+    part(req.uid, `Microsoft.Network/networkInterfaces/${id}-nic`)!.properties.ipConfigurations[0].properties.publicIPAddress.properties.deleteOption = 'Detach';
+    assert.equal(await status(id), 'stopping', 'its public IP would stay');
+    part(req.uid, `Microsoft.Network/networkInterfaces/${id}-nic`)!.properties.ipConfigurations[0].properties.publicIPAddress.properties.deleteOption = 'Delete';
+    vm.properties.storageProfile.osDisk.deleteOption = 'Detach';
+    assert.equal(await status(id), 'stopping', 'its disk would stay');
+    assert.equal(await status(other), 'running');
+    bed.fake.model.group(groupName(req.uid)).properties.provisioningState = 'Deleting';
+    assert.equal(await status(id), 'terminating', 'a group delete takes every part');
+    bed.fake.model.group(groupName(req.uid)).properties.provisioningState = 'Succeeded';
+    vm.properties.provisioningState = 'Succeeded';
+    await p.terminateInstances({ uid: req.uid });
+  });
+
   it('ARM ignores a public IP\'s own deleteOption and a NIC reference\'s unflattened one; in-use parts refuse deletion', async () => {
     const p = bed.provider();
     const req = runRequest({ numNodes: 2 });

@@ -17,7 +17,7 @@ import { infoOf } from './status';
 import { emptyGroups, instanceViewOf, listVms } from './listing';
 import { createVm, pickSize, shapeOf } from './vm';
 import { waitGroupGone } from './group';
-import { leftoverInfo, leftOf, partsByVm } from './leftovers';
+import { holdLeavingDeletes, leftoverInfo, leftOf, partsByVm } from './leftovers';
 import { terminateIn } from './terminate';
 
 /** Azure VMs behind the Provider interface (SkyPilot's sky/provision/azure/instance.py, in TypeScript). */
@@ -96,8 +96,9 @@ export class AzureProvider implements Provider {
     const parts = azCall('leftovers', () => partsByVm(c, group));
     parts.catch(() => undefined); // awaited below; a failure of the VM listing comes first
     const vms = await listVms(c, group);
-    const left = leftOf(await parts, vms.map((v) => v.vm.name!));
-    return [...vms.map((v) => infoOf(v.vm, v.view)), ...left.map(([vm, ps]) => leftoverInfo(vm, ps))];
+    const infos = vms.map((v) => infoOf(v.vm, v.view));
+    await holdLeavingDeletes(c, group, vms, infos, await parts);
+    return [...infos, ...leftOf(await parts, vms.map((v) => v.vm.name!)).map(([vm, ps]) => leftoverInfo(vm, ps))];
   }
 
   /** Deallocates (never just powers off: a powered-off VM still bills its compute). */

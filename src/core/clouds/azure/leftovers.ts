@@ -1,6 +1,9 @@
+import type { VirtualMachine } from '@azure/arm-compute';
+import type { NetworkInterface } from '@azure/arm-network';
 import type { InstanceInfo } from '../provider';
 import type { AzureClients } from './clients';
-import { isGroupGone, isNotFound } from './errors';
+import { azCall, isGroupGone, isNotFound } from './errors';
+import type { Vm } from './listing';
 import { vmOfPart } from './names';
 
 // A VM's public IP, NIC and OS disk are separate ARM resources that bill on their own. Deleting
@@ -15,15 +18,19 @@ export interface Part {
   deleting: boolean;
   location?: string;
   tags?: Record<string, string>;
+  /** A NIC with a public IP its reference does not say Delete for (the IP outlives a VM delete). */
+  keepsIp?: boolean;
 }
 
-type Named = { name?: string; location?: string; tags?: Record<string, string>; provisioningState?: string };
+type Named = { name?: string; location?: string; tags?: Record<string, string>; provisioningState?: string; ipConfigurations?: NetworkInterface['ipConfigurations'] };
 
 async function parts(kind: Part['kind'], list: AsyncIterable<Named>, group: string): Promise<Part[]> {
   const out: Part[] = [];
   try {
     for await (const r of list) {
-      if (r.name) out.push({ kind, name: r.name, deleting: r.provisioningState === 'Deleting', location: r.location, tags: r.tags });
+      if (!r.name) continue;
+      const keepsIp = (r.ipConfigurations ?? []).some((cfg) => cfg.publicIPAddress && cfg.publicIPAddress.deleteOption !== 'Delete');
+      out.push({ kind, name: r.name, deleting: r.provisioningState === 'Deleting', location: r.location, tags: r.tags, ...(keepsIp ? { keepsIp } : {}) });
     }
   } catch (e) {
     if (!isGroupGone(e, group)) throw e;
@@ -50,6 +57,32 @@ export async function partsByVm(c: AzureClients, group: string): Promise<Map<str
 export function leftOf(parts: Map<string, Part[]>, vms: string[]): [string, Part[]][] {
   const live = new Set(vms.map((n) => n.toLowerCase()));
   return [...parts].filter(([vm]) => !live.has(vm.toLowerCase()));
+}
+
+/** Whether deleting the VM leaves a part behind: a NIC, OS disk or IP whose deleteOption is not Delete. */
+export function deleteLeaves(vm: VirtualMachine, parts: Part[] = []): boolean {
+  return (vm.networkProfile?.networkInterfaces ?? []).some((r) => r.deleteOption !== 'Delete')
+    || vm.storageProfile?.osDisk?.deleteOption !== 'Delete' || parts.some((p) => p.kind === 'NIC' && p.keepsIp);
+}
+
+/**
+ * A VM being deleted on its own whose delete leaves a part is not "terminating" for a proof
+ * (the part bills on): it reads "stopping" until it is gone and its parts show as left. In a
+ * group being deleted everything goes, so there it stays terminating.
+ */
+export async function holdLeavingDeletes(c: AzureClients, group: string, vms: Vm[], infos: InstanceInfo[], parts: Map<string, Part[]>): Promise<void> {
+  const leaving = infos.filter((info, i) => info.status === 'terminating' && deleteLeaves(vms[i].vm, parts.get(vms[i].vm.name ?? '')));
+  if (!leaving.length) return;
+  const state = await azCall('resourceGroups.get', async () => {
+    try {
+      return (await c.resources.resourceGroups.get(group)).properties?.provisioningState;
+    } catch (e) {
+      if (isGroupGone(e, group)) return 'Deleting';
+      throw e;
+    }
+  });
+  if (state === 'Deleting') return;
+  for (const info of leaving) Object.assign(info, { status: 'stopping', instanceType: `${info.instanceType ?? 'VM'}, deleted without its NIC, public IP or disk` });
 }
 
 /** Still billed ("stopped"), or "terminating" once every part is being deleted (a group delete under way). */

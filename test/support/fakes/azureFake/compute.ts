@@ -15,9 +15,10 @@ export function putVm(m: ArmModel, id: string, rg: string, name: string, body: J
   const urn = `${img.publisher}:${img.offer}:${img.sku}`;
   if (!img.id && !IMAGES.has(urn)) throw imageNotFound(`${urn}:${img.version ?? 'latest'}`);
   for (const nic of p.networkProfile?.networkInterfaces ?? []) if (!m.get(nic.id)) throw badReference(nic.id, id);
-  // Compute spec (ComputeRP 2024-07-01, virtualMachine.json): NetworkInterfaceReference carries
-  // primary/deleteOption under "properties" (NetworkInterfaceReferenceProperties, flattened
-  // by the SDKs); a bare top-level deleteOption is not part of the schema and does nothing.
+  // Compute spec (ComputeRP stable 2024-07-01, virtualMachine.json / computeRPCommon.json):
+  // NetworkInterfaceReference carries primary/deleteOption under "properties"
+  // (NetworkInterfaceReferenceProperties, flattened by the SDKs); a bare top-level
+  // deleteOption is not part of the schema and does nothing.
   const nics = ((p.networkProfile?.networkInterfaces ?? []) as Json[]).map((r) => ({ id: r.id, ...(r.properties ? { properties: r.properties } : {}) }));
   const spot = p.priority === 'Spot';
   const quota = spot ? m.spotQuota : m.coreQuota;
@@ -94,7 +95,7 @@ function osDisk(m: ArmModel, rg: string, vmName: string, vm: Json, body: Json): 
 
 /**
  * Deleting a VM takes along what its deleteOptions name, per the Compute spec (ComputeRP
- * 2024-07-01, virtualMachine.json): a NIC when NetworkInterfaceReferenceProperties.deleteOption
+ * stable 2024-07-01): a NIC when NetworkInterfaceReferenceProperties.deleteOption
  * is Delete (default Detach); the OS disk when OSDisk.deleteOption is Delete (default Detach
  * for a managed disk). A public IP goes with its deleted NIC only when the NIC's reference to
  * it says Delete (network.ts). Whatever is detached stays, unattached, and bills.

@@ -74,10 +74,11 @@ describe('azure autostop: the head deallocates or deletes its own cluster with i
     assert.equal(headOf(plain.uid).identity, undefined, 'no autostop, no identity');
   });
 
-  it('autostop deallocates the workers, then the head (a shut-down VM would still bill)', async () => {
+  it('autostop deallocates the workers, then the head (a shut-down VM would still bill), reading every page of the VM list', async () => {
     const req = await launch({ numNodes: 3 }, { down: false });
     const head = headOf(req.uid);
-    const r = await selfStop(await headAgent(req.uid), false);
+    bed.fake.pageSize = 2; // three VMs: the agent must follow nextLink
+    const r = await selfStop(await headAgent(req.uid), false).finally(() => (bed.fake.pageSize = 1000));
     assert.deepEqual(r.problems, []);
     assert.equal(r.done.length, 3);
     assert.equal(r.done[2], head.name, 'the head goes last');

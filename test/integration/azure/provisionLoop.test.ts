@@ -5,8 +5,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StateStore, getCluster } from '../../../src/core/state';
-import { downWithProof, makeEnv, provision, realClock, type Bootstrap, type ProvisionEnv } from '../../../src/core/provision';
-import { startAzureBed, type AzureBed } from './helpers';
+import { downWithProof, findLeaked, makeEnv, provision, realClock, terminateLeaked, type Bootstrap, type ProvisionEnv } from '../../../src/core/provision';
+import { groupName } from '../../../src/core/clouds/azure';
+import { startAzureBed, runRequest, type AzureBed } from './helpers';
 
 const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
 
@@ -56,5 +57,24 @@ describe('azure provider under the provision loop', function () {
     await new Promise((r) => setTimeout(r, 200)); // the group delete finishes after its VMs are gone
     assert.equal(await provider.groupExists(row.uid), false);
     assert.deepEqual((await provider.listTagged()).instances, []);
+  });
+
+  it('the sweep ends a leaked VM with proof that covers the NIC, public IP and disk it left (no cascade)', async () => {
+    bed.fake.model.allocationFails.clear();
+    const req = runRequest({ numNodes: 2 });
+    const [first, second] = (await provider.runInstances(req)).created; // no row: leaked
+    const g = `/subscriptions/${bed.fake.model.subscription}/resourceGroups/${groupName(req.uid)}`;
+    const vm = bed.fake.model.get(`${g}/providers/Microsoft.Compute/virtualMachines/${first}`)!;
+    vm.properties.networkProfile.networkInterfaces[0].properties.deleteOption = 'Detach';
+    vm.properties.storageProfile.osDisk.deleteOption = 'Detach';
+    const leaks = (await findLeaked([env], 'ws-test')).thisWorkspace.filter((l) => l.uid === req.uid);
+    assert.deepEqual(leaks.map((l) => l.instance.id).sort(), [first, second].sort());
+    const r = await terminateLeaked(env, leaks.find((l) => l.instance.id === first)!);
+    assert.ok(r.confirmed, r.message);
+    const parts = bed.fake.model.under(`${g}/providers/`).map((x) => x.name).filter((n: string) => n.startsWith(first));
+    assert.deepEqual(parts, [], 'proven gone only once its NIC, IP and disk are gone too');
+    assert.ok(bed.fake.model.get(`${g}/providers/Microsoft.Compute/virtualMachines/${second}`), 'the other VM was not touched');
+    const r2 = await terminateLeaked(env, leaks.find((l) => l.instance.id === second)!);
+    assert.ok(r2.confirmed, r2.message);
   });
 });

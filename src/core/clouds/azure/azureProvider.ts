@@ -9,7 +9,7 @@ import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { azureCatalog } from './catalogFetch';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { AzureClients } from './clients';
-import { azCall, isNotFound } from './errors';
+import { azCall } from './errors';
 import { groupName, groupOf, TAG_HEAD, vmName } from './names';
 import { addressesOf, ensureNetwork, openNsgPorts } from './network';
 import { AZURE_SSH_USER, DEFAULT_LOCATION, type AzureProviderOptions } from './options';
@@ -18,6 +18,8 @@ import { emptyGroups, instanceViewOf, listVms } from './listing';
 import { shapeOf } from '../nodeShape';
 import { createVm, pickSize } from './vm';
 import { waitGroupGone } from './group';
+import { holdLeavingDeletes, leftoverInfo, leftOf, partsByVm } from './leftovers';
+import { terminateIn } from './terminate';
 
 /** Azure VMs behind the Provider interface (SkyPilot's sky/provision/azure/instance.py, in TypeScript). */
 export class AzureProvider implements Provider {
@@ -86,8 +88,18 @@ export class AzureProvider implements Provider {
     return { created: names, resumed };
   }
 
+  /** The group's VMs, and per VM name the parts a gone VM left billing (leftovers.ts). */
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
-    return (await listVms(this.clientsFor(ref.account), groupName(ref.uid))).map((v) => infoOf(v.vm, v.view));
+    const c = this.clientsFor(ref.account);
+    const group = groupName(ref.uid);
+    // Both listings run together; a part seen without its VM (one being made or deleted right
+    // then) shows as left for one look, which only delays a proof.
+    const parts = azCall('leftovers', () => partsByVm(c, group));
+    parts.catch(() => undefined); // awaited below; a failure of the VM listing comes first
+    const vms = await listVms(c, group);
+    const infos = vms.map((v) => infoOf(v.vm, v.view));
+    await holdLeavingDeletes(c, group, vms, infos, await parts);
+    return [...infos, ...leftOf(await parts, vms.map((v) => v.vm.name!)).map(([vm, ps]) => leftoverInfo(vm, ps))];
   }
 
   /** Deallocates (never just powers off: a powered-off VM still bills its compute). */
@@ -107,24 +119,12 @@ export class AzureProvider implements Provider {
 
   /**
    * The whole cluster: one resource-group delete, which takes VMs, disks, NICs, IPs, NSG and
-   * VNet along. Some VMs only: those VMs (their disk, NIC and IP go with them). Claims nothing:
-   * the core proves it by querying (a deleted group lists no VMs).
+   * VNet along. Some VMs only: those VMs (their disk, NIC and IP go with them, by their
+   * deleteOptions); an id whose VM is gone but whose parts are left: those parts. Claims
+   * nothing: the core proves it by querying (a deleted group lists no VMs, nor parts).
    */
   async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
-    const c = this.clientsFor(ref.account);
-    const group = groupName(ref.uid);
-    const ignoreGone = (e: unknown) => {
-      if (!isNotFound(e)) throw e;
-    };
-    // Ids naming every VM of the group (the sweep ends a leaked cluster one id at a time, and
-    // an empty group's pseudo-instance is the group's name) end the whole group.
-    const whole = !ids || (await listVms(c, group)).every((v) => ids.includes(v.vm.name!));
-    if (whole) {
-      await azCall('resourceGroups.delete', () => c.resources.resourceGroups
-        .delete(group, { ...this.lro, forceDeletionTypes: 'Microsoft.Compute/virtualMachines' }).submitted().catch(ignoreGone));
-      return;
-    }
-    await Promise.all(ids.map((id) => azCall('virtualMachines.delete', () => c.compute.virtualMachines.delete(group, id, this.lro).submitted().catch(ignoreGone))));
+    await terminateIn(this.clientsFor(ref.account), groupName(ref.uid), ids, this.lro);
   }
 
   waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {

@@ -38,11 +38,13 @@ export function instanceViewOf(c: AzureClients, group: string, name: string): Pr
  * Skydeck resource groups holding no VM (a create that failed after its IP and NIC were
  * made, an interrupted delete): public IPs and disks in them still bill, so the sweep sees
  * each as one pseudo-instance whose id is the group's name; terminating it deletes the group.
+ * The listing is unfiltered and the tag is checked here: ARM's tag-filtered listing may come
+ * without the tags (documented for Resources - List), and the uid is read from them.
  */
 export function emptyGroups(c: AzureClients, withVms: Set<string>): Promise<InstanceInfo[]> {
   return azCall('resourceGroups.list', async () => {
     const out: InstanceInfo[] = [];
-    for await (const g of c.resources.resourceGroups.list({ filter: `tagName eq '${TAG_UID}'` })) {
+    for await (const g of c.resources.resourceGroups.list()) {
       if (!g.name || withVms.has(g.name.toLowerCase()) || !g.tags?.[TAG_UID]) continue;
       const state = g.properties?.provisioningState;
       out.push({ id: g.name, status: state === 'Deleting' ? 'terminating' : 'stopped', region: g.location, launchedAt: 0, tags: { ...g.tags }, instanceType: 'resource group without VMs' });

@@ -23,6 +23,13 @@ export function vmName(clusterName: string, uid: string): string {
 
 export const ipName = (vm: string) => `${vm}-ip`;
 export const nicName = (vm: string) => `${vm}-nic`;
+/** The OS disk, named at create so a disk left by its VM can be told by name (as the IP and NIC). */
+export const diskName = (vm: string) => `${vm}-osdisk`;
+
+/** The VM a NIC, public IP or OS disk of ours belongs to, from its name ("<vm>_OsDisk_1_<hex>": Azure's default disk name). */
+export function vmOfPart(name: string): string | undefined {
+  return /^(.+?)(?:-nic|-ip|-osdisk|_OsDisk_\d+_[0-9a-f]{32})$/i.exec(name)?.[1];
+}
 
 /** The resource group of an ARM id ("/subscriptions/s/resourceGroups/RG/providers/…"). */
 export function groupOf(id: string | undefined): string {

@@ -4,8 +4,10 @@ import { azCall } from './errors';
 import { ipName, nicName, NSG, SUBNET, VNET } from './names';
 
 // The cluster's network, all inside its resource group: a VNet with one subnet guarded by an
-// NSG (SSH + the task's ports), and per VM a Standard static public IP and a NIC. NIC and IP
-// carry deleteOption "Delete", so deleting a single VM (failover of one node) frees them too.
+// NSG (SSH + the task's ports), and per VM a Standard static public IP and a NIC. Deleting a
+// single VM frees them too: the VM's NIC reference says Delete (vm.ts), and so does the NIC's
+// reference to the IP, the one place the network RP honours it (the IP's own deleteOption is
+// ignored: azure-rest-api-specs#25475).
 
 export interface NetCtx {
   c: AzureClients;

@@ -7,7 +7,7 @@ import { AZURE_SHIPPED } from '../../catalog/azureShipped';
 import { azCall } from './errors';
 import { createNic, type NetCtx } from './network';
 import { grantSelfStop } from './identity';
-import { TAG_HEAD } from './names';
+import { diskName, TAG_HEAD } from './names';
 import { AZURE_SSH_USER, UBUNTU_2204 } from './options';
 
 export const DEFAULT_DISK_GB = 256;
@@ -55,12 +55,14 @@ export async function createVm(x: VmCtx, req: RunRequest, name: string, head: bo
     hardwareProfile: { vmSize: pickSize(req.placement, shape) },
     storageProfile: {
       imageReference: imageReference(shape.imageId, x.location),
-      osDisk: { createOption: 'FromImage', deleteOption: 'Delete', diskSizeGB: shape.diskSize ?? DEFAULT_DISK_GB, managedDisk: { storageAccountType: 'StandardSSD_LRS' } },
+      // OSDisk.deleteOption defaults to Detach (the disk outlives the VM and bills): Delete.
+      osDisk: { name: diskName(name), createOption: 'FromImage', deleteOption: 'Delete', diskSizeGB: shape.diskSize ?? DEFAULT_DISK_GB, managedDisk: { storageAccountType: 'StandardSSD_LRS' } },
     },
     osProfile: {
       computerName: name, adminUsername: AZURE_SSH_USER,
       linuxConfiguration: { disablePasswordAuthentication: true, ssh: { publicKeys: [{ path: `/home/${AZURE_SSH_USER}/.ssh/authorized_keys`, keyData: x.publicKey }] } },
     },
+    // NetworkInterfaceReferenceProperties.deleteOption (default Detach): the NIC goes with the VM.
     networkProfile: { networkInterfaces: [{ id: nicId, primary: true, deleteOption: 'Delete' }] },
     // Evicted spot VMs are deallocated (disk kept, compute not billed), so they can be started
     // again; maxPrice -1 means "up to the on-demand price": no eviction for price.

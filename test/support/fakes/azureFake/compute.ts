@@ -3,6 +3,7 @@
 // end AllocationFailed; power state moves through starting/deallocating/... over time.
 import { allocationFailed, ArmError, badReference, imageNotFound, invalidSize, quotaExceeded, skuNotAvailable } from './bodies';
 import { IMAGES, SIZES, type ArmModel, type AsyncOp, type Json } from './model';
+import { removeNetwork } from './network';
 
 export function putVm(m: ArmModel, id: string, rg: string, name: string, body: Json): { status: number; body: Json; op: AsyncOp } {
   const p = body.properties ?? {};
@@ -14,6 +15,11 @@ export function putVm(m: ArmModel, id: string, rg: string, name: string, body: J
   const urn = `${img.publisher}:${img.offer}:${img.sku}`;
   if (!img.id && !IMAGES.has(urn)) throw imageNotFound(`${urn}:${img.version ?? 'latest'}`);
   for (const nic of p.networkProfile?.networkInterfaces ?? []) if (!m.get(nic.id)) throw badReference(nic.id, id);
+  // Compute spec (ComputeRP stable 2024-07-01, virtualMachine.json / computeRPCommon.json):
+  // NetworkInterfaceReference carries primary/deleteOption under "properties"
+  // (NetworkInterfaceReferenceProperties, flattened by the SDKs); a bare top-level
+  // deleteOption is not part of the schema and does nothing.
+  const nics = ((p.networkProfile?.networkInterfaces ?? []) as Json[]).map((r) => ({ id: r.id, ...(r.properties ? { properties: r.properties } : {}) }));
   const spot = p.priority === 'Spot';
   const quota = spot ? m.spotQuota : m.coreQuota;
   const want = SIZES[size].cores;
@@ -28,9 +34,11 @@ export function putVm(m: ArmModel, id: string, rg: string, name: string, body: J
   const { adminPassword: _secret, ...osProfile } = p.osProfile ?? {};
   vm.properties = {
     ...p, osProfile, vmId: vm.properties?.vmId ?? crypto.randomUUID(), timeCreated: vm.properties?.timeCreated ?? new Date().toISOString(),
-    provisioningState: existing ? 'Updating' : 'Creating',
+    provisioningState: existing ? 'Updating' : 'Creating', networkProfile: { ...(p.networkProfile ?? {}), networkInterfaces: nics },
+    storageProfile: { ...(p.storageProfile ?? {}), osDisk: existing?.properties?.storageProfile?.osDisk ?? osDisk(m, rg, name, vm, body) },
   };
   m.put(vm);
+  for (const r of nics) m.get(r.id)!.properties.virtualMachine = { id };
   if (existing) return { status: 200, body: vm, op: m.op(1, () => (vm.properties.provisioningState = 'Succeeded')) };
   vm._power = 'starting';
   if (m.allocationFails.has(location)) {
@@ -69,21 +77,52 @@ export function vmAction(m: ArmModel, vm: Json, action: string): AsyncOp {
   }
 }
 
-/** Deleting a VM takes the NICs, public IPs and OS disk whose deleteOption says so. */
+/**
+ * The managed OS disk a VM made from an image gets: a Microsoft.Compute/disks resource of its
+ * own, named by osDisk.name or else "<vm>_OsDisk_1_<hex>" as Azure names it, managed by the VM.
+ */
+function osDisk(m: ArmModel, rg: string, vmName: string, vm: Json, body: Json): Json {
+  const d = body.properties?.storageProfile?.osDisk ?? {};
+  const name = d.name ?? `${vmName}_OsDisk_1_${crypto.randomUUID().replace(/-/g, '')}`;
+  const diskId = `${m.groupId(rg)}/providers/Microsoft.Compute/disks/${name}`;
+  const sku = d.managedDisk?.storageAccountType ?? 'Premium_LRS';
+  m.put({
+    id: diskId, name, type: 'Microsoft.Compute/disks', location: vm.location, managedBy: vm.id, sku: { name: sku },
+    properties: { osType: 'Linux', diskSizeGB: d.diskSizeGB ?? 30, diskState: 'Attached', provisioningState: 'Succeeded' },
+  });
+  return { ...d, osType: 'Linux', name, managedDisk: { ...(d.managedDisk ?? {}), id: diskId } };
+}
+
+/**
+ * Deleting a VM takes along what its deleteOptions name, per the Compute spec (ComputeRP
+ * stable 2024-07-01): a NIC when NetworkInterfaceReferenceProperties.deleteOption
+ * is Delete (default Detach); the OS disk when OSDisk.deleteOption is Delete (default Detach
+ * for a managed disk). A public IP goes with its deleted NIC only when the NIC's reference to
+ * it says Delete (network.ts). Whatever is detached stays, unattached, and bills.
+ */
 export function deleteVm(m: ArmModel, vm: Json): AsyncOp {
   vm.properties.provisioningState = 'Deleting';
   return m.op(3, () => {
     m.remove(vm.id);
     for (const ref of vm.properties.networkProfile?.networkInterfaces ?? []) {
-      if ((ref.properties?.deleteOption ?? ref.deleteOption) !== 'Delete') continue;
       const nic = m.get(ref.id);
-      for (const cfg of nic?.properties?.ipConfigurations ?? []) {
-        const ip = cfg.properties?.publicIPAddress;
-        if (ip?.id && ip.properties?.deleteOption === 'Delete') m.remove(ip.id);
-      }
-      if (nic) m.remove(nic.id);
+      if (!nic) continue;
+      if (ref.properties?.deleteOption === 'Delete') removeNetwork(m, nic, true);
+      else delete nic.properties.virtualMachine;
     }
+    const os = vm.properties.storageProfile?.osDisk;
+    const disk = os?.managedDisk?.id ? m.get(os.managedDisk.id) : undefined;
+    if (disk && os.deleteOption === 'Delete') m.remove(disk.id);
+    else if (disk) Object.assign(disk, { managedBy: undefined, properties: { ...disk.properties, diskState: 'Unattached' } });
   });
+}
+
+/** DELETE of a managed disk: refused while a VM uses it, as Compute does. */
+export function deleteDisk(m: ArmModel, disk: Json): AsyncOp {
+  if (disk.managedBy && m.get(disk.managedBy)) {
+    throw new ArmError(409, 'OperationNotAllowed', `Disk ${disk.name} is attached to VM ${disk.managedBy}.`);
+  }
+  return m.op(1, () => m.remove(disk.id));
 }
 
 export function instanceView(vm: Json): Json {

@@ -28,6 +28,12 @@ export function putNetwork(m: ArmModel, id: string, type: string, name: string, 
       break;
     case 'publicIPAddresses':
       p.ipAddress = existing?.properties?.ipAddress ?? `198.51.100.${m.nextIp() & 255}`; // TEST-NET-2: never connected to
+      // publicIpAddress.json PublicIPAddressPropertiesFormat.deleteOption is in the schema, but
+      // the network RP ignores it on the IP's own PUT (not stored, not echoed, no effect on a VM
+      // delete: azure-rest-api-specs#25475, azure-cli#20592); it works only on a NIC's
+      // reference to the IP (below). The fake drops it, as Azure does.
+      delete p.deleteOption;
+      if (existing?.properties?.ipConfiguration) p.ipConfiguration = existing.properties.ipConfiguration;
       break;
     case 'networkInterfaces':
       for (const cfg of (p.ipConfigurations ?? []) as Json[]) {
@@ -39,7 +45,17 @@ export function putNetwork(m: ArmModel, id: string, type: string, name: string, 
         if (ip && !m.get(ip)) throw badReference(ip, id);
         c.privateIPAddress = existing?.properties?.ipConfigurations?.[0]?.properties?.privateIPAddress ?? `10.0.0.${(m.nextIp() & 255) + 3}`;
         cfg.id = `${id}/ipConfigurations/${cfg.name}`;
+        if (ip) {
+          // networkInterface.json NetworkInterfaceIPConfigurationPropertiesFormat.publicIPAddress
+          // is a reference: only its id is used, but the RP keeps properties.deleteOption on it
+          // ("what happens to the public IP when the VM using it is deleted"; read back on the
+          // NIC, azure-sdk-for-java#38806/#39096). The IP records the configuration using it.
+          const del = c.publicIPAddress.properties?.deleteOption;
+          c.publicIPAddress = { id: ip, ...(del ? { properties: { deleteOption: del } } : {}) };
+          m.get(ip)!.properties.ipConfiguration = { id: cfg.id };
+        }
       }
+      if (existing?.properties?.virtualMachine) p.virtualMachine = existing.properties.virtualMachine;
       break;
     default:
       throw new ArmError(400, 'NoRegisteredProviderFound', `No registered resource provider found for location and resource type '${type}'.`);
@@ -61,4 +77,33 @@ export function putRule(m: ArmModel, nsgId: string, name: string, body: Json): J
   nsg.properties.securityRules = [...rules, rule];
   collect(m, nsgId, nsg);
   return rule;
+}
+
+/**
+ * DELETE of a NIC or public IP: refused while in use, as the network RP does (a NIC attached
+ * to a VM: NicInUse; an IP on a NIC's configuration: PublicIPAddressInUse); a NIC's removal
+ * frees its IPs. Returns what to run when the operation completes.
+ */
+export function deleteNetwork(m: ArmModel, r: Json): () => void {
+  const vm = r.properties?.virtualMachine?.id;
+  if (vm && m.get(vm)) {
+    throw new ArmError(400, 'NicInUse', `Network Interface ${r.id} is used by existing resource ${vm}. In order to delete the network interface, it must be dissociated from the resource. To learn more, see aka.ms/deletenic.`);
+  }
+  const cfg = r.properties?.ipConfiguration?.id as string | undefined;
+  if (cfg && m.get(cfg.replace(/\/ipConfigurations\/[^/]+$/i, ''))) {
+    throw new ArmError(400, 'PublicIPAddressInUse', `Public IP address ${r.id} can not be deleted since it is still allocated to resource ${cfg}. In order to delete the public IP, disassociate/detach the Public IP address from the resource.  To learn how to do this, see aka.ms/deletepublicip.`);
+  }
+  return () => removeNetwork(m, r, false);
+}
+
+/** Removes a resource; for a NIC, frees its IPs, or (`withIps`, a VM delete) removes those whose reference says Delete. */
+export function removeNetwork(m: ArmModel, r: Json, withIps: boolean): void {
+  m.remove(r.id);
+  for (const cfg of (r.properties?.ipConfigurations ?? []) as Json[]) {
+    const ref = cfg.properties?.publicIPAddress;
+    const ip = ref?.id ? m.get(ref.id) : undefined;
+    if (!ip) continue;
+    if (withIps && ref.properties?.deleteOption === 'Delete') m.remove(ip.id);
+    else delete ip.properties.ipConfiguration;
+  }
 }

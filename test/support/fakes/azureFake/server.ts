@@ -2,14 +2,14 @@
 // https on 127.0.0.1 with a self-signed certificate, for the real @azure/arm-* clients.
 import { LoopbackHttp } from '../loopbackHttp';
 import { ArmError, authorizationFailed, groupBeingDeleted, missingAuth, resourceNotFound } from './bodies';
-import { deleteVm, instanceView, putVm, vmAction } from './compute';
-import { ArmModel, type AsyncOp, type Json } from './model';
-import { putNetwork, putRule } from './network';
+import { deleteDisk, deleteVm, instanceView, putVm, vmAction } from './compute';
+import { ArmModel, type Json } from './model';
+import { deleteNetwork, putNetwork, putRule } from './network';
+import { page } from './paging';
+import { lroHeaders, opStatus, parseBody, strip, type Reply } from './wire';
 import { miCheck, putRoleAssignment } from './identity';
 import { listSkus } from './skus';
 import type { TestCert } from './tls';
-
-type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
 
 export class AzureFake extends LoopbackHttp {
   /** The default subscription's state; `addSubscription` adds others, each with its own state. */
@@ -20,6 +20,8 @@ export class AzureFake extends LoopbackHttp {
   /** 403 AuthorizationFailed on every write (an identity with Reader only). */
   denyWrites = false;
   readonly faults: { method: string; path: RegExp; error: ArmError; times: number }[] = [];
+  /** Items per page of every list answer (tests set a small one; the rest comes by nextLink). */
+  pageSize = 1000;
 
   constructor(tls: TestCert, subscription = '00000000-0000-0000-0000-00000000beef', stepMs = 25) {
     super(tls);
@@ -64,42 +66,43 @@ export class AzureFake extends LoopbackHttp {
         fault.times--;
         throw fault.error;
       }
-      const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : undefined;
+      const body = chunks.length ? parseBody(Buffer.concat(chunks).toString('utf8')) : undefined;
       if (method !== 'GET' && method !== 'HEAD') m.calls.push({ method, path: url.pathname, body: body && structuredClone(body) });
       if (this.denyWrites && ['PUT', 'DELETE', 'POST', 'PATCH'].includes(method)) throw authorizationFailed(`write on ${url.pathname}`, url.pathname);
-      reply = this.route(m, method, url.pathname, body, url.searchParams);
+      reply = this.route(m, method, url.pathname, body, url);
     } catch (e) {
-      if (!(e instanceof ArmError)) throw e;
-      reply = { status: e.status, body: e.body() };
+      // A bug of the fake still answers in ARM's shape, so the client reports it instead of hanging.
+      const err = e instanceof ArmError ? e : new ArmError(500, 'InternalServerError', `fake ARM: ${(e as Error)?.stack ?? String(e)}`);
+      reply = { status: err.status, body: err.body() };
     }
     res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'x-ms-request-id': crypto.randomUUID(), ...reply.headers });
     res.end(reply.body === undefined || method === 'HEAD' ? undefined : JSON.stringify(strip(reply.body)));
   }
 
-  /** Async-operation headers as the compute/network RPs send them (no Retry-After: tests set the interval). */
-  private lro(m: ArmModel, op: AsyncOp, location = 'eastus', withLocation = false): Record<string, string> {
-    const base = `${this.endpoint}/subscriptions/${m.subscription}/providers/Microsoft.Compute/locations/${location}`;
-    return { 'azure-asyncoperation': `${base}/operations/${op.id}?api-version=2024-07-01`, ...(withLocation ? { location: `${base}/operationResults/${op.id}?api-version=2024-07-01` } : {}) };
-  }
-
-  private route(m: ArmModel, method: string, path: string, body: Json | undefined, query: URLSearchParams): Reply {
+  private route(m: ArmModel, method: string, path: string, body: Json | undefined, url: URL): Reply {
+    const query = url.searchParams;
+    const list = (items: Json[]): Reply => ({ status: 200, body: page(items, url, this.pageSize) });
     const s = path.split('/').filter(Boolean); // subscriptions, S, ...
     if (s[0]?.toLowerCase() !== 'subscriptions' || !this.subscriptions.has(s[1]) || s[1] !== m.subscription) {
       throw new ArmError(404, 'SubscriptionNotFound', `The subscription '${s[1]}' could not be found.`);
     }
     const rest = s.slice(2);
     const low = rest.map((x) => x.toLowerCase());
-    if (low[0] === 'providers' && low[2] === 'locations') return this.opStatus(m, low[4], rest[5]);
-    if (low[0] === 'operationresults') return this.opStatus(m, 'operationresults', rest[1]);
-    if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'virtualmachines' && method === 'GET') return { status: 200, body: { value: m.vms() } };
-    if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'skus' && method === 'GET') return { status: 200, body: listSkus(m, query) };
+    if (low[0] === 'providers' && low[2] === 'locations') return opStatus(m, low[4], rest[5], url);
+    if (low[0] === 'operationresults') return opStatus(m, 'operationresults', rest[1], url);
+    if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'virtualmachines' && method === 'GET') return list(m.vms());
+    if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'skus' && method === 'GET') return list(listSkus(m, query).value);
     if (low[0] !== 'resourcegroups') throw new ArmError(400, 'InvalidRequestUri', `The request URI '${path}' is not valid.`);
     if (rest.length === 1) {
       // $filter=tagName eq 'k' [and tagValue eq 'v'], the one filter resource groups support.
       const f = /tagName eq '([^']+)'(?:\s+and\s+tagValue eq '([^']*)')?/.exec(query.get('$filter') ?? '');
       const groups = [...m.resources.values()].filter((r) => r.type === 'Microsoft.Resources/resourceGroups')
         .filter((g) => !f || (f[1] in (g.tags ?? {}) && (f[2] === undefined || g.tags[f[1]] === f[2])));
-      return { status: 200, body: { value: groups } };
+      // ARM answers a tag-filtered listing without the tags ("When you filter by a tag name and
+      // value, the tags for each resource are not returned in the results": resources.json,
+      // Resources_List $filter). ResourceGroups_List's own $filter text is silent on it; the
+      // fake takes the documented behaviour, so a client must read tags some other way.
+      return list(f ? groups.map(({ tags: _dropped, ...g }) => g) : groups);
     }
     const rg = rest[1];
     if (rest.length === 2) return this.group(m, method, rg, body);
@@ -107,23 +110,24 @@ export class AzureFake extends LoopbackHttp {
     const [, , , ns, type, name, sub, subName] = rest;
     const baseId = `${m.groupId(g.name)}/providers/${ns}/${type}`;
     const id = `${baseId}/${name}`;
-    if (!name && method === 'GET') return { status: 200, body: { value: m.under(`${baseId}/`).filter((r) => String(r.id).split('/').length === baseId.split('/').length + 1) } };
+    if (!name && method === 'GET') return list(m.under(`${baseId}/`).filter((r) => String(r.id).split('/').length === baseId.split('/').length + 1));
     if (method !== 'GET' && g.properties.provisioningState === 'Deleting') throw groupBeingDeleted(rg);
     if (ns?.toLowerCase() === 'microsoft.authorization' && type?.toLowerCase() === 'roleassignments' && method === 'PUT') {
       return putRoleAssignment(m, m.identities, m.groupId(g.name), name, body ?? {});
     }
     if (type.toLowerCase() === 'virtualmachines') return this.vm(m, method, id, g.name, name, sub, body);
+    if (type.toLowerCase() === 'disks') return this.disk(m, method, id, name, rg);
     if (sub?.toLowerCase() === 'securityrules') {
       const nsg = m.get(id);
       if (!nsg) throw resourceNotFound(`Microsoft.Network/${type}`, name, rg);
-      if (method === 'GET' && !subName) return { status: 200, body: { value: nsg.properties.securityRules ?? [] } };
+      if (method === 'GET' && !subName) return list(nsg.properties.securityRules ?? []);
       if (method === 'GET') {
         const found = (nsg.properties.securityRules ?? []).find((r: Json) => r.name === subName);
         if (!found) throw resourceNotFound(`Microsoft.Network/${type}/${name}/securityRules`, subName, rg);
         return { status: 200, body: found };
       }
       const rule = putRule(m, id, subName, body ?? {});
-      return { status: 201, body: rule, headers: this.lro(m, m.op(1, () => undefined), nsg.location) };
+      return { status: 201, body: rule, headers: lroHeaders(this.endpoint, m, m.op(1, () => undefined), nsg.location) };
     }
     return this.networkResource(m, method, id, type, name, rg, body);
   }
@@ -145,13 +149,13 @@ export class AzureFake extends LoopbackHttp {
     const vm = m.get(id);
     if (method === 'PUT') {
       const r = putVm(m, id, rg, name, body ?? {});
-      return { status: r.status, body: r.body, headers: this.lro(m, r.op, r.body.location) };
+      return { status: r.status, body: r.body, headers: lroHeaders(this.endpoint, m, r.op, r.body.location) };
     }
     if (!vm) throw resourceNotFound('Microsoft.Compute/virtualMachines', name, rg);
     if (method === 'GET' && action?.toLowerCase() === 'instanceview') return { status: 200, body: instanceView(vm) };
     if (method === 'GET') return { status: 200, body: vm };
-    if (method === 'DELETE') return { status: 202, headers: this.lro(m, deleteVm(m, vm), vm.location, true) };
-    if (method === 'POST' && action) return { status: 202, headers: this.lro(m, vmAction(m, vm, action), vm.location, true) };
+    if (method === 'DELETE') return { status: 202, headers: lroHeaders(this.endpoint, m, deleteVm(m, vm), vm.location, true) };
+    if (method === 'POST' && action) return { status: 202, headers: lroHeaders(this.endpoint, m, vmAction(m, vm, action), vm.location, true) };
     throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
   }
 
@@ -160,27 +164,21 @@ export class AzureFake extends LoopbackHttp {
     if (method === 'PUT') {
       const created = putNetwork(m, id, type, name, body ?? {});
       const op = m.op(1, () => (created.properties.provisioningState = 'Succeeded'));
-      return { status: r ? 200 : 201, body: created, headers: this.lro(m, op, created.location) };
+      return { status: r ? 200 : 201, body: created, headers: lroHeaders(this.endpoint, m, op, created.location) };
     }
     if (!r) throw resourceNotFound(`Microsoft.Network/${type}`, name, rg);
     if (method === 'GET') return { status: 200, body: r };
-    if (method === 'DELETE') return { status: 202, headers: this.lro(m, m.op(1, () => m.remove(id)), r.location, true) };
+    if (method === 'DELETE') return { status: 202, headers: lroHeaders(this.endpoint, m, m.op(1, deleteNetwork(m, r)), r.location, true) };
     throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
   }
 
-  /** Azure-AsyncOperation status, or a Location poll (202 until done, then 200). */
-  private opStatus(m: ArmModel, kind: string, id: string): Reply {
-    const op = m.ops.get(id);
-    if (!op) throw new ArmError(404, 'NotFound', `Operation ${id} not found.`);
-    if (kind === 'operations') return { status: 200, body: { name: op.id, ...op } };
-    if (op.status === 'InProgress') return { status: 202, headers: {} };
-    return op.status === 'Failed' ? { status: 400, body: { error: op.error } } : { status: 200, body: {} };
+  /** Managed disks: made by a VM create (compute.ts), read and deleted here. */
+  private disk(m: ArmModel, method: string, id: string, name: string, rg: string): Reply {
+    const d = m.get(id);
+    if (!d) throw resourceNotFound('Microsoft.Compute/disks', name, rg);
+    if (method === 'GET') return { status: 200, body: d };
+    if (method === 'DELETE') return { status: 202, headers: lroHeaders(this.endpoint, m, deleteDisk(m, d), d.location, true) };
+    throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
   }
 }
 
-/** Wire form without the fake's private fields (power state is only in the instance view). */
-function strip(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(strip);
-  if (!v || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => !k.startsWith('_')).map(([k, x]) => [k, strip(x)]));
-}

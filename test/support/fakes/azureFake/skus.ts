@@ -51,8 +51,9 @@ function diskSku(location: string): Json {
   };
 }
 
+/** Every SKU row the filter keeps; a listing counts once, however many pages it is read in. */
 export function listSkus(m: ArmModel, query: URLSearchParams): Json {
-  requests.set(m, skuListings(m) + 1);
+  if (!query.has('$skiptoken')) requests.set(m, skuListings(m) + 1);
   const only = /location eq '([^']+)'/i.exec(query.get('$filter') ?? '')?.[1]?.toLowerCase();
   const value = LOCATIONS.filter((l) => !only || l === only).flatMap((l) => [...VMS.map((r) => vmSku(m, r, l)), diskSku(l)]);
   return { value };

@@ -1,7 +1,8 @@
 // A real VS Code workbench on this machine: code-server (VS Code 1.100.3 server) on loopback,
 // driven by Debian's Chromium through playwright-core. Shared by the runTests() launcher
 // (code-server-launcher.mjs) and the Playwright UI suites (test/vscode/ui/).
-// Facts this relies on are in shared/TESTING.md, "A real VS Code extension host (code-server)".
+// code-server 4.100.3 is the newest that runs on Node 20; it is installed from the npm registry
+// by install-code-server.sh (nothing is downloaded from elsewhere).
 //
 // Cleanup rule: code-server runs in its own process group; stop() signals that group AND every
 // process that descends from code-server (terminals are setsid'd out of the group), then the

@@ -7,7 +7,8 @@
 # installed: well under a second. Prints the code-server binary path as its last line.
 #
 # This machine reaches only the npm registry and Debian apt, so every step that would download
-# a binary from elsewhere is pre-empted (see shared/TESTING.md, "A real VS Code extension host").
+# a binary from elsewhere is pre-empted (ripgrep from apt instead of @vscode/ripgrep's download,
+# Debian's Chromium instead of Playwright's).
 set -euo pipefail
 
 VERSION=4.100.3

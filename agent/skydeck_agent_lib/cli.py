@@ -35,10 +35,11 @@ class Commands(object):
 
 
 def tick(ctx, args):
-    from . import daemon, jobs, liveness
+    # daemon_ctl, not daemon: tick only starts the daemon, it never needs its main loop.
+    from . import daemon_ctl, jobs, liveness
     result = liveness.sweep(ctx)
     if jobs.nonterminal_exists(ctx.conn()):
-        daemon.ensure(ctx)
+        daemon_ctl.ensure(ctx)
     return result
 
 

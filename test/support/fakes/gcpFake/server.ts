@@ -7,11 +7,15 @@ import { GceModel, type FakeInstance, type FakeOperation, type Json } from './mo
 import { insertInstance } from './insert';
 import { listMachineTypes } from './machineTypes';
 import { vmTokenCheck } from './metadata';
+import { checkResume, checkStart, runResume } from './lifecycle';
+import { aggregatedPage, pageOf, setPageSize } from './paging';
 
 export interface GcpFakeOptions {
   project?: string;
   zones?: string[];
   stepMs?: number;
+  /** Every project's lists page at this size (paging.ts), so callers must follow nextPageToken. */
+  pageSize?: number;
 }
 
 export class GcpFake extends LoopbackHttp {
@@ -19,6 +23,7 @@ export class GcpFake extends LoopbackHttp {
   readonly model: GceModel;
   readonly projects = new Map<string, GceModel>();
   private readonly stepMs: number;
+  private readonly pageSize?: number;
   /** Reject requests with no bearer token (401), as the real API does. */
   requireAuth = false;
   /** Reject every mutation with 403 forbidden (an account lacking roles/compute.admin). */
@@ -29,14 +34,17 @@ export class GcpFake extends LoopbackHttp {
   constructor(o: GcpFakeOptions = {}) {
     super();
     this.stepMs = o.stepMs ?? 30;
+    this.pageSize = o.pageSize;
     this.model = new GceModel(o.project ?? 'skydeck-test', o.zones ?? ['us-central1-a', 'us-central1-b', 'us-central1-c', 'europe-west4-a'], this.stepMs);
     this.projects.set(this.model.project, this.model);
+    if (o.pageSize) setPageSize(this.model, o.pageSize);
   }
 
   /** Another project the caller can use (same zones), with nothing in it. */
   addProject(project: string): GceModel {
     const m = new GceModel(project, [...this.model.zones], this.stepMs);
     this.projects.set(project, m);
+    if (this.pageSize) setPageSize(m, this.pageSize);
     return m;
   }
 
@@ -90,25 +98,18 @@ export class GcpFake extends LoopbackHttp {
     const filter = parseFilter(url.searchParams.get('filter'));
     if (method !== 'GET' && this.denyMutations && !/\/wait$/.test(url.pathname)) throw forbidden('compute.instances.create', url.pathname.slice(prefix.length));
     switch (key) {
-      case 'GET zones':
-        return { kind: 'compute#zoneList', items: m.zones.map((z) => ({ kind: 'compute#zone', name: z, status: 'UP', region: m.url(`regions/${z.replace(/-[a-z]$/, '')}`) })) };
+      case 'GET zones': {
+        const zones = m.zones.map((z) => ({ kind: 'compute#zone', name: z, status: 'UP', region: m.url(`regions/${z.replace(/-[a-z]$/, '')}`) }));
+        return { kind: 'compute#zoneList', ...pageOf(m, zones.filter(filter), url.searchParams, 'zones'), selfLink: m.url('zones') };
+      }
       case 'GET aggregated/instances': {
-        const items: Json = {};
-        for (const z of m.zones) {
-          if (this.unreachable.has(z)) {
-            items[`zones/${z}`] = { warning: { code: 'UNREACHABLE', message: `Scope 'zones/${z}' is unreachable.`, data: [{ key: 'scope', value: `zones/${z}` }] } };
-            continue;
-          }
-          const list = this.inZone(m, z).filter(filter);
-          items[`zones/${z}`] = list.length ? { instances: list } : {
-            warning: { code: 'NO_RESULTS_ON_PAGE', message: `There are no results for scope 'zones/${z}' on this page.`, data: [{ key: 'scope', value: `zones/${z}` }] },
-          };
-        }
-        return { kind: 'compute#instanceAggregatedList', id: `projects/${m.project}/aggregated/instances`, items, selfLink: m.url('aggregated/instances') };
+        const page = aggregatedPage(m, m.zones.map((z) => `zones/${z}`), (s) => this.inZone(m, s.slice(6)).filter(filter), 'instances', url.searchParams,
+          (s) => this.unreachable.has(s.slice(6)));
+        return { kind: 'compute#instanceAggregatedList', id: `projects/${m.project}/aggregated/instances`, ...page, selfLink: m.url('aggregated/instances') };
       }
       case 'GET zones/*/machineTypes': return listMachineTypes(m, this.zone(m, parts[1]), url.searchParams);
       case 'GET zones/*/instances':
-        return { kind: 'compute#instanceList', items: this.inZone(m, this.zone(m, parts[1])).filter(filter) };
+        return { kind: 'compute#instanceList', ...pageOf(m, this.inZone(m, this.zone(m, parts[1])).filter(filter), url.searchParams, url.pathname), selfLink: m.url(`zones/${parts[1]}/instances`) };
       case 'POST zones/*/instances':
         return insertInstance(m, this.zone(m, parts[1]), body ?? {});
       case 'GET zones/*/instances/*':
@@ -118,7 +119,16 @@ export class GcpFake extends LoopbackHttp {
       case 'POST zones/*/instances/*/stop':
         return this.mutate(m, parts, 'stop', (i, op) => m.runStop(i, op));
       case 'POST zones/*/instances/*/start':
+        checkStart(m.instance(this.zone(m, parts[1]), parts[3]));
         return this.mutate(m, parts, 'start', (i, op) => m.runStart(i, op));
+      case 'POST zones/*/instances/*/resume':
+        checkResume(m.instance(this.zone(m, parts[1]), parts[3]));
+        return this.mutate(m, parts, 'resume', (i, op) => runResume(m, i, op));
+      case 'GET zones/*/operations': {
+        const z = this.zone(m, parts[1]);
+        const ops = [...m.operations.values()].filter((o) => o.zone === m.url(`zones/${z}`)).filter(filter);
+        return { kind: 'compute#operationList', id: `projects/${m.project}/zones/${z}/operations`, ...pageOf(m, ops, url.searchParams, url.pathname), selfLink: m.url(`zones/${z}/operations`) };
+      }
       case 'GET zones/*/operations/*':
       case 'GET global/operations/*':
         return this.op(m, parts[parts.length - 1]);
@@ -126,11 +136,11 @@ export class GcpFake extends LoopbackHttp {
       case 'POST global/operations/*/wait':
         return this.waitOp(m, parts[parts.length - 2]);
       default:
-        return this.firewalls(m, key, parts, body);
+        return this.firewalls(m, key, parts, body, url);
     }
   }
 
-  private firewalls(m: GceModel, key: string, parts: string[], body: Json | undefined): unknown {
+  private firewalls(m: GceModel, key: string, parts: string[], body: Json | undefined, url: URL): unknown {
     const name = parts[2];
     const done = (type: string, fn: () => void) => {
       const op = m.operation(type, m.url(`global/firewalls/${name ?? body?.name}`), undefined);
@@ -147,7 +157,7 @@ export class GcpFake extends LoopbackHttp {
     };
     switch (key) {
       case 'GET global/firewalls':
-        return { kind: 'compute#firewallList', items: [...m.firewalls.values()] };
+        return { kind: 'compute#firewallList', ...pageOf(m, [...m.firewalls.values()], url.searchParams, 'firewalls') };
       case 'POST global/firewalls': {
         const n = String(body?.name ?? '');
         if (m.firewalls.has(n)) throw alreadyExists(`projects/${m.project}/global/firewalls/${n}`);

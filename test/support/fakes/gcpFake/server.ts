@@ -30,6 +30,8 @@ export class GcpFake extends LoopbackHttp {
   denyMutations = false;
   /** Zones the aggregated listing reports as UNREACHABLE (a partial answer, as GCP gives). */
   readonly unreachable = new Set<string>();
+  /** Every GET answered (path and query), so tests can count the pages a caller asked for. */
+  readonly reads: string[] = [];
 
   constructor(o: GcpFakeOptions = {}) {
     super();
@@ -75,6 +77,7 @@ export class GcpFake extends LoopbackHttp {
       }
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : undefined;
       if (method !== 'GET') this.model.calls.push({ method, path: url.pathname, body });
+      else this.reads.push(url.pathname + url.search);
       out = await this.route(method, url, body);
     } catch (e) {
       if (!(e instanceof HttpError)) throw e;

@@ -8,7 +8,8 @@ import { insertInstance } from './insert';
 import { listMachineTypes } from './machineTypes';
 import { vmTokenCheck } from './metadata';
 import { checkResume, checkStart, runResume } from './lifecycle';
-import { aggregatedPage, pageOf, setPageSize } from './paging';
+import { pageOf, setPageSize } from './paging';
+import { aggregatedInstances, instanceList, operationList, render, zoneList } from './lists';
 
 export interface GcpFakeOptions {
   project?: string;
@@ -101,18 +102,13 @@ export class GcpFake extends LoopbackHttp {
     const filter = parseFilter(url.searchParams.get('filter'));
     if (method !== 'GET' && this.denyMutations && !/\/wait$/.test(url.pathname)) throw forbidden('compute.instances.create', url.pathname.slice(prefix.length));
     switch (key) {
-      case 'GET zones': {
-        const zones = m.zones.map((z) => ({ kind: 'compute#zone', name: z, status: 'UP', region: m.url(`regions/${z.replace(/-[a-z]$/, '')}`) }));
-        return { kind: 'compute#zoneList', ...pageOf(m, zones.filter(filter), url.searchParams, 'zones'), selfLink: m.url('zones') };
-      }
-      case 'GET aggregated/instances': {
-        const page = aggregatedPage(m, m.zones.map((z) => `zones/${z}`), (s) => this.inZone(m, s.slice(6)).filter(filter), 'instances', url.searchParams,
-          (s) => this.unreachable.has(s.slice(6)));
-        return { kind: 'compute#instanceAggregatedList', id: `projects/${m.project}/aggregated/instances`, ...page, selfLink: m.url('aggregated/instances') };
-      }
+      case 'GET zones':
+        return zoneList(m, url.searchParams, filter);
+      case 'GET aggregated/instances':
+        return aggregatedInstances(m, url.searchParams, filter, this.unreachable);
       case 'GET zones/*/machineTypes': return listMachineTypes(m, this.zone(m, parts[1]), url.searchParams);
       case 'GET zones/*/instances':
-        return { kind: 'compute#instanceList', ...pageOf(m, this.inZone(m, this.zone(m, parts[1])).filter(filter), url.searchParams, url.pathname), selfLink: m.url(`zones/${parts[1]}/instances`) };
+        return instanceList(m, this.zone(m, parts[1]), url.searchParams, filter);
       case 'POST zones/*/instances':
         return insertInstance(m, this.zone(m, parts[1]), body ?? {});
       case 'GET zones/*/instances/*':
@@ -127,11 +123,8 @@ export class GcpFake extends LoopbackHttp {
       case 'POST zones/*/instances/*/resume':
         checkResume(m.instance(this.zone(m, parts[1]), parts[3]));
         return this.mutate(m, parts, 'resume', (i, op) => runResume(m, i, op));
-      case 'GET zones/*/operations': {
-        const z = this.zone(m, parts[1]);
-        const ops = [...m.operations.values()].filter((o) => o.zone === m.url(`zones/${z}`)).filter(filter);
-        return { kind: 'compute#operationList', id: `projects/${m.project}/zones/${z}/operations`, ...pageOf(m, ops, url.searchParams, url.pathname), selfLink: m.url(`zones/${z}/operations`) };
-      }
+      case 'GET zones/*/operations':
+        return operationList(m, this.zone(m, parts[1]), url.searchParams, filter);
       case 'GET zones/*/operations/*':
       case 'GET global/operations/*':
         return this.op(m, parts[parts.length - 1]);
@@ -185,10 +178,6 @@ export class GcpFake extends LoopbackHttp {
     return z;
   }
 
-  private inZone(m: GceModel, z: string): Json[] {
-    return [...m.instances.values()].filter((i) => i.zone === z).map((i) => render(m, i));
-  }
-
   private mutate(m: GceModel, parts: string[], type: string, run: (i: FakeInstance, op: FakeOperation) => void): FakeOperation {
     const i = m.instance(this.zone(m, parts[1]), parts[3]);
     const op = m.operation(type, m.url(`zones/${i.zone}/instances/${i.name}`), i.zone);
@@ -209,9 +198,4 @@ export class GcpFake extends LoopbackHttp {
     while (op.status !== 'DONE' && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
     return op;
   }
-}
-
-/** The instance as the API shows it: zone and machine type as full URLs. */
-export function render(m: GceModel, i: FakeInstance): Json {
-  return { ...i, zone: m.url(`zones/${i.zone}`), machineType: m.url(`zones/${i.zone}/machineTypes/${i.machineType}`) };
 }

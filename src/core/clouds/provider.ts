@@ -8,8 +8,12 @@ export const TAG_CLUSTER = 'skydeck-cluster';
 export const TAG_UID = 'skydeck-cluster-uid';
 export const TAG_WORKSPACE = 'skydeck-workspace';
 
-/** Per-instance lifecycle as every cloud reports it, mapped to one vocabulary. */
-export type InstanceStatus = 'pending' | 'running' | 'stopping' | 'stopped' | 'terminating' | 'terminated';
+/**
+ * Per-instance lifecycle as every cloud reports it, mapped to one vocabulary. "unknown": the
+ * cloud said something the provider has no mapping for; it is live (never gone) and never
+ * counts as running or stopped.
+ */
+export type InstanceStatus = 'pending' | 'running' | 'stopping' | 'stopped' | 'terminating' | 'terminated' | 'unknown';
 
 export interface InstanceInfo {
   id: string;

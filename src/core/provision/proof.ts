@@ -22,7 +22,8 @@ export interface Proof {
 
 export function reached(s: InstanceStatus, goal: Goal): boolean {
   if (goal === 'terminated') return s === 'terminating' || s === 'terminated';
-  return s !== 'pending' && s !== 'running';
+  // Listed as stopping counts (the stop was accepted); "unknown" proves nothing either way.
+  return s === 'stopping' || s === 'stopped' || s === 'terminating' || s === 'terminated';
 }
 
 /**

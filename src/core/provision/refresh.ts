@@ -99,6 +99,10 @@ async function applyLive(env: ProvisionEnv, row: ClusterRecord, all: InstanceInf
   } else if (row.status === 'STOPPED' && live.some((i) => i.status === 'running' || i.status === 'pending')) {
     patch = { status: 'INIT', last_error: 'instances were started outside Skydeck; start or launch it to use it' };
     reason = patch.last_error!;
+  } else if (row.status === 'STOPPED' && live.some((i) => i.status === 'unknown')) {
+    // Not proof of stopped (it may be running and billed): say so rather than keep STOPPED.
+    patch = { status: 'INIT', last_error: `instance ${live.find((i) => i.status === 'unknown')!.id} is in a status the provider does not know; stop or down it` };
+    reason = patch.last_error!;
   }
   if (!patch) return { name: row.name, action: 'unchanged', row, instances: all };
   const saved = await saveRow(env, row, patch, { kind: 'refresh', message: reason });

@@ -41,7 +41,8 @@ export async function resumeCluster(
   const q = await callWithRetry(() => env.provider.queryInstances(refOf(row)), {
     clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs,
   });
-  const running = q.ok ? q.value.filter((i) => i.status === 'running' || i.status === 'pending') : [];
+  // An instance in a status the provider cannot map may be running: not proof of stopped.
+  const running = q.ok ? q.value.filter((i) => i.status === 'running' || i.status === 'pending' || i.status === 'unknown') : [];
   const status = q.ok && running.length === 0 ? 'STOPPED' : 'INIT';
   const note = running.length ? `; ${running.length} instance(s) are running: start again, stop or down` : '';
   const saved = await saveRow(env, row, { status, last_error: error + note }, { kind: 'start-failed', message: error + note });

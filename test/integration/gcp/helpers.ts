@@ -29,7 +29,8 @@ export interface GcpBed {
 }
 
 export async function startGcpBed(): Promise<GcpBed> {
-  const fake = await new GcpFake({ project: PROJECT, stepMs: 25 }).start();
+  // Lists page at 2: every listing the provider makes must follow nextPageToken.
+  const fake = await new GcpFake({ project: PROJECT, stepMs: 25, pageSize: 2 }).start();
   fake.requireAuth = true;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-gcp-'));
   const made: ReturnType<typeof createGcpProvider>[] = [];

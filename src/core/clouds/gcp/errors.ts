@@ -3,12 +3,31 @@ import { ADC_FIX } from './project';
 import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED } from '../../catalog/gcpShipped';
 
 // GCP failures come two ways: an HTTP error on the call itself (google-gax turns it into a
-// GoogleError with httpStatusCode and the body's message; it drops errors[].reason), and an
-// error inside a finished Operation ({errors:[{code,message}]}), which is how capacity and
-// most quota failures of an insert arrive. Both are classified here by code, then message.
+// GoogleError with httpStatusCode and the body's message; it drops errors[].reason but lifts
+// the google.rpc.ErrorInfo of error.details[] into .reason/.domain), and an error inside a
+// finished Operation (Operation.error.errors[] {code, message, errorDetails[{errorInfo}]}),
+// which is how capacity and most quota failures of an insert arrive. Both are classified here
+// by ErrorInfo reason, then code, then message, then HTTP status.
 
 const CAPACITY = /^(ZONE_RESOURCE_POOL_EXHAUSTED|ZONE_RESOURCE_POOL_EXHAUSTED_WITH_DETAILS|RESOURCE_POOL_EXHAUSTED|UNSUPPORTED_OPERATION|UNAVAILABLE_RESOURCE|resourceExhausted|zoneResourcePoolExhausted)$/i;
 const QUOTA = /^(QUOTA_EXCEEDED|quotaExceeded|rateLimitExceeded_quota|LIMIT_EXCEEDED)$/i;
+
+/**
+ * ErrorInfo reasons that decide the kind whatever the HTTP status and message say (Google's
+ * reason catalogue for googleapis.com; compute.googleapis.com's own, which Operation errors
+ * write in lower case). A per-minute rate limit's message reads "Quota exceeded for quota
+ * metric …" and a concurrency limit comes as HTTP 403: both pass by themselves, so transient.
+ */
+const BY_REASON: Record<string, ProviderErrorKind> = {
+  RESOURCE_AVAILABILITY: 'capacity',
+  RATE_LIMIT_EXCEEDED: 'transient', CONCURRENT_OPERATIONS_QUOTA_EXCEEDED: 'transient',
+  SERVICE_DISABLED: 'auth', BILLING_DISABLED: 'auth', IAM_PERMISSION_DENIED: 'auth', ACCESS_TOKEN_SCOPE_INSUFFICIENT: 'auth',
+  ACCESS_TOKEN_EXPIRED: 'auth', CREDENTIALS_MISSING: 'auth', CONSUMER_INVALID: 'auth', USER_PROJECT_DENIED: 'auth',
+};
+
+function kindOfReason(reason: string | null | undefined): ProviderErrorKind | undefined {
+  return reason ? BY_REASON[reason.toUpperCase()] : undefined;
+}
 
 interface GaxLike {
   code?: number | string;
@@ -21,6 +40,7 @@ interface GaxLike {
 export interface OperationErrorItem {
   code?: string | null;
   message?: string | null;
+  errorDetails?: { errorInfo?: { reason?: string | null } | null }[] | null;
 }
 
 function kindOfCode(code: string, message: string): ProviderErrorKind | undefined {
@@ -34,9 +54,10 @@ export function operationError(action: string, errors: OperationErrorItem[]): Pr
   const first = errors[0] ?? {};
   const code = first.code ?? 'UNKNOWN';
   const message = first.message ?? 'operation failed';
-  const kind = kindOfCode(code, message)
+  const reason = first.errorDetails?.find((d) => d.errorInfo?.reason)?.errorInfo?.reason ?? undefined;
+  const kind = kindOfReason(reason) ?? kindOfCode(code, message)
     ?? (/^(RESOURCE_NOT_FOUND|INVALID|BAD_REQUEST|NOT_FOUND)/i.test(code) ? 'config' : /PERMISSION|FORBIDDEN/i.test(code) ? 'auth' : 'transient');
-  return new ProviderError(kind, `${action}: ${code}: ${message}`, hintFor(kind, message));
+  return new ProviderError(kind, `${action}: ${code}: ${message}${reason ? ` (${reason})` : ''}`, hintFor(kind, message, reason));
 }
 
 /**
@@ -55,6 +76,8 @@ export function classifyGcpError(e: unknown): ProviderErrorKind {
   const x = (e ?? {}) as GaxLike;
   const http = x.httpStatusCode ?? (typeof x.status === 'number' ? x.status : undefined);
   const message = x.message ?? '';
+  const byReason = kindOfReason(x.reason);
+  if (byReason) return byReason;
   const byCode = kindOfCode(x.reason ?? '', message);
   if (byCode) return byCode;
   if (http === 400 && missingInZone(message)) return 'capacity';
@@ -67,10 +90,11 @@ export function classifyGcpError(e: unknown): ProviderErrorKind {
   return 'transient';
 }
 
-function hintFor(kind: ProviderErrorKind, message: string): string | undefined {
+function hintFor(kind: ProviderErrorKind, message: string, reason?: string): string | undefined {
   if (kind === 'auth') {
     if (/project id/i.test(message)) return 'set a project: gcloud config set project <PROJECT_ID>';
-    if (/has not been used|is disabled|SERVICE_DISABLED/i.test(message)) return 'enable the API: gcloud services enable compute.googleapis.com';
+    if (reason === 'SERVICE_DISABLED' || /has not been used|is disabled/i.test(message)) return 'enable the API: gcloud services enable compute.googleapis.com';
+    if (reason === 'BILLING_DISABLED') return 'link a billing account to the project (console → Billing)';
     return `run "${ADC_FIX}" (or set GOOGLE_APPLICATION_CREDENTIALS), and check the account has Compute Admin on the project`;
   }
   if (kind === 'quota') return 'request more quota (console → IAM & Admin → Quotas), or use another region, smaller machines or on-demand instead of spot';
@@ -85,8 +109,8 @@ export function toGcpError(e: unknown, action?: string): ProviderError {
   const kind = classifyGcpError(e);
   const x = (e ?? {}) as GaxLike;
   const msg = (x.message ?? String(e)).split('\n')[0];
-  const http = x.httpStatusCode ? ` (HTTP ${x.httpStatusCode})` : '';
-  return new ProviderError(kind, `${action ? `${action}: ` : ''}${msg}${http}`, hintFor(kind, msg));
+  const said = [x.httpStatusCode ? `HTTP ${x.httpStatusCode}` : '', x.reason ?? ''].filter(Boolean).join(', ');
+  return new ProviderError(kind, `${action ? `${action}: ` : ''}${msg}${said ? ` (${said})` : ''}`, hintFor(kind, msg, x.reason));
 }
 
 /** Runs one Compute call and rethrows its failure as a typed ProviderError. */

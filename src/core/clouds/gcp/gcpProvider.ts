@@ -12,11 +12,11 @@ import { GcpClients } from './clients';
 import { gcpCall, isNotFound } from './errors';
 import { deleteFirewall, ensureFirewall, netTagOf } from './firewall';
 import { ANY_VALUE, labelFilter } from './labels';
-import { launch } from './launch';
+import { launch, wakeOne } from './launch';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
-import { rawOperation, waitOperation, type WaitOptions } from './operations';
+import type { WaitOptions } from './operations';
 import { GCP_SSH_USER, type GcpProviderOptions } from './options';
-import { infoOf, LABEL_HEAD, type GcpInstance } from './status';
+import { infoOf, LABEL_HEAD, statusOf, type GcpInstance } from './status';
 import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 
 /** GCP Compute Engine behind the Provider interface (SkyPilot's sky/provision/gcp/instance.py, in TypeScript). */
@@ -68,21 +68,20 @@ export class GcpProvider implements Provider {
     return (await this.list(w.project, ref.uid)).map(infoOf);
   }
 
-  /** Asks each running instance to stop; waitInstances watches them reach TERMINATED (= stopped). */
+  /**
+   * Asks every instance not already stopping or stopped to stop (one in a status Skydeck cannot
+   * map is asked too: GCE decides); waitInstances watches them reach TERMINATED/STOPPED.
+   */
   async stopInstances(ref: ClusterRef): Promise<void> {
     const w = await this.waitOpts(ref.account);
-    const list = (await this.list(w.project, ref.uid)).filter((i) => ['PROVISIONING', 'STAGING', 'RUNNING'].includes(i.status ?? ''));
+    const list = (await this.list(w.project, ref.uid)).filter((i) => ['pending', 'running', 'unknown'].includes(statusOf(i.status)));
     await Promise.all(list.map((i) => gcpCall('instances.stop', () => this.clients.instances.stop(this.target(w, i)))));
   }
 
-  /** Starts stopped instances and waits for each start operation, which fails on a full zone. */
+  /** Starts stopped instances (resumes suspended ones) and waits for each operation, which fails on a full zone. */
   async startInstances(ref: ClusterRef): Promise<void> {
     const w = await this.waitOpts(ref.account);
-    const list = (await this.list(w.project, ref.uid)).filter((i) => i.status === 'TERMINATED');
-    await Promise.all(list.map(async (i) => {
-      const [op] = await gcpCall('instances.start', () => this.clients.instances.start(this.target(w, i)));
-      await waitOperation(this.clients, 'instances.start', rawOperation(op), w);
-    }));
+    await Promise.all((await this.list(w.project, ref.uid)).map((i) => wakeOne(this.clients, w, i)));
   }
 
   /**
@@ -133,12 +132,15 @@ export class GcpProvider implements Provider {
    */
   async listTagged(account?: string): Promise<TaggedListing> {
     const w = await this.waitOpts(account);
-    const unlisted: UnlistedPart[] = [];
-    const listed: string[] = [];
+    // Each page of an aggregated list names every zone again (with a warning when it has none there).
+    const unlisted = new Map<string, UnlistedPart>();
+    const listed = new Set<string>();
     const instances = await this.aggregated(w.project, labelFilter(TAG_UID, ANY_VALUE), (scope, message) => {
-      unlisted.push({ region: lastSegment(scope), kind: 'transient', message: `instances of ${scope} could not be listed: ${message}` });
-    }, (scope) => listed.push(lastSegment(scope)));
-    return { account: w.project, instances: instances.map(infoOf), listed, unlisted };
+      unlisted.set(scope, { region: lastSegment(scope), kind: 'transient', message: `instances of ${scope} could not be listed: ${message}` });
+    }, (scope) => listed.add(lastSegment(scope)));
+    // A zone unreachable on any page is unknown, even if another page named it.
+    for (const scope of unlisted.keys()) listed.delete(lastSegment(scope));
+    return { account: w.project, instances: instances.map(infoOf), listed: [...listed], unlisted: [...unlisted.values()] };
   }
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {

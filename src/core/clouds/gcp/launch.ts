@@ -8,7 +8,7 @@ import { toLabels, TAGS_METADATA_KEY } from './labels';
 import { rawOperation, waitOperation, type WaitOptions } from './operations';
 import { shapeOf } from '../nodeShape';
 import { DEFAULT_DISK_GB, imageFor, pickMachine, type Machine } from './shape';
-import { LABEL_HEAD, type GcpInstance } from './status';
+import { LABEL_HEAD, statusOf, wakeCall, type GcpInstance } from './status';
 import { DEFAULT_IMAGE, GCP_SSH_USER } from './options';
 import { lastSegment, regionOfZone } from './zones';
 
@@ -36,11 +36,13 @@ export interface LaunchContext {
  * failure is thrown here (the loop then cleans up by uid and moves to the next zone).
  */
 export async function launch(ctx: LaunchContext, req: RunRequest, existing: GcpInstance[]): Promise<RunResult> {
-  if (existing.some((i) => i.status === 'STOPPING' || i.status === 'SUSPENDING')) {
+  if (existing.some((i) => statusOf(i.status) === 'stopping')) {
     throw new ProviderError('transient', 'some instances are still stopping; they can be started once stopped');
   }
-  const stopped = existing.filter((i) => i.status === 'TERMINATED' || i.status === 'SUSPENDED');
-  await Promise.all(stopped.map((i) => startOne(ctx, i)));
+  const odd = existing.find((i) => statusOf(i.status) === 'unknown');
+  if (odd) throw new ProviderError('transient', `instance ${odd.name} is in status ${odd.status ?? '(none)'}, which Skydeck does not know; retry once GCP reports it running or stopped`);
+  const stopped = existing.filter((i) => wakeCall(i.status));
+  await Promise.all(stopped.map((i) => wakeOne(ctx.c, ctx.wait, i)));
   const need = req.numNodes - existing.length;
   const resumed = stopped.map((i) => i.name!);
   if (need <= 0) return { created: [], resumed };
@@ -61,12 +63,13 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: GcpI
   return { created: names, resumed };
 }
 
-async function startOne(ctx: LaunchContext, i: GcpInstance): Promise<void> {
-  const zone = lastSegment(i.zone);
-  const call = i.status === 'SUSPENDED' ? 'resume' : 'start';
-  const [op] = await gcpCall(`instances.${call}`, () => ctx.c.instances[call]({ project: ctx.wait.project, zone, instance: i.name!, requestId: randomUUID() }));
-  // Awaited: a start fails with ZONE_RESOURCE_POOL_EXHAUSTED like an insert does.
-  await waitOperation(ctx.c, `instances.${call}`, rawOperation(op), ctx.wait);
+/** Starts (TERMINATED, STOPPED) or resumes (SUSPENDED) one VM and waits for the operation. */
+export async function wakeOne(c: GcpClients, w: WaitOptions, i: GcpInstance): Promise<void> {
+  const call = wakeCall(i.status);
+  if (!call) return;
+  const [op] = await gcpCall(`instances.${call}`, () => c.instances[call]({ project: w.project, zone: lastSegment(i.zone), instance: i.name!, requestId: randomUUID() }));
+  // Awaited: a start or resume fails with ZONE_RESOURCE_POOL_EXHAUSTED like an insert does.
+  await waitOperation(c, `instances.${call}`, rawOperation(op), w);
 }
 
 /** "[a-z]([-a-z0-9]*[a-z0-9])?", at most 63: cluster name slug, uid prefix, random suffix. */

@@ -9,16 +9,40 @@ export type GcpInstance = protos.google.cloud.compute.v1.IInstance;
 /** Label marking the head node, set at creation (GCP creates one instance per call). */
 export const LABEL_HEAD = 'skydeck-head';
 
-// TERMINATED is GCP's word for a stopped VM (its disks are kept and billed). A deleted VM is
-// simply absent from listings, which the core reads as terminated.
-const STATUS: Record<string, InstanceStatus> = {
-  PROVISIONING: 'pending', STAGING: 'pending', REPAIRING: 'pending', RUNNING: 'running',
-  STOPPING: 'stopping', SUSPENDING: 'stopping', TERMINATED: 'stopped', SUSPENDED: 'stopped',
-};
+/**
+ * Every value of Instance.status in the Compute v1 API (discovery doc `Instance.status` enum;
+ * compute.proto `Instance.Status`), each mapped on purpose. A VM deleted for good is absent from
+ * listings, which the core reads as terminated; no status here means gone.
+ */
+export const GCE_STATUS = {
+  // Alive and on its way to RUNNING (PENDING: a Flex-start VM waiting for capacity; REPAIRING:
+  // GCE is repairing its host and brings it back to RUNNING).
+  PROVISIONING: 'pending', STAGING: 'pending', PENDING: 'pending', REPAIRING: 'pending',
+  RUNNING: 'running',
+  // Halting, for a stop, a suspend or a delete: not stopped yet and not gone yet. DEPROVISIONING
+  // ("tear down tasks like network deprogramming, releasing quota, IP, tearing down disks") is
+  // still a listed VM: a delete is proven only by its absence.
+  PENDING_STOP: 'stopping', STOPPING: 'stopping', SUSPENDING: 'stopping', DEPROVISIONING: 'stopping',
+  // Stopped: disks kept (and billed), no compute billed. TERMINATED is GCE's usual word for a
+  // stopped VM; STOPPED ("stopped successfully") means the same to Skydeck. A SUSPENDED VM also
+  // keeps its memory; it comes back with instances.resume, not instances.start.
+  TERMINATED: 'stopped', STOPPED: 'stopped', SUSPENDED: 'stopped',
+} as const satisfies Record<string, InstanceStatus>;
 
-/** GCP status → Skydeck status; an unknown one is pending (alive, not ready). */
+export type GceStatus = keyof typeof GCE_STATUS;
+
+/**
+ * GCP status → Skydeck status. A value this table lacks (a newer API than Skydeck, or none at
+ * all) is "unknown": live for the sweep and the down proof, never running, never stopped.
+ */
 export function statusOf(s: string | null | undefined): InstanceStatus {
-  return (s && STATUS[s]) || 'pending';
+  return s && Object.hasOwn(GCE_STATUS, s) ? GCE_STATUS[s as GceStatus] : 'unknown';
+}
+
+/** The call that brings a stopped VM back: start for TERMINATED/STOPPED, resume for SUSPENDED. */
+export function wakeCall(s: string | null | undefined): 'start' | 'resume' | undefined {
+  if (s === 'SUSPENDED') return 'resume';
+  return s === 'TERMINATED' || s === 'STOPPED' ? 'start' : undefined;
 }
 
 export function metadataValue(i: GcpInstance, key: string): string | undefined {

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { type OpError, notFound, poolExhausted, quotaOp } from './bodies';
 import { SteppedModel } from '../steppedModel';
 import { FakeIam } from './iam';
+import { type GceStatus, STOPPED_STATES, deleteVia, stopVia } from './lifecycle';
 
 export const API = 'https://www.googleapis.com/compute/v1';
 
@@ -12,7 +13,7 @@ export type Json = Record<string, unknown>;
 
 export interface FakeInstance extends Json {
   name: string;
-  status: 'PROVISIONING' | 'STAGING' | 'RUNNING' | 'STOPPING' | 'TERMINATED' | 'SUSPENDING' | 'SUSPENDED';
+  status: GceStatus;
   zone: string;
   labels: Record<string, string>;
   machineType: string;
@@ -87,7 +88,9 @@ export class GceModel extends SteppedModel {
 
   finish(op: FakeOperation, error?: OpError): void {
     Object.assign(op, { status: 'DONE', progress: 100, endTime: new Date().toISOString() });
-    if (error) Object.assign(op, { error: { errors: [error] }, httpErrorStatusCode: error.code === 'QUOTA_EXCEEDED' ? 403 : 503 });
+    // Operation.httpErrorStatusCode / httpErrorMessage: the HTTP answer the failure stands for.
+    const quota = error?.code === 'QUOTA_EXCEEDED';
+    if (error) Object.assign(op, { error: { errors: [error] }, httpErrorStatusCode: quota ? 403 : 503, httpErrorMessage: quota ? 'FORBIDDEN' : 'SERVICE UNAVAILABLE' });
   }
 
   instance(zone: string, name: string): FakeInstance {
@@ -100,7 +103,7 @@ export class GceModel extends SteppedModel {
   runInsert(i: FakeInstance, op: FakeOperation): void {
     const zone = i.zone;
     const region = zone.replace(/-[a-z]$/, '');
-    const used = [...this.instances.values()].filter((x) => x.zone.startsWith(region) && x.status !== 'TERMINATED')
+    const used = [...this.instances.values()].filter((x) => x.zone.startsWith(region) && !STOPPED_STATES.includes(x.status))
       .reduce((n, x) => n + (MACHINE_CPUS[x.machineType] ?? 0), 0);
     const want = MACHINE_CPUS[i.machineType] ?? 0;
     if (this.cpuQuota !== undefined && used + want > this.cpuQuota) {
@@ -112,7 +115,7 @@ export class GceModel extends SteppedModel {
       // The VM shows up PROVISIONING, then vanishes and the operation reports the pool.
       this.later(2, () => {
         this.instances.delete(`${zone}/${i.name}`);
-        this.finish(op, poolExhausted(this.project, zone));
+        this.finish(op, poolExhausted(this.project, zone, i.machineType));
       });
       return;
     }
@@ -123,18 +126,14 @@ export class GceModel extends SteppedModel {
     });
   }
 
+  /** Through STOPPING to TERMINATED (lifecycle.ts: other paths, and what stop does to a halting VM). */
   runStop(i: FakeInstance, op: FakeOperation): void {
-    if (i.status === 'TERMINATED') return this.later(1, () => this.finish(op));
-    i.status = 'STOPPING';
-    this.later(3, () => {
-      i.status = 'TERMINATED';
-      this.finish(op);
-    });
+    stopVia(this, i, op);
   }
 
   runStart(i: FakeInstance, op: FakeOperation): void {
-    if (i.status !== 'TERMINATED') return this.later(1, () => this.finish(op));
-    if (this.exhausted.has(i.zone)) return this.later(2, () => this.finish(op, poolExhausted(this.project, i.zone)));
+    if (i.status !== 'TERMINATED' && i.status !== 'STOPPED') return this.later(1, () => this.finish(op));
+    if (this.exhausted.has(i.zone)) return this.later(2, () => this.finish(op, poolExhausted(this.project, i.zone, i.machineType)));
     i.status = 'PROVISIONING';
     this.later(1, () => (i.status = 'STAGING'));
     this.later(2, () => this.finish(op));
@@ -144,11 +143,7 @@ export class GceModel extends SteppedModel {
   }
 
   runDelete(i: FakeInstance, op: FakeOperation): void {
-    i.status = 'STOPPING';
-    this.later(3, () => {
-      this.instances.delete(`${i.zone}/${i.name}`);
-      this.finish(op);
-    });
+    deleteVia(this, i, op);
   }
 
   /** Spot preemption: DELETE removes the VM, STOP leaves it TERMINATED. */

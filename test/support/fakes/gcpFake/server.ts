@@ -9,11 +9,16 @@ import { insertInstance } from './insert';
 import { iamRoute } from './iamRoutes';
 import { listMachineTypes } from './machineTypes';
 import { vmTokenCheck } from './metadata';
+import { checkResume, checkStart, runResume } from './lifecycle';
+import { pageOf, setPageSize } from './paging';
+import { aggregatedInstances, instanceList, operationList, render, zoneList } from './lists';
 
 export interface GcpFakeOptions {
   project?: string;
   zones?: string[];
   stepMs?: number;
+  /** Every project's lists page at this size (paging.ts), so callers must follow nextPageToken. */
+  pageSize?: number;
 }
 
 export class GcpFake extends LoopbackHttp {
@@ -21,24 +26,30 @@ export class GcpFake extends LoopbackHttp {
   readonly model: GceModel;
   readonly projects = new Map<string, GceModel>();
   private readonly stepMs: number;
+  private readonly pageSize?: number;
   /** Reject requests with no bearer token (401), as the real API does. */
   requireAuth = false;
   /** Reject every mutation with 403 forbidden (an account lacking roles/compute.admin). */
   denyMutations = false;
   /** Zones the aggregated listing reports as UNREACHABLE (a partial answer, as GCP gives). */
   readonly unreachable = new Set<string>();
+  /** Every GET answered (path and query), so tests can count the pages a caller asked for. */
+  readonly reads: string[] = [];
 
   constructor(o: GcpFakeOptions = {}) {
     super();
     this.stepMs = o.stepMs ?? 30;
+    this.pageSize = o.pageSize;
     this.model = new GceModel(o.project ?? 'skydeck-test', o.zones ?? ['us-central1-a', 'us-central1-b', 'us-central1-c', 'europe-west4-a'], this.stepMs);
     this.projects.set(this.model.project, this.model);
+    if (o.pageSize) setPageSize(this.model, o.pageSize);
   }
 
   /** Another project the caller can use (same zones), with nothing in it. */
   addProject(project: string): GceModel {
     const m = new GceModel(project, [...this.model.zones], this.stepMs);
     this.projects.set(project, m);
+    if (this.pageSize) setPageSize(m, this.pageSize);
     return m;
   }
 
@@ -69,6 +80,7 @@ export class GcpFake extends LoopbackHttp {
       }
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : undefined;
       if (method !== 'GET') this.model.calls.push({ method, path: url.pathname, body });
+      else this.reads.push(url.pathname + url.search);
       out = await this.route(method, url, body);
     } catch (e) {
       if (!(e instanceof HttpError)) throw e;
@@ -94,24 +106,12 @@ export class GcpFake extends LoopbackHttp {
     if (method !== 'GET' && this.denyMutations && !/\/wait$/.test(url.pathname)) throw forbidden('compute.instances.create', url.pathname.slice(prefix.length));
     switch (key) {
       case 'GET zones':
-        return { kind: 'compute#zoneList', items: m.zones.map((z) => ({ kind: 'compute#zone', name: z, status: 'UP', region: m.url(`regions/${z.replace(/-[a-z]$/, '')}`) })) };
-      case 'GET aggregated/instances': {
-        const items: Json = {};
-        for (const z of m.zones) {
-          if (this.unreachable.has(z)) {
-            items[`zones/${z}`] = { warning: { code: 'UNREACHABLE', message: `Scope 'zones/${z}' is unreachable.`, data: [{ key: 'scope', value: `zones/${z}` }] } };
-            continue;
-          }
-          const list = this.inZone(m, z).filter(filter);
-          items[`zones/${z}`] = list.length ? { instances: list } : {
-            warning: { code: 'NO_RESULTS_ON_PAGE', message: `There are no results for scope 'zones/${z}' on this page.`, data: [{ key: 'scope', value: `zones/${z}` }] },
-          };
-        }
-        return { kind: 'compute#instanceAggregatedList', id: `projects/${m.project}/aggregated/instances`, items, selfLink: m.url('aggregated/instances') };
-      }
+        return zoneList(m, url.searchParams, filter);
+      case 'GET aggregated/instances':
+        return aggregatedInstances(m, url.searchParams, filter, this.unreachable);
       case 'GET zones/*/machineTypes': return listMachineTypes(m, this.zone(m, parts[1]), url.searchParams);
       case 'GET zones/*/instances':
-        return { kind: 'compute#instanceList', items: this.inZone(m, this.zone(m, parts[1])).filter(filter) };
+        return instanceList(m, this.zone(m, parts[1]), url.searchParams, filter);
       case 'POST zones/*/instances':
         return insertInstance(m, this.zone(m, parts[1]), body ?? {});
       case 'GET zones/*/instances/*':
@@ -121,7 +121,13 @@ export class GcpFake extends LoopbackHttp {
       case 'POST zones/*/instances/*/stop':
         return this.mutate(m, parts, 'stop', (i, op) => m.runStop(i, op));
       case 'POST zones/*/instances/*/start':
+        checkStart(m.instance(this.zone(m, parts[1]), parts[3]));
         return this.mutate(m, parts, 'start', (i, op) => m.runStart(i, op));
+      case 'POST zones/*/instances/*/resume':
+        checkResume(m.instance(this.zone(m, parts[1]), parts[3]));
+        return this.mutate(m, parts, 'resume', (i, op) => runResume(m, i, op));
+      case 'GET zones/*/operations':
+        return operationList(m, this.zone(m, parts[1]), url.searchParams, filter);
       case 'GET zones/*/operations/*':
       case 'GET global/operations/*':
         return this.op(m, parts[parts.length - 1]);
@@ -129,11 +135,11 @@ export class GcpFake extends LoopbackHttp {
       case 'POST global/operations/*/wait':
         return this.waitOp(m, parts[parts.length - 2]);
       default:
-        return this.firewalls(m, key, parts, body);
+        return this.firewalls(m, key, parts, body, url);
     }
   }
 
-  private firewalls(m: GceModel, key: string, parts: string[], body: Json | undefined): unknown {
+  private firewalls(m: GceModel, key: string, parts: string[], body: Json | undefined, url: URL): unknown {
     const name = parts[2];
     const done = (type: string, fn: () => void) => {
       const op = m.operation(type, m.url(`global/firewalls/${name ?? body?.name}`), undefined);
@@ -150,7 +156,7 @@ export class GcpFake extends LoopbackHttp {
     };
     switch (key) {
       case 'GET global/firewalls':
-        return { kind: 'compute#firewallList', items: [...m.firewalls.values()] };
+        return { kind: 'compute#firewallList', ...pageOf(m, [...m.firewalls.values()], url.searchParams, 'firewalls') };
       case 'POST global/firewalls': {
         const n = String(body?.name ?? '');
         if (m.firewalls.has(n)) throw alreadyExists(`projects/${m.project}/global/firewalls/${n}`);
@@ -175,10 +181,6 @@ export class GcpFake extends LoopbackHttp {
     return z;
   }
 
-  private inZone(m: GceModel, z: string): Json[] {
-    return [...m.instances.values()].filter((i) => i.zone === z).map((i) => render(m, i));
-  }
-
   private mutate(m: GceModel, parts: string[], type: string, run: (i: FakeInstance, op: FakeOperation) => void): FakeOperation {
     const i = m.instance(this.zone(m, parts[1]), parts[3]);
     const op = m.operation(type, m.url(`zones/${i.zone}/instances/${i.name}`), i.zone);
@@ -199,9 +201,4 @@ export class GcpFake extends LoopbackHttp {
     while (op.status !== 'DONE' && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
     return op;
   }
-}
-
-/** The instance as the API shows it: zone and machine type as full URLs. */
-export function render(m: GceModel, i: FakeInstance): Json {
-  return { ...i, zone: m.url(`zones/${i.zone}`), machineType: m.url(`zones/${i.zone}/machineTypes/${i.machineType}`) };
 }

@@ -109,12 +109,12 @@ describe('azure: what a VM delete takes along (deleteOption as the specs put it)
     const [id] = (await p.runInstances(req)).created;
     const c = new AzureClients(bed.options());
     const group = groupName(req.uid);
-    const ip = await c.network.publicIPAddresses.createOrUpdate(group, 'spare-ip', { location: 'eastus', deleteOption: 'Delete', sku: { name: 'Standard' } }, { updateIntervalInMs: 10 });
+    const ip = await c.network.publicIPAddresses.beginCreateOrUpdateAndWait(group, 'spare-ip', { location: 'eastus', deleteOption: 'Delete', sku: { name: 'Standard' } }, { updateIntervalInMs: 10 });
     assert.equal(ip.deleteOption, undefined, 'not stored, not echoed (azure-rest-api-specs#25475)');
-    await c.network.publicIPAddresses.delete(group, 'spare-ip', { updateIntervalInMs: 10 });
+    await c.network.publicIPAddresses.beginDeleteAndWait(group, 'spare-ip', { updateIntervalInMs: 10 });
 
-    assert.equal(await code(c.network.networkInterfaces.delete(group, `${id}-nic`, { updateIntervalInMs: 10 })), '400 NicInUse');
-    assert.equal(await code(c.network.publicIPAddresses.delete(group, `${id}-ip`, { updateIntervalInMs: 10 })), '400 PublicIPAddressInUse');
+    assert.equal(await code(c.network.networkInterfaces.beginDeleteAndWait(group, `${id}-nic`, { updateIntervalInMs: 10 })), '400 NicInUse');
+    assert.equal(await code(c.network.publicIPAddresses.beginDeleteAndWait(group, `${id}-ip`, { updateIntervalInMs: 10 })), '400 PublicIPAddressInUse');
     assert.equal(await code(c.compute.disks.delete(group, `${id}-osdisk`, { updateIntervalInMs: 10 })), '409 OperationNotAllowed');
 
     // A reference with deleteOption beside id (not under "properties") is not the schema's: the NIC stays.

@@ -51,7 +51,7 @@ export async function grantSelfStop(o: GrantOptions): Promise<void> {
   for (;;) {
     try {
       // The SDK's path template is "/{+resourceId}": the id goes without its leading slash.
-      await o.c.resources.resources.createOrUpdateById(id.slice(1), API_VERSION, body, o.lro);
+      await o.c.resources.resources.beginCreateOrUpdateByIdAndWait(id.slice(1), API_VERSION, body, o.lro);
       return;
     } catch (e) {
       const { code, message } = azureCode(e);

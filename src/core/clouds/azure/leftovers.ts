@@ -98,8 +98,8 @@ export async function deleteLeftovers(c: AzureClients, group: string, ps: Part[]
   const gone = (e: unknown) => {
     if (!isNotFound(e)) throw e;
   };
-  for (const p of ps.filter((x) => x.kind === 'NIC')) await c.network.networkInterfaces.delete(group, p.name, lro).catch(gone);
+  for (const p of ps.filter((x) => x.kind === 'NIC')) await c.network.networkInterfaces.beginDeleteAndWait(group, p.name, lro).catch(gone);
   await Promise.all(ps.filter((x) => x.kind !== 'NIC').map((p) => (p.kind === 'disk'
     ? c.compute.disks.delete(group, p.name, lro)
-    : c.network.publicIPAddresses.delete(group, p.name, lro)).catch(gone)));
+    : c.network.publicIPAddresses.beginDeleteAndWait(group, p.name, lro)).catch(gone)));
 }

@@ -22,10 +22,10 @@ const SSH_RULE = { name: 'ssh', protocol: 'Tcp' as const, sourcePortRange: '*', 
 
 /** NSG then VNet/subnet (the subnet references the NSG); returns the subnet id. */
 export async function ensureNetwork(x: NetCtx): Promise<string> {
-  const nsg = await azCall('networkSecurityGroups.createOrUpdate', () => x.c.network.networkSecurityGroups.createOrUpdate(x.group, NSG, {
+  const nsg = await azCall('networkSecurityGroups.createOrUpdate', () => x.c.network.networkSecurityGroups.beginCreateOrUpdateAndWait(x.group, NSG, {
     location: x.location, tags: x.tags, securityRules: [SSH_RULE],
   }, x.lro));
-  const vnet = await azCall('virtualNetworks.createOrUpdate', () => x.c.network.virtualNetworks.createOrUpdate(x.group, VNET, {
+  const vnet = await azCall('virtualNetworks.createOrUpdate', () => x.c.network.virtualNetworks.beginCreateOrUpdateAndWait(x.group, VNET, {
     location: x.location, tags: x.tags, addressSpace: { addressPrefixes: ['10.0.0.0/16'] },
     subnets: [{ name: SUBNET, addressPrefix: '10.0.0.0/24', networkSecurityGroup: { id: nsg.id } }],
   }, x.lro));
@@ -35,10 +35,10 @@ export async function ensureNetwork(x: NetCtx): Promise<string> {
 
 /** A public IP and a NIC for one VM; returns the NIC id. */
 export async function createNic(x: NetCtx, vm: string, subnetId: string, zone?: string): Promise<string> {
-  const ip = await azCall('publicIPAddresses.createOrUpdate', () => x.c.network.publicIPAddresses.createOrUpdate(x.group, ipName(vm), {
+  const ip = await azCall('publicIPAddresses.createOrUpdate', () => x.c.network.publicIPAddresses.beginCreateOrUpdateAndWait(x.group, ipName(vm), {
     location: x.location, tags: x.tags, sku: { name: 'Standard' }, publicIPAllocationMethod: 'Static', ...(zone ? { zones: [zone] } : {}),
   }, x.lro));
-  const nic = await azCall('networkInterfaces.createOrUpdate', () => x.c.network.networkInterfaces.createOrUpdate(x.group, nicName(vm), {
+  const nic = await azCall('networkInterfaces.createOrUpdate', () => x.c.network.networkInterfaces.beginCreateOrUpdateAndWait(x.group, nicName(vm), {
     location: x.location, tags: x.tags,
     ipConfigurations: [{ name: 'ipconfig1', primary: true, subnet: { id: subnetId }, privateIPAllocationMethod: 'Dynamic', publicIPAddress: { id: ip.id, deleteOption: 'Delete' } }],
   }, x.lro));
@@ -55,7 +55,7 @@ export async function openNsgPorts(c: AzureClients, group: string, ports: PortRa
     const range = p.from === p.to ? `${p.from}` : `${p.from}-${p.to}`;
     if (open.has(range)) continue;
     priority += 10;
-    await azCall('securityRules.createOrUpdate', () => c.network.securityRules.createOrUpdate(group, NSG, `port-${range}`, {
+    await azCall('securityRules.createOrUpdate', () => c.network.securityRules.beginCreateOrUpdateAndWait(group, NSG, `port-${range}`, {
       ...SSH_RULE, name: `port-${range}`, destinationPortRange: range, priority,
     }, lro));
     open.add(range);

@@ -17,7 +17,7 @@ export async function terminateIn(c: AzureClients, group: string, ids: string[] 
   const whole = !ids || vms.every((n) => ids.includes(n));
   if (whole) {
     await azCall('resourceGroups.delete', () => c.resources.resourceGroups
-      .delete(group, { ...lro, forceDeletionTypes: 'Microsoft.Compute/virtualMachines' }).submitted().catch(ignoreGone));
+      .beginDelete(group, { ...lro, forceDeletionTypes: 'Microsoft.Compute/virtualMachines' }).catch(ignoreGone));
     return;
   }
   const vmIds = ids.filter((id) => vms.includes(id));

@@ -41,6 +41,8 @@ export interface NamedBucketMount {
   persistent: boolean;
   /** Local directory to upload into the bucket, as written (may be relative or `~/…`; resolved and checked at launch). */
   localSource?: string;
+  /** The list form `source: [a, b]`: local files or directories, each uploaded to the bucket root under its base name. */
+  localFiles?: string[];
 }
 
 export type BucketMount = UrlBucketMount | NamedBucketMount;

@@ -18,7 +18,7 @@ export function describeFileMount(m: FileMount): string {
   switch (m.kind) {
     case 'copy': return m.source;
     case 'bucket': return describeBucketMount(m.mount);
-    case 'unsupported': return `a ${m.store} store`;
+    case 'unsupported': return `${m.store} storage (not supported by Skydeck)`;
     case 'deferred': return 'a bucket named by an env given at launch';
   }
 }

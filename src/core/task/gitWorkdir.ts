@@ -23,11 +23,15 @@ export function gitUrlProblem(url: string): string | undefined {
 /** Why `ref` cannot be a branch, tag or commit, or undefined. */
 export function gitRefProblem(ref: string): string | undefined {
   if (ref === '') return 'is empty';
-  if (/[\0-\x20\x7f~^:?*[\\]/.test(ref)) return 'contains a space, a control character or one of ~ ^ : ? * [ \\';
-  if (ref.startsWith('-') || ref.startsWith('/') || ref.endsWith('/') || ref.endsWith('.') || ref.endsWith('.lock')) {
-    return 'starts with "-" or "/", or ends with "/", "." or ".lock"';
-  }
-  if (ref.includes('..') || ref.includes('@{') || ref.includes('//') || ref === '@') return 'contains "..", "@{" or "//"';
+  if (/[\0-\x20\x7f]/.test(ref)) return 'contains a space or a control character';
+  const bad = /[~^:?*[\\]/.exec(ref);
+  if (bad) return `contains "${bad[0]}"`;
+  if (ref.startsWith('-')) return 'starts with "-"';
+  const part = ['..', '@{', '//'].find((p) => ref.includes(p));
+  if (part) return `contains "${part}"`;
+  const end = ['/', '.', '.lock'].find((e) => ref.endsWith(e));
+  if (ref.startsWith('/') || end) return ref.startsWith('/') ? 'starts with "/"' : `ends with "${end}"`;
+  if (ref === '@') return 'is "@"';
   return undefined;
 }
 

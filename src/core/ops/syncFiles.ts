@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Transport } from '../transport';
 import { shellQuote } from '../transport/shellQuote';
-import { printable, type Task } from '../task';
+import { describeFileMount, printable, type Task } from '../task';
+import type { NamedBucketMount } from '../storage/types';
 import { archiveDirectory, archiveFile, ArchiveStats, workdirFingerprint } from '../sync/workdirArchive';
 import { OpsError } from './errors';
 import { remoteDirWord, remotePathWord } from './remotePath';
@@ -16,26 +17,53 @@ export function localPath(p: string, taskDir: string): string {
   return path.resolve(taskDir, home);
 }
 
-/** Checks, before anything is provisioned, that every local source exists and is supported. */
+const NOT_RUN_YET = 'are parsed but not yet run by this version';
+
+/**
+ * Checks, before anything is provisioned, that every local source exists and is supported.
+ * Local directories to upload into buckets are checked too, before bucket mounts are refused,
+ * so a missing one is reported as such.
+ */
 export function checkSyncSources(task: Task, taskDir: string): void {
   if (task.workdir !== undefined) {
     if (typeof task.workdir !== 'string') {
-      throw new OpsError('unavailable', 'workdir as a git repository ({url, ref}) is not available yet: give a local directory');
+      const ref = task.workdir.ref === undefined ? '' : ` at ${task.workdir.ref}`;
+      throw new OpsError('unavailable', printable(`workdir: git ${task.workdir.url}${ref} — git workdirs ${NOT_RUN_YET}; give a local directory`));
     }
     const wd = localPath(task.workdir, taskDir);
     if (!fs.existsSync(wd) || !fs.statSync(wd).isDirectory()) {
       throw new OpsError('usage', printable(`workdir ${task.workdir} (${wd}) is not a directory on this machine`));
     }
   }
+  const buckets: string[] = [];
   for (const [dst, m] of Object.entries(task.fileMounts)) {
     remotePathWord(dst); // refuses an escaping destination before anything is provisioned
-    if (m.kind !== 'copy' || /^[a-z][a-z0-9+.-]*:\/\//i.test(m.source)) {
-      throw new OpsError('unavailable', printable(`file_mounts ${dst}: cloud storage sources are not available yet; only local paths are`));
+    if (m.kind === 'copy') checkCopySource(dst, m.source, taskDir);
+    else if (m.kind === 'bucket' && m.mount.kind === 'named') checkUploadSources(dst, m.mount, taskDir);
+    if (m.kind !== 'copy') buckets.push(`file_mounts ${dst}: ${describeFileMount(m)}`);
+  }
+  if (buckets.length) {
+    throw new OpsError('unavailable', printable(`${buckets.join('; ')} — bucket mounts ${NOT_RUN_YET}; only local paths are`));
+  }
+}
+
+function checkCopySource(dst: string, source: string, taskDir: string): void {
+  const src = localPath(source, taskDir);
+  if (!fs.existsSync(src)) throw new OpsError('usage', printable(`file_mounts ${dst}: source ${source} (${src}) does not exist`));
+  if ((dst === '~' || dst === '/') && !fs.statSync(src).isDirectory()) {
+    throw new OpsError('usage', printable(`file_mounts ${dst}: source ${source} is a file, and a file cannot replace the directory ${dst}: name the file, e.g. ${dst === '/' ? '' : '~'}/${path.basename(src)}`));
+  }
+}
+
+/** SkyPilot's rule: a single upload source is a directory; files go in the list form. */
+function checkUploadSources(dst: string, m: NamedBucketMount, taskDir: string): void {
+  for (const source of m.localFiles ?? (m.localSource === undefined ? [] : [m.localSource])) {
+    const src = localPath(source, taskDir);
+    if (!fs.existsSync(src)) {
+      throw new OpsError('usage', printable(`file_mounts ${dst}: source ${source} (${src}) does not exist; it is uploaded into bucket ${m.name}`));
     }
-    const src = localPath(m.source, taskDir);
-    if (!fs.existsSync(src)) throw new OpsError('usage', printable(`file_mounts ${dst}: source ${m.source} (${src}) does not exist`));
-    if ((dst === '~' || dst === '/') && !fs.statSync(src).isDirectory()) {
-      throw new OpsError('usage', printable(`file_mounts ${dst}: source ${m.source} is a file, and a file cannot replace the directory ${dst}: name the file, e.g. ${dst === '/' ? '' : '~'}/${path.basename(src)}`));
+    if (m.localSource !== undefined && !fs.statSync(src).isDirectory()) {
+      throw new OpsError('usage', printable(`file_mounts ${dst}: source ${source} is a file; a bucket is filled from a directory: write source: [${source}] to upload one file, or ${dst}: ${source} to copy it to the node`));
     }
   }
 }

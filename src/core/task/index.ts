@@ -1,7 +1,7 @@
 // Task YAML: parse SkyPilot task files into typed tasks with positioned diagnostics.
 
 export type {
-  AcceleratorOption, Autostop, Diagnostic, FileMount, JobRecovery, ParseOptions, ParseResult, PortRange, Quantity,
+  AcceleratorOption, Autostop, Diagnostic, FileMount, GitWorkdir, JobRecovery, ParseOptions, ParseResult, PortRange, Quantity,
   Resources, Task, Workdir,
 } from './types';
 export { parseTaskText, parseTaskFile } from './parse';
@@ -15,3 +15,4 @@ export { ALL_CLOUDS, SKYDECK_CLOUDS } from './names';
 export { localMountNote, mountDestinationProblem } from './mountPaths';
 export { printable } from './printable';
 export { MAX_TASK_FILE_BYTES } from './parse';
+export { describeBucketMount, describeFileMount } from './bucketText';

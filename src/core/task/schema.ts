@@ -8,22 +8,40 @@ import { candidateSchema, resourcesSchema } from './schemaResources';
 
 export const ENV_NAME_PATTERN = '^[a-zA-Z_][a-zA-Z0-9_]*$';
 
-const storageMount = obj('A bucket or volume mounted at this path.', {
-  name: str('Bucket name (created if it does not exist).'),
-  source: {
-    description: 'What to upload or mount: a local path, a bucket URL (s3://, gs://, ...), or a list of local paths.',
-    anyOf: [{ type: 'string' }, { type: 'array', minItems: 1, items: { type: 'string' } }],
-    errorMessage: 'must be a path or bucket URL, or a non-empty list of paths',
+// The bucket forms are SkyPilot's ("Cloud Buckets" in its docs); bucketMounts.ts checks how
+// the fields combine, which a schema cannot say with useful messages.
+const storageMount = obj(
+  'A cloud bucket mounted at this path. Existing bucket: `{source: s3://bucket/path, mode}`. ' +
+    'New (or reused) bucket: `{name, store, mode, persistent}`, plus `source: <local dir>` to upload into it.',
+  {
+    name: str(
+      'Name of a bucket Skydeck creates if it does not exist (and reuses if it does). Checked against the ' +
+        "store's naming rules; not used with a bucket URL source.",
+      { examples: ['my-checkpoints'] },
+    ),
+    source: {
+      description:
+        'An existing bucket: s3://bucket[/path], gs://bucket[/path], r2://bucket[/path] or ' +
+        'https://<account>.blob.core.windows.net/<container>[/path]. Or, with `name`, a local directory ' +
+        '(or a list of local files) uploaded into the new bucket; changed files are uploaded again on later launches.',
+      anyOf: [{ type: 'string' }, { type: 'array', minItems: 1, items: { type: 'string' } }],
+      errorMessage: 'must be a path or bucket URL, or a non-empty list of paths',
+      examples: ['s3://my-bucket/datasets', '~/datasets'],
+    },
+    store: choice(STORE_TYPES,
+      'Object store of a new bucket: s3, gcs, azure or r2 (Skydeck runs these four; SkyPilot also names IBM, OCI, ' +
+        "NEBIUS, COREWEAVE, VASTDATA and VOLUME). Defaults to the task's cloud: aws -> s3, gcp -> gcs, azure -> azure.", true),
+    persistent: bool('Keep the bucket after the cluster is torn down (default true). false: a bucket Skydeck created is deleted at down.'),
+    mode: choice(STORAGE_MODES,
+      'MOUNT (default): streamed through a FUSE mount, writes go to the bucket. COPY: downloaded before setup, ' +
+        'writes stay on the node. MOUNT_CACHED: mounted with a local write cache, uploaded before the job counts as done.', true),
+    type: choice(FILE_MOUNT_TYPES, 'MOUNT_CACHED tuning preset, e.g. MODEL_CHECKPOINT_RO.', true),
+    config: openObject('Mount tuning (mount, mount_cached), passed on as written.'),
+    _is_sky_managed: bool('Internal.'),
+    _bucket_sub_path: str('Internal.'),
+    _force_delete: bool('Internal.'),
   },
-  store: choice(STORE_TYPES, 'Object store for a new bucket: S3, GCS, AZURE, R2, IBM, OCI, NEBIUS, COREWEAVE, VASTDATA or VOLUME.', true),
-  persistent: bool('Keep the bucket after the cluster is torn down (default true).'),
-  mode: choice(STORAGE_MODES, 'MOUNT (default, streamed), COPY (copied once) or MOUNT_CACHED.', true),
-  type: choice(FILE_MOUNT_TYPES, 'Kind of content, e.g. MODEL_CHECKPOINT_RO.', true),
-  config: openObject('Store-specific options (disk_size, mount_cached, ...).'),
-  _is_sky_managed: bool('Internal.'),
-  _bucket_sub_path: str('Internal.'),
-  _force_delete: bool('Internal.'),
-});
+);
 
 const countMap = (description: string): JsonSchema => ({
   type: 'object',
@@ -42,10 +60,13 @@ function buildTaskSchema(): JsonSchema {
       workdir: {
         description:
           'Directory synced to ~/sky_workdir on every node before setup and run: a local path, ' +
-          'or a git repository `{url, ref}`.',
+          'or a git repository `{url, ref}` cloned there (ref: a branch, tag or commit; the default branch if absent).',
         anyOf: [
           { type: 'string' },
-          obj('A git repository.', { url: str('Repository URL.'), ref: str('Branch, tag or commit.') }, { required: ['url'] }),
+          obj('A git repository cloned as the workdir.', {
+            url: str('Repository URL: https://host/owner/repo, ssh://git@host/owner/repo or git@host:owner/repo.'),
+            ref: str('Branch, tag or commit to check out (default: the default branch).'),
+          }, { required: ['url'] }),
         ],
         errorMessage: 'must be a local path or a mapping {url, ref}',
         examples: ['.', '~/src/project'],
@@ -73,9 +94,14 @@ function buildTaskSchema(): JsonSchema {
       file_mounts: {
         type: 'object',
         description:
-          'Files to put on the nodes, keyed by destination path. A value is a local path or bucket URL, ' +
-          'or `{name, source, store, mode, persistent}` for a bucket.',
+          'Files to put on the nodes, keyed by destination path. A value is a local path (copied), a bucket URL ' +
+          '(s3://, gs://, r2://, https://<account>.blob.core.windows.net/...: its objects are downloaded, COPY), ' +
+          'or a bucket mapping `{source | name, store, mode, persistent}`.',
         additionalProperties: {
+          description:
+            'A local file or directory copied to this path; a bucket URL whose objects are downloaded here (COPY); ' +
+            'or a mapping: `{source: <bucket URL>, mode}` for an existing bucket, `{name, store, mode, persistent}` ' +
+            'for a bucket Skydeck creates, with `source: <local dir>` to upload into it.',
           anyOf: [{ type: 'string' }, storageMount],
           errorMessage: 'must be a source path or URL, or a mapping {source, name, store, mode, persistent}',
           examples: ['s3://my-bucket/data'],

@@ -18,7 +18,8 @@ export function choice(values: readonly string[], description: string, envRefere
   return {
     type: 'string',
     description,
-    pattern: envReference ? `${pattern.slice(0, -1)}|${ENV_REFERENCE}$` : pattern,
+    // Both alternatives anchored at both ends: `^(MOUNT|COPY)|\$X$` would accept MOUNTED.
+    pattern: envReference ? `^(${pattern.slice(1, -1)}|${ENV_REFERENCE})$` : pattern,
     patternErrorMessage: `must be one of ${values.join(', ')}`,
     examples: [...values],
   };

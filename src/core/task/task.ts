@@ -1,13 +1,14 @@
 // One validated task document to a typed Task, with the checks the schema cannot express.
 
 import { Reporter, formatPath } from './diagnostics';
-import { Dict, isDict, setOwn } from './objects';
+import { Dict, isDict } from './objects';
 import { checkJobLimits } from './jobLimits';
-import { envsOf, secretsOf, substituteEnvVars, substitutionValues } from './envs';
-import { MOUNT_DESTINATION_HINT, mountDestinationProblem } from './mountPaths';
+import { envsOf, secretsOf, substitutionValues } from './envs';
+import { fileMounts } from './fileMounts';
+import { gitWorkdir } from './gitWorkdir';
 import { normalizeResources } from './resources';
 import { warnIgnoredTaskFields } from './support';
-import { FileMount, ParseOptions, Task, Workdir } from './types';
+import { ParseOptions, Task } from './types';
 
 
 /**
@@ -24,12 +25,13 @@ export function normalizeTask(doc: Dict, raw: unknown, docIndex: number, r: Repo
   };
   warnIgnoredTaskFields(r, doc);
 
+  const resources = normalizeResources(get('resources'), r, ['resources']);
   const task: Task = {
     numNodes: 1,
-    resources: normalizeResources(get('resources'), r, ['resources']),
+    resources,
     envs: envsOf(get('envs'), (k) => !r.hasErrorNear(['envs', k])),
     secrets: secretsOf(get('secrets'), (k) => !r.hasErrorNear(['secrets', k])),
-    fileMounts: fileMounts(get('file_mounts'), r, substitutionValues(doc, opts.env), opts.env ? [] : launchTimeNames(doc)),
+    fileMounts: fileMounts(get('file_mounts'), r, substitutionValues(doc, opts.env), opts.env ? [] : launchTimeNames(doc), resources),
     raw,
     docIndex,
   };
@@ -38,7 +40,8 @@ export function normalizeTask(doc: Dict, raw: unknown, docIndex: number, r: Repo
   const workdir = get('workdir');
   if (typeof workdir === 'string') task.workdir = workdir;
   else if (isDict(workdir) && typeof workdir.url === 'string') {
-    task.workdir = (typeof workdir.ref === 'string' ? { url: workdir.url, ref: workdir.ref } : { url: workdir.url }) as Workdir;
+    const git = gitWorkdir(workdir, r);
+    if (git) task.workdir = git;
   }
   const numNodes = get('num_nodes');
   if (typeof numNodes === 'number') task.numNodes = numNodes;
@@ -79,46 +82,4 @@ function checkSecretList(secrets: unknown, r: Reporter): void {
 /** envs/secrets left empty in the file: their values come at launch (`--env`). */
 function launchTimeNames(doc: Dict): string[] {
   return [doc.envs, doc.secrets].flatMap((s) => (isDict(s) ? Object.keys(s).filter((k) => s[k] === null) : []));
-}
-
-/**
- * `value` has `$NAME` references filled in already, except in its keys (destinations).
- * `later`: names whose values come at launch; until then they stand for an absolute path, so
- * `$DIR/x` passes and `$DIR/../x` does not. At launch the filled-in path is checked again.
- */
-function fileMounts(value: unknown, r: Reporter, vars: Record<string, string>, later: string[]): Record<string, FileMount> {
-  const out: Record<string, FileMount> = {};
-  if (!isDict(value)) return out;
-  const forCheck: Record<string, string> = { ...vars };
-  for (const k of later) if (!Object.hasOwn(forCheck, k)) setOwn(forCheck, k, '/launch-value');
-  for (const [key, src] of Object.entries(value)) {
-    if (r.hasErrorNear(['file_mounts', key])) continue;
-    const dst = substituteEnvVars(key, vars);
-    const problem = mountDestinationProblem(substituteEnvVars(key, forCheck));
-    if (problem) {
-      const shown = dst === key ? '' : ` (${JSON.stringify(dst)} after filling in $-references)`;
-      r.error(['file_mounts', key], `the file_mounts destination ${JSON.stringify(key)}${shown} ${problem}`, MOUNT_DESTINATION_HINT, 'key');
-      continue;
-    }
-    if (typeof src === 'string') {
-      setOwn(out, dst, { kind: 'copy', source: src });
-    } else if (isDict(src)) {
-      if (src.source === undefined && src.name === undefined) {
-        r.error(['file_mounts', key], `${formatPath(['file_mounts', key])} needs "source" or "name"`,
-          'give source: a local path or bucket URL, or name: an existing bucket');
-        continue;
-      }
-      const mount: FileMount = {
-        kind: 'storage',
-        mode: typeof src.mode === 'string' ? src.mode.toUpperCase() : 'MOUNT',
-        persistent: src.persistent !== false,
-      };
-      if (typeof src.name === 'string') mount.name = src.name;
-      if (typeof src.source === 'string' || Array.isArray(src.source)) mount.source = src.source as string | string[];
-      if (typeof src.store === 'string') mount.store = src.store.toUpperCase();
-      if (isDict(src.config)) mount.config = src.config;
-      setOwn(out, dst, mount);
-    }
-  }
-  return out;
 }

@@ -1,6 +1,8 @@
 // The typed shape of a parsed SkyPilot task. Everything here is plain data so it can be
 // stored, sent to a webview or compared in tests.
 
+import type { BucketMount } from '../storage/types';
+
 /** One problem found in a task file. Lines and columns are 1-based; end is exclusive. */
 export interface Diagnostic {
   severity: 'error' | 'warning';
@@ -92,21 +94,32 @@ export interface Resources {
   ordered?: Resources[];
 }
 
+/**
+ * One `file_mounts` entry. `copy`: a local file or directory copied to the node. `bucket`: a
+ * cloud bucket (see storage/types.ts). `unsupported`: a store SkyPilot has and Skydeck cannot
+ * use yet (IBM COS, OCI, ..., volumes). `deferred`: its source or store comes from an env given
+ * only at launch, so it is checked then (a launch always parses with every env filled in).
+ */
 export type FileMount =
   | { kind: 'copy'; source: string }
   | {
-      kind: 'storage';
-      name?: string;
-      source?: string | string[];
-      /** Upper-case store type (S3, GCS, ...), when given. */
-      store?: string;
-      /** MOUNT (default), COPY or MOUNT_CACHED. */
-      mode: string;
-      persistent: boolean;
+      kind: 'bucket';
+      mount: BucketMount;
+      /** MOUNT_CACHED/MOUNT tuning (`config:`), passed on as written. */
       config?: Record<string, unknown>;
-    };
+      /** SkyPilot's workload preset (`type:`, e.g. MODEL_CHECKPOINT_RO), upper case. */
+      preset?: string;
+    }
+  | { kind: 'unsupported'; store: string }
+  | { kind: 'deferred' };
 
-export type Workdir = string | { url: string; ref?: string };
+/** A git repository cloned as the workdir; `ref` is a branch, tag or commit (default branch if absent). */
+export interface GitWorkdir {
+  url: string;
+  ref?: string;
+}
+
+export type Workdir = string | GitWorkdir;
 
 export interface Task {
   name?: string;

@@ -54,10 +54,10 @@ const expectations: Record<string, { diagnostics?: string[]; check: (tasks: Task
       assert.deepEqual(t.fileMounts, {
         '~/.netrc': { kind: 'copy', source: '~/.netrc' },
         '/remote/config': { kind: 'copy', source: './config' },
-        '/datasets': { kind: 'copy', source: 's3://my-team-datasets' },
-        '/outputs': { kind: 'storage', name: 'my-team-datasets-outputs', source: './outputs', store: 'S3', mode: 'MOUNT', persistent: false },
-        '/inputs': { kind: 'storage', name: 'mounts-demo-inputs', source: ['./inputs/a.csv', './inputs/b.csv'], mode: 'COPY', persistent: true },
-        '/checkpoints': { kind: 'storage', name: 'mounts-demo-ckpt', store: 'GCS', mode: 'MOUNT_CACHED', persistent: true },
+        '/datasets': { kind: 'bucket', mount: { kind: 'url', url: 's3://my-team-datasets', store: 's3', bucket: 'my-team-datasets', prefix: '', mode: 'COPY' } },
+        '/outputs': { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'my-team-datasets-outputs', mode: 'MOUNT', persistent: false, localSource: './outputs' } },
+        '/inputs': { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'mounts-demo-inputs', mode: 'COPY', persistent: true, localFiles: ['./inputs/a.csv', './inputs/b.csv'] } },
+        '/checkpoints': { kind: 'bucket', mount: { kind: 'named', store: 'gcs', name: 'mounts-demo-ckpt', mode: 'MOUNT_CACHED', persistent: true } },
       });
     },
   },

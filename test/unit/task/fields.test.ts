@@ -52,6 +52,7 @@ describe('task YAML: top-level fields', () => {
 
   it('file_mounts: copies, bucket URLs and storage mappings with defaults', () => {
     const t = task([
+      'resources: {cloud: aws}',
       'file_mounts:',
       '  ~/.netrc: ~/.netrc',
       '  /datasets: s3://bucket/path',
@@ -62,6 +63,7 @@ describe('task YAML: top-level fields', () => {
       '    mode: copy',
       '    persistent: false',
       '  /many:',
+      '    name: many-files',
       '    source: [a.txt, b.txt]',
       '  /cached:',
       '    name: ckpt',
@@ -71,10 +73,10 @@ describe('task YAML: top-level fields', () => {
     ].join('\n'));
     assert.deepEqual(t.fileMounts, {
       '~/.netrc': { kind: 'copy', source: '~/.netrc' },
-      '/datasets': { kind: 'copy', source: 's3://bucket/path' },
-      '/out': { kind: 'storage', name: 'out-bucket', source: './out', store: 'S3', mode: 'COPY', persistent: false },
-      '/many': { kind: 'storage', source: ['a.txt', 'b.txt'], mode: 'MOUNT', persistent: true },
-      '/cached': { kind: 'storage', name: 'ckpt', mode: 'MOUNT_CACHED', persistent: true, config: { mount_cached: { transfers: 8 } } },
+      '/datasets': { kind: 'bucket', mount: { kind: 'url', url: 's3://bucket/path', store: 's3', bucket: 'bucket', prefix: 'path', mode: 'COPY' } },
+      '/out': { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'out-bucket', mode: 'COPY', persistent: false, localSource: './out' } },
+      '/many': { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'many-files', mode: 'MOUNT', persistent: true, localFiles: ['a.txt', 'b.txt'] } },
+      '/cached': { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'ckpt', mode: 'MOUNT_CACHED', persistent: true }, config: { mount_cached: { transfers: 8 } } },
     });
   });
 
@@ -88,15 +90,18 @@ describe('task YAML: top-level fields', () => {
       '',
     ].join('\n'));
     assert.equal(t.workdir, '~/models/7b');
-    assert.deepEqual(t.fileMounts['/weights/llama-7b'], { kind: 'copy', source: 's3://weights/7/llama' });
-    assert.deepEqual(t.fileMounts['/data'], { kind: 'storage', name: 'data', store: 'GCS', mode: 'MOUNT', persistent: true });
+    assert.deepEqual(t.fileMounts['/weights/llama-7b'], {
+      kind: 'bucket', mount: { kind: 'url', url: 's3://weights/7/llama', store: 's3', bucket: 'weights', prefix: '7/llama', mode: 'COPY' },
+    });
+    assert.deepEqual(t.fileMounts['/data'], { kind: 'bucket', mount: { kind: 'named', store: 'gcs', name: 'data', mode: 'MOUNT', persistent: true } });
   });
 
   it('a storage choice taken from an env given only at launch is not reported early', () => {
-    const r = parse('envs: {STORE: null}\nfile_mounts:\n  /data: {name: b, store: $STORE}\n');
+    const r = parse('envs: {STORE: null}\nfile_mounts:\n  /data: {name: bkt, store: $STORE}\n');
     assert.deepEqual(r.diagnostics, []);
-    const launched = parse('envs: {STORE: null}\nfile_mounts:\n  /data: {name: b, store: $STORE}\n', { STORE: 'r2' });
-    assert.equal((launched.tasks[0].fileMounts['/data'] as { store?: string }).store, 'R2');
+    assert.deepEqual(r.tasks[0].fileMounts['/data'], { kind: 'deferred' });
+    const launched = parse('envs: {STORE: null}\nfile_mounts:\n  /data: {name: bkt, store: $STORE}\n', { STORE: 'r2' });
+    assert.deepEqual(launched.tasks[0].fileMounts['/data'], { kind: 'bucket', mount: { kind: 'named', store: 'r2', name: 'bkt', mode: 'MOUNT', persistent: true } });
   });
 
   it('config overrides', () => {

@@ -102,7 +102,7 @@ const cases: InvalidCase[] = [
     name: 'bucket mount without source or name',
     text: 'file_mounts:\n  /data:\n    mode: MOUNT\n',
     expect: [
-      ['error', 2, 3, 'file_mounts["/data"]', 'file_mounts["/data"] needs "source" or "name"', 'give source: a local path or bucket URL, or name: an existing bucket'],
+      ['error', 2, 3, 'file_mounts["/data"]', 'file_mounts["/data"] needs "source" or "name"', 'give source: a bucket URL (s3://..., gs://...) for an existing bucket, or name: for a bucket Skydeck creates'],
     ],
   },
   {

@@ -77,7 +77,10 @@ describe('task schema', () => {
   it('the same validator rejects what Skydeck rejects', () => {
     const validate = new Ajv({ strict: false }).compile(taskSchema);
     for (const bad of [{ nmae: 'x' }, { num_nodes: 0 }, { resources: { cloud: 'awz' } }, { resources: { disk_tier: 'fast' } },
-      { resources: { any_of: [{ any_of: [] }] } }, { envs: { '1A': 'x' } }, { file_mounts: { '/d': { mode: 'STREAM' } } }]) {
+      { resources: { any_of: [{ any_of: [] }] } }, { envs: { '1A': 'x' } }, { file_mounts: { '/d': { mode: 'STREAM' } } },
+      // A choice that also takes $NAME must still be anchored at both ends.
+      { file_mounts: { '/d': { name: 'b', mode: 'MOUNTED' } } }, { file_mounts: { '/d': { name: 'b', store: 's3x' } } },
+      { file_mounts: { '/d': { name: 'b', mode: 'x$MODE' } } }]) {
       assert.equal(validate(bad), false, JSON.stringify(bad));
     }
     for (const good of [{ resources: { cloud: 'LOCAL' } }, { envs: { A: 1, B: null } }, { file_mounts: { '/d': { name: 'b', store: '${STORE}' } } }]) {

@@ -44,6 +44,21 @@ describe('task YAML diagnostics: range conversion', () => {
     assert.deepEqual(underlined.sort(), ['fastest', 'lots']);
   });
 
+  it('a bad bucket line: the URL, the misspelt mode and the bad name are underlined, each with its fix', () => {
+    const text = 'resources: {cloud: aws}\nfile_mounts:\n  /a: s4://my-bucket\n  /b:\n    source: s3://my-bucket\n    mode: MOUNTT\n  /c: {name: My_Ckpt}\nrun: ls\n';
+    const lines = text.split('\n');
+    const shown = parseTaskText(text, 'task.yaml').diagnostics.map((d) => {
+      const r = toZeroBasedRange(d);
+      return [r.startLine, lines[r.startLine].slice(r.startCharacter, r.endCharacter), diagnosticText(d)];
+    });
+    assert.deepEqual(shown, [
+      [2, 's4://my-bucket', 'file_mounts["/a"]: unknown bucket URL scheme "s4://" (did you mean "s3://my-bucket"?)'],
+      [5, 'MOUNTT', 'file_mounts["/b"].mode must be one of MOUNT, COPY, MOUNT_CACHED, got "MOUNTT" (did you mean "MOUNT"?)'],
+      [6, 'My_Ckpt', '"My_Ckpt" is not a valid S3 bucket name: it may hold only lowercase letters, digits, dots and hyphens ' +
+        '(did you mean "my-ckpt"? S3 bucket names are 3-63 characters of a-z, 0-9, "." and "-", starting and ending with a letter or digit)'],
+    ]);
+  });
+
   it('message with the hint in parentheses, or alone', () => {
     assert.equal(diagnosticText({ message: 'unknown field', hint: 'did you mean cpus?' }), 'unknown field (did you mean cpus?)');
     assert.equal(diagnosticText({ message: 'unknown field' }), 'unknown field');

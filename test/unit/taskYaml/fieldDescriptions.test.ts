@@ -67,7 +67,7 @@ describe('task YAML hover: describeFieldAt', () => {
   });
 
   it('anyOf branches: workdir {url, ref} and autostop {idle_minutes}', () => {
-    assert.equal(describe_('workdir:\n  u¦rl: https://x\n')?.description, 'Repository URL.');
+    assert.match(describe_('workdir:\n  u¦rl: https://x\n')?.description ?? '', /^Repository URL: https:/);
     assert.equal(describe_('resources:\n  autostop:\n    idle_mi¦nutes: 10\n')?.path, 'resources.autostop.idle_minutes');
   });
 
@@ -81,7 +81,14 @@ describe('task YAML hover: describeFieldAt', () => {
     const d = describe_('envs:\n  HF_T¦OKEN:\n');
     assert.equal(d?.path, 'envs');
     assert.equal(d?.description, props.envs.description);
-    assert.equal(describe_('file_mounts:\n  /da¦ta: s3://b\n')?.path, 'file_mounts');
+  });
+
+  it('a file_mounts destination describes its value: the copy, bucket URL and mapping forms', () => {
+    const d = describe_('file_mounts:\n  /da¦ta: s3://b\n');
+    assert.equal(d?.path, 'file_mounts["/data"]');
+    assert.match(d!.description, /bucket URL whose objects are downloaded here \(COPY\)/);
+    assert.match(describe_('file_mounts:\n  /data:\n    na¦me: ckpt\n')?.description ?? '', /creates if it does not exist/);
+    assert.match(describe_('file_mounts:\n  /data:\n    sto¦re: gcs\n')?.description ?? '', /aws -> s3, gcp -> gcs/);
   });
 
   it('config nested overrides', () => {

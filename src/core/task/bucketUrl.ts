@@ -1,0 +1,89 @@
+// Bucket URLs in file_mounts, as SkyPilot writes them: s3://b/p, gs://b/p, r2://b/p and
+// https://<account>.blob.core.windows.net/<container>/p. Anything else with a scheme is either
+// a store SkyPilot knows and Skydeck cannot use yet (cos://, oci://, ...) or a mistake.
+
+import type { StoreKind } from '../storage/types';
+import { AZURE_ACCOUNT_RULE, NAME_RULE, STORE_LABEL, azureAccountProblem, bucketNameProblem, nearbyBucketName } from './bucketNames';
+import { nearest } from './suggest';
+
+/** URL scheme -> store, for the stores Skydeck mounts. */
+export const URL_SCHEMES: Record<string, StoreKind> = { s3: 's3', gs: 'gcs', r2: 'r2', https: 'azure' };
+/** Written back in messages: the scheme each store's URLs use. */
+export const STORE_SCHEME: Record<StoreKind, string> = { s3: 's3://', gcs: 'gs://', r2: 'r2://', azure: 'https://' };
+/** Schemes SkyPilot accepts for stores Skydeck does not support (IBM COS, OCI, Nebius, CoreWeave, VAST). */
+export const OTHER_SKYPILOT_SCHEMES = ['cos', 'oci', 'nebius', 'cw', 'vastdata'] as const;
+
+const AZURE_HOST = /^([^./]*)\.blob\.core\.windows\.net$/;
+export const AZURE_URL_FORM = 'https://<account>.blob.core.windows.net/<container>[/path]';
+
+/** The scheme of `s` (lower case) when it starts with `scheme://`; local paths have none. */
+export function urlScheme(s: string): string | undefined {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(s);
+  return m ? m[1].toLowerCase() : undefined;
+}
+
+export interface ParsedBucketUrl {
+  store: StoreKind;
+  bucket: string;
+  prefix: string;
+  account?: string;
+}
+
+export type BucketUrlResult =
+  | { ok: true; url: ParsedBucketUrl }
+  /** A store SkyPilot has and Skydeck does not. */
+  | { ok: false; other: string }
+  | { ok: false; other?: undefined; message: string; hint: string };
+
+const bad = (message: string, hint: string): BucketUrlResult => ({ ok: false, message, hint });
+
+/** The hint for an unknown scheme: the closest known one, or the list. */
+function schemeHint(scheme: string, url: string): string {
+  const known = Object.keys(URL_SCHEMES);
+  const guess = nearest(scheme, [...known, 'gcs']);
+  const rest = url.slice(url.indexOf('://'));
+  if (guess) return `did you mean "${guess === 'gcs' ? 'gs' : guess}${rest}"?`;
+  return `bucket URLs start with s3://, gs://, r2:// or ${AZURE_URL_FORM}; a local path has no scheme`;
+}
+
+/** Splits and checks a bucket URL; `url` must have a scheme (see urlScheme). */
+export function parseBucketUrl(url: string): BucketUrlResult {
+  const scheme = urlScheme(url) ?? '';
+  if ((OTHER_SKYPILOT_SCHEMES as readonly string[]).includes(scheme)) return { ok: false, other: `${scheme}://` };
+  const store = URL_SCHEMES[scheme];
+  if (!store || !url.startsWith(`${scheme}://`)) {
+    return bad(`unknown bucket URL scheme "${url.slice(0, url.indexOf('://') + 3)}"`, schemeHint(scheme, url));
+  }
+  if (/[?#\s\0]/.test(url)) {
+    return bad('a bucket URL may not contain "?", "#" or white space', 'write only the bucket and path; credentials such as SAS tokens do not belong in a task file');
+  }
+  const parts = url.slice(scheme.length + 3).split('/');
+  let account: string | undefined;
+  if (store === 'azure') {
+    const host = AZURE_HOST.exec(parts.shift() ?? '');
+    if (!host) return bad('an https:// source must be an Azure Blob container URL', `write ${AZURE_URL_FORM}`);
+    account = host[1];
+    const problem = azureAccountProblem(account);
+    if (problem) return bad(`the Azure storage account "${account}" ${problem}`, AZURE_ACCOUNT_RULE);
+  }
+  const bucket = parts.shift() ?? '';
+  const what = store === 'azure' ? 'container' : 'bucket';
+  if (bucket === '') return bad(`the URL names no ${what}`, store === 'azure' ? `write ${AZURE_URL_FORM}` : `write ${STORE_SCHEME[store]}<bucket>[/path]`);
+  const problem = bucketNameProblem(store, bucket);
+  if (problem) {
+    const fix = nearbyBucketName(store, bucket);
+    return bad(`"${bucket}" is not a valid ${STORE_LABEL[store]} ${what} name: it ${problem}`, fix ? `did you mean "${fix}"? ${NAME_RULE[store]}` : NAME_RULE[store]);
+  }
+  const segments = parts.filter((p) => p !== '');
+  if (segments.some((p) => p === '.' || p === '..')) {
+    return bad('the path inside the bucket has a "." or ".." segment', 'write the path from the bucket root, without "." or ".."');
+  }
+  return { ok: true, url: { store, bucket, prefix: segments.join('/'), ...(account ? { account } : {}) } };
+}
+
+/** The URL written back in a normal form, for messages. */
+export function bucketUrlText(u: ParsedBucketUrl): string {
+  const path = u.prefix ? `/${u.prefix}` : '';
+  if (u.store === 'azure') return `https://${u.account}.blob.core.windows.net/${u.bucket}${path}`;
+  return `${STORE_SCHEME[u.store]}${u.bucket}${path}`;
+}

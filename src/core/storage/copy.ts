@@ -11,7 +11,7 @@ export async function copyFromBucket(ctx: StorageContext, m: NodeMount, signal?:
   const p = prepare(ctx, m);
   await probeBucket(ctx, p, signal);
   p.say('copying from the bucket');
-  const script = `mkdir -p ${quotePath(m.dst)} && cd ${quotePath(m.dst)} && ${quoteArgv(copyArgv(p.remote.remotePath, '.'))}`;
+  const script = `mkdir -p ${quotePath(m.dst)} && cd ${quotePath(m.dst)} && exec ${quoteArgv(copyArgv(p.remote.remotePath, '.'))}`;
   const r = await runWithEnv(ctx.transport, script, p.remote.env, { timeoutMs: p.timeouts.copyMs, signal });
   if (r.timedOut) throw timeoutError(p.label, 'the copy from the bucket', p.timeouts.copyMs);
   if (r.code !== 0) throw classifyFailure(p.label, 'the copy from the bucket', r.code, p.clean(r.stderr.toString()));

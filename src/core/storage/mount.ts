@@ -66,6 +66,12 @@ export async function mountBucket(ctx: StorageContext, m: NodeMount, signal?: Ab
     throw new StorageError('mountpoint', p.label, `${mountPoint} is already a mount (${existing.fsType} ${existing.source})`,
       'Unmount it or choose another destination.');
   }
+  // FUSE 3 mounts over a non-empty directory without a word, hiding what is there.
+  const empty = await t.execShell(`[ -z "$(ls -A ${shellQuote(mountPoint)})" ]`, { signal: AbortSignal.timeout(15_000) });
+  if (empty.code !== 0) {
+    throw new StorageError('mountpoint', p.label, `${mountPoint} is not empty; a mount would hide its files`,
+      'Mount on an empty or new directory, or use mode COPY to add the bucket\'s files to it.');
+  }
   await probeBucket(ctx, p, signal);
   p.say(cached ? 'mounting with a write cache' : 'mounting');
   const argv = mountArgv(p.remote.remotePath, mountPoint, { cached, cacheDir: `${state}/cache`, logFile: `${state}/rclone.log` });

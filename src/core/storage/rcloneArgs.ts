@@ -36,12 +36,13 @@ export interface MountArgvOptions {
  * the object is stored: nothing is left to flush when the job ends. (minimal would queue
  * read-write opens for a delayed upload.) MOUNT_CACHED: full cache (reads cached too), uploads
  * start 1 s after the last close. --no-modtime: directory listings need no HEAD per object.
- * No --allow-other: the job runs as the user who mounts.
+ * No --allow-other: the job runs as the user who mounts. --devname: the mount's source in
+ * mountinfo is then exactly the remote path (1.60 otherwise adds a config hash, "skydeck{ab12c}:").
  */
 export function mountArgv(remotePath: string, dst: string, o: MountArgvOptions): string[] {
   const mode = o.cached
     ? ['--vfs-cache-mode', 'full', '--vfs-write-back', '1s', '--cache-dir', o.cacheDir]
     : ['--vfs-cache-mode', 'off'];
-  return ['rclone', 'mount', remotePath, dst, ...mode, '--dir-cache-time', '30s', '--no-modtime',
+  return ['rclone', 'mount', remotePath, dst, '--devname', remotePath, ...mode, '--dir-cache-time', '30s', '--no-modtime',
     ...BOUNDED, '--log-file', o.logFile];
 }

@@ -57,7 +57,10 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
   };
   if (t.store === 's3' || t.store === 'r2') {
     put('type', 's3');
-    put('provider', t.store === 'r2' ? 'Cloudflare' : 'AWS');
+    // rclone 1.60 forces virtual-host addressing (bucket.host) for provider AWS whatever
+    // force_path_style says (s3.go setQuirks); an endpoint given as an address (emulator,
+    // S3-compatible server) needs path style, which provider Other uses. Cloudflare is path style.
+    put('provider', t.store === 'r2' ? 'Cloudflare' : access.endpoint ? 'Other' : 'AWS');
     // The bucket was checked before; writes must not need CreateBucket permission.
     put('no_check_bucket', 'true');
     if (t.store === 'r2') {

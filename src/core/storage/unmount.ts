@@ -30,12 +30,14 @@ async function alive(t: Transport, pid: number): Promise<boolean> {
 }
 
 /**
- * Unmounts and waits for the rclone process to end (TERM after 10 s, KILL after 5 more). For
+ * Unmounts and waits for the rclone process to end (TERM after 10 s, 2 s after a lazy unmount;
+ * KILL 5 s later). For
  * MOUNT_CACHED, call waitFlushed first: rclone keeps unsent files in its cache across an
  * unmount, and they would reach the bucket only at the next mount.
  */
 export async function unmountBucket(t: Transport, h: MountHandle, graceMs = 10_000): Promise<void> {
   const until = Date.now() + graceMs;
+  let lazy = false;
   while (await mountedAt(t, h.mountPoint)) {
     const r = await fusermount(t, h.mountPoint, false);
     if (r.code === 0) break;
@@ -45,11 +47,13 @@ export async function unmountBucket(t: Transport, h: MountHandle, graceMs = 10_0
     if (Date.now() > until) {
       const z = await fusermount(t, h.mountPoint, true);
       if (z.code !== 0) throw new StorageError('failed', h.label, `lazy unmount failed (${z.stderr})`, 'Unmount it by hand as root: umount -l.');
+      lazy = true;
       break;
     }
     await sleep(250);
   }
-  for (const [wait, sig] of [[10_000, 'TERM'], [5_000, 'KILL']] as const) {
+  // After a lazy unmount rclone keeps serving whoever still holds the mount: end it sooner.
+  for (const [wait, sig] of [[lazy ? 2000 : 10_000, 'TERM'], [5_000, 'KILL']] as const) {
     const end = Date.now() + wait;
     while (Date.now() < end) {
       if (!(await alive(t, h.pid))) return;

@@ -67,14 +67,17 @@ async function waitReady(url: string, child: ChildProcess, log: () => string): P
   throw new Error(`moto did not answer within 20 s: ${log()}`);
 }
 
-/** Starts moto with real AMI and instance-type validation, in its own process group. */
-export async function startMoto(): Promise<MotoServer> {
+/**
+ * Starts moto with real AMI and instance-type validation, in its own process group. `env` adds
+ * to moto's environment, e.g. INITIAL_NO_AUTH_ACTION_COUNT=0 to check credentials.
+ */
+export async function startMoto(opts: { env?: Record<string, string> } = {}): Promise<MotoServer> {
   const { python, missing: why } = motoPython();
   if (!python) throw new Error(why);
   const port = await freePort();
   const child = spawn(python, ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], {
     detached: true, stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, MOTO_ENABLE_AMI_VALIDATION: 'true', MOTO_EC2_ENABLE_INSTANCE_TYPE_VALIDATION: 'true' },
+    env: { ...process.env, MOTO_ENABLE_AMI_VALIDATION: 'true', MOTO_EC2_ENABLE_INSTANCE_TYPE_VALIDATION: 'true', ...opts.env },
   });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-4000); });

@@ -1,0 +1,112 @@
+// MOUNT and MOUNT_CACHED: rclone mount as a background process of its own session (so it
+// outlives the SSH command that started it and serves the mount for the cluster's life).
+// Not `rclone mount --daemon`: in 1.60 a daemon that dies at once still makes its parent wait
+// the whole --daemon-wait. Here the caller watches the process and /proc/self/mountinfo, and
+// stops at whichever comes first: mounted, exited (its log says why), or the time limit.
+import { classifyFailure, StorageError, timeoutError } from './errors';
+import { mountArgv } from './rcloneArgs';
+import { runWithEnv } from './runOnNode';
+import { prepare, quotePath, sleep, stateDir, type Prepared, type StorageContext } from './context';
+import { findMount } from './mountInfo';
+import { probeBucket } from './probe';
+import type { NodeMount } from './target';
+import { quoteArgv, shellQuote } from '../transport/shellQuote';
+import type { Transport } from '../transport';
+import { lazyUnmount } from './unmount';
+import type { MountHandle } from './handle';
+
+export type { MountHandle };
+
+
+/** mkdir -p and resolve; a dead FUSE mount left at dst ("not connected") is detached first. */
+async function resolveDir(t: Transport, dir: string, label: string): Promise<string> {
+  const script = `mkdir -p ${quotePath(dir)} && cd ${quotePath(dir)} && pwd -P`;
+  let r = await t.execShell(script, { signal: AbortSignal.timeout(30_000) });
+  if (r.code !== 0 && /not connected/.test(r.stderr.toString())) {
+    await lazyUnmount(t, dir);
+    r = await t.execShell(script, { signal: AbortSignal.timeout(30_000) });
+  }
+  if (r.code !== 0) {
+    throw new StorageError('mountpoint', label, `cannot create the mount point (${r.stderr.toString().trim()})`,
+      'Choose a destination the node user can create.');
+  }
+  return r.stdout.toString().trim();
+}
+
+/** Starts rclone mount in its own session; prints its pid. A node with only fusermount3 gets a
+ *  `fusermount` link for rclone 1.60, which runs that name. */
+function startScript(argv: string[], state: string): string {
+  const s = shellQuote(state);
+  return [
+    `mkdir -p ${s}/cache && cd ${s} && : > rclone.log`,
+    `if ! command -v fusermount >/dev/null 2>&1 && command -v fusermount3 >/dev/null 2>&1; then`,
+    `  mkdir -p ${s}/bin && ln -sf "$(command -v fusermount3)" ${s}/bin/fusermount && PATH=${s}/bin:$PATH; fi`,
+    `command -v rclone >/dev/null 2>&1 || { echo 'rclone: not found' >&2; exit 127; }`,
+    `setsid ${quoteArgv(argv)} </dev/null >/dev/null 2>>rclone.log &`,
+    'echo $! > pid && echo $!',
+  ].join('\n');
+}
+
+export async function mountBucket(ctx: StorageContext, m: NodeMount, signal?: AbortSignal): Promise<MountHandle> {
+  if (m.mode === 'COPY') throw new Error('mountBucket: a COPY mount is copied, not mounted');
+  const p = prepare(ctx, m);
+  const t = ctx.transport;
+  const cached = m.mode === 'MOUNT_CACHED';
+  const mountPoint = await resolveDir(t, m.dst, p.label);
+  const state = await resolveDir(t, stateDir(ctx, mountPoint), p.label);
+  const handle = (pid: number): MountHandle => ({ label: p.label, mountPoint, stateDir: state, pid, cached, source: p.remote.remotePath });
+
+  const existing = findMount(await readMountInfo(t), mountPoint);
+  if (existing) {
+    if (existing.fsType === 'fuse.rclone' && existing.source === p.remote.remotePath) {
+      p.say('already mounted');
+      const pid = Number((await t.exec(['cat', `${state}/pid`])).stdout.toString().trim());
+      return handle(pid);
+    }
+    throw new StorageError('mountpoint', p.label, `${mountPoint} is already a mount (${existing.fsType} ${existing.source})`,
+      'Unmount it or choose another destination.');
+  }
+  // FUSE 3 mounts over a non-empty directory without a word, hiding what is there.
+  const empty = await t.execShell(`[ -z "$(ls -A ${shellQuote(mountPoint)})" ]`, { signal: AbortSignal.timeout(15_000) });
+  if (empty.code !== 0) {
+    throw new StorageError('mountpoint', p.label, `${mountPoint} is not empty; a mount would hide its files`,
+      'Mount on an empty or new directory, or use mode COPY to add the bucket\'s files to it.');
+  }
+  await probeBucket(ctx, p, signal);
+  p.say(cached ? 'mounting with a write cache' : 'mounting');
+  const argv = mountArgv(p.remote.remotePath, mountPoint, { cached, cacheDir: `${state}/cache`, logFile: `${state}/rclone.log` });
+  const started = await runWithEnv(t, startScript(argv, state), p.remote.env, { timeoutMs: 30_000, signal });
+  if (started.timedOut) throw timeoutError(p.label, 'starting rclone mount', 30_000);
+  if (started.code !== 0) throw classifyFailure(p.label, 'starting rclone mount', started.code, p.clean(started.stderr.toString()));
+  const pid = Number(started.stdout.toString().trim());
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`${p.label}: rclone mount started but gave no pid`);
+  return waitMounted(ctx, p, handle(pid), signal);
+}
+
+async function readMountInfo(t: Transport, pre = ''): Promise<string> {
+  const r = await t.execShell(`${pre}cat /proc/self/mountinfo`, { signal: AbortSignal.timeout(15_000) });
+  return r.stdout.toString();
+}
+
+async function waitMounted(ctx: StorageContext, p: Prepared, h: MountHandle, signal?: AbortSignal): Promise<MountHandle> {
+  const t = ctx.transport;
+  const until = Date.now() + p.timeouts.mountMs;
+  for (;;) {
+    signal?.throwIfAborted();
+    const text = await readMountInfo(t, `kill -0 ${h.pid} 2>/dev/null && echo ALIVE; `);
+    if (findMount(text, h.mountPoint)) {
+      p.say('mounted');
+      return h;
+    }
+    if (!text.startsWith('ALIVE')) {
+      const log = await t.exec(['tail', '-c', '4000', `${h.stateDir}/rclone.log`]);
+      throw classifyFailure(p.label, 'rclone mount', 1, p.clean(log.stdout.toString()));
+    }
+    if (Date.now() > until) {
+      await t.exec(['kill', String(h.pid)]);
+      await lazyUnmount(t, h.mountPoint);
+      throw timeoutError(p.label, 'rclone mount', p.timeouts.mountMs);
+    }
+    await sleep(100);
+  }
+}

@@ -1,0 +1,117 @@
+// An rclone remote for one bucket, configured only through environment variables
+// (RCLONE_CONFIG_<NAME>_<OPTION>, rclone's documented form), so no credential is ever written
+// to a file on the node. Option names are those of rclone 1.60.1 (`rclone help backend s3`,
+// `... gcs`, `... azureblob`): in 1.60 gcs and azureblob have no `env_auth`; gcs falls back
+// to Google's application-default credentials (the VM's service account) when given no token,
+// and azureblob reaches the VM's managed identity through `use_msi`.
+import { StorageError } from './errors';
+import type { BucketTarget } from './target';
+
+/** The one remote name every Skydeck rclone process uses (each process has its own env). */
+export const REMOTE = 'skydeck';
+const PREFIX = `RCLONE_CONFIG_${REMOTE.toUpperCase()}_`;
+
+/** How the node authenticates to the store. */
+export type StoreCredentials =
+  /** The VM's own identity: AWS instance profile, GCP service account, Azure managed identity. */
+  | { kind: 'vm'; azureMsiClientId?: string }
+  /** S3 or R2 keys: only with the user's explicit opt-in (ssh pools, local). */
+  | { kind: 'keys'; accessKeyId: string; secretAccessKey: string; sessionToken?: string }
+  /** A GCP service-account key (JSON text), opt-in like keys. */
+  | { kind: 'gcsServiceAccount'; json: string }
+  /** An Azure storage account key, opt-in like keys. */
+  | { kind: 'azureKey'; key: string };
+
+export interface StoreAccess {
+  credentials: StoreCredentials;
+  /** S3 region of the bucket (AWS does not redirect path-style requests). */
+  region?: string;
+  /** R2: the Cloudflare account id (the endpoint is https://<id>.r2.cloudflarestorage.com). */
+  r2AccountId?: string;
+  /** Overrides the store's endpoint: emulators in tests, private endpoints. */
+  endpoint?: string;
+}
+
+export interface RcloneRemote {
+  /** Environment for the rclone process: the remote's configuration. */
+  env: Record<string, string>;
+  /** Names in `env` whose values are secret (never logged, never on a command line). */
+  secret: string[];
+  /** e.g. "skydeck:bkt/prefix". */
+  remotePath: string;
+}
+
+export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess): RcloneRemote {
+  const opts: Record<string, string> = {};
+  const secret: string[] = [];
+  const put = (k: string, v: string | undefined, isSecret = false): void => {
+    if (v === undefined || v === '') return;
+    if (/[\n\r\0]/.test(v)) throw new StorageError('config', label, `the ${k} setting contains a line break`, 'Remove the line break from the value.');
+    opts[k] = v;
+    if (isSecret) secret.push(PREFIX + k.toUpperCase());
+  };
+  const c = access.credentials;
+  const wrongCreds = (): never => {
+    throw new StorageError('config', label, `${c.kind} credentials do not apply to a ${t.store} bucket`,
+      'Give credentials of the bucket\'s own store, or use the VM\'s identity.');
+  };
+  if (t.store === 's3' || t.store === 'r2') {
+    put('type', 's3');
+    // rclone 1.60 forces virtual-host addressing (bucket.host) for provider AWS whatever
+    // force_path_style says (s3.go setQuirks); an endpoint given as an address (emulator,
+    // S3-compatible server) needs path style, which provider Other uses. Cloudflare is path style.
+    put('provider', t.store === 'r2' ? 'Cloudflare' : access.endpoint ? 'Other' : 'AWS');
+    // The bucket was checked before; writes must not need CreateBucket permission.
+    put('no_check_bucket', 'true');
+    if (t.store === 'r2') {
+      if (c.kind !== 'keys') {
+        throw new StorageError('config', label, 'R2 buckets have no VM identity to read them with',
+          'Give R2 access keys (the explicit credentials opt-in), as for ssh pools.');
+      }
+      const endpoint = access.endpoint ?? (access.r2AccountId ? `https://${access.r2AccountId}.r2.cloudflarestorage.com` : undefined);
+      if (!endpoint) throw new StorageError('config', label, 'no R2 account id is known', 'Set the Cloudflare account id for R2.');
+      put('endpoint', endpoint);
+      put('region', 'auto');
+    } else {
+      put('endpoint', access.endpoint);
+      put('region', access.region);
+    }
+    if (c.kind === 'vm') put('env_auth', 'true');
+    else if (c.kind === 'keys') {
+      put('access_key_id', c.accessKeyId, true);
+      put('secret_access_key', c.secretAccessKey, true);
+      put('session_token', c.sessionToken, true);
+    } else wrongCreds();
+  } else if (t.store === 'gcs') {
+    put('type', 'google cloud storage');
+    put('no_check_bucket', 'true');
+    put('endpoint', access.endpoint);
+    // vm: nothing to set; rclone 1.60 uses application-default credentials without a token.
+    if (c.kind === 'gcsServiceAccount') put('service_account_credentials', c.json, true);
+    else if (c.kind !== 'vm') wrongCreds();
+  } else {
+    if (!t.account) throw new StorageError('config', label, 'no Azure storage account is known', 'Name the account in the URL (https://<account>.blob.core.windows.net/<container>).');
+    put('type', 'azureblob');
+    put('account', t.account);
+    put('endpoint', access.endpoint);
+    if (c.kind === 'vm') {
+      put('use_msi', 'true');
+      put('msi_client_id', c.azureMsiClientId);
+    } else if (c.kind === 'azureKey') put('key', c.key, true);
+    else wrongCreds();
+  }
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts)) env[PREFIX + k.toUpperCase()] = v;
+  const path = t.prefix ? `${t.bucket}/${t.prefix}` : t.bucket;
+  return { env, secret, remotePath: `${REMOTE}:${path}` };
+}
+
+/** Replaces every secret value of `env` in `text` (for log lines and error messages). */
+export function redact(text: string, env: Record<string, string>, secret: string[]): string {
+  let out = text;
+  for (const name of secret) {
+    const v = env[name];
+    if (v) out = out.split(v).join('[redacted]');
+  }
+  return out;
+}

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../../src/cli/main';
 import { autostopText } from '../../../src/cli/commands/status';
-import { StateStore } from '../../../src/core/state';
+import { StateStore, getCluster } from '../../../src/core/state';
 import { staticProviders } from '../../../src/core/clouds/provider';
 import { Connections, down, launch, localAgentBootstrap, localBaseDir, type OpsContext } from '../../../src/core/ops';
 import { cli } from '../agent/helpers';
@@ -130,8 +130,14 @@ describe('cli on a cloud cluster (fake provider as aws)', function () {
     assert.match((await run('status', '--refresh')).out, /as1 .* UP +12m \(down\), in 1[12]m +0 running/);
     await launch(ctx, { taskFile: task, cluster: 'as2', cloud: 'aws', idleMinutes: 3, detach: true });
     assert.deepEqual(await stop('as2'), [3, 1]);
-    await down(ctx, 'as1');
-    await down(ctx, 'as2');
+    // A real cloud's terminate ends the head's agent with the machine; here the agent runs on
+    // this one, and with autostop set its daemon would stay to count idle time: stop it first.
+    for (const name of ['as1', 'as2']) {
+      const row = await ctx.store.read((db) => getCluster(db, name));
+      assert.ok(row, `${name} has a row`);
+      await ctx.connections.client(row).shutdown();
+      await down(ctx, name);
+    }
   });
 
   it('the AUTOSTOP column: off, the setting, time left, and a self-stop that failed', () => {

@@ -8,6 +8,9 @@ import { OAuth2Client } from 'google-auth-library';
 import { createGcpProvider, type GcpProviderOptions } from '../../../src/core/clouds/gcp';
 import { tagsFor, type NodeShape, type RunRequest } from '../../../src/core/clouds/provider';
 import { GcpFake } from '../../support/fakes/gcpFake/server';
+import { StateStore } from '../../../src/core/state';
+import type { Provider } from '../../../src/core/clouds/provider';
+import { makeEnv, realClock, type Bootstrap, type ProvisionEnv, type ProvisionTiming } from '../../../src/core/provision';
 
 export const PROJECT = 'skydeck-test';
 export const REGION = 'us-central1';
@@ -64,4 +67,16 @@ export function runRequest(over: Partial<RunRequest> & { zone?: string; instance
     placement: over.resources ? { ...placement, resources: over.resources } : placement,
     tags: tagsFor({ clusterName, uid, workspaceId: 'ws-test' }),
   };
+}
+
+/** The suites provision without an agent: the fake's instances are not machines to bootstrap. */
+export const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
+
+/** Fast timing for the fake (it answers in milliseconds); a suite overrides what it tests. */
+export const FAST_TIMING: Partial<ProvisionTiming> = { launchGraceMs: 300, pollMs: 40, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 40 };
+
+/** A quiet provision env over a fresh workspace state in the bed's directory, on the wall clock. */
+export async function bedEnv(bed: GcpBed, provider: Provider, timing: Partial<ProvisionTiming> = FAST_TIMING): Promise<{ store: StateStore; env: ProvisionEnv }> {
+  const store = await StateStore.openWorkspace(fs.mkdtempSync(path.join(bed.dir, 'ws-')));
+  return { store, env: makeEnv({ store, clock: realClock, progress: () => undefined, log: () => undefined, timing }, provider) };
 }

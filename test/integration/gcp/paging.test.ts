@@ -2,15 +2,11 @@
 // page: the cluster query, cluster info, down, the leak sweep and the zone check must all
 // follow the token, or they would see only the first page and call the rest gone.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { StateStore } from '../../../src/core/state';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import { checkGcp } from '../../../src/core/clouds/gcp';
-import { downWithProof, findLeaked, makeEnv, provision, realClock, terminateLeaked, type Bootstrap, type ProvisionEnv } from '../../../src/core/provision';
-import { startGcpBed, runRequest, PROJECT, REGION, tokenClient, type GcpBed } from './helpers';
-
-const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
+import { downWithProof, findLeaked, provision, terminateLeaked, type ProvisionEnv } from '../../../src/core/provision';
+import { startGcpBed, runRequest, PROJECT, REGION, tokenClient, type GcpBed, bedEnv, noBootstrap } from './helpers';
 
 describe('gcp: every listing follows nextPageToken (pages of 2)', function () {
   this.timeout(60_000);
@@ -19,11 +15,7 @@ describe('gcp: every listing follows nextPageToken (pages of 2)', function () {
   let env: ProvisionEnv;
   before(async () => {
     bed = await startGcpBed();
-    store = await StateStore.openWorkspace(fs.mkdtempSync(path.join(bed.dir, 'ws-')));
-    env = makeEnv({
-      store, clock: realClock, progress: () => undefined, log: () => undefined,
-      timing: { launchGraceMs: 300, pollMs: 40, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 40 },
-    }, bed.provider({ zones: { [REGION]: ['us-central1-a'] } }));
+    ({ store, env } = await bedEnv(bed, bed.provider({ zones: { [REGION]: ['us-central1-a'] } })));
   });
   after(async () => {
     store?.close();

@@ -6,10 +6,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StateStore, getCluster } from '../../../src/core/state';
-import { downWithProof, findLeaked, makeEnv, provision, refreshOne, realClock, type Bootstrap, type ProvisionEnv } from '../../../src/core/provision';
-import { PROJECT, REGION, runRequest, startGcpBed, type GcpBed } from './helpers';
+import { downWithProof, findLeaked, makeEnv, provision, refreshOne, realClock, type ProvisionEnv } from '../../../src/core/provision';
+import { PROJECT, REGION, runRequest, startGcpBed, type GcpBed, noBootstrap } from './helpers';
 
-const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
 const OTHER = 'skydeck-other';
 const timing = { launchGraceMs: 500, pollMs: 50, runningTimeoutMs: 5000, confirmTimeoutMs: 3000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 };
 

@@ -2,14 +2,10 @@
 // failover on ZONE_RESOURCE_POOL_EXHAUSTED with the failed zone proven empty first, then
 // down with proof. Bootstrap is a no-op (the fake's addresses are never connected to).
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { StateStore, getCluster, listClusters } from '../../../src/core/state';
 import { TAG_UID, isLive } from '../../../src/core/clouds/provider';
-import { downWithProof, makeEnv, provision, realClock, type Bootstrap, type ProvisionEnv } from '../../../src/core/provision';
-import { startGcpBed, REGION, type GcpBed } from './helpers';
-
-const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
+import { downWithProof, provision, type Bootstrap, type ProvisionEnv } from '../../../src/core/provision';
+import { startGcpBed, REGION, type GcpBed, bedEnv, noBootstrap } from './helpers';
 
 describe('gcp provider under the provision loop', function () {
   this.timeout(30_000);
@@ -19,11 +15,9 @@ describe('gcp provider under the provision loop', function () {
 
   before(async () => {
     bed = await startGcpBed();
-    store = await StateStore.openWorkspace(fs.mkdtempSync(path.join(bed.dir, 'ws-')));
-    env = makeEnv({
-      store, clock: realClock, progress: () => undefined, log: () => undefined,
-      timing: { launchGraceMs: 2000, pollMs: 50, runningTimeoutMs: 5000, confirmTimeoutMs: 3000, reissueAfterMs: 1000, transientRetries: 2, backoffMs: 50 },
-    }, bed.provider({ zones: { [REGION]: ['us-central1-a', 'us-central1-b'] } }));
+    ({ store, env } = await bedEnv(bed, bed.provider({ zones: { [REGION]: ['us-central1-a', 'us-central1-b'] } }), {
+      launchGraceMs: 2000, pollMs: 50, runningTimeoutMs: 5000, confirmTimeoutMs: 3000, reissueAfterMs: 1000, transientRetries: 2, backoffMs: 50,
+    }));
   });
   after(async () => {
     store?.close();

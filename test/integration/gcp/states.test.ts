@@ -2,18 +2,15 @@
 // through PENDING_STOP/DEPROVISIONING, in repair, Flex-start PENDING, and a status Skydeck does
 // not know) under the provider and the core's stop/start/down with proof, over the fake.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { StateStore, getCluster, putCluster, type ClusterRecord } from '../../../src/core/state';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import {
-  downWithProof, findLeaked, lookOnce, makeEnv, provision, realClock, refreshOne, resumeCluster, stopWithProof, type Bootstrap, type ProvisionEnv,
+  downWithProof, findLeaked, lookOnce, provision, refreshOne, resumeCluster, stopWithProof, type ProvisionEnv,
 } from '../../../src/core/provision';
 import { cloudRepair, cloudStop, cloudSuspend, putInStatus, setDeletePath, setStopPath } from '../../support/fakes/gcpFake/lifecycle';
 import { providerFailure as failure } from '../../support/providerFailure';
-import { startGcpBed, runRequest, PROJECT, REGION, type GcpBed } from './helpers';
+import { startGcpBed, runRequest, PROJECT, REGION, type GcpBed, bedEnv, noBootstrap } from './helpers';
 
-const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
 const ZONE = 'us-central1-a';
 
 describe('gcp provider: every GCE instance status, through the core', function () {
@@ -24,11 +21,7 @@ describe('gcp provider: every GCE instance status, through the core', function (
   let gcp: ReturnType<GcpBed['provider']>;
   before(async () => {
     bed = await startGcpBed();
-    store = await StateStore.openWorkspace(fs.mkdtempSync(path.join(bed.dir, 'ws-')));
-    env = makeEnv({
-      store, clock: realClock, progress: () => undefined, log: () => undefined,
-      timing: { launchGraceMs: 300, pollMs: 40, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 40 },
-    }, (gcp = bed.provider({ zones: { [REGION]: [ZONE] } })));
+    ({ store, env } = await bedEnv(bed, (gcp = bed.provider({ zones: { [REGION]: [ZONE] } }))));
   });
   after(async () => {
     store?.close();

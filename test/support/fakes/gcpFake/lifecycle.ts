@@ -67,6 +67,11 @@ export function checkResume(i: FakeInstance): void {
 }
 
 export function runResume(m: GceModel, i: FakeInstance, op: FakeOperation): void {
+  bootVia(m, i, op);
+}
+
+/** start and resume bring a VM up the same way: PROVISIONING, STAGING, RUNNING (or a full zone). */
+export function bootVia(m: GceModel, i: FakeInstance, op: FakeOperation): void {
   if (m.exhausted.has(i.zone)) return m.later(2, () => m.finish(op, poolExhausted(m.project, i.zone, i.machineType)));
   i.status = 'PROVISIONING';
   m.later(1, () => (i.status = 'STAGING'));

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { type OpError, notFound, poolExhausted, quotaOp } from './bodies';
 import { SteppedModel } from '../steppedModel';
 import { FakeIam } from './iam';
-import { type GceStatus, STOPPED_STATES, deleteVia, stopVia } from './lifecycle';
+import { type GceStatus, STOPPED_STATES, bootVia, deleteVia, stopVia } from './lifecycle';
 
 export const API = 'https://www.googleapis.com/compute/v1';
 
@@ -133,13 +133,7 @@ export class GceModel extends SteppedModel {
 
   runStart(i: FakeInstance, op: FakeOperation): void {
     if (i.status !== 'TERMINATED' && i.status !== 'STOPPED') return this.later(1, () => this.finish(op));
-    if (this.exhausted.has(i.zone)) return this.later(2, () => this.finish(op, poolExhausted(this.project, i.zone, i.machineType)));
-    i.status = 'PROVISIONING';
-    this.later(1, () => (i.status = 'STAGING'));
-    this.later(2, () => this.finish(op));
-    this.later(3, () => {
-      if (i.status === 'STAGING') i.status = 'RUNNING';
-    });
+    bootVia(this, i, op);
   }
 
   runDelete(i: FakeInstance, op: FakeOperation): void {

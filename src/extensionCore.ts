@@ -21,6 +21,6 @@ export const core: CoreApi = {
   defaultKnownHostsFile,
   queue,
   reconcile,
-  loadSshPools: (settings) => loadSshPools(settings),
+  loadSshPools,
   cloudProviders,
 };

@@ -80,10 +80,3 @@ export function parseBucketUrl(url: string): BucketUrlResult {
   }
   return { ok: true, url: { store, bucket, prefix: segments.join('/'), ...(account ? { account } : {}) } };
 }
-
-/** The URL written back in a normal form, for messages. */
-export function bucketUrlText(u: ParsedBucketUrl): string {
-  const path = u.prefix ? `/${u.prefix}` : '';
-  if (u.store === 'azure') return `https://${u.account}.blob.core.windows.net/${u.bucket}${path}`;
-  return `${STORE_SCHEME[u.store]}${u.bucket}${path}`;
-}

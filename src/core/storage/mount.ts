@@ -6,11 +6,11 @@
 import { classifyFailure, StorageError, timeoutError } from './errors';
 import { mountArgv } from './rcloneArgs';
 import { runWithEnv } from './runOnNode';
-import { prepare, quotePath, sleep, stateDir, type Prepared, type StorageContext } from './context';
+import { prepare, sleep, stateDir, type Prepared, type StorageContext } from './context';
 import { findMount, mountAt } from './mountInfo';
 import { probeBucket } from './probe';
 import type { NodeMount } from './target';
-import { quoteArgv, shellQuote } from '../transport/shellQuote';
+import { quoteArgv, quotePath, shellQuote } from '../transport/shellQuote';
 import type { Transport } from '../transport';
 import { lazyUnmount } from './unmount';
 import type { MountHandle } from './handle';

@@ -2,7 +2,8 @@
 // open or its cwd there), then lazily (-z: detached now, released when the last user lets go)
 // once the grace time is over. Afterwards the rclone process must be gone as well.
 import type { Transport } from '../transport';
-import { quotePath, sleep } from './context';
+import { quotePath } from '../transport/shellQuote';
+import { sleep } from './context';
 import { StorageError } from './errors';
 import { mountAt } from './mountInfo';
 import type { MountHandle } from './handle';

@@ -15,6 +15,9 @@ export interface NodeShape {
   imageId?: string | Record<string, string>;
 }
 
+/** SkyPilot's default root disk, GB, on every cloud: large enough for conda envs and model downloads. */
+export const DEFAULT_DISK_GB = 256;
+
 /** The shape a run request asks for; all defaults when the task named none. */
 export function shapeOf(req: { placement: { resources?: NodeShape } }): NodeShape {
   return req.placement.resources ?? {};

@@ -82,7 +82,7 @@ export interface AutostopState {
 export interface StatusResult {
   capacity: Amounts;
   capacity_source: 'declared' | 'detected';
-  used: { cpus: number; memory: number; accelerators: Record<string, number> | null };
+  used: Amounts;
   counts: Record<string, number>;
   /** SETTING_UP and RUNNING jobs. */
   running: number;

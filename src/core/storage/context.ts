@@ -2,7 +2,6 @@
 // how to authenticate, time limits, and a log that only ever sees redacted text.
 import { createHash } from 'node:crypto';
 import type { Transport } from '../transport';
-import { quotePath } from '../transport/shellQuote';
 import { redact, rcloneRemote, type RcloneRemote, type StoreAccess } from './rcloneRemote';
 import { mountLabel, type NodeMount } from './target';
 
@@ -60,5 +59,4 @@ export function stateDir(ctx: StorageContext, dst: string): string {
   return `${base}/${createHash('sha256').update(dst).digest('hex').slice(0, 16)}`;
 }
 
-export { quotePath };
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -2,10 +2,10 @@
 import { classifyFailure, timeoutError } from './errors';
 import { copyArgv } from './rcloneArgs';
 import { runWithEnv } from './runOnNode';
-import { prepare, quotePath, type StorageContext } from './context';
+import { prepare, type StorageContext } from './context';
 import { probeBucket } from './probe';
 import type { NodeMount } from './target';
-import { quoteArgv } from '../transport/shellQuote';
+import { quoteArgv, quotePath } from '../transport/shellQuote';
 
 export async function copyFromBucket(ctx: StorageContext, m: NodeMount, signal?: AbortSignal): Promise<void> {
   const p = prepare(ctx, m);

@@ -6,11 +6,11 @@
 import { classifyFailure, StorageError, timeoutError } from './errors';
 import { mountArgv } from './rcloneArgs';
 import { runWithEnv } from './runOnNode';
-import { prepare, quotePath, sleep, stateDir, type Prepared, type StorageContext } from './context';
-import { findMount } from './mountInfo';
+import { prepare, sleep, stateDir, type Prepared, type StorageContext } from './context';
+import { findMount, mountAt } from './mountInfo';
 import { probeBucket } from './probe';
 import type { NodeMount } from './target';
-import { quoteArgv, shellQuote } from '../transport/shellQuote';
+import { quoteArgv, quotePath, shellQuote } from '../transport/shellQuote';
 import type { Transport } from '../transport';
 import { lazyUnmount } from './unmount';
 import type { MountHandle } from './handle';
@@ -56,7 +56,7 @@ export async function mountBucket(ctx: StorageContext, m: NodeMount, signal?: Ab
   const state = await resolveDir(t, stateDir(ctx, mountPoint), p.label);
   const handle = (pid: number): MountHandle => ({ label: p.label, mountPoint, stateDir: state, pid, cached, source: p.remote.remotePath });
 
-  const existing = findMount(await readMountInfo(t), mountPoint);
+  const existing = await mountAt(t, mountPoint);
   if (existing) {
     if (existing.fsType === 'fuse.rclone' && existing.source === p.remote.remotePath) {
       p.say('already mounted');
@@ -83,7 +83,7 @@ export async function mountBucket(ctx: StorageContext, m: NodeMount, signal?: Ab
   return waitMounted(ctx, p, handle(pid), signal);
 }
 
-async function readMountInfo(t: Transport, pre = ''): Promise<string> {
+async function readMountInfo(t: Transport, pre: string): Promise<string> {
   const r = await t.execShell(`${pre}cat /proc/self/mountinfo`, { signal: AbortSignal.timeout(15_000) });
   return r.stdout.toString();
 }

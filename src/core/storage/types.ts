@@ -4,7 +4,6 @@
 
 /** Object stores Skydeck understands in `file_mounts`. */
 export type StoreKind = 's3' | 'gcs' | 'azure' | 'r2';
-export const STORE_KINDS: readonly StoreKind[] = ['s3', 'gcs', 'azure', 'r2'];
 
 /**
  * How a bucket appears on the node (SkyPilot's names):
@@ -13,7 +12,6 @@ export const STORE_KINDS: readonly StoreKind[] = ['s3', 'gcs', 'azure', 'r2'];
  * MOUNT_CACHED - mounted with a local write cache that is uploaded before the job counts as done.
  */
 export type MountMode = 'MOUNT' | 'COPY' | 'MOUNT_CACHED';
-export const MOUNT_MODES: readonly MountMode[] = ['MOUNT', 'COPY', 'MOUNT_CACHED'];
 
 interface UrlMountBase {
   kind: 'url';

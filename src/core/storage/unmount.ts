@@ -2,9 +2,10 @@
 // open or its cwd there), then lazily (-z: detached now, released when the last user lets go)
 // once the grace time is over. Afterwards the rclone process must be gone as well.
 import type { Transport } from '../transport';
-import { quotePath, sleep } from './context';
+import { quotePath } from '../transport/shellQuote';
+import { sleep } from './context';
 import { StorageError } from './errors';
-import { findMount } from './mountInfo';
+import { mountAt } from './mountInfo';
 import type { MountHandle } from './handle';
 
 // fusermount3 where FUSE 3 is installed, else the FUSE 2 name.
@@ -20,11 +21,6 @@ export async function lazyUnmount(t: Transport, dir: string): Promise<void> {
   await fusermount(t, dir, true);
 }
 
-async function mountedAt(t: Transport, dir: string): Promise<boolean> {
-  const r = await t.exec(['cat', '/proc/self/mountinfo'], { signal: AbortSignal.timeout(15_000) });
-  return findMount(r.stdout.toString(), dir) !== undefined;
-}
-
 async function alive(t: Transport, pid: number): Promise<boolean> {
   return (await t.execShell(`kill -0 ${pid} 2>/dev/null`, { signal: AbortSignal.timeout(15_000) })).code === 0;
 }
@@ -38,7 +34,7 @@ async function alive(t: Transport, pid: number): Promise<boolean> {
 export async function unmountBucket(t: Transport, h: MountHandle, graceMs = 10_000): Promise<void> {
   const until = Date.now() + graceMs;
   let lazy = false;
-  while (await mountedAt(t, h.mountPoint)) {
+  while (await mountAt(t, h.mountPoint)) {
     const r = await fusermount(t, h.mountPoint, false);
     if (r.code === 0) break;
     if (!/busy/i.test(r.stderr)) {

@@ -6,7 +6,7 @@
 // is a download (COPY), as SkyPilot documents it; the mapping form defaults to MOUNT.
 
 import type { MountMode, StoreKind } from '../storage/types';
-import { NAME_RULE, STORE_LABEL, bucketNameProblem, nearbyBucketName } from './bucketNames';
+import { bucketNameError } from './bucketNames';
 import { parseBucketUrl, urlScheme } from './bucketUrl';
 import { Reporter, formatPath } from './diagnostics';
 import { Dict, isDict } from './objects';
@@ -108,13 +108,8 @@ export function mappingMount(c: MountContext, path: Path, src: Dict): FileMount 
   if (!store) {
     return void r.error(path, `${formatPath(path)} does not say which store bucket "${name}" is in, and ${(c.defaultStore as { why: string }).why}`, STORE_ADVICE, 'key');
   }
-  const problem = bucketNameProblem(store, name);
-  if (problem) {
-    const fix = nearbyBucketName(store, name);
-    const what = store === 'azure' ? 'container' : 'bucket';
-    return void r.error(at('name'), `"${name}" is not a valid ${STORE_LABEL[store]} ${what} name: it ${problem}`,
-      fix ? `did you mean "${fix}"? ${NAME_RULE[store]}` : NAME_RULE[store]);
-  }
+  const nameError = bucketNameError(store, name);
+  if (nameError) return void r.error(at('name'), nameError.message, nameError.hint);
   const mount = { kind: 'named' as const, store, name, mode, persistent: src.persistent !== false };
   if (typeof source === 'string') return { kind: 'bucket', mount: { ...mount, localSource: source }, ...extra };
   if (Array.isArray(source)) return { kind: 'bucket', mount: { ...mount, localFiles: source }, ...extra };

@@ -80,6 +80,17 @@ export function azureAccountProblem(name: string): string | undefined {
   return undefined;
 }
 
+/** Why `name` cannot be a bucket of `store`, said as a parse error with the fix, or undefined when it can. */
+export function bucketNameError(store: StoreKind, name: string): { message: string; hint: string } | undefined {
+  const problem = bucketNameProblem(store, name);
+  if (!problem) return undefined;
+  const fix = nearbyBucketName(store, name);
+  return {
+    message: `"${name}" is not a valid ${STORE_LABEL[store]} ${store === 'azure' ? 'container' : 'bucket'} name: it ${problem}`,
+    hint: fix ? `did you mean "${fix}"? ${NAME_RULE[store]}` : NAME_RULE[store],
+  };
+}
+
 /** A valid name close to `name` (case folded, other characters as "-"), to offer as the fix. */
 export function nearbyBucketName(store: StoreKind, name: string): string | undefined {
   const allowed = store === 'gcs' ? /[^a-z0-9._-]/g : store === 's3' ? /[^a-z0-9.-]/g : /[^a-z0-9-]/g;

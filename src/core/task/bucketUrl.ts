@@ -3,7 +3,7 @@
 // a store SkyPilot knows and Skydeck cannot use yet (cos://, oci://, ...) or a mistake.
 
 import type { StoreKind } from '../storage/types';
-import { AZURE_ACCOUNT_RULE, NAME_RULE, STORE_LABEL, azureAccountProblem, bucketNameProblem, nearbyBucketName } from './bucketNames';
+import { AZURE_ACCOUNT_RULE, azureAccountProblem, bucketNameError } from './bucketNames';
 import { nearest } from './suggest';
 
 /** URL scheme -> store, for the stores Skydeck mounts. */
@@ -69,21 +69,11 @@ export function parseBucketUrl(url: string): BucketUrlResult {
   const bucket = parts.shift() ?? '';
   const what = store === 'azure' ? 'container' : 'bucket';
   if (bucket === '') return bad(`the URL names no ${what}`, store === 'azure' ? `write ${AZURE_URL_FORM}` : `write ${STORE_SCHEME[store]}<bucket>[/path]`);
-  const problem = bucketNameProblem(store, bucket);
-  if (problem) {
-    const fix = nearbyBucketName(store, bucket);
-    return bad(`"${bucket}" is not a valid ${STORE_LABEL[store]} ${what} name: it ${problem}`, fix ? `did you mean "${fix}"? ${NAME_RULE[store]}` : NAME_RULE[store]);
-  }
+  const nameError = bucketNameError(store, bucket);
+  if (nameError) return bad(nameError.message, nameError.hint);
   const segments = parts.filter((p) => p !== '');
   if (segments.some((p) => p === '.' || p === '..')) {
     return bad('the path inside the bucket has a "." or ".." segment', 'write the path from the bucket root, without "." or ".."');
   }
   return { ok: true, url: { store, bucket, prefix: segments.join('/'), ...(account ? { account } : {}) } };
-}
-
-/** The URL written back in a normal form, for messages. */
-export function bucketUrlText(u: ParsedBucketUrl): string {
-  const path = u.prefix ? `/${u.prefix}` : '';
-  if (u.store === 'azure') return `https://${u.account}.blob.core.windows.net/${u.bucket}${path}`;
-  return `${STORE_SCHEME[u.store]}${u.bucket}${path}`;
 }

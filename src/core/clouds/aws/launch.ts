@@ -4,8 +4,8 @@ import { ProviderError, type RunRequest, type RunResult } from '../provider';
 import type { InstanceType } from '../../catalog';
 import { ec2Call } from './errors';
 import { resolveImage, imageIdFor } from './images';
-import { shapeOf } from '../nodeShape';
-import { DEFAULT_DISK_GB, pickInstanceType } from './shape';
+import { DEFAULT_DISK_GB, shapeOf } from '../nodeShape';
+import { pickInstanceType } from './shape';
 import { TAG_HEAD, tagsOf } from './status';
 import type { AwsProviderOptions } from './options';
 

@@ -3,9 +3,6 @@ import type { AcceleratorOption } from '../../task/types';
 import { chooseType, describeShape, type InstanceType } from '../../catalog';
 import { ProviderError } from '../provider';
 
-/** SkyPilot's default root disk; large enough for conda envs and model downloads. */
-export const DEFAULT_DISK_GB = 256;
-
 /** Graviton families (m6g, c7gn, t4g, g5g, ...) need an arm64 image. */
 export function archOfName(name: string): 'x86_64' | 'arm64' {
   return /^[a-z]+\d+g[a-z]*\./.test(name) ? 'arm64' : 'x86_64';

@@ -1,6 +1,6 @@
 import type { ImageReference, VirtualMachine } from '@azure/arm-compute';
 import { ProviderError, type NodeShape, type Placement, type RunRequest } from '../provider';
-import { shapeOf } from '../nodeShape';
+import { DEFAULT_DISK_GB, shapeOf } from '../nodeShape';
 import type { AcceleratorOption } from '../../task/types';
 import { chooseType, describeShape } from '../../catalog';
 import { AZURE_SHIPPED } from '../../catalog/azureShipped';
@@ -9,8 +9,6 @@ import { createNic, type NetCtx } from './network';
 import { grantSelfStop } from './identity';
 import { diskName, TAG_HEAD } from './names';
 import { AZURE_SSH_USER, UBUNTU_2204 } from './options';
-
-export const DEFAULT_DISK_GB = 256;
 
 /** The VM size: the placement's, else the cheapest catalog size that fits (the location's listing, or the shipped table). */
 export function pickSize(placement: Placement, shape: NodeShape, catalog: Parameters<typeof chooseType>[0] = AZURE_SHIPPED): string {

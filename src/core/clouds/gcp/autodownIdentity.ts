@@ -2,6 +2,7 @@ import { ProviderError } from '../provider';
 import type { GcpClients } from './clients';
 import { gcpRest } from './iamRest';
 import { iamStepError, isAccountNotVisible, isRestStatus } from './iamErrors';
+import { IAM_MAX_TRIES as MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
 
 // The identity an autodown head deletes its cluster with: one service account per project,
 // skydeck-autodown, holding one project-level custom role with exactly what the head's
@@ -19,9 +20,6 @@ export const AUTODOWN_ROLE_ID = 'skydeckAutodown';
  * autostop without down is an OS shutdown and calls nothing, so it needs no identity at all.
  */
 export const AUTODOWN_PERMISSIONS = ['compute.instances.delete', 'compute.instances.get', 'compute.instances.list'];
-
-const MAX_TRIES = 8;
-const MAX_BACKOFF_MS = 15_000;
 
 interface ServiceAccount { email?: string; disabled?: boolean }
 interface Role { name?: string; includedPermissions?: string[]; deleted?: boolean; etag?: string }
@@ -44,10 +42,6 @@ export function autodownEmail(project: string): string {
 
 export function autodownRole(project: string): string {
   return `projects/${project}/roles/${AUTODOWN_ROLE_ID}`;
-}
-
-function backoff(o: IdentityOptions, attempt: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, Math.min(o.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS)));
 }
 
 /** The account's e-mail, once the account, the role and the project binding all exist. */
@@ -178,7 +172,7 @@ async function ensureBinding(o: IdentityOptions, email: string): Promise<void> {
         o.log?.(stale
           ? `GCP: the IAM policy of ${project} changed while Skydeck updated it; reading it again (try ${attempt + 1}/${MAX_TRIES})`
           : `GCP: the new service account ${email} is not visible to IAM yet; waiting (try ${attempt + 1}/${MAX_TRIES})`);
-        await backoff(o, attempt);
+        await sleepMs(iamBackoffMs(o.backoffMs, attempt));
         continue;
       }
       throw iamStepError(e, 'projects.setIamPolicy', 'resourcemanager.projects.setIamPolicy', project, fix);

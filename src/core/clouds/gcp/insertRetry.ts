@@ -5,12 +5,10 @@ import { ProviderError } from '../provider';
 import { toGcpError } from './errors';
 import { actAsError, isAccountNotVisible, isActAsDenied } from './iamErrors';
 import { rawOperation } from './operations';
+import { IAM_MAX_TRIES as MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
 
 type Operation = protos.google.cloud.compute.v1.IOperation;
 type Instance = protos.google.cloud.compute.v1.IInstance;
-
-const MAX_TRIES = 8;
-const MAX_BACKOFF_MS = 15_000;
 
 export interface InsertTarget {
   c: GcpClients;
@@ -40,10 +38,10 @@ export async function insertInstance(t: InsertTarget, resource: Instance): Promi
         throw new ProviderError('transient', `instances.insert: Compute Engine still does not see the service account ${email} after ${MAX_TRIES} tries`,
           'new service accounts usually become usable within minutes: launch again shortly');
       }
-      const waitMs = Math.min(t.backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
+      const waitMs = iamBackoffMs(t.backoffMs, attempt);
       t.log?.(`GCP: Compute Engine does not see the service account ${email} yet (new accounts take a minute or two); `
         + `trying ${resource.name} again in ${Math.round(waitMs / 100) / 10} s (try ${attempt + 1}/${MAX_TRIES})`);
-      await new Promise((r) => setTimeout(r, waitMs));
+      await sleepMs(waitMs);
     }
   }
 }

@@ -4,8 +4,6 @@ import type { AcceleratorOption } from '../../task/types';
 import { chooseType, describeShape, type InstanceType } from '../../catalog';
 import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED, gcpAttachesGpus } from '../../catalog/gcpShipped';
 
-export const DEFAULT_DISK_GB = 256;
-
 export interface Machine {
   machineType: string;
   /** Attached GPUs (N1 machines only); built-in GPUs (a2/a3/g2) need none. */

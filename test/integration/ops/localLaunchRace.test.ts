@@ -67,6 +67,23 @@ describe('local cluster directory under hostile use (bundled CLI)', function () 
     assert.equal(q.code, 0, q.err);
     assert.equal((q.out.match(/SUCCEEDED/g) ?? []).length, 2, q.out);
   });
+  it('two launches racing on a name whose directory holds planted files: exactly one clears them, both run, the planted agent never does', async () => {
+    const ws = workspace();
+    cleanups.push([ws, 'planted']);
+    const base = path.join(ws, '.skydeck', 'local', 'planted');
+    const marker = path.join(ws, 'PWNED');
+    fs.mkdirSync(path.join(base, 'agent'), { recursive: true });
+    fs.writeFileSync(path.join(base, 'jobs.db'), 'planted queue');
+    fs.writeFileSync(path.join(base, 'agent', 'skydeck_agent.py'), `open(${JSON.stringify(marker)}, "w").write("ran")\n`);
+    const [a, b] = await Promise.all([runCli(cli, ws, ['launch', 't.yaml', '-c', 'planted']), runCli(cli, ws, ['launch', 't.yaml', '-c', 'planted'])]);
+    assert.equal(a.code, 0, a.err);
+    assert.equal(b.code, 0, b.err);
+    assert.equal([a, b].filter((r) => /Removed files no cluster row owned/.test(r.err + r.out)).length, 1);
+    assert.match(a.out, /ran-/);
+    assert.match(b.out, /ran-/);
+    assert.ok(!fs.existsSync(marker), 'the planted agent never ran');
+  });
+
   it('a launch killed right after its row is committed leaves no unowned files: the relaunch keeps the directory safely', async () => {
     const ws = workspace();
     cleanups.push([ws, 'killed']);

@@ -65,6 +65,17 @@ export async function ensureAgent(t: Transport, base?: string, dir = agentSource
   const install =
     // umask 077 and a 0700 base: job specs, logs and env.json are no other user's business.
     `set -e; umask 077; B=${shellQuote(absBase)}; V=${shellQuote(version)}; mkdir -p "$B"; chmod 700 "$B"; ` +
+    // One installer at a time per base (two launches of one cluster, two windows on one ssh
+    // host share it): each removes the others' half-installs. A dead holder's lock is taken over.
+    `L="$B/.install.lock"; n=0; while ! mkdir "$L" 2>/dev/null; do ` +
+    `P=$(cat "$L/pid" 2>/dev/null || true); n=$((n+1)); ` +
+    // No pid after 5 s: its holder died between mkdir and writing it.
+    `if { [ -n "$P" ] && ! kill -0 "$P" 2>/dev/null; } || { [ -z "$P" ] && [ $n -ge 50 ]; }; then rm -rf "$L"; n=0; continue; fi; ` +
+    `if [ $n -ge 1200 ]; then echo "another Skydeck has been installing the agent in $B for 2 minutes (lock $L)" >&2; exit 1; fi; ` +
+    `sleep 0.1; done; echo $$ > "$L/pid"; trap 'rm -rf "$L"' EXIT; ` +
+    // The one that held the lock may have installed this very version: then nothing to do.
+    `if [ "$(${shellQuote(python)} -I -S -B -c ${shellQuote(VERIFY)} "$B" ${shellQuote(hash)} 2>/dev/null || true)" = ${shellQuote(hash)} ]; then ` +
+    `cat >/dev/null; echo already-installed; exit 0; fi; ` +
     `rm -rf "$B/$V.tmp"; mkdir -p "$B/$V.tmp"; tar -xf - -C "$B/$V.tmp"; ` +
     `printf '%s\\n' ${shellQuote(hash)} > "$B/$V.tmp/.hash"; rm -rf "$B/$V"; mv "$B/$V.tmp" "$B/$V"; ` +
     `OLD=$(readlink "$B/agent" 2>/dev/null || true); ln -sfn "$V" "$B/agent.link"; ` +
@@ -76,5 +87,5 @@ export async function ensureAgent(t: Transport, base?: string, dir = agentSource
     `for d in "$B"/agent-*; do n=\${d##*/}; [ "$n" = "$V" ] || [ "$n" = "$OLD" ] || rm -rf "$d"; done`;
   const r = await t.execShell(install, { stdin: agentArchive(dir) });
   if (r.code !== 0) throw new Error(`installing the agent on ${t.description} failed: ${r.stderr.toString().trim()}`);
-  return { base: absBase, entry, python, uploaded: true };
+  return { base: absBase, entry, python, uploaded: r.stdout.toString().trim() !== 'already-installed' };
 }

@@ -90,7 +90,7 @@ const statusFields = {
 };
 
 export const RESULT_CHECKS: { [K in keyof AgentCommands]: Check<AgentCommands[K]['result']> } = {
-  version: obj({ version: str, protocol: int, schema_version: count, python: str, base_dir: str, marker_prefix: str }),
+  version: obj({ version: str, protocol: intFrom(0), schema_version: count, python: str, base_dir: str, marker_prefix: str }),
   submit: obj({ job_id: jobId, status }),
   queue,
   cancel: obj({ cancelled: jobIds, already_terminal: jobIds, grace: num }),
@@ -105,7 +105,7 @@ export const RESULT_CHECKS: { [K in keyof AgentCommands]: Check<AgentCommands[K]
 };
 
 export const HELLO: Check<Hello> = obj({
-  event: oneOf(['hello'] as const), version: str, protocol: int, pid: intFrom(1), base_dir: str,
+  event: oneOf(['hello'] as const), version: str, protocol: intFrom(0), pid: intFrom(1), base_dir: str,
 });
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -31,6 +31,13 @@ interface Pending {
 export type { Hello };
 
 /**
+ * The longest answer line taken (a full queue of a million jobs is ~150 MB). A longer one is
+ * refused before it is made a string: past V8's string limit (~512 MiB) that would throw out of
+ * the data handler and end the process.
+ */
+export const MAX_LINE_BYTES = 256 * 1024 * 1024;
+
+/**
  * JSON lines over one agent `serve` channel: requests carry ids, answers and stream events
  * come back tagged with them in any order. Many callers share the one channel.
  */
@@ -38,13 +45,14 @@ export class AgentRpc {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private buffered: Buffer[] = [];
+  private bufferedBytes = 0;
   private closedWith: string | undefined;
   private stderrTail = '';
   readonly hello: Promise<Hello>;
   private readonly closeWaiters: (() => void)[] = [];
 
   /** `where` (e.g. the transport's description) goes into protocol error messages. */
-  constructor(private readonly channel: Channel, private readonly where?: string) {
+  constructor(private readonly channel: Channel, private readonly where?: string, private readonly maxLine = MAX_LINE_BYTES) {
     let gotHello!: (h: Hello) => void;
     let noHello!: (e: Error) => void;
     this.hello = new Promise<Hello>((res, rej) => ((gotHello = res), (noHello = rej)));
@@ -94,16 +102,33 @@ export class AgentRpc {
   }
 
   private onData(b: Buffer, gotHello: (h: Hello) => void, noHello: (e: Error) => void): void {
+    if (this.closedWith !== undefined) return;
     this.buffered.push(b);
-    if (!b.includes(10)) return;
+    this.bufferedBytes += b.length;
+    if (!b.includes(10)) return this.bufferedBytes > this.maxLine ? this.tooLong(noHello) : undefined;
     const all = Buffer.concat(this.buffered);
     let start = 0;
     for (let nl = all.indexOf(10); nl >= 0; nl = all.indexOf(10, start)) {
+      if (nl - start > this.maxLine) return this.tooLong(noHello);
       const line = all.subarray(start, nl).toString('utf8');
       start = nl + 1;
       if (line.trim()) this.dispatch(line, gotHello, noHello);
     }
     this.buffered = start < all.length ? [all.subarray(start)] : [];
+    this.bufferedBytes = all.length - start;
+    if (this.bufferedBytes > this.maxLine) this.tooLong(noHello);
+  }
+
+  /** An over-long line: every request on this channel fails, and the channel is closed. */
+  private tooLong(noHello: (e: Error) => void): void {
+    const e = new AgentProtocolError('serve', `a line longer than ${this.maxLine} bytes`, this.where);
+    this.buffered = [];
+    this.bufferedBytes = 0;
+    this.closedWith = e.message;
+    noHello(e);
+    for (const p of this.pending.values()) p.reject(e);
+    this.pending.clear();
+    this.close();
   }
 
   private dispatch(line: string, gotHello: (h: Hello) => void, noHello: (e: Error) => void): void {

@@ -9,7 +9,7 @@ import { loadTaskForRun } from './loadTask';
 import { checkSyncSources, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
 import { choosePool, REACHABLE_CLOUDS, updateCluster, writeIntent } from './provisionReachable';
 import { readHandle } from './clusterHandle';
-import { clearUnownedLocalBase, localBaseProblem } from './localBase';
+import { localBaseProblem } from './localBase';
 import { localBaseDir } from './context';
 import { bringUpWorkers, syncWorkers } from './multiNode';
 import { autostopPlan } from './autostopPlan';
@@ -136,8 +136,8 @@ async function launchReachable(
   }
   const intent = await writeIntent(ctx, name, cloud as 'local' | 'ssh', task.numNodes, pool, autostop);
   let row = intent.row;
-  // A new row starts from an empty directory: a jobs.db or agent already there is not its own.
-  if (intent.created && cloud === 'local' && clearUnownedLocalBase(ctx.workspaceRoot, name)) {
+  // A new row starts from an empty directory: a jobs.db or agent already there was not its own.
+  if (intent.cleared) {
     ctx.progress(`Removed files no cluster row owned from ${localBaseDir(ctx.workspaceRoot, name)} (left by an earlier cluster ${name}, or shipped with the workspace)`);
   }
   const client = ctx.connections.client(row);

@@ -6,6 +6,7 @@ import { hostKey, type HostSpec } from '../clouds/hostSpec';
 import type { SshPool } from '../clouds/sshPools';
 import type { OpsContext } from './context';
 import { localBaseDir } from './context';
+import { clearUnownedLocalBase, localBaseProblem } from './localBase';
 import { OpsError } from './errors';
 import { readHandle, type ReachableHandle } from './clusterHandle';
 import { teardownUnderWay } from '../provision/handle';
@@ -32,6 +33,9 @@ export function choosePool(ctx: OpsContext, wanted: string | undefined): SshPool
  * Writes the cluster's intent row (INIT, fresh uid) and, for the ssh cloud, claims free hosts
  * of the pool in the same transaction, so two launches can never take the same machine.
  * `created` is false when a row of that name was already there (it is returned instead).
+ * A new local row starts from an empty directory, cleared in the same transaction (`cleared`
+ * says something was removed): no racing launch, nor a relaunch after this one is killed,
+ * finds the row while files no row owned (a planted jobs.db) are still there.
  */
 export async function writeIntent(
   ctx: OpsContext,
@@ -40,14 +44,14 @@ export async function writeIntent(
   numNodes: number,
   pool: SshPool | undefined,
   autostop: { minutes: number | null; down: boolean },
-): Promise<{ row: ClusterRecord; created: boolean }> {
+): Promise<{ row: ClusterRecord; created: boolean; cleared: boolean }> {
   return ctx.store.write((db) => {
     const existing = getCluster(db, name);
     // Checked in the same transaction that hands the row to the launch: a down that flags
     // the row after this point is caught by launch's check after the submit.
     const busy = existing && teardownUnderWay(existing);
     if (busy) throw new OpsError('failed', busy);
-    if (existing) return { row: existing, created: false };
+    if (existing) return { row: existing, created: false, cleared: false };
     let hosts: HostSpec[] = [];
     if (cloud === 'ssh') {
       const taken = new Map<string, string>();
@@ -65,6 +69,12 @@ export async function writeIntent(
         );
       }
       hosts = free.slice(0, numNodes);
+    }
+    let cleared = false;
+    if (cloud === 'local') {
+      const problem = localBaseProblem(ctx.workspaceRoot, name);
+      if (problem) throw new OpsError('usage', `cannot launch ${name} on this machine: ${problem}. Remove the link (or move the folder away) and retry`);
+      cleared = clearUnownedLocalBase(ctx.workspaceRoot, name);
     }
     const handle: ReachableHandle = {
       hosts,
@@ -84,7 +94,7 @@ export async function writeIntent(
     };
     putCluster(db, row);
     appendEvent(db, { cluster: name, kind: 'intent', message: `launch on ${cloud}${pool ? ` pool ${pool.name}` : ''}`, data: { uid: row.uid, hosts: hosts.map(hostKey) } });
-    return { row, created: true };
+    return { row, created: true, cleared };
   });
 }
 

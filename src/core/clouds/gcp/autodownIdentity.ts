@@ -3,6 +3,7 @@ import type { GcpClients } from './clients';
 import { gcpRest } from './iamRest';
 import { iamStepError, isAccountNotVisible, isRestStatus } from './iamErrors';
 import { IAM_MAX_TRIES as MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
+import { PROJECT_FIX, projectIdProblem } from './project';
 
 // The identity an autodown head deletes its cluster with: one service account per project,
 // skydeck-autodown, holding one project-level custom role with exactly what the head's
@@ -46,6 +47,9 @@ export function autodownRole(project: string): string {
 
 /** The account's e-mail, once the account, the role and the project binding all exist. */
 export async function ensureAutodownIdentity(o: IdentityOptions): Promise<string> {
+  const bad = projectIdProblem(o.project);
+  // The id goes unescaped into IAM and Resource Manager paths and into the gcloud fixes shown.
+  if (bad) throw new ProviderError('config', `GCP autodown: the project ${bad}`, PROJECT_FIX);
   const email = await ensureAccount(o);
   await ensureRole(o);
   await ensureBinding(o, email);

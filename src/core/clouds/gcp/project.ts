@@ -74,3 +74,13 @@ export function localProject(opts: GcpProviderOptions = {}): string | undefined 
 
 export const ADC_FIX = 'gcloud auth application-default login';
 export const PROJECT_FIX = 'gcloud config set project <PROJECT_ID>   (or export GOOGLE_CLOUD_PROJECT=<PROJECT_ID>)';
+
+// GCP's project id rule (6-30 of a-z, 0-9, '-'; a letter first, no '-' last), with the
+// legacy domain-scoped "example.com:id" form.
+const PROJECT_ID = /^(?:[a-z0-9][-a-z0-9.]*[a-z0-9]:)?[a-z][-a-z0-9]{4,28}[a-z0-9]$/;
+
+/** Why `project` is not a GCP project id, or undefined. */
+export function projectIdProblem(project: string): string | undefined {
+  if (PROJECT_ID.test(project)) return undefined;
+  return `${JSON.stringify(project.slice(0, 80))} is not a GCP project id (6-30 lowercase letters, digits or '-', starting with a letter)`;
+}

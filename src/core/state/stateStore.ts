@@ -49,8 +49,12 @@ export class StateStore {
   }
 
   /** Opens `<workspace>/.skydeck/state.db`, keeping it out of git. */
-  static openWorkspace(workspaceRoot: string, lockOpts: LockOptions = {}): Promise<StateStore> {
+  static async openWorkspace(workspaceRoot: string, lockOpts: LockOptions = {}): Promise<StateStore> {
     const dir = path.join(workspaceRoot, '.skydeck');
+    // The workspace may come from someone else: a .skydeck that is a link would have the state,
+    // its lock and .gitignore written wherever it points.
+    const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+    if (st && !st.isDirectory()) throw new StateFileError(dir, st.isSymbolicLink() ? `a symbolic link (to ${JSON.stringify(fs.readlinkSync(dir))})` : 'not a directory');
     fs.mkdirSync(dir, { recursive: true });
     const ignore = path.join(dir, '.gitignore');
     if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '# Skydeck state: never commit it.\n*\n');

@@ -138,4 +138,12 @@ describe('hostile or damaged state files', () => {
     assert.throws(() => writeClusterSshConfig(paths, access, 'ws'), /is not valid/);
     assert.equal(fs.existsSync(paths.dir) ? fs.readdirSync(paths.dir).length : 0, 0, 'nothing was written');
   });
+
+  it('a workspace whose .skydeck is a symbolic link is refused: nothing is written where it points', async () => {
+    const ws = tmp();
+    const elsewhere = tmp();
+    fs.symlinkSync(elsewhere, path.join(ws, '.skydeck'));
+    await assert.rejects(StateStore.openWorkspace(ws), (e: Error) => e instanceof StateFileError && /\.skydeck is a symbolic link/.test(e.message));
+    assert.deepEqual(fs.readdirSync(elsewhere), []);
+  });
 });

@@ -2,12 +2,33 @@ import type { Transport } from '../transport';
 import { ensureAgent, type AgentLocation } from './bootstrap';
 import { AGENT_PROTOCOL } from './commands';
 import { AgentVersionError } from './protocolError';
-import { AgentRpc } from './rpc';
+import { AgentGoneError, AgentRpc, type Hello } from './rpc';
 
 export interface OpenOptions {
   base?: string;
   agentDir?: string;
   log?: (message: string) => void;
+  /** How long a started agent may take to greet; default HELLO_TIMEOUT_MS. */
+  helloTimeoutMs?: number;
+}
+
+/**
+ * An agent that started but never greets (a hung interpreter, a stopped process, a shell
+ * profile that waits for input) must not hold a launch or the tree forever.
+ */
+export const HELLO_TIMEOUT_MS = 60_000;
+
+/** The agent's hello, or AgentGoneError once `ms` pass without one (the channel is closed). */
+async function helloWithin(rpc: AgentRpc, ms: number): Promise<Hello> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, rej) => {
+    timer = setTimeout(() => rej(new AgentGoneError(`the agent started but sent no hello within ${ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`}`)), ms);
+  });
+  try {
+    return await Promise.race([rpc.hello, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -28,7 +49,7 @@ export async function openAgreed(t: Transport, opts: OpenOptions): Promise<{ rpc
     const rpc = new AgentRpc(ch, t.description);
     let hello;
     try {
-      hello = await rpc.hello;
+      hello = await helloWithin(rpc, opts.helloTimeoutMs ?? HELLO_TIMEOUT_MS);
     } catch (e) {
       rpc.close();
       throw e;

@@ -12,9 +12,9 @@ export interface HoverText {
   end: number;
 }
 
-/** Markdown-escapes plain text (a field path such as `file_mounts./data`). */
+/** Markdown-escapes plain text (a field path), as MarkdownString.appendText does. */
 function plain(s: string): string {
-  return s.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
+  return s.replace(/[\\`*_{}[\]()#+\-!~]/g, (c) => `\\${c}`);
 }
 
 /** The hover at `offset`, or undefined where there is nothing to say. Never throws. */

@@ -18,7 +18,7 @@ describe('task YAML hover: Markdown', () => {
   it('on a bucket URL: the field, then what happens ("MOUNT of s3://… at /data")', () => {
     const h = at('s3://bkt');
     assert.ok(h);
-    assert.match(h.markdown, /^\*\*file\\_mounts\\\["\/data"\\\]\\\.source\*\*\n\nAn existing bucket: s3:\/\//);
+    assert.match(h.markdown, /^\*\*file\\_mounts\\\["\/data"\\\]\.source\*\*\n\nAn existing bucket: s3:\/\//);
     assert.match(h.markdown, /\n\n\*\*MOUNT\*\* of `s3:\/\/bkt\/p` at `\/data` — reads streamed, writes go to the bucket\./);
     assert.equal(TASK.slice(h.start, h.end), 'source');
   });

@@ -40,6 +40,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
       return (await services.state()).read((db) => listClusters(db));
     },
     queue: async (cluster) => services.core().queue(await services.ops(), cluster),
+    listBuckets: async () => services.core().listBuckets(await services.state()),
   });
   const clusters = new ClustersTreeProvider(model);
   const view = vscode.window.createTreeView('skydeck.clusters', { treeDataProvider: clusters, showCollapseAll: true });

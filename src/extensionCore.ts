@@ -7,7 +7,7 @@ import { registerCommands } from './ui/commands/registerCommands';
 import { jobLogSource } from './ui/commands/support/jobLogSource';
 import { registerTaskYamlSupport } from './ui/taskYaml';
 import { StateStore, listClusters } from './core/state';
-import { Connections, defaultKnownHostsFile, queue, reconcile } from './core/ops';
+import { Connections, defaultKnownHostsFile, deleteBucket, listBuckets, queue, reconcile } from './core/ops';
 import { loadSshPools } from './core/clouds/sshPools';
 import { cloudProviders } from './core/clouds/registry';
 
@@ -23,4 +23,6 @@ export const core: CoreApi = {
   reconcile,
   loadSshPools,
   cloudProviders,
+  listBuckets,
+  deleteBucket,
 };

@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { ClusterRecord, StateStore } from '../core/state';
-import type { Connections, OpsContext, ReconcileOutcome } from '../core/ops';
+import type { BucketDeleteResult, BucketListing, Connections, OpsContext, ReconcileOutcome } from '../core/ops';
+import type { StoreKind } from '../core/storage/types';
 import type { JobRow } from '../core/jobs/protocol';
 import type { PoolsResult } from '../core/clouds/sshPools';
 import type { ProviderRegistry } from '../core/clouds/provider';
@@ -28,4 +29,8 @@ export interface CoreApi {
   reconcile(ctx: OpsContext): Promise<ReconcileOutcome[]>;
   loadSshPools(settings: unknown): PoolsResult;
   cloudProviders(opts?: { log?: (m: string) => void }): ProviderRegistry;
+  /** Buckets Skydeck created, from the state's buckets table (the Storage section). */
+  listBuckets(store: StateStore): Promise<BucketListing[]>;
+  /** Deletes one of them with proof; `force` also deletes a bucket Skydeck did not create. */
+  deleteBucket(ctx: OpsContext, name: string, store: StoreKind, force: boolean): Promise<BucketDeleteResult>;
 }

@@ -18,3 +18,4 @@ export { agentBootstrap, localAgentBootstrap } from './agentBootstrap';
 export { isProviderCluster } from './providerEnv';
 export { FLAGS } from '../provision';
 export type { AttemptReport, CallFailureKind, FailureKind, LeakedInstance, SweepResult, ReconcileOutcome, UnknownPart } from '../provision';
+export { listBuckets, deleteBucket, type BucketListing, type BucketDeleteResult } from './storageListing';

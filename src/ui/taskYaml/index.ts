@@ -1,12 +1,15 @@
-// Editor support for task YAML files: diagnostics, Launch/Exec CodeLens and schema hovers.
+// Editor support for task YAML files: diagnostics, Launch/Exec CodeLens, a CodeLens per file
+// mount (where it comes from, what happens to it) and schema hovers.
 
 import * as vscode from 'vscode';
 import { TaskCodeLensProvider } from './taskCodeLens';
+import { MountCodeLensProvider } from './mountCodeLens';
 import { TaskDiagnostics } from './taskDiagnostics';
 import { TaskHoverProvider } from './taskHover';
 import { TASK_FILE_PATTERN } from './taskFiles';
 
 export { TaskCodeLensProvider } from './taskCodeLens';
+export { MountCodeLensProvider } from './mountCodeLens';
 export { TaskDiagnostics } from './taskDiagnostics';
 export { TaskHoverProvider } from './taskHover';
 
@@ -17,7 +20,7 @@ const SELECTOR: vscode.DocumentSelector = [
 ];
 
 /**
- * Registers the three features. `clusters` lists the names of UP clusters (one Exec lens each);
+ * Registers the features. `clusters` lists the names of UP clusters (one Exec lens each);
  * `clustersChanged`, when given, re-asks for them (e.g. the Clusters view's onDidChangeTreeData).
  */
 export function registerTaskYamlSupport(
@@ -30,6 +33,7 @@ export function registerTaskYamlSupport(
     new TaskDiagnostics(),
     lenses,
     vscode.languages.registerCodeLensProvider(SELECTOR, lenses),
+    vscode.languages.registerCodeLensProvider(SELECTOR, new MountCodeLensProvider()),
     vscode.languages.registerHoverProvider(SELECTOR, new TaskHoverProvider()),
   ];
   if (clustersChanged) out.push(clustersChanged(() => lenses.refresh()));

@@ -1,12 +1,16 @@
 import type { ClusterRecord } from '../../core/state';
 import type { JobRow } from '../../core/jobs';
+import type { BucketListing } from '../../core/ops/storageListing';
 import { LeaksModel } from './leaksModel';
+import { StorageModel } from './storageModel';
 
 /** Where the model gets its data; the extension passes state + ops.queue, tests pass fakes. */
 export interface ClustersSource {
   listClusters(): Promise<ClusterRecord[]>;
   /** The cluster's job queue from its agent. */
   queue(cluster: string): Promise<JobRow[]>;
+  /** Buckets Skydeck created (the Storage section); absent: the section never shows. */
+  listBuckets?(): Promise<BucketListing[]>;
 }
 
 /**
@@ -23,6 +27,8 @@ export class ClustersModel {
   private again = false;
   /** The last leak sweep ("Leaked instances" node); set by Find Leaked Instances, not by reload. */
   readonly leaks = new LeaksModel(() => this.notify());
+  /** Buckets Skydeck created ("Storage" node), reloaded with the clusters. */
+  readonly storage = new StorageModel(() => this.notify());
 
   constructor(private readonly source: ClustersSource) {}
 
@@ -53,8 +59,9 @@ export class ClustersModel {
   private async reloadOnce(): Promise<void> {
     const clusters = await this.source.listClusters();
     const names = new Set(clusters.map((c) => c.name));
-    await Promise.all(
-      clusters.map(async (c) => {
+    await Promise.all([
+      this.reloadBuckets(),
+      ...clusters.map(async (c) => {
         if (c.status !== 'UP') {
           this.jobs.delete(c.name);
           this.errors.delete(c.name);
@@ -69,11 +76,21 @@ export class ClustersModel {
           this.errors.set(c.name, (e as Error).message);
         }
       }),
-    );
+    ]);
     for (const n of [...this.jobs.keys()]) if (!names.has(n)) this.jobs.delete(n);
     for (const n of [...this.errors.keys()]) if (!names.has(n)) this.errors.delete(n);
     this.clusters = clusters;
     this.notify();
+  }
+
+  /** A failed listing is shown on the Storage node; it never fails the clusters' reload. */
+  private async reloadBuckets(): Promise<void> {
+    if (!this.source.listBuckets) return;
+    try {
+      this.storage.set(await this.source.listBuckets());
+    } catch (e) {
+      this.storage.failed((e as Error).message);
+    }
   }
 
   private notify(): void {

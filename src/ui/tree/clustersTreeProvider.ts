@@ -4,11 +4,14 @@ import { JobNode } from './jobNode';
 import type { ClustersModel } from './clustersModel';
 import { LeakedGroupNode, LeakedInstanceNode, LeakSweepErrorNode, OtherWorkspacesNode } from './leakNodes';
 import type { LeakEntry } from './leaksModel';
+import { BucketNode, StorageErrorNode, StorageGroupNode } from './storageNodes';
+import type { StorageEntry } from './storageModel';
 
 // The node classes are small and import only vscode and a few core types, so they are built into
 // the activation bundle with this provider. Commands recognise a node by its `kind` field, never
 // by instanceof: they run from the lazily loaded core chunk, a separate copy of any class.
-export type ClustersTreeNode = ClusterNode | JobNode | LeakedGroupNode | OtherWorkspacesNode | LeakedInstanceNode | LeakSweepErrorNode;
+export type ClustersTreeNode = ClusterNode | JobNode | LeakedGroupNode | OtherWorkspacesNode | LeakedInstanceNode | LeakSweepErrorNode
+  | StorageGroupNode | BucketNode | StorageErrorNode;
 
 /** Draws the ClustersModel; reloading and polling are the model's and the poller's business. */
 export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTreeNode>, vscode.Disposable {
@@ -37,7 +40,11 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
       case 'job':
       case 'leak':
       case 'leak-error':
+      case 'bucket':
+      case 'storage-error':
         return [];
+      case 'storage':
+        return this.model.storage.entries().map(storageNode);
       case 'cluster': {
         const { name, uid } = parent.cluster;
         return this.model.jobsOf(name).map((j) => new JobNode(name, uid, j));
@@ -51,6 +58,7 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
     if (!this.loaded) await this.model.reload();
     const nodes: ClustersTreeNode[] = this.model.all.map((c) => new ClusterNode(c, this.model.errorOf(c.name), this.model.jobsOf(c.name).length > 0));
     // After the clusters: the sweep's findings stay visible until the next sweep or termination.
+    if (this.model.storage.visible) nodes.push(new StorageGroupNode(this.model.storage.summary));
     if (this.model.leaks.visible) nodes.push(new LeakedGroupNode(this.model.leaks.summary));
     return nodes;
   }
@@ -70,4 +78,8 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
     this.unsubscribe();
     this.changed.dispose();
   }
+}
+
+function storageNode(e: StorageEntry): ClustersTreeNode {
+  return e.kind === 'bucket' ? new BucketNode(e.bucket) : new StorageErrorNode(e.message);
 }

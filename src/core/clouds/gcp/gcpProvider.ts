@@ -17,6 +17,8 @@ import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import type { WaitOptions } from './operations';
 import { GCP_SSH_USER, type GcpProviderOptions } from './options';
 import { infoOf, LABEL_HEAD, statusOf, type GcpInstance } from './status';
+import { pages } from './rest';
+import type { AggregatedPage } from './types';
 import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 
 /** GCP Compute Engine behind the Provider interface (SkyPilot's sky/provision/gcp/instance.py, in TypeScript). */
@@ -75,7 +77,7 @@ export class GcpProvider implements Provider {
   async stopInstances(ref: ClusterRef): Promise<void> {
     const w = await this.waitOpts(ref.account);
     const list = (await this.list(w.project, ref.uid)).filter((i) => ['pending', 'running', 'unknown'].includes(statusOf(i.status)));
-    await Promise.all(list.map((i) => gcpCall('instances.stop', () => this.clients.instances.stop(this.target(w, i)))));
+    await Promise.all(list.map((i) => gcpCall('instances.stop', () => this.clients.post(`${this.path(w, i)}/stop`, undefined, { requestId: randomUUID() }))));
   }
 
   /** Starts stopped instances (resumes suspended ones) and waits for each operation, which fails on a full zone. */
@@ -94,7 +96,7 @@ export class GcpProvider implements Provider {
     const list = all.filter((i) => !ids || ids.includes(i.name!));
     await Promise.all(list.map((i) => gcpCall('instances.delete', async () => {
       try {
-        await this.clients.instances.delete(this.target(w, i));
+        await this.clients.delete(this.path(w, i), { requestId: randomUUID() });
       } catch (e) {
         if (!isNotFound(e)) throw e; // gone between our look and the call: what we asked for
       }
@@ -155,7 +157,7 @@ export class GcpProvider implements Provider {
     let c = this.catalogs.get(region);
     if (!c) {
       c = gcpCatalog(this.clients, region, this.zonesOf(region)[0] ?? zone ?? `${region}-a`, this.opts.catalogDir ?? defaultCatalogDir(),
-        { log: this.opts.log, retries: this.opts.sdkRetries ?? 2 });
+        { log: this.opts.log });
       this.catalogs.set(region, c);
     }
     return c;
@@ -181,21 +183,25 @@ export class GcpProvider implements Provider {
   private aggregated(project: string, filter: string, unreachable?: (scope: string, message: string) => void, seen?: (scope: string) => void): Promise<GcpInstance[]> {
     return gcpCall('instances.aggregatedList', async () => {
       const out: GcpInstance[] = [];
-      for await (const [scope, scoped] of this.clients.instances.aggregatedListAsync({ project, filter }, { autoPaginate: false, maxRetries: this.opts.sdkRetries ?? 2 })) {
-        if (scoped.warning?.code === 'UNREACHABLE') {
-          if (!unreachable) throw new ProviderError('transient', `instances of ${scope} could not be listed: ${scoped.warning.message ?? 'unreachable'}`);
-          unreachable(scope, scoped.warning.message ?? 'unreachable');
-          continue;
+      const path = `projects/${project}/aggregated/instances`;
+      for await (const page of pages((pageToken) => this.clients.get<AggregatedPage>(path, { filter, pageToken }))) {
+        for (const [scope, scoped] of Object.entries(page.items ?? {})) {
+          if (scoped.warning?.code === 'UNREACHABLE') {
+            if (!unreachable) throw new ProviderError('transient', `instances of ${scope} could not be listed: ${scoped.warning.message ?? 'unreachable'}`);
+            unreachable(scope, scoped.warning.message ?? 'unreachable');
+            continue;
+          }
+          seen?.(scope);
+          out.push(...(scoped.instances ?? []));
         }
-        seen?.(scope);
-        out.push(...(scoped.instances ?? []));
       }
       return out;
     });
   }
 
-  private target(w: WaitOptions, i: GcpInstance) {
-    return { project: w.project, zone: lastSegment(i.zone), instance: i.name!, requestId: randomUUID() };
+  /** The instance's URL path (names and zones as GCE listed them: [a-z0-9-], nothing to escape). */
+  private path(w: WaitOptions, i: GcpInstance): string {
+    return `projects/${w.project}/zones/${lastSegment(i.zone)}/instances/${i.name}`;
   }
 
   /** Calls go to the cluster's recorded project; only new clusters and sweeps default to the configured one. */

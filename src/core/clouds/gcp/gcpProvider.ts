@@ -13,12 +13,11 @@ import { gcpCall, isNotFound } from './errors';
 import { deleteFirewall, ensureFirewall, netTagOf } from './firewall';
 import { ANY_VALUE, labelFilter } from './labels';
 import { launch, wakeOne } from './launch';
+import { aggregatedInstances } from './listing';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import type { WaitOptions } from './operations';
 import { GCP_SSH_USER, type GcpProviderOptions } from './options';
 import { infoOf, LABEL_HEAD, statusOf, type GcpInstance } from './status';
-import { pages } from './rest';
-import type { AggregatedPage } from './types';
 import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 
 /** GCP Compute Engine behind the Provider interface (SkyPilot's sky/provision/gcp/instance.py, in TypeScript). */
@@ -137,7 +136,7 @@ export class GcpProvider implements Provider {
     // Each page of an aggregated list names every zone again (with a warning when it has none there).
     const unlisted = new Map<string, UnlistedPart>();
     const listed = new Set<string>();
-    const instances = await this.aggregated(w.project, labelFilter(TAG_UID, ANY_VALUE), (scope, message) => {
+    const instances = await aggregatedInstances(this.clients, w.project, labelFilter(TAG_UID, ANY_VALUE), (scope, message) => {
       unlisted.set(scope, { region: lastSegment(scope), kind: 'transient', message: `instances of ${scope} could not be listed: ${message}` });
     }, (scope) => listed.add(lastSegment(scope)));
     // A zone unreachable on any page is unknown, even if another page named it.
@@ -172,31 +171,7 @@ export class GcpProvider implements Provider {
    * mapped uid (labels.ts), so each instance is confirmed by its exact tag before anyone acts on it.
    */
   private async list(project: string, uid: string): Promise<GcpInstance[]> {
-    return (await this.aggregated(project, labelFilter(TAG_UID, uid))).filter((i) => infoOf(i).tags?.[TAG_UID] === uid);
-  }
-
-  /**
-   * One aggregated listing. A zone GCP could not reach answers with a warning instead of its
-   * instances: that is "unknown", never "none" — thrown (an empty answer would let the core
-   * believe they are gone), or handed to `unreachable` by the sweep, which reports it.
-   */
-  private aggregated(project: string, filter: string, unreachable?: (scope: string, message: string) => void, seen?: (scope: string) => void): Promise<GcpInstance[]> {
-    return gcpCall('instances.aggregatedList', async () => {
-      const out: GcpInstance[] = [];
-      const path = `projects/${project}/aggregated/instances`;
-      for await (const page of pages((pageToken) => this.clients.get<AggregatedPage>(path, { filter, pageToken }))) {
-        for (const [scope, scoped] of Object.entries(page.items ?? {})) {
-          if (scoped.warning?.code === 'UNREACHABLE') {
-            if (!unreachable) throw new ProviderError('transient', `instances of ${scope} could not be listed: ${scoped.warning.message ?? 'unreachable'}`);
-            unreachable(scope, scoped.warning.message ?? 'unreachable');
-            continue;
-          }
-          seen?.(scope);
-          out.push(...(scoped.instances ?? []));
-        }
-      }
-      return out;
-    });
+    return (await aggregatedInstances(this.clients, project, labelFilter(TAG_UID, uid))).filter((i) => infoOf(i).tags?.[TAG_UID] === uid);
   }
 
   /** The instance's URL path (names and zones as GCE listed them: [a-z0-9-], nothing to escape). */

@@ -66,11 +66,14 @@ describe('gcp REST client', function () {
     // A 200 that is not JSON is an error too, not an empty answer.
     const srv = http.createServer((_q, r) => r.end('not json')).listen(0, '127.0.0.1');
     await new Promise((r) => srv.once('listening', r));
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/x`;
+    const auth = new GoogleAuth({ authClient: tokenClient() });
     try {
-      const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/x`;
-      await assert.rejects(restCall(new GoogleAuth({ authClient: tokenClient() }), 'GET', url), /not JSON: not json/);
+      await assert.rejects(restCall(auth, 'GET', url), /not JSON: not json/);
     } finally {
-      srv.close();
+      await new Promise((r) => srv.close(r));
     }
+    // Nothing listens any more: fetch's bare "fetch failed" becomes the host and the cause.
+    await assert.rejects(restCall(auth, 'GET', url), (e: Error) => !(e instanceof GcpApiError) && /^127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\)$/.test(e.message));
   });
 });

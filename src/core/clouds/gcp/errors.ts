@@ -32,7 +32,8 @@ function kindOfReason(reason: string | null | undefined): ProviderErrorKind | un
 
 interface ApiErrorLike {
   httpStatusCode?: number;
-  status?: number;
+  /** HTTP status (some errors) or the google.rpc.Code name (GcpApiError): only a number is read. */
+  status?: number | string;
   reason?: string;
   message?: string;
 }

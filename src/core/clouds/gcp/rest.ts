@@ -39,6 +39,13 @@ function parseJson<T>(text: string): T | undefined {
   }
 }
 
+/** fetch's own failure says only "fetch failed": name the host and the cause (ECONNREFUSED, timeout). */
+function unreachable(e: unknown, url: string): Error {
+  const x = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const why = x.name === 'TimeoutError' ? 'no answer in time' : x.cause?.code ?? x.cause?.message ?? x.message ?? String(e);
+  return new Error(`${new URL(url).host} could not be reached (${why})`, { cause: e });
+}
+
 export type Query = Record<string, string | number | undefined>;
 
 export interface CallOptions {
@@ -74,6 +81,8 @@ export async function restCall<T>(auth: GoogleAuth<AuthClient>, method: string, 
     const res = await fetch(full, {
       method, headers, signal: AbortSignal.timeout(o.timeoutMs ?? 60_000),
       ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }),
+    }).catch((e: unknown) => {
+      throw unreachable(e, url);
     });
     const text = await res.text();
     if (res.ok) {

@@ -14,7 +14,7 @@ interface Case {
 
 const CASES: Case[] = [
   { cloud: 'aws', Cloud: 'Aws', sdk: '@aws-sdk' },
-  { cloud: 'gcp', Cloud: 'Gcp', sdk: '@google-cloud|google-gax|google-auth-library', local: `checkGcpLocal({ env: {}, gcloudConfigDir: '/nonexistent' })` },
+  { cloud: 'gcp', Cloud: 'Gcp', sdk: '@google-cloud|google-auth-library|gaxios', local: `checkGcpLocal({ env: {}, gcloudConfigDir: '/nonexistent' })` },
   { cloud: 'azure', Cloud: 'Azure', sdk: '@azure[\\\\/]', local: `checkAzureLocal({ env: {}, azureConfigDir: '/nonexistent' })` },
 ];
 

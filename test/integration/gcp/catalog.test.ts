@@ -30,7 +30,7 @@ describe('gcp provider: machine-type catalog from the Compute fake', function ()
   });
 
   it('lists one zone of the region (all pages), maps each type, skips deprecated ones, and caches the listing with its time', async () => {
-    capMachineTypePages(bed.fake.model, 4); // 13 types: four pages the SDK must follow
+    capMachineTypePages(bed.fake.model, 4); // 13 types: four pages the client must follow
     const dir = freshDir();
     const before = listings();
     const t0 = Date.now();

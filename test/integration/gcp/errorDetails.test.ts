@@ -1,10 +1,11 @@
-// The classifier's reason branch over the real @google-cloud/compute client: HTTP errors with
-// error.details[] google.rpc.ErrorInfo (which google-gax lifts into .reason/.domain) and
+// The classifier's reason branch over Skydeck's REST client (rest.ts): HTTP errors with
+// error.details[] google.rpc.ErrorInfo (which it lifts into .reason/.domain) and
 // Operation errors with errorDetails[].errorInfo, each mapped to the kind the provision loop
 // acts on — including the cases where the reason must overrule the status or the message.
 import * as assert from 'node:assert/strict';
 import { providerFailure as failure } from '../../support/providerFailure';
 import { classifyGcpError, operationError } from '../../../src/core/clouds/gcp';
+import { GcpApiError } from '../../../src/core/clouds/gcp/rest';
 import { forbidden } from '../../support/fakes/gcpFake/bodies';
 import { concurrentOperations, rateLimited, serviceDisabled, stockout } from '../../support/fakes/gcpFake/rpcErrors';
 import { startGcpBed, runRequest, PROJECT, type GcpBed } from './helpers';
@@ -20,14 +21,16 @@ describe('gcp provider: error details (google.rpc.ErrorInfo) as GCP sends them',
     bed.fake.denyMutations = false;
   });
   const num = () => bed.fake.model.projectNumber;
-  const listFails = (e: Parameters<GcpBed['fake']['failNext']>[2]) => bed.fake.failNext('GET', /aggregated\/instances$/, e, 3); // the SDK retries reads twice
+  const listFails = (e: Parameters<GcpBed['fake']['failNext']>[2]) => bed.fake.failNext('GET', /aggregated\/instances$/, e, 3); // the client tries a read up to 3 times (503/504 only)
   const insertFails = (e: Parameters<GcpBed['fake']['failNext']>[2]) => bed.fake.failNext('POST', /\/instances$/, e);
 
-  it('the SDK hands the ErrorInfo over: reason, domain and metadata of an IAM denial', async () => {
+  it('the REST client hands the ErrorInfo over: reason, domain and metadata of an IAM denial', async () => {
     bed.fake.failNext('GET', /instances\/vm-x$/, forbidden('compute.instances.get', `projects/${PROJECT}/zones/us-central1-a/instances/vm-x`));
-    const e = await bed.provider().clients.instances.get({ project: PROJECT, zone: 'us-central1-a', instance: 'vm-x' }).then(() => undefined, (x: unknown) => x);
-    const g = e as { reason?: string; domain?: string; errorInfoMetadata?: Record<string, string>; httpStatusCode?: number };
-    assert.deepEqual([g.httpStatusCode, g.reason, g.domain, g.errorInfoMetadata?.permission], [403, 'IAM_PERMISSION_DENIED', 'compute.googleapis.com', 'compute.instances.get']);
+    const e = await bed.provider().clients.get(`projects/${PROJECT}/zones/us-central1-a/instances/vm-x`).then(() => undefined, (x: unknown) => x);
+    assert.ok(e instanceof GcpApiError, String(e));
+    assert.deepEqual([e.httpStatusCode, e.reason, e.domain, e.errorInfoMetadata?.permission, e.legacyReason, e.status],
+      [403, 'IAM_PERMISSION_DENIED', 'compute.googleapis.com', 'compute.instances.get', 'forbidden', 'PERMISSION_DENIED']);
+    assert.equal(e.message, `Required 'compute.instances.get' permission for 'projects/${PROJECT}/zones/us-central1-a/instances/vm-x'`);
     assert.equal(classifyGcpError(e), 'auth');
   });
 

@@ -78,7 +78,7 @@ describe('gcp provider: errors as GCP reports them', function () {
 
   it('5xx and network failures are "transient"; a failed listing is never an empty answer', async () => {
     const p = bed.provider();
-    bed.fake.failNext('GET', /aggregated\/instances$/, backendError(), 3); // the SDK retries a read twice
+    bed.fake.failNext('GET', /aggregated\/instances$/, backendError(), 3); // the REST client tries a read again twice on 503
     assert.equal((await failure(p.queryInstances({ uid: 'y' }))).kind, 'transient');
     bed.fake.unreachable.add('us-central1-b');
     const partial = await failure(p.queryInstances({ uid: 'y' }));

@@ -1,5 +1,5 @@
-// Shared set-up of the GCP suites: the local Compute fake and providers pointed at it through
-// the real @google-cloud/compute clients (REST transport) with a fixed bearer token.
+// Shared set-up of the GCP suites: the local Compute fake and providers pointed at it (the
+// apiEndpoint/port/protocol options) through Skydeck's REST client, with a fixed bearer token.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

@@ -50,7 +50,7 @@ describe('gcp provider: every GCE instance status, through the core', function (
     cloudSuspend(m(), ZONE, vm.name);
     assert.deepEqual(await statusOf(r.uid), ['stopping'], 'SUSPENDING');
     await env.provider.waitInstances({ uid: r.uid }, 'stopped', 5000);
-    await assert.rejects(gcp.clients.instances.start({ project: PROJECT, zone: ZONE, instance: vm.name }), { httpStatusCode: 400 });
+    await assert.rejects(gcp.clients.post(`projects/${PROJECT}/zones/${ZONE}/instances/${vm.name}/start`), { httpStatusCode: 400 });
     const again = await env.provider.runInstances(runRequest({ uid: r.uid, clusterName: 'susp', zone: ZONE }));
     assert.deepEqual(again, { created: [], resumed: [vm.name] });
     assert.deepEqual([calls('resume', [vm.name]), calls('start', [vm.name])], [1, 1], 'one resume; the only start is the refused one above');

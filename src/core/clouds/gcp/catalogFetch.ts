@@ -1,10 +1,8 @@
-import type { protos } from '@google-cloud/compute';
 import { cachedCatalog, withPrices, type InstanceType } from '../../catalog';
 import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED, gcpAttachesGpus } from '../../catalog/gcpShipped';
 import type { GcpClients } from './clients';
 import { gcpCall } from './errors';
-
-type MachineType = protos.google.cloud.compute.v1.IMachineType;
+import type { MachineType } from './types';
 
 // GCP accelerator type → catalog GPU name: the guest (N1) table reversed, plus the GPUs built
 // into a2/a3/g2 machine types, whose names say more than the catalog's (memory, "tesla").
@@ -39,15 +37,11 @@ export function toCatalogType(t: MachineType): InstanceType | undefined {
   return out;
 }
 
-/** Every current machine type of one zone (the API lists per zone; the SDK follows the pages). */
-export async function fetchGcpTypes(c: GcpClients, project: string, zone: string, retries = 2): Promise<InstanceType[]> {
+/** Every current machine type of one zone (the API lists per zone, page by page; reads retried by the client). */
+export async function fetchGcpTypes(c: GcpClients, project: string, zone: string): Promise<InstanceType[]> {
   return gcpCall('machineTypes.list', async () => {
-    const out: InstanceType[] = [];
-    for await (const t of c.machineTypes.listAsync({ project, zone, maxResults: 500 }, { autoPaginate: false, maxRetries: retries })) {
-      const ct = toCatalogType(t);
-      if (ct) out.push(ct);
-    }
-    return out;
+    const all = await c.list<MachineType>(`projects/${project}/zones/${zone}/machineTypes`, { maxResults: 500 });
+    return all.flatMap((t) => toCatalogType(t) ?? []);
   });
 }
 
@@ -69,10 +63,10 @@ export function withShipped(types: InstanceType[]): InstanceType[] {
 
 /** The region's catalog, listed from one of its zones and cached per region (catalog/cache.ts). */
 export function gcpCatalog(
-  c: GcpClients, region: string, zone: string, dir: string, o: { log?: (m: string) => void; retries?: number } = {},
+  c: GcpClients, region: string, zone: string, dir: string, o: { log?: (m: string) => void } = {},
 ): Promise<InstanceType[]> {
   return cachedCatalog({
     cloud: 'gcp', region, dir, shipped: GCP_SHIPPED, complete: withShipped, log: o.log,
-    fetch: async () => fetchGcpTypes(c, await c.projectId(), zone, o.retries),
+    fetch: async () => fetchGcpTypes(c, await c.projectId(), zone),
   });
 }

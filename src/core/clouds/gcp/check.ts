@@ -3,6 +3,7 @@ import { gcpCall, toGcpError } from './errors';
 import { findAdc } from './project';
 import { checkGcpLocal, type GcpCheck } from './localCheck';
 import type { GcpProviderOptions } from './options';
+import type { Zone } from './types';
 
 export { checkGcpLocal, type GcpCheck };
 
@@ -18,11 +19,8 @@ export async function checkGcp(opts: GcpProviderOptions = {}): Promise<GcpCheck>
   try {
     const project = await c.projectId();
     const zones = await gcpCall('zones.list', async () => {
-      const out: string[] = [];
-      for await (const z of c.zones.listAsync({ project }, { autoPaginate: false })) {
-        if (z.status !== 'DOWN' && z.name && (!opts.region || z.name.startsWith(`${opts.region}-`))) out.push(z.name);
-      }
-      return out.sort();
+      const all = await c.list<Zone>(`projects/${project}/zones`);
+      return all.flatMap((z) => (z.status !== 'DOWN' && z.name && (!opts.region || z.name.startsWith(`${opts.region}-`)) ? [z.name] : [])).sort();
     });
     const adc = findAdc(opts);
     return { ok: true, details: { project, credentials: adc?.source ?? 'injected', ...(adc?.account ? { account: adc.account } : {}), zones } };

@@ -1,37 +1,56 @@
-import { FirewallsClient, GlobalOperationsClient, InstancesClient, ZoneOperationsClient, ZonesClient } from './sdk';
-// By its own path, as sdk.ts does for the others (the package index loads every client).
-import { MachineTypesClient } from '@google-cloud/compute/build/src/v1/machine_types_client';
+import { GoogleAuth, type AuthClient } from 'google-auth-library';
 import { ProviderError } from '../provider';
 import { localProject, PROJECT_FIX } from './project';
 import type { GcpProviderOptions } from './options';
+import { apiRoot, pages, restCall, type CallOptions, type Query } from './rest';
+import type { ListPage } from './types';
+
+/** Compute's own scope and the broad one (what the Compute client libraries ask for). */
+const SCOPES = ['https://www.googleapis.com/auth/cloud-platform', 'https://www.googleapis.com/auth/compute'];
+
+/** Reads wait for an answer this long; mutations and operations.wait (which holds ~2 min) longer. */
+const READ_TIMEOUT_MS = 60_000;
+const WRITE_TIMEOUT_MS = 600_000;
 
 /**
- * The Compute clients one provider uses, built once with the same endpoint and auth. The REST
- * transport (fallback) is used everywhere: it needs no gRPC native bits and is what the API
- * documents, so the local fake in the tests sees exactly the production requests.
+ * The Compute Engine v1 REST API (compute.googleapis.com/compute/v1/…) as one provider calls it:
+ * the same credentials and endpoint for every call. Paths start after "compute/v1/". Reads are
+ * tried again on 503/504 (`sdkRetries` times); mutations never, as they carry a requestId the
+ * caller chose and the provision loop decides what to do next.
  */
 export class GcpClients {
-  readonly instances: InstancesClient;
-  readonly zoneOps: ZoneOperationsClient;
-  readonly globalOps: GlobalOperationsClient;
-  readonly firewalls: FirewallsClient;
-  readonly zones: ZonesClient;
-  readonly machineTypes: MachineTypesClient;
+  readonly auth: GoogleAuth<AuthClient>;
+  private readonly root: string;
   private project?: Promise<string>;
 
   constructor(readonly options: GcpProviderOptions) {
-    // ClientOptions of google-gax; authClient is typed `unknown` in our options to keep them SDK-free.
-    const common: ConstructorParameters<typeof InstancesClient>[0] & Record<string, unknown> = { fallback: true };
-    if (options.apiEndpoint) common.apiEndpoint = options.apiEndpoint;
-    if (options.port) common.port = options.port;
-    if (options.protocol) common.protocol = options.protocol;
-    if (options.authClient) common.authClient = options.authClient as typeof common.authClient;
-    this.instances = new InstancesClient(common);
-    this.zoneOps = new ZoneOperationsClient(common);
-    this.globalOps = new GlobalOperationsClient(common);
-    this.firewalls = new FirewallsClient(common);
-    this.zones = new ZonesClient(common);
-    this.machineTypes = new MachineTypesClient(common);
+    // authClient is typed `unknown` in the options so that importing them loads no library.
+    const authClient = options.authClient as AuthClient | undefined;
+    this.auth = new GoogleAuth<AuthClient>({ scopes: SCOPES, ...(authClient ? { authClient } : {}) });
+    this.root = `${apiRoot('compute.googleapis.com', options)}/compute/v1/`;
+  }
+
+  get<T>(path: string, query?: Query): Promise<T> {
+    return restCall<T>(this.auth, 'GET', this.root + path, { query, timeoutMs: READ_TIMEOUT_MS, retries: this.options.sdkRetries ?? 2 });
+  }
+
+  post<T>(path: string, body?: unknown, query?: Query): Promise<T> {
+    return this.write<T>('POST', path, { body, query });
+  }
+
+  patch<T>(path: string, body: unknown, query?: Query): Promise<T> {
+    return this.write<T>('PATCH', path, { body, query });
+  }
+
+  delete<T>(path: string, query?: Query): Promise<T> {
+    return this.write<T>('DELETE', path, { query });
+  }
+
+  /** Every item of a list method, page by page (query: filter, maxResults…). */
+  async list<T>(path: string, query: Query = {}): Promise<T[]> {
+    const out: T[] = [];
+    for await (const page of pages((pageToken) => this.get<ListPage<T>>(path, { ...query, pageToken }))) out.push(...(page.items ?? []));
+    return out;
   }
 
   /** The project: found locally (option, env, gcloud config, ADC file), else asked of the auth library (GCE metadata). */
@@ -40,7 +59,7 @@ export class GcpClients {
       const local = localProject(this.options);
       if (local) return local;
       try {
-        return await this.instances.getProjectId();
+        return await this.auth.getProjectId();
       } catch {
         throw new ProviderError('auth', 'no GCP project is configured', PROJECT_FIX);
       }
@@ -49,7 +68,10 @@ export class GcpClients {
     return this.project;
   }
 
-  async close(): Promise<void> {
-    await Promise.all([this.instances, this.zoneOps, this.globalOps, this.firewalls, this.zones, this.machineTypes].map((c) => c.close().catch(() => undefined)));
+  /** Nothing to release: each call is one fetch (kept so a provider's dispose stays the same). */
+  async close(): Promise<void> {}
+
+  private write<T>(method: string, path: string, o: CallOptions): Promise<T> {
+    return restCall<T>(this.auth, method, this.root + path, { ...o, timeoutMs: WRITE_TIMEOUT_MS });
   }
 }

@@ -1,10 +1,11 @@
 import { isProviderError, ProviderError, type ProviderErrorKind } from '../provider';
 import { ADC_FIX } from './project';
+import type { OperationErrorItem } from './types';
 import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED } from '../../catalog/gcpShipped';
 
-// GCP failures come two ways: an HTTP error on the call itself (google-gax turns it into a
-// GoogleError with httpStatusCode and the body's message; it drops errors[].reason but lifts
-// the google.rpc.ErrorInfo of error.details[] into .reason/.domain), and an error inside a
+// GCP failures come two ways: an HTTP error on the call itself (rest.ts makes it a GcpApiError
+// with httpStatusCode, the body's message and the google.rpc.ErrorInfo of error.details[] as
+// .reason/.domain; the legacy errors[].reason decides nothing), and an error inside a
 // finished Operation (Operation.error.errors[] {code, message, errorDetails[{errorInfo}]}),
 // which is how capacity and most quota failures of an insert arrive. Both are classified here
 // by ErrorInfo reason, then code, then message, then HTTP status.
@@ -29,19 +30,15 @@ function kindOfReason(reason: string | null | undefined): ProviderErrorKind | un
   return reason ? BY_REASON[reason.toUpperCase()] : undefined;
 }
 
-interface GaxLike {
-  code?: number | string;
+interface ApiErrorLike {
   httpStatusCode?: number;
-  status?: number;
+  /** HTTP status (some errors) or the google.rpc.Code name (GcpApiError): only a number is read. */
+  status?: number | string;
   reason?: string;
   message?: string;
 }
 
-export interface OperationErrorItem {
-  code?: string | null;
-  message?: string | null;
-  errorDetails?: { errorInfo?: { reason?: string | null } | null }[] | null;
-}
+export type { OperationErrorItem } from './types';
 
 function kindOfCode(code: string, message: string): ProviderErrorKind | undefined {
   if (CAPACITY.test(code) || /does not have enough resources|resource pool exhausted|currently unavailable in the .* zone/i.test(message)) return 'capacity';
@@ -73,7 +70,7 @@ function missingInZone(message: string): boolean {
 }
 
 export function classifyGcpError(e: unknown): ProviderErrorKind {
-  const x = (e ?? {}) as GaxLike;
+  const x = (e ?? {}) as ApiErrorLike;
   const http = x.httpStatusCode ?? (typeof x.status === 'number' ? x.status : undefined);
   const message = x.message ?? '';
   const byReason = kindOfReason(x.reason);
@@ -103,11 +100,11 @@ function hintFor(kind: ProviderErrorKind, message: string, reason?: string): str
   return undefined;
 }
 
-/** The ProviderError for an SDK error; the message names the call, never credentials. */
+/** The ProviderError for a failed call (GcpApiError, auth library, network); the message names the call, never credentials. */
 export function toGcpError(e: unknown, action?: string): ProviderError {
   if (isProviderError(e)) return e;
   const kind = classifyGcpError(e);
-  const x = (e ?? {}) as GaxLike;
+  const x = (e ?? {}) as ApiErrorLike;
   const msg = (x.message ?? String(e)).split('\n')[0];
   const said = [x.httpStatusCode ? `HTTP ${x.httpStatusCode}` : '', x.reason ?? ''].filter(Boolean).join(', ');
   return new ProviderError(kind, `${action ? `${action}: ` : ''}${msg}${said ? ` (${said})` : ''}`, hintFor(kind, msg, x.reason));
@@ -124,6 +121,5 @@ export async function gcpCall<T>(action: string, fn: () => Promise<T>): Promise<
 
 /** A 404 from the API (already deleted, never existed). */
 export function isNotFound(e: unknown): boolean {
-  const x = (e ?? {}) as GaxLike;
-  return x.httpStatusCode === 404 || x.code === 5;
+  return (e as ApiErrorLike | undefined)?.httpStatusCode === 404;
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { PortRange } from '../../task';
 import { gcpCall, isNotFound } from './errors';
 import type { GcpClients } from './clients';
-import { rawOperation, waitOperation, type WaitOptions } from './operations';
+import { waitOperation, type WaitOptions } from './operations';
+import type { Firewall, Operation } from './types';
 
 // One ingress rule per cluster, "skydeck-<uid>", targeting the cluster's network tag: SSH plus
 // the task's ports. Firewall rules are global and free; teardown deletes the rule.
@@ -21,9 +22,10 @@ function portSpecs(ports: PortRange[]): string[] {
 /** Creates the rule with SSH + `ports`, or widens an existing one to include `ports`. */
 export async function ensureFirewall(c: GcpClients, w: WaitOptions, network: string, uid: string, ports: PortRange[]): Promise<void> {
   const name = firewallName(uid);
+  const path = `projects/${w.project}/global/firewalls`;
   const existing = await gcpCall('firewalls.get', async () => {
     try {
-      return (await c.firewalls.get({ project: w.project, firewall: name }))[0];
+      return await c.get<Firewall>(`${path}/${name}`);
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;
@@ -31,31 +33,27 @@ export async function ensureFirewall(c: GcpClients, w: WaitOptions, network: str
   });
   const want = ['22', ...portSpecs(ports)];
   if (!existing) {
-    const [op] = await gcpCall('firewalls.insert', () => c.firewalls.insert({
-      project: w.project, requestId: randomUUID(),
-      firewallResource: {
-        name, network: `global/networks/${network}`, direction: 'INGRESS', priority: 1000,
-        targetTags: [name], sourceRanges: ['0.0.0.0/0'], allowed: [{ IPProtocol: 'tcp', ports: want }],
-        description: `Skydeck cluster ${uid}: SSH and the task's ports`,
-      },
-    }));
-    await waitOperation(c, 'firewalls.insert', rawOperation(op), w);
+    const rule: Firewall = {
+      name, network: `global/networks/${network}`, direction: 'INGRESS', priority: 1000,
+      targetTags: [name], sourceRanges: ['0.0.0.0/0'], allowed: [{ IPProtocol: 'tcp', ports: want }],
+      description: `Skydeck cluster ${uid}: SSH and the task's ports`,
+    };
+    const op = await gcpCall('firewalls.insert', () => c.post<Operation>(path, rule, { requestId: randomUUID() }));
+    await waitOperation(c, 'firewalls.insert', op, w);
     return;
   }
   const have = new Set((existing.allowed ?? []).flatMap((a) => a.ports ?? []));
   if (want.every((p) => have.has(p))) return;
-  const [op] = await gcpCall('firewalls.patch', () => c.firewalls.patch({
-    project: w.project, firewall: name, requestId: randomUUID(),
-    firewallResource: { allowed: [{ IPProtocol: 'tcp', ports: [...new Set([...have, ...want])] }] },
-  }));
-  await waitOperation(c, 'firewalls.patch', rawOperation(op), w);
+  const patch: Firewall = { allowed: [{ IPProtocol: 'tcp', ports: [...new Set([...have, ...want])] }] };
+  const op = await gcpCall('firewalls.patch', () => c.patch<Operation>(`${path}/${name}`, patch, { requestId: randomUUID() }));
+  await waitOperation(c, 'firewalls.patch', op, w);
 }
 
 /** Deletes the cluster's rule; an absent rule is what we wanted. */
 export async function deleteFirewall(c: GcpClients, w: WaitOptions, uid: string): Promise<void> {
   const op = await gcpCall('firewalls.delete', async () => {
     try {
-      return rawOperation((await c.firewalls.delete({ project: w.project, firewall: firewallName(uid), requestId: randomUUID() }))[0]);
+      return await c.delete<Operation>(`projects/${w.project}/global/firewalls/${firewallName(uid)}`, { requestId: randomUUID() });
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;

@@ -13,6 +13,7 @@ import { gcpCall, isNotFound } from './errors';
 import { deleteFirewall, ensureFirewall, netTagOf } from './firewall';
 import { ANY_VALUE, labelFilter } from './labels';
 import { launch, wakeOne } from './launch';
+import { aggregatedInstances } from './listing';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import type { WaitOptions } from './operations';
 import { GCP_SSH_USER, type GcpProviderOptions } from './options';
@@ -75,7 +76,7 @@ export class GcpProvider implements Provider {
   async stopInstances(ref: ClusterRef): Promise<void> {
     const w = await this.waitOpts(ref.account);
     const list = (await this.list(w.project, ref.uid)).filter((i) => ['pending', 'running', 'unknown'].includes(statusOf(i.status)));
-    await Promise.all(list.map((i) => gcpCall('instances.stop', () => this.clients.instances.stop(this.target(w, i)))));
+    await Promise.all(list.map((i) => gcpCall('instances.stop', () => this.clients.post(`${this.path(w, i)}/stop`, undefined, { requestId: randomUUID() }))));
   }
 
   /** Starts stopped instances (resumes suspended ones) and waits for each operation, which fails on a full zone. */
@@ -94,7 +95,7 @@ export class GcpProvider implements Provider {
     const list = all.filter((i) => !ids || ids.includes(i.name!));
     await Promise.all(list.map((i) => gcpCall('instances.delete', async () => {
       try {
-        await this.clients.instances.delete(this.target(w, i));
+        await this.clients.delete(this.path(w, i), { requestId: randomUUID() });
       } catch (e) {
         if (!isNotFound(e)) throw e; // gone between our look and the call: what we asked for
       }
@@ -135,7 +136,7 @@ export class GcpProvider implements Provider {
     // Each page of an aggregated list names every zone again (with a warning when it has none there).
     const unlisted = new Map<string, UnlistedPart>();
     const listed = new Set<string>();
-    const instances = await this.aggregated(w.project, labelFilter(TAG_UID, ANY_VALUE), (scope, message) => {
+    const instances = await aggregatedInstances(this.clients, w.project, labelFilter(TAG_UID, ANY_VALUE), (scope, message) => {
       unlisted.set(scope, { region: lastSegment(scope), kind: 'transient', message: `instances of ${scope} could not be listed: ${message}` });
     }, (scope) => listed.add(lastSegment(scope)));
     // A zone unreachable on any page is unknown, even if another page named it.
@@ -155,7 +156,7 @@ export class GcpProvider implements Provider {
     let c = this.catalogs.get(region);
     if (!c) {
       c = gcpCatalog(this.clients, region, this.zonesOf(region)[0] ?? zone ?? `${region}-a`, this.opts.catalogDir ?? defaultCatalogDir(),
-        { log: this.opts.log, retries: this.opts.sdkRetries ?? 2 });
+        { log: this.opts.log });
       this.catalogs.set(region, c);
     }
     return c;
@@ -170,32 +171,12 @@ export class GcpProvider implements Provider {
    * mapped uid (labels.ts), so each instance is confirmed by its exact tag before anyone acts on it.
    */
   private async list(project: string, uid: string): Promise<GcpInstance[]> {
-    return (await this.aggregated(project, labelFilter(TAG_UID, uid))).filter((i) => infoOf(i).tags?.[TAG_UID] === uid);
+    return (await aggregatedInstances(this.clients, project, labelFilter(TAG_UID, uid))).filter((i) => infoOf(i).tags?.[TAG_UID] === uid);
   }
 
-  /**
-   * One aggregated listing. A zone GCP could not reach answers with a warning instead of its
-   * instances: that is "unknown", never "none" — thrown (an empty answer would let the core
-   * believe they are gone), or handed to `unreachable` by the sweep, which reports it.
-   */
-  private aggregated(project: string, filter: string, unreachable?: (scope: string, message: string) => void, seen?: (scope: string) => void): Promise<GcpInstance[]> {
-    return gcpCall('instances.aggregatedList', async () => {
-      const out: GcpInstance[] = [];
-      for await (const [scope, scoped] of this.clients.instances.aggregatedListAsync({ project, filter }, { autoPaginate: false, maxRetries: this.opts.sdkRetries ?? 2 })) {
-        if (scoped.warning?.code === 'UNREACHABLE') {
-          if (!unreachable) throw new ProviderError('transient', `instances of ${scope} could not be listed: ${scoped.warning.message ?? 'unreachable'}`);
-          unreachable(scope, scoped.warning.message ?? 'unreachable');
-          continue;
-        }
-        seen?.(scope);
-        out.push(...(scoped.instances ?? []));
-      }
-      return out;
-    });
-  }
-
-  private target(w: WaitOptions, i: GcpInstance) {
-    return { project: w.project, zone: lastSegment(i.zone), instance: i.name!, requestId: randomUUID() };
+  /** The instance's URL path (names and zones as GCE listed them: [a-z0-9-], nothing to escape). */
+  private path(w: WaitOptions, i: GcpInstance): string {
+    return `projects/${w.project}/zones/${lastSegment(i.zone)}/instances/${i.name}`;
   }
 
   /** Calls go to the cluster's recorded project; only new clusters and sweeps default to the configured one. */

@@ -1,6 +1,6 @@
 import { ProviderError } from '../provider';
 import { toGcpError } from './errors';
-import { GcpRestError } from './iamRest';
+import { GcpApiError } from './rest';
 
 // What goes wrong while setting up the autodown identity, said so a user can act on it: the
 // permission that is missing and the one gcloud command (for them or an admin) that fixes it.
@@ -8,7 +8,7 @@ import { GcpRestError } from './iamRest';
 const WITHOUT_DOWN = 'or launch without --down (autostop alone needs no identity)';
 
 export function isRestStatus(e: unknown, http: number, status?: string): boolean {
-  return e instanceof GcpRestError && e.httpStatusCode === http && (!status || e.status === status);
+  return e instanceof GcpApiError && e.httpStatusCode === http && (!status || e.status === status);
 }
 
 /**
@@ -40,7 +40,7 @@ export function actAsError(email: string, project: string): ProviderError {
  * `fix` (what an admin runs once; later launches then only read); a disabled API says which.
  */
 export function iamStepError(e: unknown, action: string, permission: string, project: string, fix: string): ProviderError {
-  if (e instanceof GcpRestError && e.httpStatusCode === 403) {
+  if (e instanceof GcpApiError && e.httpStatusCode === 403) {
     if (/has not been used|is disabled|SERVICE_DISABLED/i.test(e.message)) {
       return new ProviderError('auth', `GCP autodown: ${action}: an API is not enabled for project ${project} (${e.message})`,
         `gcloud services enable iam.googleapis.com cloudresourcemanager.googleapis.com --project ${project}`);

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { protos } from '@google-cloud/compute';
 import type { GcpClients } from './clients';
 import { ProviderError } from '../provider';
 import { toGcpError } from './errors';
 import { actAsError, isAccountNotVisible, isActAsDenied } from './iamErrors';
-import { rawOperation } from './operations';
 import { IAM_MAX_TRIES as MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
-
-type Operation = protos.google.cloud.compute.v1.IOperation;
-type Instance = protos.google.cloud.compute.v1.IInstance;
+import type { NewInstance, Operation } from './types';
 
 export interface InsertTarget {
   c: GcpClients;
@@ -24,13 +20,12 @@ export interface InsertTarget {
  * because Compute does not see the account yet: tried again with backoff, a bounded number of
  * times, saying so. A refusal to attach the account names the permission and the fix.
  */
-export async function insertInstance(t: InsertTarget, resource: Instance): Promise<Operation> {
+export async function insertInstance(t: InsertTarget, resource: NewInstance): Promise<Operation> {
   const email = resource.serviceAccounts?.[0]?.email ?? undefined;
   for (let attempt = 1; ; attempt++) {
     try {
       // A fresh requestId per try: the refused request created nothing to deduplicate against.
-      const [res] = await t.c.instances.insert({ project: t.project, zone: t.zone, requestId: randomUUID(), instanceResource: resource });
-      return rawOperation(res);
+      return await t.c.post<Operation>(`projects/${t.project}/zones/${t.zone}/instances`, resource, { requestId: randomUUID() });
     } catch (e) {
       if (email && isActAsDenied(e)) throw actAsError(email, t.project);
       if (!email || !isAccountNotVisible(e, email)) throw toGcpError(e, 'instances.insert');

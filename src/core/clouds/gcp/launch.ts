@@ -1,15 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { protos } from '@google-cloud/compute';
 import { ProviderError, type RunRequest, type RunResult } from '../provider';
 import { gcpCall } from './errors';
 import { insertInstance } from './insertRetry';
 import type { GcpClients } from './clients';
 import { toLabels, TAGS_METADATA_KEY } from './labels';
-import { rawOperation, waitOperation, type WaitOptions } from './operations';
+import { waitOperation, type WaitOptions } from './operations';
 import { DEFAULT_DISK_GB, shapeOf } from '../nodeShape';
 import { imageFor, pickMachine, type Machine } from './shape';
 import { LABEL_HEAD, statusOf, wakeCall, type GcpInstance } from './status';
 import { DEFAULT_IMAGE, GCP_SSH_USER } from './options';
+import type { NewInstance, Operation } from './types';
 import { lastSegment, regionOfZone } from './zones';
 
 export interface LaunchContext {
@@ -67,9 +67,10 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: GcpI
 export async function wakeOne(c: GcpClients, w: WaitOptions, i: GcpInstance): Promise<void> {
   const call = wakeCall(i.status);
   if (!call) return;
-  const [op] = await gcpCall(`instances.${call}`, () => c.instances[call]({ project: w.project, zone: lastSegment(i.zone), instance: i.name!, requestId: randomUUID() }));
+  const path = `projects/${w.project}/zones/${lastSegment(i.zone)}/instances/${i.name}/${call}`;
+  const op = await gcpCall(`instances.${call}`, () => c.post<Operation>(path, undefined, { requestId: randomUUID() }));
   // Awaited: a start or resume fails with ZONE_RESOURCE_POOL_EXHAUSTED like an insert does.
-  await waitOperation(c, `instances.${call}`, rawOperation(op), w);
+  await waitOperation(c, `instances.${call}`, op, w);
 }
 
 /** "[a-z]([-a-z0-9]*[a-z0-9])?", at most 63: cluster name slug, uid prefix, random suffix. */
@@ -81,7 +82,7 @@ export function instanceName(clusterName: string, uid: string): string {
 /** Google's advice for a VM's account: the broad scope, and what it may do set by IAM roles alone. */
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
-function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name: string, head: boolean, account?: string): protos.google.cloud.compute.v1.IInstance {
+function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name: string, head: boolean, account?: string): NewInstance {
   const shape = shapeOf(req);
   const zone = ctx.zone;
   const labels = { ...toLabels(req.tags), ...(head ? { [LABEL_HEAD]: 'true' } : {}) };
@@ -101,7 +102,7 @@ function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name:
     disks: [{
       boot: true, autoDelete: true, type: 'PERSISTENT',
       initializeParams: {
-        sourceImage: imageFor(shape.imageId, regionOfZone(zone), DEFAULT_IMAGE), diskSizeGb: shape.diskSize ?? DEFAULT_DISK_GB,
+        sourceImage: imageFor(shape.imageId, regionOfZone(zone), DEFAULT_IMAGE), diskSizeGb: String(shape.diskSize ?? DEFAULT_DISK_GB),
         diskType: `zones/${zone}/diskTypes/pd-balanced`, labels,
       },
     }],

@@ -1,4 +1,4 @@
-// Options of the GCP provider. Plain types only: importing this file never loads the SDK.
+// Options of the GCP provider. Plain types only: importing this file never loads the auth library.
 
 export interface GcpProviderOptions {
   /** Project to use; default: GOOGLE_CLOUD_PROJECT / CLOUDSDK_CORE_PROJECT, gcloud's active config, then ADC. */
@@ -10,8 +10,9 @@ export interface GcpProviderOptions {
   port?: number;
   protocol?: 'http' | 'https';
   /**
-   * An auth client (tests: google-auth-library's PassThroughClient). Default: the SDK's own
-   * Application Default Credentials chain. Typed loosely so this file needs no SDK import.
+   * An auth client of google-auth-library (tests: an OAuth2Client with a fixed token, or a
+   * PassThroughClient). Default: the library's Application Default Credentials chain. Typed
+   * loosely so this file imports no library.
    */
   authClient?: unknown;
   /** gcloud's configuration directory; default CLOUDSDK_CONFIG or ~/.config/gcloud (%APPDATA%\gcloud on Windows). */
@@ -29,8 +30,8 @@ export interface GcpProviderOptions {
   /** Connect to private IPs instead of public ones (VPN / same VPC). */
   usePrivateIps?: boolean;
   /**
-   * Retries the SDK itself makes of a read that failed with 503/timeout (its default retries
-   * for up to 10 minutes); default 2, as the provision loop has its own backoff.
+   * Times a read (GET) that failed with 503 or 504 is tried again by the REST client (rest.ts);
+   * default 2, as the provision loop has its own backoff.
    */
   sdkRetries?: number;
   /** Operation polling: interval between waits and the give-up bound (ms). */

@@ -1,17 +1,16 @@
-import type { protos } from '@google-cloud/compute';
 import type { InstanceInfo, InstanceStatus } from '../provider';
 import { gcpShippedPrice } from '../../catalog/gcpShipped';
 import { tagsFrom, TAGS_METADATA_KEY } from './labels';
+import type { Instance } from './types';
 import { lastSegment, regionOfZone } from './zones';
 
-export type GcpInstance = protos.google.cloud.compute.v1.IInstance;
+export type GcpInstance = Instance;
 
 /** Label marking the head node, set at creation (GCP creates one instance per call). */
 export const LABEL_HEAD = 'skydeck-head';
 
 /**
- * Every value of Instance.status in the Compute v1 API (discovery doc `Instance.status` enum;
- * compute.proto `Instance.Status`), each mapped on purpose. A VM deleted for good is absent from
+ * Every value of Instance.status in the Compute v1 API (discovery doc `Instance.status` enum), each mapped on purpose. A VM deleted for good is absent from
  * listings, which the core reads as terminated; no status here means gone.
  */
 export const GCE_STATUS = {
@@ -57,7 +56,7 @@ export function infoOf(i: GcpInstance): InstanceInfo {
     zone,
     region: regionOfZone(zone),
     launchedAt: i.creationTimestamp ? Date.parse(i.creationTimestamp) || 0 : 0,
-    tags: tagsFrom(i.labels as Record<string, string> | undefined, metadataValue(i, TAGS_METADATA_KEY)),
+    tags: tagsFrom(i.labels, metadataValue(i, TAGS_METADATA_KEY)),
   };
   const type = lastSegment(i.machineType);
   if (type) info.instanceType = type;

@@ -1,5 +1,6 @@
 // Error bodies exactly as the Compute API sends them (HTTP errors) and as finished Operations
-// carry them (operation errors), so the real SDK parses what it parses in production.
+// carry them (operation errors), so Skydeck's REST client (src/core/clouds/gcp/rest.ts)
+// parses what it parses in production.
 
 export class HttpError extends Error {
   constructor(readonly status: number, readonly body: unknown) {

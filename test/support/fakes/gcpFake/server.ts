@@ -1,6 +1,6 @@
 // A local fake of the Compute Engine REST API (v1), the routes Skydeck's GCP provider uses,
-// served over plain http on 127.0.0.1 for the real @google-cloud/compute client (REST mode);
-// the IAM and Resource Manager routes of the autodown set-up share its port (iamRoutes.ts).
+// served over plain http on 127.0.0.1 at compute.googleapis.com's paths for Skydeck's REST
+// client (src/core/clouds/gcp/rest.ts); the IAM and Resource Manager routes of the autodown set-up share its port (iamRoutes.ts).
 import * as http from 'node:http';
 import { LoopbackHttp } from '../loopbackHttp';
 import { HttpError, alreadyExists, backendError, forbidden, notFound, parseFilter, unauthenticated } from './bodies';

@@ -75,7 +75,9 @@ export function motoRemoteEnv(name: string, endpoint: string): Record<string, st
 
 export function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const c = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    // rclone 1.60's S3 client refuses to start when AWS_CA_BUNDLE is set (see runOnNode.ts); moto is plain HTTP.
+    const { AWS_CA_BUNDLE: _unused, ...base } = process.env;
+    const c = spawn(cmd, args, { env: { ...base, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     c.stderr.on('data', (d: Buffer) => { err = (err + d.toString()).slice(-4000); });
     c.on('error', reject);

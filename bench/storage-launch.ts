@@ -16,12 +16,28 @@ import type { TestHosts } from '../test/hosts';
 export type LaunchFigure = { with_s: number[]; without_s: number[] } | { skipped: string };
 
 /**
- * Gives the launch its way to the bucket: moto's endpoint and the dummy keys, which on an ssh
- * pool travel to the node only with the explicit credentials opt-in (issue 16, Credentials).
- * The OpsContext field is defined by the bucket-launch work; see the report for its name.
+ * Gives the launch its way to the bucket, in the OpsContext fields of the bucket-launch work:
+ * moto's endpoint, and the opt-in to share the user's keys with a node that has no identity of
+ * its own (an ssh pool; issue 16, Credentials). The keys are found as the aws CLI finds them,
+ * so this process's environment holds moto's dummy keys while the launches run.
  */
-function withStorage(ops: OpsContext, access: StoreAccess): OpsContext {
-  return Object.assign(ops, { storage: { access, allowCredentialsOnNode: true } });
+function withStorage(ops: OpsContext, access: StoreAccess): { ctx: OpsContext; restore(): void } {
+  if (access.credentials.kind !== 'keys') throw new Error('the launch bench shares explicit keys');
+  const names = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE'] as const;
+  const saved = names.map((n) => [n, process.env[n]] as const);
+  for (const n of names) delete process.env[n];
+  process.env.AWS_ACCESS_KEY_ID = access.credentials.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = access.credentials.secretAccessKey;
+  const ctx = Object.assign(ops, { storageCredentials: 'share', storageAccess: { endpoint: access.endpoint, region: access.region } });
+  return {
+    ctx,
+    restore() {
+      for (const [n, v] of saved) {
+        if (v === undefined) delete process.env[n];
+        else process.env[n] = v;
+      }
+    },
+  };
 }
 
 export async function measureLaunch(hosts: TestHosts, bucket: string, access: StoreAccess, log: (s: string) => void): Promise<LaunchFigure> {
@@ -30,7 +46,7 @@ export async function measureLaunch(hosts: TestHosts, bucket: string, access: St
   const noSsh = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-bench-nossh-'));
   const ops = await testOps({ pools: [pool], connections: { sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } } });
   fs.writeFileSync(path.join(ops.workspaceRoot, 'known_hosts'), hosts.knownHostsLine(h) + '\n');
-  const ctx = withStorage(ops, access);
+  const { ctx, restore } = withStorage(ops, access);
   const taskFile = (name: string, body: object): string => {
     const f = path.join(ops.workspaceRoot, `${name}.yaml`);
     fs.writeFileSync(f, YAML.stringify(body));
@@ -68,6 +84,7 @@ export async function measureLaunch(hosts: TestHosts, bucket: string, access: St
     if (e instanceof OpsError && e.kind === 'unavailable') return { skipped: `launch refused the MOUNT task: ${e.message}` };
     throw e;
   } finally {
+    restore();
     await ops.dispose();
     fs.rmSync(noSsh, { recursive: true, force: true });
   }

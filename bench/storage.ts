@@ -91,7 +91,8 @@ async function main(): Promise<void> {
     } else {
       const w = Math.min(...l.with_s);
       const wo = Math.min(...l.without_s);
-      emit({ figure: 'storage.launch_overhead_s', value: r2(w - wo), unit: 's', with_s: l.with_s.map(r2), without_s: l.without_s.map(r2), loadavg: loadavg() });
+      emit({ figure: 'storage.launch_overhead_s', value: r2(w - wo), unit: 's', with_s: l.with_s.map(r2), without_s: l.without_s.map(r2),
+        cold_with_s: r2(l.cold_with_s), cold_without_s: r2(l.cold_without_s), note: 'best with minus best without; cold_*: the first of each, not counted', loadavg: loadavg() });
     }
   } finally {
     await env.teardown();

@@ -77,11 +77,14 @@ async function main(): Promise<void> {
     emit({ figure: 'storage.copy_vs_rclone', value: r2(sky / hand), unit: 'ratio', target: 0.9, order: 'alternating, best of each', loadavg: la });
 
     const m = await measureMount(ctx, d);
+    // The store alone, after the mount's reads: moto's time for the same one-byte ranged GETs.
+    const moto = [await env.s3.firstByteMs(bucket, d.samples[0]), await env.s3.firstByteMs(bucket, d.samples[1])];
     emit({ figure: 'storage.mount_setup_ms', value: Math.round(m.setupMs), unit: 'ms', note: 'mountBucket: probe, rclone mount started, mount seen', loadavg: loadavg() });
     emit({
       figure: 'storage.mount_first_byte_ms', value: r2(m.firstMs), unit: 'ms', target: 500, file: d.samples[0],
       later_cold_files_ms: m.laterMs.map(r2), via_ssh_ms: r2(m.firstViaSshMs),
-      note: 'open to first byte, timed on the host; via_ssh_ms: the same read as one SSH exec from here', loadavg: loadavg(),
+      moto_ranged_get_ms: { [d.samples[0]]: r2(moto[0]), [d.samples[1]]: r2(moto[1]) },
+      note: 'open to first byte, timed on the host; via_ssh_ms: the same read as one SSH exec from here; moto_ranged_get_ms: one-byte GETs straight to moto, afterwards', loadavg: loadavg(),
     });
 
     const l = await measureLaunch(env.hosts, bucket, ctx.access, log);

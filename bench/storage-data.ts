@@ -18,7 +18,7 @@ export interface Dataset {
   bytes: number;
   /** The mix, for the JSON lines: count and size of each kind. */
   mix: Record<'large' | 'medium' | 'small', { count: number; bytes_each: number }>;
-  /** Keys of some files, for the cold reads through MOUNT: one per directory, large first. */
+  /** Keys of some files, for the cold reads through MOUNT, one per directory: a 1 MiB file, a large one, then the rest. */
   samples: string[];
 }
 
@@ -99,7 +99,7 @@ export async function fillBucket(endpoint: string, bucket: string, totalMib: num
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const dirs = ['large/', ...[0, 1, 2].map((d) => `medium/d${d}/`), ...[0, 1, 2].map((d) => `small/d${d}/`)];
+  const dirs = ['medium/d0/', 'large/', 'medium/d1/', 'medium/d2/', ...[0, 1, 2].map((d) => `small/d${d}/`)];
   const samples = dirs.map((d) => files.find((f) => f.key.startsWith(d))?.key).filter((k): k is string => k !== undefined);
   return { bucket, files: files.length, bytes: files.reduce((s, f) => s + f.size, 0), mix, samples };
 }

@@ -29,6 +29,18 @@ export class S3Http {
     return Buffer.from(await r.arrayBuffer());
   }
 
+  /** Milliseconds to the first byte of a one-byte ranged GET (the benches' view of the store alone). */
+  async firstByteMs(bucket: string, key: string): Promise<number> {
+    const t0 = performance.now();
+    const r = await fetch(this.u(bucket, key), { headers: { ...AUTH, Range: 'bytes=0-0' } });
+    const reader = r.body!.getReader();
+    await reader.read();
+    const ms = performance.now() - t0;
+    await reader.cancel();
+    if (r.status !== 206) throw new Error(`ranged get ${bucket}/${key}: HTTP ${r.status}`);
+    return ms;
+  }
+
   async keys(bucket: string): Promise<string[]> {
     const r = await fetch(`${this.u(bucket)}?list-type=2&max-keys=1000`, { headers: AUTH });
     if (!r.ok) throw new Error(`list ${bucket}: HTTP ${r.status}`);

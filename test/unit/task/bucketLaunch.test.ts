@@ -89,4 +89,16 @@ describe('cli: a bucket mount on the local cloud without the credentials opt-in 
       for (const d of [workspace, dir, process.env.HOME as string]) fs.rmSync(d, { recursive: true, force: true });
     }
   });
+
+  it('check says whether credential sharing is on (SKYDECK_SHARE_CREDENTIALS)', async () => {
+    const run = async (): Promise<string> => {
+      let out = '';
+      await runCli(['check', 'local'], { out: (t: string) => (out += t), outBytes: () => undefined, err: () => undefined });
+      return out;
+    };
+    delete process.env.SKYDECK_SHARE_CREDENTIALS;
+    assert.match(await run(), /^storage: credential sharing is off: bucket mounts on ssh\/local nodes are refused.*SKYDECK_SHARE_CREDENTIALS=1\)$/m);
+    process.env.SKYDECK_SHARE_CREDENTIALS = '1';
+    assert.match(await run(), /^storage: credential sharing is ON \(skydeck\.storage\.shareCredentials\): bucket mounts on ssh\/local nodes get your AWS keys$/m);
+  });
 });

@@ -30,15 +30,19 @@ export async function bringUpWorkers(ctx: OpsContext, row: ClusterRecord, head: 
   await withWorkers(ctx, row, (workers) => setUpWorkers(row, head, workers));
 }
 
-/** The workdir and file mounts on every worker, in parallel (the head is synced by the caller). */
+/**
+ * The workdir and file mounts on every worker, in parallel (the head is synced by the caller).
+ * ~/sky_workdir is made even for a task without a workdir: every rank starts in it.
+ */
 export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Task, dir: string, buckets: PlannedMount[] = []): Promise<void> {
-  if (row.num_nodes < 2 || (typeof task.workdir !== 'string' && !Object.keys(task.fileMounts).length)) return;
+  if (row.num_nodes < 2) return;
   ctx.progress(`Syncing to ${row.num_nodes - 1} worker node(s)`);
   await withWorkers(ctx, row, (workers) => Promise.all(workers.map(async (w) => {
     const { python, base } = await ensureWorkerAgent(w.transport, row.uid);
+    // The same place as on the head: ~/sky_workdir of this node's user.
+    const r = await w.transport.execShell('mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
+    if (r.code !== 0) throw new Error(`creating ~/sky_workdir on ${w.host.address} failed: ${r.stderr.toString().trim()}`);
     if (typeof task.workdir === 'string') {
-      // The same place as on the head: ~/sky_workdir of this node's user.
-      const r = await w.transport.execShell('mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
       await syncWorkdir(w.transport, python, localPath(task.workdir, dir), r.stdout.toString().trim());
     }
     if (Object.keys(task.fileMounts).length) await syncFileMounts(w.transport, python, task, dir);

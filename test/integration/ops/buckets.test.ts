@@ -59,10 +59,8 @@ describe('ops: bucket mounts on an ssh pool (real sshd hosts, FUSE, moto S3)', f
 
   it('COPY, MOUNT and MOUNT_CACHED on both nodes: the job reads the bucket, its writes land there, down unmounts everything', async () => {
     ops = await bucketOps(true);
-    // A workdir: a 2-node task without one finds no ~/sky_workdir on its worker (see the report).
-    writeTask(ops.workspaceRoot, 'proj/keep.txt', 'x\n');
     const task = writeTask(ops.workspaceRoot, 'b.yaml', [
-      'num_nodes: 2', 'workdir: proj', 'resources: {infra: ssh/lab}',
+      'num_nodes: 2', 'resources: {infra: ssh/lab}', // no workdir: the worker's ~/sky_workdir is made anyway
       'file_mounts:',
       '  ~/data: {source: s3://bkt, mode: COPY}',
       '  ~/m: {source: s3://bkt, mode: MOUNT}',
@@ -94,7 +92,7 @@ describe('ops: bucket mounts on an ssh pool (real sshd hosts, FUSE, moto S3)', f
 
     // exec onto the cluster keeps the running mounts (same mount ids), and sees the first job's writes.
     const before = [await rcloneMounts(0), await rcloneMounts(1)];
-    await exec(ops, { cluster: 'bk', taskFile: writeTask(ops.workspaceRoot, 'x.yaml', 'num_nodes: 2\nworkdir: proj\nfile_mounts:\n  ~/m: s3://bkt\nrun: cat ~/m/out/rank1.txt\n'), detach: true });
+    await exec(ops, { cluster: 'bk', taskFile: writeTask(ops.workspaceRoot, 'x.yaml', 'num_nodes: 2\nfile_mounts:\n  ~/m: s3://bkt\nrun: cat ~/m/out/rank1.txt\n'), detach: true });
     const done = await waitJob(ops, 'bk', 2);
     assert.equal(done, 'SUCCEEDED');
     assert.deepEqual([await rcloneMounts(0), await rcloneMounts(1)], before);

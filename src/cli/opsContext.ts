@@ -28,7 +28,13 @@ export async function cliContext(io: CliIO): Promise<OpsContext> {
     user: safeUser(),
     // Each cloud's SDK loads when a command first touches that cloud.
     providers: cloudProviders({ log: verbose ? (m) => io.err(`[skydeck] ${m}\n`) : undefined }),
+    storageCredentials: shareCredentialsFromEnv() ? 'share' : 'never',
   };
+}
+
+/** The CLI's form of skydeck.storage.shareCredentials (--share-credentials on launch/exec too). */
+export function shareCredentialsFromEnv(): boolean {
+  return /^(1|true|yes)$/i.test(process.env.SKYDECK_SHARE_CREDENTIALS ?? '');
 }
 
 function safeUser(): string {

@@ -114,6 +114,10 @@ export class Services implements vscode.Disposable {
       user: safeUser(),
       // Each cloud's SDK loads from its own bundle when that cloud is first used.
       providers: cloudProviders({ log: (m) => this.log.debug(m) }),
+      // Read on each use (each command's context copies it), like sshPools.
+      get storageCredentials() {
+        return machineSetting<boolean>('storage.shareCredentials') === true ? 'share' as const : 'never' as const;
+      },
     };
   }
 

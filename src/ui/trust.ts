@@ -1,7 +1,7 @@
 // What a workspace may decide (no vscode import: the manifest test reads these lists too).
 // A repository can ship .vscode/settings.json; these settings describe the user's machines,
 // so a workspace value for them is ignored (they are also "scope": "machine" in package.json).
-export const MACHINE_SETTINGS = ['sshPools', 'ssh.channelsPerConnection'] as const;
+export const MACHINE_SETTINGS = ['sshPools', 'ssh.channelsPerConnection', 'storage.shareCredentials'] as const;
 export type MachineSetting = typeof MACHINE_SETTINGS[number];
 
 /**

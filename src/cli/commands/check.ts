@@ -1,4 +1,5 @@
-import { checkClouds, CLOUDS } from '../../core/clouds/check';
+import { checkClouds, CLOUDS, credentialSharingLine } from '../../core/clouds/check';
+import { shareCredentialsFromEnv } from '../opsContext';
 import { loadSshPools } from '../../core/clouds/sshPools';
 import { EXIT } from '../io';
 import type { CliCommand } from '../command';
@@ -24,6 +25,7 @@ export const checkCommand: CliCommand = {
     }
     const enabled = results.filter((r) => r.ok).map((r) => r.cloud);
     io.out(`\nenabled: ${enabled.length ? enabled.join(', ') : 'none'}\n`);
+    io.out(`${credentialSharingLine(shareCredentialsFromEnv())}\n`);
     return args.positionals.length && enabled.length < results.length ? EXIT.failed : EXIT.ok;
   },
 };

@@ -9,16 +9,19 @@ export const execCommand: CliCommand = {
   summary: 'run a task on an existing cluster (syncs the workdir; no setup)',
   usage: `skydeck exec CLUSTER TASK.yaml [-d] [--env K=V]...
   -d, --detach-run   submit the job and return; do not stream its output
-  --env K=V          set or override an env`,
+  --env K=V          set or override an env
+  --share-credentials  let bucket mounts on ssh/local nodes use your own cloud keys`,
   flags: [
     { name: 'detach-run', short: 'd' },
     { name: 'env', takesValue: true, repeated: true },
+    { name: 'share-credentials' },
   ],
   async run(args, io, context) {
     const [cluster, taskFile, ...extra] = args.positionals;
     if (!cluster || !taskFile || extra.length) throw new UsageError('exec takes a cluster name and one task YAML');
     const envs = parseEnvFlags(args.flags.env as string[] | undefined);
     const ctx = await context();
+    if (args.flags['share-credentials']) ctx.storageCredentials = 'share';
     const detachRun = !!args.flags['detach-run'];
     const detach = detachOnInterrupt(io, () => `Follow it again with: skydeck logs ${cluster}`);
     try {

@@ -16,6 +16,8 @@ export const launchCommand: CliCommand = {
   -i, --idle-minutes N  autostop after N idle minutes (cloud clusters)
   --down                with autostop: tear down instead of stopping
   -y, --yes             do not ask for confirmation
+  --share-credentials   let bucket mounts on ssh/local nodes use your own cloud keys
+                        (also SKYDECK_SHARE_CREDENTIALS=1; off by default)
 Streams the job's output until it ends and exits with its result; Ctrl-C detaches.`,
   flags: [
     { name: 'cluster', short: 'c', takesValue: true },
@@ -25,6 +27,7 @@ Streams the job's output until it ends and exits with its result; Ctrl-C detache
     { name: 'idle-minutes', short: 'i', takesValue: true },
     { name: 'down' },
     { name: 'yes', short: 'y' },
+    { name: 'share-credentials' },
   ],
   async run(args, io, context) {
     const [taskFile, ...extra] = args.positionals;
@@ -33,6 +36,7 @@ Streams the job's output until it ends and exits with its result; Ctrl-C detache
     const idle = idleText === undefined ? undefined : parseIdleMinutes(idleText);
     const envs = parseEnvFlags(args.flags.env as string[] | undefined);
     const ctx = await context();
+    if (args.flags['share-credentials']) ctx.storageCredentials = 'share';
     let cluster = args.flags.cluster as string | undefined;
     const detachRun = !!args.flags['detach-run'];
     // Ctrl-C before the job is submitted cancels provisioning (created instances are

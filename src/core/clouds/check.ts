@@ -91,3 +91,10 @@ async function checkAzureCloud(): Promise<CloudCheck> {
     ? { cloud: 'azure', ok: true, detail: `subscription ${r.details.subscriptionId} (${r.details.credentials})` }
     : { cloud: 'azure', ok: false, detail: r.reason, fix: r.fix };
 }
+
+/** The line `check` adds about bucket credentials (issue 16: the user must see the opt-in's state). */
+export function credentialSharingLine(on: boolean): string {
+  return on
+    ? 'storage: credential sharing is ON (skydeck.storage.shareCredentials): bucket mounts on ssh/local nodes get your AWS keys'
+    : 'storage: credential sharing is off: bucket mounts on ssh/local nodes are refused; cloud nodes use their own identity (opt in: skydeck.storage.shareCredentials, or SKYDECK_SHARE_CREDENTIALS=1)';
+}

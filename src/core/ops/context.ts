@@ -27,6 +27,14 @@ export interface OpsContext {
   timing?: Partial<ProvisionTiming>;
   /** How a provider cluster's head gets its agent; default: over SSH (agentBootstrap.ts). */
   bootstrap?: Bootstrap;
+  /**
+   * May the user's own store credentials be handed to nodes that have no VM identity (ssh
+   * pools, local)? 'share' only by explicit opt-in (skydeck.storage.shareCredentials,
+   * SKYDECK_SHARE_CREDENTIALS=1, --share-credentials); absent = 'never'.
+   */
+  storageCredentials?: 'share' | 'never';
+  /** Overrides for every bucket mount's store access: an emulator's endpoint in tests. */
+  storageAccess?: { endpoint?: string; region?: string };
 }
 
 export function defaultKnownHostsFile(): string {

@@ -9,7 +9,8 @@ import { requireCluster } from './findCluster';
 import { readHandle } from './clusterHandle';
 import { isProviderCluster } from './providerEnv';
 import { downProvider } from './downProvider';
-import { downWorkers } from './multiNode';
+import { detachWorkerBuckets, downWorkers } from './multiNode';
+import { detachBuckets } from './bucketAttach';
 
 export interface DownOptions {
   graceSeconds?: number;
@@ -107,6 +108,15 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
       if (Date.now() > deadline) throw new Error(`jobs ${alive.map((j) => j.job_id).join(', ')} are still alive after ${grace + 15} s`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    await ours();
+    // No job is left to use them: bucket mounts go before the directories that record them
+    // (the machines of ssh/local clusters live on, so a mount left behind would too).
+    const headBase = (await client.connect()).base;
+    const mountNotes = await Promise.all([
+      detachBuckets(ctx, { name: client.transport.description, transport: client.transport, stateBase: `${headBase}/storage` }),
+      detachWorkerBuckets(ctx, row),
+    ]);
+    notes.push(...mountNotes.flat());
     await ours();
     ctx.progress(`Stopping the agent on ${name}`);
     await client.shutdown();

@@ -8,6 +8,7 @@ import { teardownUnderWay } from '../provision';
 import { OpsError } from './errors';
 import { syncWorkers } from './multiNode';
 import { jobSpecOf } from './jobSpec';
+import { planBuckets } from './bucketPlan';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 
 export interface ExecRequest extends FollowOptions {
@@ -31,9 +32,12 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   const { task, envs, secrets, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
   warnings.forEach((w) => ctx.warn(w));
   checkSyncSources(task, dir);
+  // Unlike SkyPilot's exec (which leaves storage alone), the task's bucket mounts are ensured
+  // as at launch: a mount already there is kept, a missing one is made, COPY fetches what changed.
+  const buckets = await planBuckets(ctx, task, row.provider);
   await connecting;
   const { workdir } = readHandle(row);
-  await Promise.all([syncAll(ctx, client, task, dir, workdir), syncWorkers(ctx, row, task, dir)]);
+  await Promise.all([syncAll(ctx, client, task, dir, workdir, buckets), syncWorkers(ctx, row, task, dir, buckets)]);
   if (req.signal?.aborted) throw new OpsError('failed', `exec on ${req.cluster} cancelled before its job was submitted`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false, secrets }));
   await assertNoTeardownSince(ctx, row, jobId);

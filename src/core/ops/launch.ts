@@ -21,6 +21,8 @@ import { placementsOf, teardownUnderWay } from '../provision';
 import { isProviderCluster, providerOf } from './providerEnv';
 import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
+import { planBuckets, type PlannedMount } from './bucketPlan';
+import { attachBuckets } from './bucketAttach';
 
 export interface LaunchRequest extends FollowOptions {
   taskFile: string;
@@ -67,6 +69,8 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     const note = localMountNote(Object.keys(task.fileMounts), process.env.HOME || os.homedir());
     if (note) ctx.warn(note);
   }
+  // Credentials for bucket mounts are settled (or refused) before anything is provisioned.
+  const buckets = await planBuckets(ctx, task, cloud);
   const autostop = autostopOf(ctx, cloud, task, req);
   let row: ClusterRecord;
   if (providerOf(ctx, cloud)) {
@@ -79,7 +83,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
-  await Promise.all([syncAll(ctx, client, task, dir, handle.workdir), syncWorkers(ctx, row, task, dir)]);
+  await Promise.all([syncAll(ctx, client, task, dir, handle.workdir, buckets), syncWorkers(ctx, row, task, dir, buckets)]);
   if (req.provisionSignal?.aborted) await cancelBeforeSubmit(ctx, row, !existing && isProviderCluster(row));
   ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true, secrets }));
@@ -160,8 +164,8 @@ async function launchReachable(
   return row;
 }
 
-export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, dir: string, workdir: string): Promise<void> {
-  const { python } = await client.connect();
+export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, dir: string, workdir: string, buckets: PlannedMount[] = []): Promise<void> {
+  const { python, base } = await client.connect();
   if (typeof task.workdir === 'string') {
     ctx.progress(`Syncing workdir ${task.workdir}`);
     const s = await syncWorkdir(client.transport, python, localPath(task.workdir, dir), workdir);
@@ -171,6 +175,8 @@ export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, 
     ctx.progress('Syncing file mounts');
     await syncFileMounts(client.transport, python, task, dir);
   }
+  // Buckets after the local files (SkyPilot's order); COPY lands before setup runs.
+  if (buckets.length) await attachBuckets(ctx, { name: client.transport.description, transport: client.transport, stateBase: `${base}/storage` }, buckets);
 }
 
 function infraPool(infra: string | undefined): string | undefined {

@@ -5,8 +5,10 @@ import type { ClusterRecord } from '../state';
 import type { Task } from '../task';
 import type { OpsContext } from './context';
 import { readHandle } from './clusterHandle';
-import { ensureWorkerAgent, setUpWorkers, tearDownWorker, type WorkerNode } from './clusterNodes';
+import { ensureWorkerAgent, setUpWorkers, tearDownWorker, workerBase, type WorkerNode } from './clusterNodes';
 import { localPath, syncFileMounts, syncWorkdir } from './syncFiles';
+import { attachBuckets, detachBuckets } from './bucketAttach';
+import type { PlannedMount } from './bucketPlan';
 
 function workersOf(ctx: OpsContext, row: ClusterRecord): WorkerNode[] {
   return readHandle(row).hosts.slice(1).map((host) => ({ host, transport: ctx.connections.transportForHost(host) }));
@@ -28,19 +30,31 @@ export async function bringUpWorkers(ctx: OpsContext, row: ClusterRecord, head: 
   await withWorkers(ctx, row, (workers) => setUpWorkers(row, head, workers));
 }
 
-/** The workdir and file mounts on every worker, in parallel (the head is synced by the caller). */
-export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Task, dir: string): Promise<void> {
-  if (row.num_nodes < 2 || (typeof task.workdir !== 'string' && !Object.keys(task.fileMounts).length)) return;
+/**
+ * The workdir and file mounts on every worker, in parallel (the head is synced by the caller).
+ * ~/sky_workdir is made even for a task without a workdir: every rank starts in it.
+ */
+export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Task, dir: string, buckets: PlannedMount[] = []): Promise<void> {
+  if (row.num_nodes < 2) return;
   ctx.progress(`Syncing to ${row.num_nodes - 1} worker node(s)`);
   await withWorkers(ctx, row, (workers) => Promise.all(workers.map(async (w) => {
-    const { python } = await ensureWorkerAgent(w.transport, row.uid);
+    const { python, base } = await ensureWorkerAgent(w.transport, row.uid);
+    // The same place as on the head: ~/sky_workdir of this node's user.
+    const r = await w.transport.execShell('mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
+    if (r.code !== 0) throw new Error(`creating ~/sky_workdir on ${w.host.address} failed: ${r.stderr.toString().trim()}`);
     if (typeof task.workdir === 'string') {
-      // The same place as on the head: ~/sky_workdir of this node's user.
-      const r = await w.transport.execShell('mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
       await syncWorkdir(w.transport, python, localPath(task.workdir, dir), r.stdout.toString().trim());
     }
     if (Object.keys(task.fileMounts).length) await syncFileMounts(w.transport, python, task, dir);
+    if (buckets.length) await attachBuckets(ctx, { name: w.host.address, transport: w.transport, stateBase: `${base}/storage` }, buckets);
   })));
+}
+
+/** Unmounts the bucket mounts recorded on every worker (before their directories go). */
+export async function detachWorkerBuckets(ctx: OpsContext, row: ClusterRecord): Promise<string[]> {
+  if (row.num_nodes < 2) return [];
+  return withWorkers(ctx, row, async (workers) => (await Promise.all(workers.map(async (w) =>
+    detachBuckets(ctx, { name: w.host.address, transport: w.transport, stateBase: `${await workerBase(w.transport, row.uid)}/storage` })))).flat());
 }
 
 /** Removes the cluster key and the cluster's directory from every worker; returns what failed. */

@@ -20,9 +20,9 @@ export function localPath(p: string, taskDir: string): string {
 const NOT_RUN_YET = 'are parsed but not yet run by this version';
 
 /**
- * Checks, before anything is provisioned, that every local source exists and is supported.
- * Local directories to upload into buckets are checked too, before bucket mounts are refused,
- * so a missing one is reported as such.
+ * Checks, before anything is provisioned, that every local source exists and is supported,
+ * including local directories to upload into buckets. Bucket mounts themselves are planned in
+ * bucketPlan.ts and set up on the nodes by bucketAttach.ts.
  */
 export function checkSyncSources(task: Task, taskDir: string): void {
   if (task.workdir !== undefined) {
@@ -35,15 +35,15 @@ export function checkSyncSources(task: Task, taskDir: string): void {
       throw new OpsError('usage', printable(`workdir ${task.workdir} (${wd}) is not a directory on this machine`));
     }
   }
-  const buckets: string[] = [];
+  const unsupported: string[] = [];
   for (const [dst, m] of Object.entries(task.fileMounts)) {
     remotePathWord(dst); // refuses an escaping destination before anything is provisioned
     if (m.kind === 'copy') checkCopySource(dst, m.source, taskDir);
     else if (m.kind === 'bucket' && m.mount.kind === 'named') checkUploadSources(dst, m.mount, taskDir);
-    if (m.kind !== 'copy') buckets.push(`file_mounts ${dst}: ${describeFileMount(m)}`);
+    else if (m.kind !== 'bucket') unsupported.push(`file_mounts ${dst}: ${describeFileMount(m)}`);
   }
-  if (buckets.length) {
-    throw new OpsError('unavailable', printable(`${buckets.join('; ')} — bucket mounts ${NOT_RUN_YET}; only local paths are`));
+  if (unsupported.length) {
+    throw new OpsError('unavailable', printable(`${unsupported.join('; ')} — this store is parsed but not supported by this version; use S3, GCS, Azure Blob or R2`));
   }
 }
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { checkClouds, type CloudCheck } from '../../core/clouds/check';
+import { checkClouds, credentialSharingLine, type CloudCheck } from '../../core/clouds/check';
 import { loadSshPools } from '../../core/clouds/sshPools';
 import { machineSetting } from '../settings';
 import type { Command } from './command';
@@ -19,6 +19,7 @@ export const checkCloudsCommand: Command<'log'> = {
       () => checkClouds({ only: opts.only, sshPools: () => loadSshPools(machineSetting('sshPools')) }),
     );
     for (const r of results) ctx.log.info(`check ${r.cloud}: ${r.ok ? 'ok' : 'not usable'}: ${r.detail}${r.fix ? ` (fix: ${r.fix})` : ''}`);
+    ctx.log.info(`check ${credentialSharingLine(machineSetting<boolean>('storage.shareCredentials') === true)}`);
     if (opts.show === false) return results; // tests: no quick pick to answer
     const items = results.map((r) => ({
       label: `${r.ok ? '$(pass-filled)' : '$(error)'} ${r.cloud}`,
@@ -29,7 +30,7 @@ export const checkCloudsCommand: Command<'log'> = {
     const enabled = results.filter((r) => r.ok).map((r) => r.cloud);
     const pick = await vscode.window.showQuickPick(items, {
       title: `Skydeck: ${enabled.length ? `enabled: ${enabled.join(', ')}` : 'no cloud is usable yet'}`,
-      placeHolder: 'Pick a cloud that is not usable to copy its fix',
+      placeHolder: `Pick a cloud that is not usable to copy its fix. Bucket credential sharing: ${machineSetting<boolean>('storage.shareCredentials') === true ? 'on' : 'off'}`,
       matchOnDetail: true,
     });
     if (pick?.result.fix) await copyFix(pick.result);

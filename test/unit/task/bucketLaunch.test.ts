@@ -1,5 +1,7 @@
-// Launch keeps refusing bucket mounts and git workdirs for now, but names the parsed form; local
-// directories to upload into a bucket are checked first, so a missing one is reported as such.
+// Launch accepts bucket mounts of supported stores (set up on the nodes, test/integration/ops/
+// buckets.test.ts), refuses unsupported stores and git workdirs naming the parsed form, and checks
+// local directories to upload into a bucket before anything is provisioned. On ssh/local, a
+// bucket needs the user's explicit opt-in to share credentials, refused before provisioning.
 
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -18,7 +20,7 @@ const refusal = (kind: OpsError['kind'], message: RegExp) => (e: unknown) => {
   return true;
 };
 
-describe('launch: bucket mounts and git workdirs are refused with their parsed form', () => {
+describe('launch: bucket mounts pass the source check; unsupported stores and git workdirs are refused', () => {
   let dir: string;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-buckets-'));
@@ -33,28 +35,22 @@ describe('launch: bucket mounts and git workdirs are refused with their parsed f
     return () => checkSyncSources(r.tasks[0], dir);
   };
 
-  it('an existing bucket: the URL and mode, kind unavailable', () => {
-    assert.throws(check('file_mounts:\n  /data: {source: s3://my-bucket}\n'), refusal('unavailable',
-      /^file_mounts \/data: s3:\/\/my-bucket \(MOUNT\) — bucket mounts are parsed but not yet run by this version; only local paths are$/));
-  });
-
-  it('every bucket mount is named in one message, local copies are not', () => {
-    const yaml = 'resources: {cloud: gcp}\nfile_mounts:\n  /a: gs://b-1/x\n  /b: ./a.txt\n  /c: {name: ckpt-1, source: ./data, persistent: false}\n';
-    assert.throws(check(yaml), refusal('unavailable',
-      /^file_mounts \/a: gs:\/\/b-1\/x \(COPY\); file_mounts \/c: gs:\/\/ckpt-1 \(MOUNT, created if missing, uploaded from \.\/data, deleted at down\) — bucket mounts/));
+  it('bucket mounts of supported stores pass, whatever their form', () => {
+    check('file_mounts:\n  /data: {source: s3://my-bucket}\n')();
+    check('resources: {cloud: gcp}\nfile_mounts:\n  /a: gs://b-1/x\n  /b: ./a.txt\n  /c: {name: ckpt-1, source: ./data, persistent: false}\n')();
   });
 
   it('a store Skydeck does not support is refused the same way', () => {
-    assert.throws(check('file_mounts:\n  /a: oci://b1\n'), refusal('unavailable', /^file_mounts \/a: oci:\/\/ storage \(not supported by Skydeck\) — bucket mounts are parsed but not yet run/));
+    assert.throws(check('file_mounts:\n  /a: oci://b1\n'), refusal('unavailable', /^file_mounts \/a: oci:\/\/ storage \(not supported by Skydeck\) — this store is parsed but not supported by this version; use S3, GCS, Azure Blob or R2$/));
   });
 
-  it('a local directory to upload that is missing, or a single file, is a usage error before the refusal', () => {
+  it('a local directory to upload that is missing, or a single file, is a usage error', () => {
     assert.throws(check('file_mounts:\n  /a: {name: up-1, store: s3, source: ./nope}\n'), refusal('usage',
       /^file_mounts \/a: source \.\/nope \(.*nope\) does not exist; it is uploaded into bucket up-1$/));
     assert.throws(check('file_mounts:\n  /a: {name: up-1, store: s3, source: [./a.txt, ./gone.txt]}\n'), refusal('usage', /source \.\/gone\.txt .* does not exist/));
     assert.throws(check('file_mounts:\n  /a: {name: up-1, store: s3, source: ./a.txt}\n'), refusal('usage',
       /source \.\/a\.txt is a file; a bucket is filled from a directory: write source: \[\.\/a\.txt\] to upload one file/));
-    assert.throws(check('file_mounts:\n  /a: {name: up-1, store: s3, source: [./a.txt, ./data]}\n'), refusal('unavailable', /bucket mounts are parsed/));
+    check('file_mounts:\n  /a: {name: up-1, store: s3, source: [./a.txt, ./data]}\n')();
   });
 
   it('a git workdir: the URL and ref', () => {
@@ -64,16 +60,17 @@ describe('launch: bucket mounts and git workdirs are refused with their parsed f
   });
 });
 
-describe('cli: a task with a bucket mount validates, and launch refuses it with nothing provisioned', () => {
+describe('cli: a bucket mount on the local cloud without the credentials opt-in is refused with nothing provisioned', () => {
   const saved = { ...process.env };
   afterEach(() => {
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);
   });
 
-  it('validate exits 0; launch exits 3 (not available) naming the mount', async () => {
+  it('validate exits 0; launch exits 2 naming the mount and how to opt in', async () => {
     const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-buckets-ws-'));
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-buckets-task-'));
+    delete process.env.SKYDECK_SHARE_CREDENTIALS;
     Object.assign(process.env, { SKYDECK_WORKSPACE: workspace, HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-buckets-home-')) });
     const f = path.join(dir, 'bucket.yaml');
     fs.writeFileSync(f, 'resources: {cloud: local}\nfile_mounts:\n  /data: s3://my-bucket\nrun: ls /data\n');
@@ -82,8 +79,8 @@ describe('cli: a task with a bucket mount validates, and launch refuses it with 
     const io = { out: (t: string) => (out += t), outBytes: (d: Buffer) => (out += d.toString()), err: (t: string) => (err += t) };
     assert.equal(await runCli(['validate', f], io), 0, err);
     err = '';
-    assert.equal(await runCli(['launch', f, '-c', 'refused', '-y', '-d'], io), 3, err);
-    assert.match(err, /file_mounts \/data: s3:\/\/my-bucket \(COPY\) — bucket mounts are parsed but not yet run by this version/);
+    assert.equal(await runCli(['launch', f, '-c', 'refused', '-y', '-d'], io), 2, err);
+    assert.match(err, /file_mounts \/data: s3:\/\/my-bucket: this machine's local cluster has no identity of its own to read S3 with, and Skydeck copies your credentials to a node only if you opt in: set skydeck\.storage\.shareCredentials to true .*--share-credentials or SKYDECK_SHARE_CREDENTIALS=1/);
     const store = await StateStore.openWorkspace(workspace);
     try {
       assert.deepEqual(await store.read((db) => listClusters(db)), []);
@@ -91,5 +88,17 @@ describe('cli: a task with a bucket mount validates, and launch refuses it with 
       store.close();
       for (const d of [workspace, dir, process.env.HOME as string]) fs.rmSync(d, { recursive: true, force: true });
     }
+  });
+
+  it('check says whether credential sharing is on (SKYDECK_SHARE_CREDENTIALS)', async () => {
+    const run = async (): Promise<string> => {
+      let out = '';
+      await runCli(['check', 'local'], { out: (t: string) => (out += t), outBytes: () => undefined, err: () => undefined });
+      return out;
+    };
+    delete process.env.SKYDECK_SHARE_CREDENTIALS;
+    assert.match(await run(), /^storage: credential sharing is off: bucket mounts on ssh\/local nodes are refused.*SKYDECK_SHARE_CREDENTIALS=1\)$/m);
+    process.env.SKYDECK_SHARE_CREDENTIALS = '1';
+    assert.match(await run(), /^storage: credential sharing is ON \(skydeck\.storage\.shareCredentials\): bucket mounts on ssh\/local nodes get your AWS keys$/m);
   });
 });

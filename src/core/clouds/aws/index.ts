@@ -9,6 +9,7 @@ export { checkAws, type AwsCheck } from './check';
 export { AwsProvider } from './awsProvider';
 export { toProviderError, classifyAwsError } from './errors';
 export { keyPairName, ensureLocalKey } from './keys';
+export { resolveAwsKeys, type SharedAwsKeys } from './sharedKeys';
 
 export function createAwsProvider(opts: AwsProviderOptions = {}): Provider & AwsProvider {
   return new AwsProvider(opts);

@@ -1,0 +1,93 @@
+// Bucket mounts on one node: COPY / MOUNT / MOUNT_CACHED at launch (and exec), and their
+// removal at down. Each mount's handle is recorded on the node itself, in its state directory
+// under <agent base>/storage (the cluster's own directory there, so a down finds exactly this
+// cluster's mounts, and removing that directory afterwards removes the records and caches too).
+import type { Transport } from '../transport';
+import { shellQuote } from '../transport/shellQuote';
+import {
+  copyFromBucket, mountAt, mountBucket, mountLabel, StorageError, unmountBucket, waitFlushed,
+  type MountHandle, type StorageContext,
+} from '../storage';
+import { DEFAULT_TIMEOUTS } from '../storage/context';
+import type { OpsContext } from './context';
+import { OpsError } from './errors';
+import { SHARE_SETTING, type PlannedMount } from './bucketPlan';
+
+export interface StorageNode {
+  /** For messages: the host's address. */
+  name: string;
+  transport: Transport;
+  /** Absolute: <agent base>/storage. */
+  stateBase: string;
+}
+
+const HANDLE = 'handle.json';
+
+/**
+ * Sets up every planned mount on the node, in order (a mount inside another comes after it).
+ * A mount already there with the same source (a relaunch) is kept. Any failure is an OpsError
+ * naming the node, the mount and the cause; the caller has not submitted the job yet.
+ */
+export async function attachBuckets(ctx: OpsContext, node: StorageNode, plan: PlannedMount[], signal?: AbortSignal): Promise<void> {
+  for (const p of plan) {
+    const label = mountLabel(p.mount.dst, p.mount.target);
+    const sctx: StorageContext = {
+      transport: node.transport, stateBase: node.stateBase, access: p.access, log: (line) => ctx.log(`${node.name}: ${line}`),
+    };
+    ctx.progress(`${p.mount.mode === 'COPY' ? 'Copying' : 'Mounting'} ${label} on ${node.name}${p.mount.mode === 'MOUNT' ? '' : ` (${p.mount.mode})`}`);
+    try {
+      if (p.mount.mode === 'COPY') await copyFromBucket(sctx, p.mount, signal);
+      else await record(node.transport, await mountBucket(sctx, p.mount, signal));
+    } catch (e) {
+      if (e instanceof StorageError) throw new OpsError('failed', `file_mounts on ${node.name}: ${e.message}`);
+      throw e;
+    }
+    if (p.shared) ctx.progress(`copied your ${p.shared} credentials to ${node.name} for ${label} (${SHARE_SETTING} is on)`);
+  }
+}
+
+async function record(t: Transport, h: MountHandle): Promise<void> {
+  const r = await t.exec(['/bin/sh', '-c', 'umask 077; cat > "$1.tmp" && mv -f "$1.tmp" "$1"', 'sh', `${h.stateDir}/${HANDLE}`],
+    { stdin: JSON.stringify(h) });
+  if (r.code !== 0) throw new OpsError('failed', `${h.label}: recording the mount on ${t.description} failed: ${r.stderr.toString().trim()}`);
+}
+
+/** The mounts recorded on the node (none if its storage directory does not exist). */
+export async function recordedMounts(node: StorageNode): Promise<MountHandle[]> {
+  const script = `for f in ${shellQuote(node.stateBase)}/*/${HANDLE}; do [ -f "$f" ] && { cat "$f"; echo; }; done; true`;
+  const r = await node.transport.execShell(script, { signal: AbortSignal.timeout(30_000) });
+  return r.stdout.toString().split('\n').filter((l) => l.trim()).flatMap((l) => {
+    try {
+      return [JSON.parse(l) as MountHandle];
+    } catch {
+      return []; // a record cut short by a crash: its mount, if any, is still found by the next relaunch
+    }
+  });
+}
+
+/**
+ * Before the cluster goes: every recorded mount still mounted from its source is flushed
+ * (MOUNT_CACHED: its cache reaches the bucket first, or the down fails and keeps the cluster)
+ * and unmounted, lazily if it stays busy. A record whose mount is gone is only dropped.
+ */
+export async function detachBuckets(ctx: OpsContext, node: StorageNode, flushMs = DEFAULT_TIMEOUTS.flushMs): Promise<string[]> {
+  const notes: string[] = [];
+  // Inner mounts first: an outer one is busy while another is mounted inside it.
+  const handles = (await recordedMounts(node)).sort((a, b) => b.mountPoint.length - a.mountPoint.length);
+  for (const h of handles) {
+    const now = await mountAt(node.transport, h.mountPoint);
+    if (now && now.fsType === 'fuse.rclone' && now.source === h.source) {
+      ctx.progress(`Unmounting ${h.label} on ${node.name}`);
+      try {
+        await waitFlushed(node.transport, h, flushMs);
+        await unmountBucket(node.transport, h, DEFAULT_TIMEOUTS.unmountGraceMs);
+      } catch (e) {
+        if (e instanceof StorageError) throw new Error(`on ${node.name}: ${e.message}`);
+        throw e;
+      }
+      notes.push(`unmounted ${h.label} on ${node.name}`);
+    }
+    await node.transport.exec(['rm', '-f', '--', `${h.stateDir}/${HANDLE}`]);
+  }
+  return notes;
+}

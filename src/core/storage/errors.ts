@@ -3,6 +3,8 @@
 
 export type StorageErrorKind =
   | 'bucket-missing'
+  /** create() of a bucket that already exists (here or, for global names, anyone's). */
+  | 'bucket-exists'
   | 'denied'
   | 'no-credentials'
   | 'unreachable'

@@ -10,8 +10,7 @@ import { GcsBucketStore } from '../../../src/core/storage/buckets/gcs';
 import { BUCKET_TAGS } from '../../../src/core/storage/buckets/types';
 import { StorageError } from '../../../src/core/storage/errors';
 import { GcsFake } from '../../support/fakes/gcsFake/server';
-import { tokenClient } from '../gcp/helpers';
-import { OAuth2Client } from 'google-auth-library';
+import { fixedTokenClient as tokenClient } from '../../support/fakes/gcsFake/auth';
 
 const PROJECT = 'skydeck-test';
 
@@ -104,8 +103,7 @@ describe('storage: GCS buckets (BucketStore) against the JSON API fake', functio
   });
 
   it('a token the service rejects, or one without permission, is a denied StorageError', async () => {
-    const bad = new OAuth2Client();
-    bad.setCredentials({ access_token: 'not-a-real-token', expiry_date: Date.now() + 3600_000 });
+    const bad = tokenClient('not-a-real-token');
     await assert.rejects(store(bad).exists('sd-create'), (e: StorageError) => e instanceof StorageError && e.kind === 'denied' && /401/.test(e.why));
     fake.deniedTokens.add('fake-token');
     try {

@@ -43,6 +43,9 @@ describe('storage: Azure Blob containers (BucketStore) against Azurite', functio
     assert.equal(props.metadata?.skydeck_bucket_uid, t[BUCKET_TAGS.uid]);
     await assert.rejects(s.create('sd-create', t), (e: StorageError) => e.kind === 'bucket-exists');
     await assert.rejects(s.tags('sd-never'), (e: StorageError) => e.kind === 'bucket-missing');
+    // The other opt-in form: a connection string (endpoint and key in one).
+    const viaString = new AzureBucketStore({ account: AZURITE_ACCOUNT, credential: { kind: 'connectionString', value: az.connectionString } });
+    assert.deepEqual(await viaString.tags('sd-create'), t);
   });
 
   it('lists only containers carrying the Skydeck uid', async () => {

@@ -3,6 +3,8 @@
 
 export type StorageErrorKind =
   | 'bucket-missing'
+  /** create() of a bucket that already exists (here or, for global names, anyone's). */
+  | 'bucket-exists'
   | 'denied'
   | 'no-credentials'
   | 'unreachable'
@@ -32,7 +34,8 @@ export class StorageError extends Error {
 interface Rule { kind: StorageErrorKind; test: RegExp; why: string; fix: string }
 
 // Checked in order against rclone's stderr / log; the first match wins. The texts are those of
-// rclone 1.60 and the cloud APIs it relays (S3 error codes, GCS JSON errors, Azure codes).
+// rclone 1.60 and the cloud APIs it relays (S3 error codes, GCS JSON errors, Azure codes;
+// Google's token endpoint answers invalid_grant for a deleted, revoked or forged key).
 const RULES: Rule[] = [
   { kind: 'tool-missing', test: /(^|\s)rclone: (command )?not found|exec: "?rclone"?: executable file not found/,
     why: 'rclone is not installed on the node', fix: 'Install it (Debian/Ubuntu: apt-get install rclone) or use an image that has it.' },
@@ -48,7 +51,7 @@ const RULES: Rule[] = [
     why: 'the bucket does not exist (or this identity cannot see it)', fix: 'Check the bucket name and region, or create it (`name:` with `store:` in file_mounts creates one).' },
   { kind: 'no-credentials', test: /NoCredentialProviders|no EC2 IMDS role found|could not find default credentials|failed to acquire MSI token|EnvAccessKeyNotFound/i,
     why: 'the node has no identity to read the bucket with', fix: 'Give the VM an identity with access to the bucket (instance profile, service account, managed identity), or opt in to copying credentials.' },
-  { kind: 'denied', test: /AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch|AuthorizationFailure|AuthenticationFailed|AuthorizationPermissionMismatch|InvalidToken|ExpiredToken|status code:? 40[13]|Error 40[13]|\b403 Forbidden/i,
+  { kind: 'denied', test: /AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch|AuthorizationFailure|AuthenticationFailed|AuthorizationPermissionMismatch|InvalidToken|ExpiredToken|invalid_grant|status code:? 40[13]|Error 40[13]|\b403 Forbidden/i,
     why: 'access was denied', fix: 'Grant the node\'s identity read (and for writes, write) access to the bucket, or check the keys given.' },
   { kind: 'unreachable', test: /connection refused|no such host|i\/o timeout|network is unreachable|context deadline exceeded|TLS handshake timeout|dial tcp/i,
     why: 'the storage endpoint cannot be reached', fix: 'Check the node\'s network access to the store (proxy, firewall, VPC endpoint) and the endpoint setting.' },

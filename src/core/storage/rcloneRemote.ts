@@ -20,7 +20,12 @@ export type StoreCredentials =
   /** A GCP service-account key (JSON text), opt-in like keys. */
   | { kind: 'gcsServiceAccount'; json: string }
   /** An Azure storage account key, opt-in like keys. */
-  | { kind: 'azureKey'; key: string };
+  | { kind: 'azureKey'; key: string }
+  /**
+   * A container SAS URL (https://<account>.blob.core.windows.net/<container>?sv=…&sig=…), opt-in
+   * like keys but scoped to one container and expiring; the URL is used as given (endpoint included).
+   */
+  | { kind: 'azureSas'; containerUrl: string };
 
 export interface StoreAccess {
   credentials: StoreCredentials;
@@ -89,8 +94,18 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
     // vm: nothing to set; rclone 1.60 uses application-default credentials without a token.
     if (c.kind === 'gcsServiceAccount') put('service_account_credentials', c.json, true);
     else if (c.kind !== 'vm') wrongCreds();
+  } else if (c.kind === 'azureSas') {
+    // rclone takes scheme, host and account from the SAS URL itself (any endpoint, Azurite too).
+    put('type', 'azureblob');
+    put('sas_url', c.containerUrl, true);
   } else {
     if (!t.account) throw new StorageError('config', label, 'no Azure storage account is known', 'Name the account in the URL (https://<account>.blob.core.windows.net/<container>).');
+    // 1.60's azureblob `endpoint` is a domain suffix (it dials https://<account>.<endpoint>); a
+    // URL there would become a host such as "acct.http", so it is refused here with the fix.
+    if (access.endpoint && /^[a-z]+:\/\/|\//i.test(access.endpoint)) {
+      throw new StorageError('config', label, `the Azure endpoint ${access.endpoint} is a URL, but rclone 1.60 takes a domain suffix there`,
+        'Give the suffix (e.g. blob.core.usgovcloudapi.net), or a container SAS URL for an endpoint of another form.');
+    }
     put('type', 'azureblob');
     put('account', t.account);
     put('endpoint', access.endpoint);

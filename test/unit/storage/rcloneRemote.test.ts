@@ -53,6 +53,19 @@ describe('storage/rcloneRemote: remotes from environment variables', () => {
     assert.throws(() => rcloneRemote('/d: azure', { ...t, account: undefined }, vm), /no Azure storage account/);
   });
 
+  it('Azure: a container SAS URL carries its own endpoint; an endpoint URL (not a suffix) is refused for 1.60', () => {
+    const t = { store: 'azure' as const, bucket: 'ctr', prefix: '', account: 'acct' };
+    const url = 'http://127.0.0.1:10000/acct/ctr?sv=2024&sig=abc';
+    const r = rcloneRemote('/d: azure', t, { credentials: { kind: 'azureSas', containerUrl: url } });
+    assert.deepEqual(r.env, { RCLONE_CONFIG_SKYDECK_TYPE: 'azureblob', RCLONE_CONFIG_SKYDECK_SAS_URL: url });
+    assert.deepEqual(r.secret, ['RCLONE_CONFIG_SKYDECK_SAS_URL']);
+    assert.equal(r.remotePath, 'skydeck:ctr');
+    const key = { credentials: { kind: 'azureKey' as const, key: 'K3y==' } };
+    assert.throws(() => rcloneRemote('/d: azure', t, { ...key, endpoint: 'http://127.0.0.1:10000/acct' }), /domain suffix/);
+    assert.equal(rcloneRemote('/d: azure', t, { ...key, endpoint: 'blob.core.usgovcloudapi.net' }).env.RCLONE_CONFIG_SKYDECK_ENDPOINT, 'blob.core.usgovcloudapi.net');
+    assert.throws(() => rcloneRemote('/d: gs://b', { store: 'gcs', bucket: 'b', prefix: '' }, { credentials: { kind: 'azureSas', containerUrl: url } }), /do not apply/);
+  });
+
   it('refuses credentials of another store and values with line breaks', () => {
     assert.throws(() => rcloneRemote('/d', { store: 'gcs', bucket: 'b', prefix: '' }, keys), /do not apply/);
     assert.throws(() => rcloneRemote('/d', { store: 's3', bucket: 'b', prefix: '' },

@@ -33,7 +33,7 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   checkSyncSources(task, dir);
   await connecting;
   const { workdir } = readHandle(row);
-  await Promise.all([syncAll(ctx, client, task, dir, workdir), syncWorkers(ctx, row, task, dir)]);
+  await Promise.all([syncAll(ctx, client, task, dir, workdir, { ...envs, ...secrets }), syncWorkers(ctx, row, task, dir, { ...envs, ...secrets })]);
   if (req.signal?.aborted) throw new OpsError('failed', `exec on ${req.cluster} cancelled before its job was submitted`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false, secrets }));
   await assertNoTeardownSince(ctx, row, jobId);

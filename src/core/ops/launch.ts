@@ -6,7 +6,7 @@ import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { checkClusterName, generateClusterName } from './clusterNames';
 import { loadTaskForRun } from './loadTask';
-import { checkSyncSources, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
+import { checkSyncSources, cloneWorkdir, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
 import { choosePool, REACHABLE_CLOUDS, updateCluster, writeIntent } from './provisionReachable';
 import { readHandle } from './clusterHandle';
 import { localBaseProblem } from './localBase';
@@ -79,7 +79,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
-  await Promise.all([syncAll(ctx, client, task, dir, handle.workdir), syncWorkers(ctx, row, task, dir)]);
+  await Promise.all([syncAll(ctx, client, task, dir, handle.workdir, { ...envs, ...secrets }), syncWorkers(ctx, row, task, dir, { ...envs, ...secrets })]);
   if (req.provisionSignal?.aborted) await cancelBeforeSubmit(ctx, row, !existing && isProviderCluster(row));
   ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true, secrets }));
@@ -160,12 +160,16 @@ async function launchReachable(
   return row;
 }
 
-export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, dir: string, workdir: string): Promise<void> {
+/** `gitEnvs`: the task's envs and secrets, where a git workdir finds GIT_TOKEN / GIT_SSH_KEY_PATH. */
+export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, dir: string, workdir: string, gitEnvs: Record<string, string> = {}): Promise<void> {
   const { python } = await client.connect();
   if (typeof task.workdir === 'string') {
     ctx.progress(`Syncing workdir ${task.workdir}`);
     const s = await syncWorkdir(client.transport, python, localPath(task.workdir, dir), workdir);
     ctx.log(`workdir synced: ${s.files} files, ${s.bytes} bytes, ${s.ignored} ignored`);
+  } else if (task.workdir) {
+    ctx.progress(`Cloning workdir ${task.workdir.url}${task.workdir.ref ? ` at ${task.workdir.ref}` : ''}`);
+    ctx.log(`workdir at commit ${(await cloneWorkdir(client.transport, workdir, task.workdir, gitEnvs)).commit}`);
   }
   if (Object.keys(task.fileMounts).length) {
     ctx.progress('Syncing file mounts');

@@ -6,7 +6,7 @@ import type { Task } from '../task';
 import type { OpsContext } from './context';
 import { readHandle } from './clusterHandle';
 import { ensureWorkerAgent, setUpWorkers, tearDownWorker, type WorkerNode } from './clusterNodes';
-import { localPath, syncFileMounts, syncWorkdir } from './syncFiles';
+import { cloneWorkdir, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
 
 function workersOf(ctx: OpsContext, row: ClusterRecord): WorkerNode[] {
   return readHandle(row).hosts.slice(1).map((host) => ({ host, transport: ctx.connections.transportForHost(host) }));
@@ -29,8 +29,8 @@ export async function bringUpWorkers(ctx: OpsContext, row: ClusterRecord, head: 
 }
 
 /** The workdir and file mounts on every worker, in parallel (the head is synced by the caller). */
-export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Task, dir: string): Promise<void> {
-  if (row.num_nodes < 2 || (typeof task.workdir !== 'string' && !Object.keys(task.fileMounts).length)) return;
+export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Task, dir: string, gitEnvs: Record<string, string> = {}): Promise<void> {
+  if (row.num_nodes < 2 || (task.workdir === undefined && !Object.keys(task.fileMounts).length)) return;
   ctx.progress(`Syncing to ${row.num_nodes - 1} worker node(s)`);
   await withWorkers(ctx, row, (workers) => Promise.all(workers.map(async (w) => {
     const { python } = await ensureWorkerAgent(w.transport, row.uid);
@@ -38,6 +38,8 @@ export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Tas
       // The same place as on the head: ~/sky_workdir of this node's user.
       const r = await w.transport.execShell('mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
       await syncWorkdir(w.transport, python, localPath(task.workdir, dir), r.stdout.toString().trim());
+    } else if (task.workdir) {
+      await cloneWorkdir(w.transport, '~/sky_workdir', task.workdir, gitEnvs); // each node clones for itself
     }
     if (Object.keys(task.fileMounts).length) await syncFileMounts(w.transport, python, task, dir);
   })));

@@ -33,7 +33,8 @@ export function gitUrlKind(url: string): GitUrlKind {
     if (scheme === 'git') return 'git';
     throw new GitWorkdirError('usage', `workdir url scheme ${scheme}: is not supported; use https://, ssh:// or git@host:path`);
   }
-  if (/^[^/:]+:/.test(url)) return 'ssh'; // scp-like: [user@]host:path
+  // scp-like: [user@]host:path; "name::address" is git's remote-helper form (ext:: runs commands).
+  if (/^[^/:]+:/.test(url) && !url.includes('::')) return 'ssh';
   throw new GitWorkdirError('usage', `workdir url ${url} is not a git URL (https://…, ssh://…, git@host:path)`);
 }
 

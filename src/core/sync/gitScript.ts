@@ -30,7 +30,8 @@ export function gitScript(dir: string, url: string, ref: string | undefined): st
     // accept-new: a fresh node has no host key for the git server; a changed one is still refused.
     'if [ -s "$H/key" ]; then export GIT_SSH_COMMAND="ssh -i $H/key -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new"; ' +
       'else export GIT_SSH_COMMAND="ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new"; fi',
-    'export GIT_TERMINAL_PROMPT=0 GIT_CONFIG_NOSYSTEM=1',
+    // Only the transports gitAuth.ts accepts: never a remote helper such as ext::.
+    'export GIT_TERMINAL_PROMPT=0 GIT_CONFIG_NOSYSTEM=1 GIT_ALLOW_PROTOCOL=https:http:ssh:git:file',
     `mkdir -p ${quotePath(dir)} && cd ${quotePath(dir)} || exit 1`,
     '[ -d .git ] || git init -q || exit 1',
     `if git remote get-url origin >/dev/null 2>&1; then git remote set-url origin ${u}; else git remote add origin ${u}; fi || exit 1`,

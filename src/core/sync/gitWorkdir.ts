@@ -23,12 +23,10 @@ export interface GitSyncOptions {
   timeoutMs?: number;
 }
 
-/** Launch-time checks, before anything is provisioned: URL form, ref form, a named key that exists. */
-export function checkGitWorkdir(spec: GitWorkdirSpec, envs: Record<string, string | null | undefined> = {},
-  opts: Pick<GitSyncOptions, 'localEnv' | 'home'> = {}): GitCredentials {
-  const kind = gitUrlKind(spec.url);
+/** Launch-time checks, before anything is provisioned: the URL and ref forms (usage errors). */
+export function checkGitWorkdir(spec: GitWorkdirSpec): void {
+  gitUrlKind(spec.url);
   if (spec.ref !== undefined) checkGitRef(spec.ref);
-  return gitCredentials(kind, envs, opts.localEnv, opts.home);
 }
 
 /** Removes every secret from text bound for a message or log. */
@@ -41,7 +39,8 @@ function scrub(text: string, creds: GitCredentials): string {
 /** Clones or updates the repo at `workdir` (an absolute path or ~/…) on the node; returns the commit. */
 export async function syncGitWorkdir(t: Transport, workdir: string, spec: GitWorkdirSpec,
   envs: Record<string, string | null | undefined> = {}, opts: GitSyncOptions = {}): Promise<{ commit: string }> {
-  const creds = checkGitWorkdir(spec, envs, opts);
+  checkGitWorkdir(spec);
+  const creds = gitCredentials(gitUrlKind(spec.url), envs, opts.localEnv, opts.home);
   const timer = AbortSignal.timeout(opts.timeoutMs ?? 600_000);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timer]) : timer;
   const stdin = `${creds.token ?? ''}\n${creds.sshKey ?? ''}`;

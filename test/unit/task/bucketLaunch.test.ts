@@ -1,4 +1,4 @@
-// Launch keeps refusing bucket mounts and git workdirs for now, but names the parsed form; local
+// Launch keeps refusing bucket mounts for now, but names the parsed form (git workdirs pass); local
 // directories to upload into a bucket are checked first, so a missing one is reported as such.
 
 import assert from 'node:assert/strict';
@@ -57,10 +57,11 @@ describe('launch: bucket mounts and git workdirs are refused with their parsed f
     assert.throws(check('file_mounts:\n  /a: {name: up-1, store: s3, source: [./a.txt, ./data]}\n'), refusal('unavailable', /bucket mounts are parsed/));
   });
 
-  it('a git workdir: the URL and ref', () => {
-    assert.throws(check('workdir: {url: https://github.com/o/r.git, ref: v1.0}\n'), refusal('unavailable',
-      /^workdir: git https:\/\/github\.com\/o\/r\.git at v1\.0 — git workdirs are parsed but not yet run by this version; give a local directory$/));
-    assert.throws(check('workdir: {url: git@github.com:o/r.git}\n'), refusal('unavailable', /^workdir: git git@github\.com:o\/r\.git — git workdirs/));
+  it('a git workdir passes the launch checks (it is cloned on the node); a token in its URL is refused', () => {
+    check('workdir: {url: https://github.com/o/r.git, ref: v1.0}\n')();
+    check('workdir: {url: git@github.com:o/r.git}\n')();
+    assert.throws(() => checkSyncSources({ ...parse('run: x\n', {}).tasks[0], workdir: { url: 'https://u:ghp_x@github.com/o/r.git' } }, dir),
+      refusal('usage', /carries a password or token; remove it and set GIT_TOKEN/));
   });
 });
 

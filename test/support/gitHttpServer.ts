@@ -1,7 +1,8 @@
 // A real git server for the git-workdir tests: git's own smart-HTTP CGI (git http-backend, see
 // git-http-backend(1) for the CGI variables it reads) behind a Node HTTP server on 127.0.0.1,
 // optionally demanding HTTP Basic auth with a token as the password.
-import { spawn } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -63,4 +64,12 @@ export async function startGitHttpServer(root: string, opts: { token?: string } 
     authSeen,
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
+}
+
+/** Runs git in `cwd` with a fixed identity and no user or system config; returns stdout. */
+export function gitIn(cwd: string, ...args: string[]): string {
+  const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'init.defaultBranch=main', ...args],
+    { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd } });
+  assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
 }

@@ -2,20 +2,14 @@
 // on 127.0.0.1): branch, tag and commit; an update on re-launch; a bad ref; a private repo whose
 // token reaches the server but no file, log or message.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Transport } from '../../../src/core/transport';
 import { GitWorkdirError, syncGitWorkdir } from '../../../src/core/sync/gitWorkdir';
 import { setup, type Env } from '../transport/helpers';
-import { startGitHttpServer, type GitHttpServer } from '../../support/gitHttpServer';
+import { gitIn, startGitHttpServer, type GitHttpServer } from '../../support/gitHttpServer';
 
-function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'init.defaultBranch=main', ...args],
-    { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: cwd } });
-  assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
+const git = gitIn;
 
 describe('git workdir on a test host', function () {
   this.timeout(120_000);

@@ -17,7 +17,8 @@ case "$1" in [Uu]sername*) echo x-access-token ;; *) cat "$(dirname "$0")/token"
 
 export function gitScript(dir: string, url: string, ref: string | undefined): string {
   const u = shellQuote(url);
-  const fetchOne = ref === undefined ? 'git fetch -q --depth 1 origin' : `git fetch -q --depth 1 origin ${shellQuote(ref)}`;
+  // No ref: the remote's HEAD, i.e. its default branch (not whichever branch FETCH_HEAD lists first).
+  const fetchOne = `git fetch -q --depth 1 origin ${shellQuote(ref ?? 'HEAD')}`;
   const resolveRef = ref === undefined
     ? 'git rev-parse -q --verify "refs/remotes/origin/HEAD^{commit}"'
     : `{ git rev-parse -q --verify ${shellQuote(`refs/remotes/origin/${ref}^{commit}`)} || git rev-parse -q --verify ${shellQuote(`refs/tags/${ref}^{commit}`)} || git rev-parse -q --verify ${shellQuote(`${ref}^{commit}`)}; }`;

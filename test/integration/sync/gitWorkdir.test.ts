@@ -67,6 +67,8 @@ describe('git workdir on a test host', function () {
     assert.equal(sha.commit, commits.first);
     const short = await syncGitWorkdir(t, '~/wd-short', { url, ref: commits.first.slice(0, 10) });
     assert.equal(short.commit, commits.first);
+    // A second branch sorting before main must not be taken for the default.
+    git(work, 'push', '-q', 'origin', `${commits.first}:refs/heads/aaa-other`);
     const dflt = await syncGitWorkdir(t, '~/wd-default', { url });
     assert.equal(dflt.commit, commits.second);
   });

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import time
 
-from . import cgroups, db, nodes, remote, scheduler
+from . import cgroups, db, flushwait, nodes, remote, scheduler
 from .job_cgroups import leave_cgroup
 from .paths import MARKER_VAR
 from .private import UMASK_VAR, restore_for_job
@@ -62,13 +62,25 @@ def _run(ctx, job_id):
         if failure:
             stop(ctx, job_id, ranks)
             status, reason, code = explain(cluster, phase, failure)
+            if phase == 'run':
+                return flushed_report(ctx, job_id, status, reason, code)
             return report(ctx, job_id, status, reason, code)
         if phase == 'setup' and 'run' in phases:
             conn = ctx.conn()
             with db.write_txn(conn) as txn:
                 db.advance(conn, txn, job_id, 'RUNNING')
             ctx.close()
-    return report(ctx, job_id, 'SUCCEEDED', None, 0)
+    return flushed_report(ctx, job_id, 'SUCCEEDED', None, 0)
+
+
+def flushed_report(ctx, job_id, status, reason, code):
+    """After run: the head's MOUNT_CACHED mounts upload first (README, "Cached mounts")."""
+    unflushed = flushwait.wait_for_job(ctx.paths, job_id)
+    if os.path.exists(os.path.join(ctx.paths.job_dir(job_id), 'cancelled')):
+        return 143
+    if unflushed:
+        status, reason = 'FAILED', unflushed if reason is None else '%s; %s' % (reason, unflushed)
+    return report(ctx, job_id, status, reason, code)
 
 
 def rank_vars(env0, spec, r):

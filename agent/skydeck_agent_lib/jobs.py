@@ -3,7 +3,7 @@ import json
 import sys
 import time
 
-from . import autostop, cgroups, daemon_ctl, db, nodes, pending_secrets, procs, resources, scheduler
+from . import autostop, cgroups, daemon_ctl, db, flushwait, nodes, pending_secrets, procs, resources, scheduler
 from . import spec as spec_mod
 from . import PROTOCOL, VERSION
 from .errors import AgentError, bad_args
@@ -265,6 +265,13 @@ def done(ctx, args):
         status, reason = 'SUCCEEDED', None
     else:
         status, reason = 'FAILED', 'run exited with code %d' % code
+    if ph == 'run':
+        # MOUNT_CACHED: not finished until the write cache reached the bucket. Cancel still
+        # wins: it kills this process (the driver's pid, in the job's group and cgroup), and
+        # a CANCELLED row is never moved back.
+        unflushed = flushwait.wait_for_job(ctx.paths, job_id)
+        if unflushed:
+            status, reason = 'FAILED', unflushed if code == 0 else '%s; %s' % (reason, unflushed)
     conn = ctx.conn()
     with db.write_txn(conn) as txn:
         changed = db.advance(conn, txn, job_id, status, reason=reason, exit_code=code)

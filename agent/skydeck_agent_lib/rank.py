@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-from . import procs
+from . import flushwait, procs
 from .driver import filtered_environ, user_shell
 from .paths import MARKER_VAR
 from .private import restore_for_job
@@ -40,10 +40,26 @@ def run_rank(ctx, job_id, rank, phase):
                                preexec_fn=lambda: restore_for_job(um))
         if code < 0:
             code = 128 - code
+        if phase == 'run':
+            code = _flushed(ctx, job_id, code)
     # The head reads this when ssh itself fails (255): a rank that finished left its code here;
     # a node that restarted under the rank left none.
     with open(exit_file(ctx.paths, job_id, rank, phase), 'w') as f:
         f.write(str(code))
+    return code
+
+
+def _flushed(ctx, job_id, code):
+    """This node's MOUNT_CACHED mounts upload before the rank reports (README, "Cached mounts").
+    A mount that does not is said in the rank's log, and the rank fails."""
+    def say(line):
+        sys.stdout.write('[skydeck] %s\n' % line)
+        sys.stdout.flush()
+    flag = os.path.join(ctx.paths.job_dir(job_id), 'cancelled')
+    unflushed = flushwait.wait_flushed(ctx.paths, job_id, say, lambda: os.path.exists(flag))
+    if unflushed:
+        say(unflushed)
+        return code or 1
     return code
 
 

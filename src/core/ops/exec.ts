@@ -37,7 +37,8 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   const buckets = await planBuckets(ctx, task, row.provider);
   await connecting;
   const { workdir } = readHandle(row);
-  await Promise.all([syncAll(ctx, client, task, dir, workdir, buckets), syncWorkers(ctx, row, task, dir, buckets)]);
+  const extras = { buckets, gitEnvs: { ...envs, ...secrets } };
+  await Promise.all([syncAll(ctx, client, task, dir, workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
   if (req.signal?.aborted) throw new OpsError('failed', `exec on ${req.cluster} cancelled before its job was submitted`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false, secrets }));
   await assertNoTeardownSince(ctx, row, jobId);

@@ -6,7 +6,7 @@ import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { checkClusterName, generateClusterName } from './clusterNames';
 import { loadTaskForRun } from './loadTask';
-import { checkSyncSources, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
+import { checkSyncSources, cloneWorkdir, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
 import { choosePool, REACHABLE_CLOUDS, updateCluster, writeIntent } from './provisionReachable';
 import { readHandle } from './clusterHandle';
 import { localBaseProblem } from './localBase';
@@ -83,7 +83,8 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
-  await Promise.all([syncAll(ctx, client, task, dir, handle.workdir, buckets), syncWorkers(ctx, row, task, dir, buckets)]);
+  const extras = { buckets, gitEnvs: { ...envs, ...secrets } };
+  await Promise.all([syncAll(ctx, client, task, dir, handle.workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
   if (req.provisionSignal?.aborted) await cancelBeforeSubmit(ctx, row, !existing && isProviderCluster(row));
   ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true, secrets }));
@@ -164,18 +165,28 @@ async function launchReachable(
   return row;
 }
 
-export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, dir: string, workdir: string, buckets: PlannedMount[] = []): Promise<void> {
+/** What a sync needs beyond the task: the planned bucket mounts, and the task's envs and secrets (where a git workdir finds GIT_TOKEN / GIT_SSH_KEY_PATH). */
+export interface SyncExtras {
+  buckets?: PlannedMount[];
+  gitEnvs?: Record<string, string>;
+}
+
+export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, dir: string, workdir: string, extras: SyncExtras = {}): Promise<void> {
   const { python, base } = await client.connect();
   if (typeof task.workdir === 'string') {
     ctx.progress(`Syncing workdir ${task.workdir}`);
     const s = await syncWorkdir(client.transport, python, localPath(task.workdir, dir), workdir);
     ctx.log(`workdir synced: ${s.files} files, ${s.bytes} bytes, ${s.ignored} ignored`);
+  } else if (task.workdir) {
+    ctx.progress(`Cloning workdir ${task.workdir.url}${task.workdir.ref ? ` at ${task.workdir.ref}` : ''}`);
+    ctx.log(`workdir at commit ${(await cloneWorkdir(client.transport, workdir, task.workdir, extras.gitEnvs ?? {})).commit}`);
   }
   if (Object.keys(task.fileMounts).length) {
     ctx.progress('Syncing file mounts');
     await syncFileMounts(client.transport, python, task, dir);
   }
   // Buckets after the local files (SkyPilot's order); COPY lands before setup runs.
+  const buckets = extras.buckets ?? [];
   if (buckets.length) await attachBuckets(ctx, { name: client.transport.description, transport: client.transport, stateBase: `${base}/storage` }, buckets);
 }
 

@@ -6,9 +6,9 @@ import type { Task } from '../task';
 import type { OpsContext } from './context';
 import { readHandle } from './clusterHandle';
 import { ensureWorkerAgent, setUpWorkers, tearDownWorker, workerBase, type WorkerNode } from './clusterNodes';
-import { localPath, syncFileMounts, syncWorkdir } from './syncFiles';
+import { cloneWorkdir, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
 import { attachBuckets, detachBuckets } from './bucketAttach';
-import type { PlannedMount } from './bucketPlan';
+import type { SyncExtras } from './launch';
 
 function workersOf(ctx: OpsContext, row: ClusterRecord): WorkerNode[] {
   return readHandle(row).hosts.slice(1).map((host) => ({ host, transport: ctx.connections.transportForHost(host) }));
@@ -34,7 +34,7 @@ export async function bringUpWorkers(ctx: OpsContext, row: ClusterRecord, head: 
  * The workdir and file mounts on every worker, in parallel (the head is synced by the caller).
  * ~/sky_workdir is made even for a task without a workdir: every rank starts in it.
  */
-export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Task, dir: string, buckets: PlannedMount[] = []): Promise<void> {
+export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Task, dir: string, extras: SyncExtras = {}): Promise<void> {
   if (row.num_nodes < 2) return;
   ctx.progress(`Syncing to ${row.num_nodes - 1} worker node(s)`);
   await withWorkers(ctx, row, (workers) => Promise.all(workers.map(async (w) => {
@@ -42,11 +42,11 @@ export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Tas
     // The same place as on the head: ~/sky_workdir of this node's user.
     const r = await w.transport.execShell('mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
     if (r.code !== 0) throw new Error(`creating ~/sky_workdir on ${w.host.address} failed: ${r.stderr.toString().trim()}`);
-    if (typeof task.workdir === 'string') {
-      await syncWorkdir(w.transport, python, localPath(task.workdir, dir), r.stdout.toString().trim());
-    }
+    const workdir = r.stdout.toString().trim();
+    if (typeof task.workdir === 'string') await syncWorkdir(w.transport, python, localPath(task.workdir, dir), workdir);
+    else if (task.workdir) await cloneWorkdir(w.transport, workdir, task.workdir, extras.gitEnvs ?? {}); // each node clones for itself
     if (Object.keys(task.fileMounts).length) await syncFileMounts(w.transport, python, task, dir);
-    if (buckets.length) await attachBuckets(ctx, { name: w.host.address, transport: w.transport, stateBase: `${base}/storage` }, buckets);
+    if (extras.buckets?.length) await attachBuckets(ctx, { name: w.host.address, transport: w.transport, stateBase: `${base}/storage` }, extras.buckets);
   })));
 }
 

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Transport } from '../transport';
 import { shellQuote } from '../transport/shellQuote';
-import { describeFileMount, printable, type Task } from '../task';
+import { describeFileMount, printable, type GitWorkdir, type Task } from '../task';
+import { checkGitWorkdir, GitWorkdirError, syncGitWorkdir } from '../sync/gitWorkdir';
 import type { NamedBucketMount } from '../storage/types';
 import { archiveDirectory, archiveFile, ArchiveStats, workdirFingerprint } from '../sync/workdirArchive';
 import { OpsError } from './errors';
@@ -27,12 +28,12 @@ const NOT_RUN_YET = 'are parsed but not yet run by this version';
 export function checkSyncSources(task: Task, taskDir: string): void {
   if (task.workdir !== undefined) {
     if (typeof task.workdir !== 'string') {
-      const ref = task.workdir.ref === undefined ? '' : ` at ${task.workdir.ref}`;
-      throw new OpsError('unavailable', printable(`workdir: git ${task.workdir.url}${ref} — git workdirs ${NOT_RUN_YET}; give a local directory`));
-    }
-    const wd = localPath(task.workdir, taskDir);
-    if (!fs.existsSync(wd) || !fs.statSync(wd).isDirectory()) {
-      throw new OpsError('usage', printable(`workdir ${task.workdir} (${wd}) is not a directory on this machine`));
+      checkGitSource(task.workdir);
+    } else {
+      const wd = localPath(task.workdir, taskDir);
+      if (!fs.existsSync(wd) || !fs.statSync(wd).isDirectory()) {
+        throw new OpsError('usage', printable(`workdir ${task.workdir} (${wd}) is not a directory on this machine`));
+      }
     }
   }
   const unsupported: string[] = [];
@@ -44,6 +45,26 @@ export function checkSyncSources(task: Task, taskDir: string): void {
   }
   if (unsupported.length) {
     throw new OpsError('unavailable', printable(`${unsupported.join('; ')} — this store is parsed but not supported by this version; use S3, GCS, Azure Blob or R2`));
+  }
+}
+
+/** A git workdir is cloned on the node: only its URL and ref are checked here. */
+function checkGitSource(w: GitWorkdir): void {
+  try {
+    checkGitWorkdir(w);
+  } catch (e) {
+    if (e instanceof GitWorkdirError) throw new OpsError('usage', printable(e.message));
+    throw e;
+  }
+}
+
+/** Clones or updates a git workdir on the node (its credentials from `envs`, see gitAuth.ts). */
+export async function cloneWorkdir(t: Transport, workdir: string, w: GitWorkdir, envs: Record<string, string>): Promise<{ commit: string }> {
+  try {
+    return await syncGitWorkdir(t, workdir, w, envs);
+  } catch (e) {
+    if (e instanceof GitWorkdirError) throw new OpsError(e.kind, printable(e.message));
+    throw e;
   }
 }
 

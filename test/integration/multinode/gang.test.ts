@@ -55,6 +55,26 @@ describe('agent: gang jobs on a 3-node cluster (head + 2 sshd workers)', functio
     assert.equal(found.status, 1, `files holding the secret: ${found.stdout}${found.stderr}`); // 1: no match anywhere
   });
 
+  it('a worker\'s MOUNT_CACHED cache that does not upload fails its rank, its log naming the mount', async () => {
+    // A registered cached mount (agent/README.md, "Cached mounts") whose rclone cache stays dirty.
+    const w = g.workers[0];
+    const plant = 'mkdir -p ~/.skydeck/storage/cached ~/mstate/cache/vfsMeta/skydeck/b && ' +
+      'echo \'{"Dirty": true}\' > ~/mstate/cache/vfsMeta/skydeck/b/f && ' +
+      'printf \'{"dst":"/ckpt","stateDir":"%s/mstate","label":"/ckpt: s3://b","timeout_s":0.5}\' "$HOME" > ~/.skydeck/storage/cached/m1.json';
+    assert.equal((await w.exec(plant)).code, 0);
+    try {
+      const { job_id } = await g.client.call('submit', { num_nodes: 3, resources: { cpus: 1 }, run: 'echo ran' });
+      const row = await waitStatus(g.client, job_id, ['SUCCEEDED', 'FAILED', 'FAILED_DRIVER'], 30_000);
+      assert.equal(row.status, 'FAILED', JSON.stringify(row));
+      assert.match(row.reason, /^rank 1 \(.*\) exited with code 1/);
+      const log = (await g.client.logs({ job_id, rank: 1 })).data.toString();
+      assert.match(log, /^ran\n\[skydeck\] waiting for \/ckpt: s3:\/\/b write cache to upload \(1 file\)\n\[skydeck\] \/ckpt: s3:\/\/b: write cache not uploaded within 0.5 s/);
+      assert.doesNotMatch((await g.client.logs({ job_id, rank: 2 })).data.toString(), /waiting for/);
+    } finally {
+      await w.exec('rm -rf ~/.skydeck/storage ~/mstate');
+    }
+  });
+
   it('a gang waits until each of its nodes has room, then starts all ranks', async () => {
     const blocker = (await g.client.call('submit', { run: 'sleep 60', resources: { cpus: 1 } })).job_id;
     await waitStatus(g.client, blocker, 'RUNNING');

@@ -1,7 +1,8 @@
 // Launch accepts bucket mounts of supported stores (set up on the nodes, test/integration/ops/
-// buckets.test.ts), refuses unsupported stores and git workdirs naming the parsed form, and checks
-// local directories to upload into a bucket before anything is provisioned. On ssh/local, a
-// bucket needs the user's explicit opt-in to share credentials, refused before provisioning.
+// buckets.test.ts) and git workdirs (cloned on the nodes), refuses unsupported stores naming the
+// parsed form, and checks local directories to upload into a bucket before anything is
+// provisioned. On ssh/local, a bucket needs the user's explicit opt-in to share credentials,
+// refused before provisioning.
 
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -20,7 +21,7 @@ const refusal = (kind: OpsError['kind'], message: RegExp) => (e: unknown) => {
   return true;
 };
 
-describe('launch: bucket mounts pass the source check; unsupported stores and git workdirs are refused', () => {
+describe('launch: bucket mounts pass the source check; unsupported stores are refused; git workdirs pass', () => {
   let dir: string;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-buckets-'));
@@ -53,10 +54,11 @@ describe('launch: bucket mounts pass the source check; unsupported stores and gi
     check('file_mounts:\n  /a: {name: up-1, store: s3, source: [./a.txt, ./data]}\n')();
   });
 
-  it('a git workdir: the URL and ref', () => {
-    assert.throws(check('workdir: {url: https://github.com/o/r.git, ref: v1.0}\n'), refusal('unavailable',
-      /^workdir: git https:\/\/github\.com\/o\/r\.git at v1\.0 — git workdirs are parsed but not yet run by this version; give a local directory$/));
-    assert.throws(check('workdir: {url: git@github.com:o/r.git}\n'), refusal('unavailable', /^workdir: git git@github\.com:o\/r\.git — git workdirs/));
+  it('a git workdir passes the launch checks (it is cloned on the node); a token in its URL is refused', () => {
+    check('workdir: {url: https://github.com/o/r.git, ref: v1.0}\n')();
+    check('workdir: {url: git@github.com:o/r.git}\n')();
+    assert.throws(() => checkSyncSources({ ...parse('run: x\n', {}).tasks[0], workdir: { url: 'https://u:ghp_x@github.com/o/r.git' } }, dir),
+      refusal('usage', /carries a password or token; remove it and set GIT_TOKEN/));
   });
 });
 

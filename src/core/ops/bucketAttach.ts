@@ -5,8 +5,8 @@
 import type { Transport } from '../transport';
 import { shellQuote } from '../transport/shellQuote';
 import {
-  copyFromBucket, mountAt, mountBucket, mountLabel, StorageError, unmountBucket, waitFlushed,
-  type MountHandle, type StorageContext,
+  copyFromBucket, mountAt, mountBucket, mountLabel, registerCachedMount, StorageError, unmountBucket, unregisterCachedMount,
+  waitFlushed, type MountHandle, type StorageContext,
 } from '../storage';
 import { DEFAULT_TIMEOUTS } from '../storage/context';
 import type { OpsContext } from './context';
@@ -23,6 +23,11 @@ export interface StorageNode {
 
 const HANDLE = 'handle.json';
 
+/** The agent's base dir: stateBase is always <agent base>/storage. */
+function agentBaseOf(node: StorageNode): string {
+  return node.stateBase.replace(/\/+$/, '').replace(/\/storage$/, '');
+}
+
 /**
  * Sets up every planned mount on the node, in order (a mount inside another comes after it).
  * A mount already there with the same source (a relaunch) is kept. Any failure is an OpsError
@@ -37,7 +42,12 @@ export async function attachBuckets(ctx: OpsContext, node: StorageNode, plan: Pl
     ctx.progress(`${p.mount.mode === 'COPY' ? 'Copying' : 'Mounting'} ${label} on ${node.name}${p.mount.mode === 'MOUNT' ? '' : ` (${p.mount.mode})`}`);
     try {
       if (p.mount.mode === 'COPY') await copyFromBucket(sctx, p.mount, signal);
-      else await record(node.transport, await mountBucket(sctx, p.mount, signal));
+      else {
+        const h = await mountBucket(sctx, p.mount, signal);
+        await record(node.transport, h);
+        // MOUNT_CACHED: the agent holds each job's end until this mount's cache is uploaded.
+        await registerCachedMount(node.transport, agentBaseOf(node), h);
+      }
     } catch (e) {
       if (e instanceof StorageError) throw new OpsError('failed', `file_mounts on ${node.name}: ${e.message}`);
       throw e;
@@ -87,6 +97,7 @@ export async function detachBuckets(ctx: OpsContext, node: StorageNode, flushMs 
       }
       notes.push(`unmounted ${h.label} on ${node.name}`);
     }
+    await unregisterCachedMount(node.transport, agentBaseOf(node), h);
     await node.transport.exec(['rm', '-f', '--', `${h.stateDir}/${HANDLE}`]);
   }
   return notes;

@@ -59,8 +59,17 @@ export async function mountBucket(ctx: StorageContext, m: NodeMount, signal?: Ab
   const existing = await mountAt(t, mountPoint);
   if (existing) {
     if (existing.fsType === 'fuse.rclone' && existing.source === p.remote.remotePath) {
+      // Kept only if it is this context's own mount (its rclone, recorded in our state dir, still
+      // runs): another cluster's mount of the same bucket on a shared host would be unmounted
+      // under it by our down.
+      const own = await t.execShell(`P=$(cat ${shellQuote(`${state}/pid`)} 2>/dev/null) && kill -0 "$P" 2>/dev/null && echo "$P"`,
+        { signal: AbortSignal.timeout(15_000) });
+      const pid = Number(own.stdout.toString().trim());
+      if (own.code !== 0 || !Number.isInteger(pid) || pid <= 0) {
+        throw new StorageError('mountpoint', p.label, `${mountPoint} is already mounted from the same bucket, but not by this cluster (another cluster on this host, or by hand)`,
+          'Choose another destination, or unmount it first.');
+      }
       p.say('already mounted');
-      const pid = Number((await t.exec(['cat', `${state}/pid`])).stdout.toString().trim());
       return handle(pid);
     }
     throw new StorageError('mountpoint', p.label, `${mountPoint} is already a mount (${existing.fsType} ${existing.source})`,

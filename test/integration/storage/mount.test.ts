@@ -51,6 +51,24 @@ describe('storage: MOUNT and MOUNT_CACHED on a test host (FUSE, moto S3)', funct
     assert.deepEqual(await env.s3.get('mnt', 'out/job.bin'), written);
   });
 
+  it('a mount of the same bucket at the same place by another cluster (another state dir) is refused, not shared; the owner keeps it', async () => {
+    const m: NodeMount = { dst: '~/shared-bkt', mode: 'MOUNT', target: { store: 's3', bucket: 'mnt', prefix: '' } };
+    const a = env.context();
+    const h = await mountBucket(a, m);
+    try {
+      const b = { ...env.context(), stateBase: `${a.stateBase.replace(/\/+$/, '')}-other-cluster` };
+      await assert.rejects(mountBucket(b, m), (e: Error) => {
+        assert.match(e.message, /already mounted from the same bucket, but not by this cluster/);
+        return true;
+      });
+      const again = await mountBucket(a, m);
+      assert.equal(again.pid, h.pid, 'the owner relaunching keeps its own mount');
+    } finally {
+      await unmountBucket(env.t, h, 5_000);
+    }
+    assert.equal(await mountAt(env.t, h.mountPoint), undefined);
+  });
+
   it('MOUNT_CACHED: the flush-wait returns only after the cached write is in the bucket', async () => {
     const m: NodeMount = { dst: '~/cached', mode: 'MOUNT_CACHED', target: { store: 's3', bucket: 'mnt', prefix: 'ckpt' } };
     const h = await mountBucket(env.context({ endpoint: proxy.url }), m);

@@ -18,3 +18,6 @@ export { agentBootstrap, localAgentBootstrap } from './agentBootstrap';
 export { isProviderCluster } from './providerEnv';
 export { FLAGS } from '../provision';
 export type { AttemptReport, CallFailureKind, FailureKind, LeakedInstance, SweepResult, ReconcileOutcome, UnknownPart } from '../provision';
+export { ensureNamedBuckets, type EnsuredBucket } from './namedBuckets';
+export { deleteClusterBuckets, deleteRecordedBucket, reconcileBuckets, type BucketReconcileOutcome } from './bucketDelete';
+export { findLeakedBuckets, type LeakedBucketSweep } from './leakedBuckets';

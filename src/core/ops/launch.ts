@@ -21,6 +21,7 @@ import { placementsOf, teardownUnderWay } from '../provision';
 import { isProviderCluster, providerOf } from './providerEnv';
 import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
+import { ensureNamedBuckets } from './namedBuckets';
 
 export interface LaunchRequest extends FollowOptions {
   taskFile: string;
@@ -76,6 +77,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   } else {
     row = await launchReachable(ctx, name, cloud, task, existing, autostop);
   }
+  await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).

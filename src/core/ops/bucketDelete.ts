@@ -22,7 +22,7 @@ export async function deleteRecordedBucket(ctx: OpsContext, row: BucketRecord, s
       const uid = (await bs.tags(row.name, signal))[BUCKET_TAGS.uid];
       if (uid !== row.uid) {
         throw new StorageError('not-ours', label, `the bucket carries ${uid ? `another Skydeck uid (${uid})` : 'no Skydeck tag'}, not this row's ${row.uid}`,
-          `It is not the bucket Skydeck created: it is left alone. "skydeck storage delete ${row.name} --force" forgets the row.`);
+          `It is not the bucket Skydeck created, so it is left alone; "skydeck storage delete ${row.name} --force" deletes it anyway.`);
       }
     }
     const proof = await bs.delete(row.name, signal);

@@ -1,6 +1,7 @@
 import { listBuckets, workspaceId } from '../state';
 import { BUCKET_TAGS, type ListedBucket } from '../storage/buckets';
 import type { StoreKind } from '../storage/types';
+import { StorageError } from '../storage/errors';
 import type { OpsContext } from './context';
 import { bucketStoreOf, sweepLocation } from './bucketStores';
 
@@ -16,17 +17,26 @@ export interface LeakedBucketSweep {
   listed: StoreKind[];
   /** Stores that could not be listed, with why. */
   errors: { store: StoreKind; message: string }[];
+  /** Stores this build or setup cannot reach at all (so Skydeck created no bucket there), with why. */
+  skipped: { store: StoreKind; message: string }[];
 }
 
 export async function findLeakedBuckets(ctx: OpsContext, stores: StoreKind[] = ['s3', 'r2', 'gcs', 'azure']): Promise<LeakedBucketSweep> {
   const ws = await ctx.store.write((db) => workspaceId(db));
   const rows = await ctx.store.read((db) => listBuckets(db));
   const owned = new Set(rows.map((r) => `${r.store}/${r.name}/${r.uid}`));
-  const out: LeakedBucketSweep = { workspaceId: ws, thisWorkspace: [], otherWorkspaces: [], listed: [], errors: [] };
+  const out: LeakedBucketSweep = { workspaceId: ws, thisWorkspace: [], otherWorkspaces: [], listed: [], errors: [], skipped: [] };
   await Promise.all(stores.map(async (store) => {
+    let bs;
+    try {
+      bs = bucketStoreOf(ctx, store, sweepLocation(store));
+    } catch (e) {
+      (e instanceof StorageError && e.kind === 'config' ? out.skipped : out.errors).push({ store, message: (e as Error).message });
+      return;
+    }
     let found: ListedBucket[];
     try {
-      found = await bucketStoreOf(ctx, store, sweepLocation(store)).listSkydeck();
+      found = await bs.listSkydeck();
     } catch (e) {
       out.errors.push({ store, message: (e as Error).message });
       return;

@@ -70,7 +70,7 @@ async function ensureOne(
         const uid = (await bs.tags(m.name, signal))[BUCKET_TAGS.uid];
         if (uid !== row.uid) {
           throw new OpsError('failed', `file_mounts ${dst}: bucket ${label} exists but does not carry the tag of the bucket Skydeck recorded (uid ${row.uid}); ` +
-            `it may have been deleted and re-made by someone else. Use another name, or "skydeck storage delete ${m.name} --force" to forget it`);
+            `it may have been deleted and re-made by someone else. Use another name, or delete it with "skydeck storage delete ${m.name} --force"`);
         }
         if (row.status === 'CREATING') await ctx.store.write((db) => setBucketStatus(db, row.uid, 'READY'));
         ctx.progress(`Reusing bucket ${label}, which Skydeck created`);

@@ -32,9 +32,11 @@ export function skipWithoutS3(ctx: Mocha.Context): void {
 }
 
 export async function startBucketsEnv(): Promise<BucketsEnv> {
-  const saved = Object.fromEntries(Object.keys(VARS).concat('AWS_PROFILE').map((k) => [k, process.env[k]]));
+  const saved = Object.fromEntries(Object.keys(VARS).concat('AWS_PROFILE', 'CLOUDFLARE_ACCOUNT_ID').map((k) => [k, process.env[k]]));
   Object.assign(process.env, VARS);
+  // Nothing here may reach a real account: R2 is reached only through moto's endpoint.
   delete process.env.AWS_PROFILE;
+  delete process.env.CLOUDFLARE_ACCOUNT_ID;
   const moto = await startMoto();
   const s3 = () => new S3BucketStore({ store: 's3', endpoint: moto.url });
   const r2 = () => new S3BucketStore({ store: 'r2', endpoint: moto.url, account: 'a'.repeat(32) });

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { PutBucketVersioningCommand, S3Client } from '@aws-sdk/client-s3';
 import { BUCKET_TAGS } from '../../../src/core/storage/buckets';
 import { StorageError } from '../../../src/core/storage/errors';
 import { startBucketsEnv, skipWithoutS3, type BucketsEnv } from './bucketsEnv';
@@ -83,6 +84,21 @@ describe('S3 BucketStore (moto)', function () {
     const { map } = tree(files);
     assert.equal((await store.upload(name, map)).uploaded, 1001);
     assert.match((await store.delete(name)).proof, /404/);
+    assert.equal(await store.exists(name), false);
+  });
+
+  it('deletes a versioned bucket: every old version and delete marker goes first', async () => {
+    const store = env.s3();
+    const name = `ver-${randomUUID().slice(0, 8)}`;
+    await store.create(name, { [BUCKET_TAGS.uid]: randomUUID() });
+    const raw = new S3Client({ endpoint: env.moto.url, forcePathStyle: true });
+    await raw.send(new PutBucketVersioningCommand({ Bucket: name, VersioningConfiguration: { Status: 'Enabled' } }));
+    const { map, dir } = tree({ 'k.txt': 'one' });
+    await store.upload(name, map);
+    fs.writeFileSync(path.join(dir, 'k.txt'), 'two!');
+    await store.upload(name, map); // a second version of k.txt
+    raw.destroy();
+    assert.match((await store.delete(name)).proof, /HeadBucket → 404/);
     assert.equal(await store.exists(name), false);
   });
 

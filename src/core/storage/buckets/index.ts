@@ -21,12 +21,10 @@ const notYet = (store: StoreKind): BucketStoreFactory => () => {
 /** The built-in factories: S3 and R2 through @aws-sdk/client-s3, loaded on first use. */
 export const DEFAULT_FACTORIES: Record<StoreKind, BucketStoreFactory> = {
   s3: (location, opts) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { S3BucketStore } = require('./s3') as typeof import('./s3');
     return new S3BucketStore({ store: 's3', region: location.region, endpoint: opts.endpoint });
   },
   r2: (location, opts) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { S3BucketStore } = require('./s3') as typeof import('./s3');
     return new S3BucketStore({ store: 'r2', account: location.account, endpoint: opts.endpoint });
   },

@@ -30,7 +30,16 @@ export async function ensureNamedBuckets(ctx: OpsContext, task: Task, taskDir: s
     if (fm.kind !== 'bucket' || fm.mount.kind !== 'named') continue;
     const m = fm.mount;
     const files = uploadFilesOf(dst, m, taskDir); // a missing source fails before anything is created
-    const { bs, action } = await ensureOne(ctx, task, dst, m, cluster, signal);
+    // A cancelled launch stops here without failing: launch.ts then terminates the cluster it made.
+    if (signal?.aborted) return cancelled(ctx, out);
+    let bs: BucketStore;
+    let action: EnsuredBucket['action'];
+    try {
+      ({ bs, action } = await ensureOne(ctx, task, dst, m, cluster, signal));
+    } catch (e) {
+      if (signal?.aborted) return cancelled(ctx, out);
+      throw e;
+    }
     let sent = { uploaded: 0, unchanged: 0 };
     if (files.size) {
       ctx.progress(`Uploading ${files.size} file(s) into ${m.store}://${m.name} (changed files only)`);
@@ -41,11 +50,20 @@ export async function ensureNamedBuckets(ctx: OpsContext, task: Task, taskDir: s
           lastShown = pct;
           ctx.progress(`Uploading into ${m.store}://${m.name}: ${p.files}/${p.totalFiles} files, ${pct}%`);
         }
-      }, signal).catch((e) => { throw asOps(dst, e); });
+      }, signal).catch((e) => {
+        if (signal?.aborted) return undefined;
+        throw asOps(dst, e);
+      }) ?? { uploaded: 0, unchanged: 0 };
+      if (signal?.aborted) return cancelled(ctx, out);
       ctx.log(`bucket ${m.store}://${m.name}: ${sent.uploaded} file(s) uploaded, ${sent.unchanged} unchanged`);
     }
     out.push({ dst, store: m.store, name: m.name, action, uploaded: sent.uploaded, unchanged: sent.unchanged });
   }
+  return out;
+}
+
+function cancelled(ctx: OpsContext, out: EnsuredBucket[]): EnsuredBucket[] {
+  ctx.warn('bucket creation/upload stopped: the launch was cancelled (a later launch sends only what is missing)');
   return out;
 }
 

@@ -126,6 +126,24 @@ describe('bucket ops (moto S3)', function () {
     for (const b of [mine, theirs, owned]) await env.s3().delete(b);
   });
 
+  it('a cancelled launch stops the upload without failing (launch then terminates what it made); the row keeps the bucket', async () => {
+    const name = bucketName();
+    dataDir(root, 60);
+    const task = bucketTask(`file_mounts:\n  /data: {name: ${name}, store: s3, source: ./data, persistent: false}\n`, root);
+    const ac = new AbortController();
+    ctx.progress = (s) => {
+      ctx.lines.push(s);
+      const m = /: (\d+)\/\d+ files/.exec(s);
+      if (m && Number(m[1]) >= 5) ac.abort();
+    };
+    await ensureNamedBuckets(ctx, task, root, clusterRow(), ac.signal);
+    assert.ok(ctx.lines.some((l) => /warn: bucket creation\/upload stopped: the launch was cancelled/.test(l)), ctx.lines.join('\n'));
+    const sent = (await env.http.keys(name)).length;
+    assert.ok(sent >= 5 && sent < 60, `${sent} objects sent`);
+    assert.equal((await ctx.store.read((db) => getBucket(db, 's3', name)))!.status, 'READY');
+    await env.s3().delete(name);
+  });
+
   it('kill -9 in the middle of an upload of many files: the row owns the bucket, nothing leaks, the next launch sends only the rest', async function () {
     const name = bucketName();
     const n = 300;

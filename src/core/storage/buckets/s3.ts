@@ -28,6 +28,8 @@ export interface S3StoreOptions {
  */
 export const R2_TAG_OBJECT = '.skydeck-bucket.json';
 
+const QUIET = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
 export class S3BucketStore implements BucketStore {
   readonly store: 's3' | 'r2';
   private readonly client: S3Client;
@@ -49,6 +51,8 @@ export class S3BucketStore implements BucketStore {
       // A bucket in another region answers 301: follow it rather than fail.
       followRegionRedirects: true,
       maxAttempts: 3,
+      // Every failure reaches us as an error and becomes a StorageError; the SDK's own console lines would only repeat it.
+      logger: QUIET,
       requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
     });
   }

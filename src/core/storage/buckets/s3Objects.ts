@@ -1,5 +1,6 @@
 // Object-level S3 work for the BucketStore: upload changed files, empty a bucket before delete.
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
 import {
   DeleteObjectsCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutObjectCommand, type S3Client,
@@ -46,6 +47,8 @@ export async function uploadChanged(
   client: S3Client, label: string, bucket: string, files: Map<string, string>,
   o: { concurrency: number; onProgress?: (p: UploadProgress) => void; signal?: AbortSignal },
 ): Promise<UploadResult> {
+  // Each request in flight listens on the signal: several at once are expected, not a leak.
+  if (o.signal) setMaxListeners(Math.max(10, o.concurrency * 4), o.signal);
   const remote = await listAll(client, label, bucket, o.signal);
   const todo: { local: string; key: string; size: number; md5: string }[] = [];
   let unchanged = 0;

@@ -47,7 +47,9 @@ export class S3BucketStore implements BucketStore {
     }
     this.client = new S3Client({
       ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
-      ...(opts.store === 'r2' ? { region: 'auto' } : opts.region ? { region: opts.region } : {}),
+      // R2: only the checksums the call needs (its support of the SDK's default CRC32 trailers has varied); PutObject carries Content-MD5.
+      ...(opts.store === 'r2' ? { region: 'auto', requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } as const
+        : opts.region ? { region: opts.region } : {}),
       // A bucket in another region answers 301: follow it rather than fail.
       followRegionRedirects: true,
       maxAttempts: 3,

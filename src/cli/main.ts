@@ -14,12 +14,13 @@ import { downCommand } from './commands/down';
 import { startCommand, stopCommand } from './commands/stopStart';
 import { leaksCommand } from './commands/leaks';
 import { checkCommand } from './commands/check';
+import { storageCommand } from './commands/storage';
 
 export const VERSION = '0.1.0';
 
 const COMMANDS: CliCommand[] = [
   launchCommand, execCommand, queueCommand, logsCommand, cancelCommand, statusCommand,
-  stopCommand, startCommand, downCommand, leaksCommand, checkCommand, validateCommand,
+  stopCommand, startCommand, downCommand, leaksCommand, storageCommand, checkCommand, validateCommand,
 ];
 
 function help(): string {

@@ -4,6 +4,8 @@ import type { StateStore } from '../state';
 import type { PoolsResult } from '../clouds/sshPools';
 import type { ProviderRegistry } from '../clouds/provider';
 import type { Bootstrap, Clock, ProvisionTiming } from '../provision';
+import type { BucketStoreFactory } from '../storage/buckets';
+import type { StoreKind } from '../storage/types';
 import { Connections } from './connections';
 
 /** Everything an operation needs from its host (extension, CLI or test). */
@@ -35,6 +37,8 @@ export interface OpsContext {
   storageCredentials?: 'share' | 'never';
   /** Overrides for every bucket mount's store access: an emulator's endpoint in tests. */
   storageAccess?: { endpoint?: string; region?: string };
+  /** The bucket control plane per store (tests: S3 on moto); default storage/buckets' built-in ones. */
+  bucketStores?: Partial<Record<StoreKind, BucketStoreFactory>>;
 }
 
 export function defaultKnownHostsFile(): string {

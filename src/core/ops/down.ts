@@ -11,6 +11,7 @@ import { isProviderCluster } from './providerEnv';
 import { downProvider } from './downProvider';
 import { detachWorkerBuckets, downWorkers } from './multiNode';
 import { detachBuckets } from './bucketAttach';
+import { deleteClusterBuckets } from './bucketDelete';
 
 export interface DownOptions {
   graceSeconds?: number;
@@ -26,6 +27,7 @@ export interface DownOptions {
 export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}): Promise<{ cleaned: boolean; notes: string[]; uid: string }> {
   const row = await requireCluster(ctx, name, false);
   const result = isProviderCluster(row) ? await downProvider(ctx, row, !!opts.purge) : await downReachable(ctx, row, opts);
+  if (result.cleaned) result.notes.push(...(await deleteClusterBuckets(ctx, row)));
   // The cluster is gone: so is the Host entry Connect with Remote-SSH wrote for it, unless a
   // relaunch of the name owns that entry by now.
   const now = await ctx.store.read((db) => getCluster(db, name)).catch(() => undefined);

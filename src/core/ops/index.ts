@@ -19,3 +19,6 @@ export { isProviderCluster } from './providerEnv';
 export { FLAGS } from '../provision';
 export type { AttemptReport, CallFailureKind, FailureKind, LeakedInstance, SweepResult, ReconcileOutcome, UnknownPart } from '../provision';
 export { listBuckets, deleteBucket, type BucketListing, type BucketDeleteResult } from './storageListing';
+export { ensureNamedBuckets, type EnsuredBucket } from './namedBuckets';
+export { deleteClusterBuckets, deleteRecordedBucket, reconcileBuckets, type BucketReconcileOutcome } from './bucketDelete';
+export { findLeakedBuckets, type LeakedBucketSweep } from './leakedBuckets';

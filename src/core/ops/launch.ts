@@ -23,6 +23,7 @@ import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
 import { planBuckets, type PlannedMount } from './bucketPlan';
 import { attachBuckets } from './bucketAttach';
+import { ensureNamedBuckets } from './namedBuckets';
 
 export interface LaunchRequest extends FollowOptions {
   taskFile: string;
@@ -80,6 +81,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   } else {
     row = await launchReachable(ctx, name, cloud, task, existing, autostop);
   }
+  await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).

@@ -2,10 +2,13 @@
 // A thin adapter over the state's buckets table (src/core/state/buckets.ts): the UI needs only
 // these shapes, so the table's own row type can change without touching the view.
 
-import type { StateStore } from '../state';
+import { deleteBucketRow, getBucket, listBuckets as listBucketRows, listClusters, listRefusedBuckets, type StateStore } from '../state';
+import { StorageError } from '../storage/errors';
 import type { StoreKind } from '../storage/types';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
+import { deleteRecordedBucket } from './bucketDelete';
+import { bucketStoreOf, rowLocation } from './bucketStores';
 
 /** One bucket Skydeck created and recorded. */
 export interface BucketListing {
@@ -32,23 +35,41 @@ export async function listBuckets(store: StateStore): Promise<BucketListing[]> {
   return readBucketsTable(store);
 }
 
-/** Deletes a bucket Skydeck created (with proof); `force` also deletes one it did not create. */
+/** Deletes a bucket Skydeck created (with proof); `force` also deletes one whose tag is not its row's. */
 export async function deleteBucket(ctx: OpsContext, name: string, store: StoreKind, force: boolean): Promise<BucketDeleteResult> {
-  return deleteRecordedBucket(ctx, name, store, force);
+  return deleteRecorded(ctx, name, store, force);
+}
+
+/** The rows of the state's buckets table (refused rows are listed with their problem, never acted on). */
+export async function readBucketsTable(store: StateStore): Promise<BucketListing[]> {
+  const { rows, refused, clusters } = await store.read((db) => ({
+    rows: listBucketRows(db), refused: listRefusedBuckets(db), clusters: listClusters(db),
+  }));
+  const owner = new Map(clusters.map((c) => [c.uid, c.name]));
+  return [
+    ...rows.map((r) => ({
+      store: r.store, name: r.name, status: r.status, persistent: r.persistent !== 0,
+      ...(r.owner_cluster_uid && owner.has(r.owner_cluster_uid) ? { ownerCluster: owner.get(r.owner_cluster_uid) } : {}),
+      ...(r.last_error ? { problem: r.last_error } : {}),
+    })),
+    ...refused.map((r) => ({ store: 's3' as StoreKind, name: r.label, status: 'REFUSED', persistent: true, problem: r.problem })),
+  ];
 }
 
 /**
- * Reads the rows of the state's buckets table. This build has no buckets table, so it holds no
- * rows; the state module that defines the table replaces this body.
+ * Deletes a recorded bucket through its store and removes its row after proof. A bucket that is
+ * not recorded here is refused (the tree lists only recorded ones; the CLI handles the rest).
  */
-export async function readBucketsTable(_store: StateStore): Promise<BucketListing[]> {
-  return [];
-}
-
-/**
- * Deletes a recorded bucket through its store and removes its row after proof. This build has
- * no bucket stores wired to the state, so it refuses; the bucket operations replace this body.
- */
-export async function deleteRecordedBucket(_ctx: OpsContext, name: string, store: StoreKind, _force: boolean): Promise<BucketDeleteResult> {
-  throw new OpsError('unavailable', `deleting ${store} bucket ${name} is not available in this build`);
+async function deleteRecorded(ctx: OpsContext, name: string, store: StoreKind, force: boolean): Promise<BucketDeleteResult> {
+  const row = await ctx.store.read((db) => getBucket(db, store, name));
+  if (!row) throw new OpsError('usage', `${store}://${name} is not a bucket this workspace recorded; "skydeck storage delete ${name} --store ${store}" handles others`);
+  let proof;
+  try {
+    proof = await deleteRecordedBucket(ctx, row);
+  } catch (e) {
+    if (!force || !(e instanceof StorageError && e.kind === 'not-ours')) throw e;
+    proof = await bucketStoreOf(ctx, row.store, rowLocation(row)).delete(name);
+    await ctx.store.write((db) => deleteBucketRow(db, row.uid));
+  }
+  return { deleted: true, message: `deleted bucket ${name} (uid ${row.uid}): ${proof.proof}` };
 }

@@ -9,3 +9,5 @@ export { workspaceId } from './meta';
 export { clusterNameProblem, printable } from './clusterName';
 export { clusterRowProblem, KNOWN_PROVIDERS, localBaseSuffix } from './rowCheck';
 export { machineId, thisCreator, notOursReason, type Creator } from './creator';
+export * from './buckets';
+export { bucketRowProblem } from './bucketRowCheck';

@@ -62,6 +62,22 @@ const MIGRATIONS: string[] = [
   // Where a cluster lives: AWS account id, GCP project or Azure subscription (leak invariant 7).
   // NULL on rows written before it (and on ssh/local clusters): refresh decides (provision/account.ts).
   `ALTER TABLE clusters ADD COLUMN account TEXT;`,
+  // Buckets Skydeck creates (file_mounts `name:`). The row is written (CREATING) before the
+  // cloud call, so a crash mid-create leaves a row that reconcile resolves; owner_cluster_uid is
+  // the cluster whose down deletes a non-persistent bucket.
+  `CREATE TABLE buckets (
+     store TEXT NOT NULL,
+     name TEXT NOT NULL,
+     uid TEXT NOT NULL UNIQUE,
+     location TEXT NOT NULL,    -- JSON: BucketLocation
+     persistent INTEGER NOT NULL,
+     owner_cluster_uid TEXT,
+     status TEXT NOT NULL,      -- CREATING | READY | DELETING
+     created_at INTEGER NOT NULL,
+     created_by_user TEXT, created_by_machine TEXT,
+     last_error TEXT,
+     PRIMARY KEY (store, name)
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,8 +3,10 @@
 
 export type StorageErrorKind =
   | 'bucket-missing'
-  /** create() of a bucket that already exists (here or, for global names, anyone's). */
+  /** create: a bucket of that name already exists (anyone's: names are global on S3/GCS/R2). */
   | 'bucket-exists'
+  /** delete: Skydeck did not create the bucket (no uid tag, or another uid). */
+  | 'not-ours'
   | 'denied'
   | 'no-credentials'
   | 'unreachable'

@@ -9,7 +9,8 @@ import { gcsError, gcsLabel as label } from './gcsErrors';
 import { BUCKET_TAGS, type BucketStore, type DeleteProof, type ListedBucket, type UploadProgress, type UploadResult } from './types';
 
 export interface GcsStoreOptions {
-  projectId: string;
+  /** Absent: the project of Google's default credentials (GOOGLE_CLOUD_PROJECT, gcloud's config). */
+  projectId?: string;
   /** Where new buckets go (a region such as "us-central1" or a multi-region such as "US"). */
   location?: string;
   /** Another endpoint (private endpoint, or a fake in tests), e.g. "http://127.0.0.1:8080". */
@@ -93,7 +94,7 @@ export class GcsBucketStore implements BucketStore {
         location: { region: b.metadata.location, account: this.o.projectId },
       }));
     } catch (e) {
-      throw gcsError(`(project ${this.o.projectId})`, 'listing buckets', e);
+      throw gcsError(`(project ${this.o.projectId ?? 'of the default credentials'})`, 'listing buckets', e);
     }
   }
 

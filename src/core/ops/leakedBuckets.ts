@@ -38,7 +38,9 @@ export async function findLeakedBuckets(ctx: OpsContext, stores: StoreKind[] = [
     try {
       found = await bs.listSkydeck();
     } catch (e) {
-      out.errors.push({ store, message: (e as Error).message });
+      // No credentials at all for a store: Skydeck could not have made a bucket there with them
+      // either; said as skipped (with why), never as "none found".
+      (e instanceof StorageError && e.kind === 'no-credentials' ? out.skipped : out.errors).push({ store, message: (e as Error).message });
       return;
     }
     out.listed.push(store);

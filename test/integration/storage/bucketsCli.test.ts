@@ -7,7 +7,7 @@ import type { CliIO } from '../../../src/cli/io';
 import { down, launch } from '../../../src/core/ops';
 import { getBucket, getCluster, listBuckets, putBucket, thisCreator, workspaceId, type BucketRecord } from '../../../src/core/state';
 import { BUCKET_TAGS } from '../../../src/core/storage/buckets';
-import { startBucketsEnv, skipWithoutS3, type BucketsEnv } from './bucketsEnv';
+import { onlyS3, startBucketsEnv, skipWithoutS3, type BucketsEnv } from './bucketsEnv';
 import { testOps, writeTask, type TestOps } from '../ops/helpers';
 
 function captureIO(answer?: string): CliIO & { text: () => string; asked: string[] } {
@@ -31,7 +31,7 @@ describe('skydeck storage and the down hook (moto S3)', function () {
   after(async () => env?.teardown());
   beforeEach(async () => {
     ops = await testOps();
-    ops.bucketStores = { s3: env.factories.s3 };
+    ops.bucketStores = onlyS3(env.factories.s3);
   });
   afterEach(async () => {
     await down(ops, 'bk', { graceSeconds: 1, purge: true }).catch(() => undefined);

@@ -6,6 +6,7 @@ import { S3BucketStore } from '../../../src/core/storage/buckets/s3';
 import type { BucketStoreFactory } from '../../../src/core/storage/buckets';
 import type { StoreKind } from '../../../src/core/storage/types';
 import { S3Http } from './s3Http';
+import { StorageError } from '../../../src/core/storage/errors';
 
 const VARS: Record<string, string> = {
   AWS_ACCESS_KEY_ID: DUMMY_CREDENTIALS.accessKeyId,
@@ -27,6 +28,16 @@ export interface BucketsEnv {
   teardown(): Promise<void>;
 }
 
+/** A store no bucket test may reach (never a real account): refused as not set up, so a sweep skips it. */
+export const offlineStore = (): never => {
+  throw new StorageError('config', 'test', 'this store is not set up in the bucket tests', 'Only S3 and R2 on moto are.');
+};
+
+/** ops.bucketStores for a test: `s3` (and R2) given, every other store offline. */
+export function onlyS3(s3: BucketStoreFactory): Record<StoreKind, BucketStoreFactory> {
+  return { s3, r2: offlineStore, gcs: offlineStore, azure: offlineStore };
+}
+
 export function skipWithoutS3(ctx: Mocha.Context): void {
   skipWithoutMoto(ctx);
 }
@@ -40,7 +51,7 @@ export async function startBucketsEnv(): Promise<BucketsEnv> {
   const moto = await startMoto();
   const s3 = () => new S3BucketStore({ store: 's3', endpoint: moto.url });
   const r2 = () => new S3BucketStore({ store: 'r2', endpoint: moto.url, account: 'a'.repeat(32) });
-  const unavailable = () => { throw new Error('not in this test'); };
+  const unavailable = offlineStore;
   return {
     moto, http: new S3Http(moto.url), s3, r2,
     factories: { s3: () => s3(), r2: () => r2(), gcs: unavailable, azure: unavailable },

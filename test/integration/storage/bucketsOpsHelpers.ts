@@ -1,5 +1,6 @@
 // Shared by the bucket ops tests: a workspace with a task naming a bucket, a cluster row to own
 // it, and an OpsContext whose S3 is moto (also used by the child process of the kill -9 test).
+import { onlyS3 } from './bucketsEnv';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -46,7 +47,7 @@ export async function bucketOps(root: string, motoUrl: string, concurrency?: num
     store, workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
     connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root }),
     progress: (s) => lines.push(`progress: ${s}`), log: (s) => lines.push(`log: ${s}`), warn: (s) => lines.push(`warn: ${s}`),
-    user: 'tester', bucketStores: { s3 },
+    user: 'tester', bucketStores: onlyS3(s3),
     lines,
     dispose: () => store.close(),
   };

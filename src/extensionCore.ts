@@ -7,7 +7,7 @@ import { registerCommands } from './ui/commands/registerCommands';
 import { jobLogSource } from './ui/commands/support/jobLogSource';
 import { registerTaskYamlSupport } from './ui/taskYaml';
 import { StateStore, listClusters } from './core/state';
-import { Connections, defaultKnownHostsFile, deleteBucket, listBuckets, queue, reconcile } from './core/ops';
+import { Connections, defaultKnownHostsFile, deleteBucket, listBuckets, queue, reconcile, reconcileBuckets } from './core/ops';
 import { loadSshPools } from './core/clouds/sshPools';
 import { cloudProviders } from './core/clouds/registry';
 
@@ -21,6 +21,7 @@ export const core: CoreApi = {
   defaultKnownHostsFile,
   queue,
   reconcile,
+  reconcileBuckets,
   loadSshPools,
   cloudProviders,
   listBuckets,

@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
 import type { ClusterRecord, StateStore } from '../core/state';
-import type { BucketDeleteResult, BucketListing, Connections, OpsContext, ReconcileOutcome } from '../core/ops';
+import type { BucketDeleteResult, BucketListing, BucketReconcileOutcome, Connections, OpsContext, ReconcileOutcome } from '../core/ops';
 import type { StoreKind } from '../core/storage/types';
 import type { JobRow } from '../core/jobs/protocol';
 import type { PoolsResult } from '../core/clouds/sshPools';
@@ -27,6 +27,8 @@ export interface CoreApi {
   defaultKnownHostsFile(): string;
   queue(ctx: OpsContext, cluster: string): Promise<JobRow[]>;
   reconcile(ctx: OpsContext): Promise<ReconcileOutcome[]>;
+  /** Crash recovery of bucket rows left CREATING or DELETING (none: no store is asked). */
+  reconcileBuckets(ctx: OpsContext): Promise<BucketReconcileOutcome[]>;
   loadSshPools(settings: unknown): PoolsResult;
   cloudProviders(opts?: { log?: (m: string) => void }): ProviderRegistry;
   /** Buckets Skydeck created, from the state's buckets table (the Storage section). */

@@ -70,6 +70,12 @@ export class Services implements vscode.Disposable {
       }
       this.log.debug(`start-up reconcile: ${outcomes.length} cluster(s) checked, ${changed.length} changed`);
       if (changed.length) this.reconciled.fire(changed);
+      for (const b of await this.core().reconcileBuckets(await this.ops())) {
+        if (this.disposed) return;
+        const line = `start-up reconcile: bucket ${b.store}://${b.name}: ${b.action} (${b.message})`;
+        if (b.action === 'error') this.log.warn(line);
+        else this.log.info(line);
+      }
     } catch (e) {
       if (!this.disposed) this.log.warn(`start-up reconcile failed: ${(e as Error).message}`);
     }

@@ -12,7 +12,8 @@ export const leaksCommand: CliCommand = {
   in every region of the current account and of every account a cluster records. Whatever
   could not be listed is named as UNKNOWN and the exit code is 1.
   --terminate ID    terminate that instance (repeatable); needs -y
-  --terminate-all   terminate every stray of this workspace; needs -y`,
+  --terminate-all   terminate every stray of this workspace; needs -y
+  Buckets Skydeck created that no row owns: skydeck storage ls --leaks`,
   flags: [{ name: 'terminate', takesValue: true, repeated: true }, { name: 'terminate-all' }, { name: 'yes', short: 'y' }],
   async run(args, io, context) {
     if (args.positionals.length) throw new UsageError(`leaks takes no arguments (got ${args.positionals.map((p) => JSON.stringify(p)).join(' ')}); name instances with --terminate ID`);
@@ -31,6 +32,7 @@ export const leaksCommand: CliCommand = {
       print(io.out, `Leaked instances of this workspace (${sweep.workspaceId})`, sweep.thisWorkspace, sweep);
       print(io.out, 'Instances of other workspaces (check there before terminating)', sweep.otherWorkspaces, sweep);
       if (sweep.thisWorkspace.length) io.out('Terminate with: skydeck leaks --terminate ID -y   (or --terminate-all -y)\n');
+      io.out('Buckets are swept apart: skydeck storage ls --leaks\n');
       return sweep.errors.length ? 1 : 0;
     }
     const everything = [...sweep.thisWorkspace, ...sweep.otherWorkspaces];

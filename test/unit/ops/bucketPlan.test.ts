@@ -24,12 +24,20 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
 
   const t = task('file_mounts:\n  /big/inner: {source: s3://bkt/p, mode: COPY}\n  /big: {source: s3://bkt, mode: MOUNT}\n');
 
-  it('on the store\'s own cloud: the VM identity, no opt-in needed, parents first, overrides applied', async () => {
-    const plan = await planBuckets(ctxOf(false), t, 'aws');
+  it('on a GCP/Azure node reading its own cloud\'s store: the VM identity, no opt-in needed, parents first, overrides applied', async () => {
+    const g = task('file_mounts:\n  /big/inner: {source: gs://bkt/p, mode: COPY}\n  /big: {source: gs://bkt, mode: MOUNT}\n');
+    const plan = await planBuckets(ctxOf(false), g, 'gcp');
     assert.deepEqual(plan.map((p) => [p.mount.dst, p.mount.mode, p.access.credentials.kind, p.access.endpoint, p.shared]), [
       ['/big', 'MOUNT', 'vm', 'http://127.0.0.1:1', undefined],
       ['/big/inner', 'COPY', 'vm', 'http://127.0.0.1:1', undefined],
     ]);
+  });
+
+  it('on AWS (no instance profile from Skydeck yet): refused before provisioning without the opt-in; the shared keys with it', async () => {
+    await assert.rejects(planBuckets(ctxOf(false), t, 'aws'), (e: Error) => e instanceof OpsError && e.kind === 'usage'
+      && /an AWS node \(Skydeck does not give AWS nodes an instance profile yet\) has no identity .* skydeck\.storage\.shareCredentials/.test(e.message));
+    const plan = await planBuckets(ctxOf(true), t, 'aws');
+    assert.deepEqual(plan.map((p) => [p.access.credentials.kind, p.shared]), [['keys', 'AWS'], ['keys', 'AWS']]);
   });
 
   it('on ssh without the opt-in: refused, saying how to opt in', async () => {

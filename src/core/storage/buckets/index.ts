@@ -2,6 +2,7 @@
 // when used, and a store not wired yet says so instead of breaking the build.
 import type { StoreKind } from '../types';
 import { StorageError } from '../errors';
+import { loadStoreModule } from './load';
 import type { BucketLocation, BucketStore } from './types';
 
 export * from './types';
@@ -14,21 +15,21 @@ export interface BucketStoreOptions {
 export type BucketStoreFactory = (location: BucketLocation, opts: BucketStoreOptions) => BucketStore;
 
 /**
- * The built-in factories, each SDK loaded on first use: S3 and R2 through @aws-sdk/client-s3,
+ * The built-in factories, each store's SDK loaded on first use (load.ts): S3 and R2 through @aws-sdk/client-s3,
  * GCS through @google-cloud/storage (in the location's project, else the default credentials'),
  * Azure Blob through @azure/storage-blob in the location's storage account.
  */
 export const DEFAULT_FACTORIES: Record<StoreKind, BucketStoreFactory> = {
   s3: (location, opts) => {
-    const { S3BucketStore } = require('./s3') as typeof import('./s3');
+    const { S3BucketStore } = loadStoreModule('s3');
     return new S3BucketStore({ store: 's3', region: location.region, endpoint: opts.endpoint });
   },
   r2: (location, opts) => {
-    const { S3BucketStore } = require('./s3') as typeof import('./s3');
+    const { S3BucketStore } = loadStoreModule('s3');
     return new S3BucketStore({ store: 'r2', account: location.account, endpoint: opts.endpoint });
   },
   gcs: (location, opts) => {
-    const { GcsBucketStore } = require('./gcs') as typeof import('./gcs');
+    const { GcsBucketStore } = loadStoreModule('gcs');
     return new GcsBucketStore({ projectId: location.account, location: location.region, apiEndpoint: opts.endpoint });
   },
   azure: (location, opts) => {
@@ -36,7 +37,7 @@ export const DEFAULT_FACTORIES: Record<StoreKind, BucketStoreFactory> = {
       throw new StorageError('config', 'azure', 'no Azure storage account is known for a bucket Skydeck creates',
         'Set AZURE_STORAGE_ACCOUNT to the storage account that should hold Skydeck\'s containers.');
     }
-    const { AzureBucketStore } = require('./azure') as typeof import('./azure');
+    const { AzureBucketStore } = loadStoreModule('azure');
     return new AzureBucketStore({ account: location.account, endpoint: opts.endpoint });
   },
 };

@@ -21,7 +21,8 @@ import { placementsOf, teardownUnderWay } from '../provision';
 import { isProviderCluster, providerOf } from './providerEnv';
 import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
-import { planBuckets, type PlannedMount } from './bucketPlan';
+import { planBuckets } from './bucketPlan';
+import type { SyncExtras } from './syncExtras';
 import { attachBuckets } from './bucketAttach';
 import { ensureNamedBuckets } from './namedBuckets';
 
@@ -165,12 +166,6 @@ async function launchReachable(
     throw e;
   }
   return row;
-}
-
-/** What a sync needs beyond the task: the planned bucket mounts, and the task's envs and secrets (where a git workdir finds GIT_TOKEN / GIT_SSH_KEY_PATH). */
-export interface SyncExtras {
-  buckets?: PlannedMount[];
-  gitEnvs?: Record<string, string>;
 }
 
 export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, dir: string, workdir: string, extras: SyncExtras = {}): Promise<void> {

@@ -8,7 +8,7 @@ import { readHandle } from './clusterHandle';
 import { ensureWorkerAgent, setUpWorkers, tearDownWorker, workerBase, type WorkerNode } from './clusterNodes';
 import { cloneWorkdir, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
 import { attachBuckets, detachBuckets } from './bucketAttach';
-import type { SyncExtras } from './launch';
+import type { SyncExtras } from './syncExtras';
 
 function workersOf(ctx: OpsContext, row: ClusterRecord): WorkerNode[] {
   return readHandle(row).hosts.slice(1).map((host) => ({ host, transport: ctx.connections.transportForHost(host) }));

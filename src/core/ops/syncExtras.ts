@@ -1,0 +1,9 @@
+// The extras every node sync takes (head in launch.ts syncAll, workers in multiNode.ts); apart so
+// the two do not import each other.
+import type { PlannedMount } from './bucketPlan';
+
+/** What a sync needs beyond the task: the planned bucket mounts, and the task's envs and secrets (where a git workdir finds GIT_TOKEN / GIT_SSH_KEY_PATH). */
+export interface SyncExtras {
+  buckets?: PlannedMount[];
+  gitEnvs?: Record<string, string>;
+}

@@ -1,9 +1,9 @@
-import { deleteRecordedBucket, OpsError, type OpsContext } from '../../core/ops';
+import { OpsError, type OpsContext } from '../../core/ops';
+import { deleteRecordedBucketForced } from '../../core/ops/bucketDelete';
 import { BUCKET_TAGS } from '../../core/storage/buckets';
-import { StorageError } from '../../core/storage/errors';
 import type { StoreKind } from '../../core/storage/types';
-import { deleteBucketRow, listBuckets, workspaceId } from '../../core/state';
-import { bucketStoreOf, newBucketLocation, rowLocation } from '../../core/ops/bucketStores';
+import { listBuckets, workspaceId } from '../../core/state';
+import { bucketStoreOf, newBucketLocation } from '../../core/ops/bucketStores';
 import { UsageError, type ParsedArgs } from '../args';
 import { EXIT, type CliIO } from '../io';
 
@@ -46,13 +46,7 @@ export async function storageDelete(io: CliIO, ctx: OpsContext, name: string, fl
   }
   let proof;
   if (row) {
-    try {
-      proof = await deleteRecordedBucket(ctx, row);
-    } catch (e) {
-      if (!force || !(e instanceof StorageError && e.kind === 'not-ours')) throw e;
-      proof = await bucketStoreOf(ctx, row.store, rowLocation(row)).delete(name);
-      await ctx.store.write((db) => deleteBucketRow(db, row.uid));
-    }
+    proof = await deleteRecordedBucketForced(ctx, row, force);
   } else {
     proof = await bs!.delete(name);
   }

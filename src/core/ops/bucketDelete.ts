@@ -35,6 +35,21 @@ export async function deleteRecordedBucket(ctx: OpsContext, row: BucketRecord, s
 }
 
 /**
+ * An explicit delete (CLI, Delete Bucket): as deleteRecordedBucket; with `force`, a bucket whose
+ * tag is not its row's (not the one Skydeck created) is deleted anyway and the row dropped.
+ */
+export async function deleteRecordedBucketForced(ctx: OpsContext, row: BucketRecord, force: boolean, signal?: AbortSignal): Promise<DeleteProof> {
+  try {
+    return await deleteRecordedBucket(ctx, row, signal);
+  } catch (e) {
+    if (!force || !(e instanceof StorageError && e.kind === 'not-ours')) throw e;
+    const proof = await bucketStoreOf(ctx, row.store, rowLocation(row)).delete(row.name, signal);
+    await ctx.store.write((db) => deleteBucketRow(db, row.uid));
+    return proof;
+  }
+}
+
+/**
  * At down, once the cluster is proved gone: deletes with proof every non-persistent bucket it
  * created. Returns one note per bucket; a failure is a note (the row stays DELETING for a retry
  * with "skydeck storage delete"), never a reason to keep the cluster's row.

@@ -2,13 +2,11 @@
 // A thin adapter over the state's buckets table (src/core/state/buckets.ts): the UI needs only
 // these shapes, so the table's own row type can change without touching the view.
 
-import { deleteBucketRow, getBucket, listBuckets as listBucketRows, listClusters, listRefusedBuckets, type StateStore } from '../state';
-import { StorageError } from '../storage/errors';
+import { getBucket, listBuckets as listBucketRows, listClusters, listRefusedBuckets, type StateStore } from '../state';
 import type { StoreKind } from '../storage/types';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
-import { deleteRecordedBucket } from './bucketDelete';
-import { bucketStoreOf, rowLocation } from './bucketStores';
+import { deleteRecordedBucketForced } from './bucketDelete';
 
 /** One bucket Skydeck created and recorded. */
 export interface BucketListing {
@@ -63,13 +61,6 @@ export async function readBucketsTable(store: StateStore): Promise<BucketListing
 async function deleteRecorded(ctx: OpsContext, name: string, store: StoreKind, force: boolean): Promise<BucketDeleteResult> {
   const row = await ctx.store.read((db) => getBucket(db, store, name));
   if (!row) throw new OpsError('usage', `${store}://${name} is not a bucket this workspace recorded; "skydeck storage delete ${name} --store ${store}" handles others`);
-  let proof;
-  try {
-    proof = await deleteRecordedBucket(ctx, row);
-  } catch (e) {
-    if (!force || !(e instanceof StorageError && e.kind === 'not-ours')) throw e;
-    proof = await bucketStoreOf(ctx, row.store, rowLocation(row)).delete(name);
-    await ctx.store.write((db) => deleteBucketRow(db, row.uid));
-  }
+  const proof = await deleteRecordedBucketForced(ctx, row, force);
   return { deleted: true, message: `deleted bucket ${name} (uid ${row.uid}): ${proof.proof}` };
 }

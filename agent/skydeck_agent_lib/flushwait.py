@@ -9,9 +9,15 @@ src/core/storage/flush.ts). A dead rclone with dirty files never uploads them: t
 import json
 import os
 import re
+import stat
 import time
 
 DEFAULT_LIMIT = 1800.0
+# A registry entry is a file on the node, not proof: its limit is capped, its stateDir must lie
+# under <base>/storage (where the client puts every mount's state), and only regular files are
+# read, a bounded amount each (rclone's metadata is a few hundred bytes).
+MAX_LIMIT = 86400.0
+MAX_META = 64 * 1024
 DIRTY = re.compile(rb'"Dirty":\s*true')
 
 
@@ -27,12 +33,16 @@ def cached_mounts(paths):
     except OSError:
         return []
     out = []
+    root = os.path.realpath(os.path.join(paths.base, 'storage')) + os.sep
     for n in names:
         try:
             with open(os.path.join(d, n)) as f:
                 m = json.load(f)
-            if isinstance(m, dict) and isinstance(m.get('stateDir'), str):
-                out.append(m)
+            if not (isinstance(m, dict) and isinstance(m.get('stateDir'), str)):
+                continue
+            meta = os.path.realpath(os.path.join(m['stateDir'], 'cache', 'vfsMeta'))
+            if meta.startswith(root):
+                out.append(dict(m, meta=meta))
         except (OSError, ValueError):
             continue
     return out
@@ -50,18 +60,24 @@ def _alive(pid):
     return True
 
 
-def dirty_files(state_dir):
-    meta = os.path.join(state_dir, 'cache', 'vfsMeta')
+def dirty_files(meta):
+    """The dirty metadata files under meta (a resolved path; symlinks below it are not followed)."""
     found = []
     for root, _dirs, files in os.walk(meta):
         for n in files:
             p = os.path.join(root, n)
             try:
-                with open(p, 'rb') as f:
-                    if DIRTY.search(f.read()):
+                # O_NONBLOCK: a FIFO planted between the check and the open cannot block the wait.
+                fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                try:
+                    if not stat.S_ISREG(os.fstat(fd).st_mode):
+                        continue
+                    if DIRTY.search(os.read(fd, MAX_META)):
                         found.append(os.path.relpath(p, meta))
+                finally:
+                    os.close(fd)
             except OSError:
-                continue  # replaced while reading: looked at again on the next poll
+                continue  # replaced while reading (or a symlink): looked at again on the next poll
     return found
 
 
@@ -83,7 +99,7 @@ def wait_flushed(paths, job_id, say, cancelled, now=time.monotonic, sleep=time.s
             return None
         pending = []
         for m in mounts:
-            left = dirty_files(m['stateDir'])
+            left = dirty_files(m['meta'])
             if not left:
                 continue
             label = _label(m)
@@ -91,7 +107,7 @@ def wait_flushed(paths, job_id, say, cancelled, now=time.monotonic, sleep=time.s
                 return ('%s: rclone mount exited with %d file(s) not uploaded; they stay in %s/cache'
                         % (label, len(left), m['stateDir']))
             limit = m.get('timeout_s')
-            limit = float(limit) if isinstance(limit, (int, float)) and limit > 0 else DEFAULT_LIMIT
+            limit = min(float(limit), MAX_LIMIT) if isinstance(limit, (int, float)) and limit > 0 else DEFAULT_LIMIT
             if now() - start > limit:
                 return ('%s: write cache not uploaded within %g s (%d file(s) left); see %s/rclone.log'
                         % (label, limit, len(left), m['stateDir']))

@@ -4,6 +4,7 @@ import { BUCKET_TAGS } from '../../core/storage/buckets';
 import type { StoreKind } from '../../core/storage/types';
 import { listBuckets, workspaceId } from '../../core/state';
 import { bucketStoreOf, newBucketLocation } from '../../core/ops/bucketStores';
+import { bucketNameProblem } from '../../core/task/bucketNames';
 import { UsageError, type ParsedArgs } from '../args';
 import { EXIT, type CliIO } from '../io';
 
@@ -23,6 +24,9 @@ export async function storageDelete(io: CliIO, ctx: OpsContext, name: string, fl
   const row = rows[0];
   const store = (row?.store ?? storeFlag ?? 's3') as StoreKind;
   const label = `${store}://${name}`;
+  // Some SDKs put the name into the request path unencoded (GCS: "b/o/k" is object k of bucket b).
+  const problem = bucketNameProblem(store, name);
+  if (problem) throw new UsageError(`${JSON.stringify(name)} is not a valid ${store} bucket name: it ${problem}`);
   const bs = row ? undefined : bucketStoreOf(ctx, store, newBucketLocation(store));
   let what = 'created by Skydeck';
   if (!row) {

@@ -8,7 +8,7 @@ import {
   copyFromBucket, mountAt, mountBucket, mountLabel, registerCachedMount, StorageError, unmountBucket, unregisterCachedMount,
   waitFlushed, type MountHandle, type StorageContext,
 } from '../storage';
-import { DEFAULT_TIMEOUTS } from '../storage/context';
+import { DEFAULT_TIMEOUTS, stateDirName } from '../storage/context';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { SHARE_SETTING, type PlannedMount } from './bucketPlan';
@@ -62,17 +62,31 @@ async function record(t: Transport, h: MountHandle): Promise<void> {
   if (r.code !== 0) throw new OpsError('failed', `${h.label}: recording the mount on ${t.description} failed: ${r.stderr.toString().trim()}`);
 }
 
-/** The mounts recorded on the node (none if its storage directory does not exist). */
+/**
+ * The mounts recorded on the node (none if its storage directory does not exist). A record is a
+ * file on the node, not proof: one that is not exactly what record() wrote for the directory it
+ * sits in (its name is the hash of the mount point; the pid a number, as it reaches `kill` in a
+ * shell) is ignored, so a planted or edited record never unmounts another mount or runs a word.
+ */
 export async function recordedMounts(node: StorageNode): Promise<MountHandle[]> {
-  const script = `for f in ${shellQuote(node.stateBase)}/*/${HANDLE}; do [ -f "$f" ] && { cat "$f"; echo; }; done; true`;
+  const script = `for f in ${shellQuote(node.stateBase)}/*/${HANDLE}; do [ -f "$f" ] && { d=\${f%/*}; printf '%s ' "\${d##*/}"; cat "$f"; echo; }; done; true`;
   const r = await node.transport.execShell(script, { signal: AbortSignal.timeout(30_000) });
   return r.stdout.toString().split('\n').filter((l) => l.trim()).flatMap((l) => {
+    const dir = l.slice(0, l.indexOf(' '));
     try {
-      return [JSON.parse(l) as MountHandle];
+      const h = JSON.parse(l.slice(dir.length + 1)) as MountHandle;
+      return isOwnRecord(h, dir) ? [h] : [];
     } catch {
       return []; // a record cut short by a crash: its mount, if any, is still found by the next relaunch
     }
   });
+}
+
+function isOwnRecord(h: MountHandle, dir: string): boolean {
+  return typeof h === 'object' && h !== null && typeof h.label === 'string' && typeof h.cached === 'boolean'
+    && typeof h.mountPoint === 'string' && h.mountPoint.startsWith('/') && stateDirName(h.mountPoint) === dir
+    && typeof h.stateDir === 'string' && h.stateDir.endsWith(`/${dir}`)
+    && Number.isSafeInteger(h.pid) && h.pid > 1 && typeof h.source === 'string' && h.source.startsWith('skydeck:');
 }
 
 /**

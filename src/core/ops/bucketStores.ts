@@ -40,7 +40,7 @@ export function sweepLocation(store: StoreKind): BucketLocation {
 /**
  * The files a `name:` mount uploads, local path → object key: a `source:` directory's tree
  * under the bucket root; each `source: [..]` entry under its base name (SkyPilot's layout).
- * Symbolic links to files are followed; links to directories are not (no loops).
+ * Symbolic links to files are followed; links to directories, loops and dangling links are skipped.
  */
 export function uploadFilesOf(dst: string, m: NamedBucketMount, taskDir: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -61,6 +61,15 @@ function walk(dir: string, prefix: string, out: Map<string, string>): void {
     const full = path.join(dir, e.name);
     const key = prefix ? `${prefix}/${e.name}` : e.name;
     if (e.isDirectory()) walk(full, key, out);
-    else if (e.isFile() || (e.isSymbolicLink() && fs.statSync(full, { throwIfNoEntry: false })?.isFile())) out.set(full, key);
+    else if (e.isFile() || (e.isSymbolicLink() && linkedFile(full))) out.set(full, key);
+  }
+}
+
+/** A link that leads to a file; a dangling link or a loop (ELOOP) is skipped like a directory link. */
+function linkedFile(p: string): boolean {
+  try {
+    return fs.statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
   }
 }

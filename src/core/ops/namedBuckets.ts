@@ -110,8 +110,17 @@ async function ensureOne(
       persistent: m.persistent ? 1 : 0, owner_cluster_uid: m.persistent ? null : cluster.uid, status: 'CREATING',
       created_at: Date.now(), created_by_user: me.user, created_by_machine: me.machine, last_error: null,
     };
-    // Intent first: a crash after this line leaves a row that reconcile settles.
-    await ctx.store.write((db) => putBucket(db, fresh));
+    // Intent first: a crash after this line leaves a row that reconcile settles. Only if no other
+    // launch of this workspace wrote one meanwhile: CreateBucket does not tell two creators apart
+    // (us-east-1 answers 200 to both), so the row is what makes one of them the creator.
+    const other = await ctx.store.write((db) => {
+      const row = getBucket(db, m.store, m.name);
+      if (!row) putBucket(db, fresh);
+      return row;
+    });
+    if (other) {
+      throw new OpsError('failed', `file_mounts ${dst}: bucket ${label} is being created by another launch of this workspace (uid ${other.uid}); launch again once it has finished`);
+    }
     await create(ctx, bs, m, fresh, signal);
     return { bs, action: 'created' };
   } catch (e) {

@@ -53,10 +53,14 @@ export function prepare(ctx: StorageContext, m: NodeMount): Prepared {
   };
 }
 
+/** The per-mount state directory's name: a hash of the destination. */
+export function stateDirName(dst: string): string {
+  return createHash('sha256').update(dst).digest('hex').slice(0, 16);
+}
+
 /** The per-mount state directory, named by a hash of the destination. */
 export function stateDir(ctx: StorageContext, dst: string): string {
-  const base = ctx.stateBase.replace(/\/+$/, '');
-  return `${base}/${createHash('sha256').update(dst).digest('hex').slice(0, 16)}`;
+  return `${ctx.stateBase.replace(/\/+$/, '')}/${stateDirName(dst)}`;
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -24,7 +24,8 @@ export function gitUrlKind(url: string): GitUrlKind {
   const m = /^([a-z][a-z0-9+.-]*):\/\/([^/]*)/i.exec(url);
   if (m) {
     const scheme = m[1].toLowerCase();
-    if (scheme !== 'file' && m[2].includes('@') && /^[^@]*:[^@]*@/.test(m[2])) {
+    // user:password@, or a token given as the user name (GitHub's gh*_ / github_pat_, GitLab's glpat-).
+    if (scheme !== 'file' && m[2].includes('@') && (/^[^@]*:[^@]*@/.test(m[2]) || /^(gh[pousr]_|github_pat_|glpat-)/i.test(m[2]))) {
       throw new GitWorkdirError('usage', 'workdir url carries a password or token; remove it and set GIT_TOKEN instead (it would be stored in the node\'s .git/config)');
     }
     if (scheme === 'https' || scheme === 'http') return 'https';

@@ -56,11 +56,12 @@ describe('agent: gang jobs on a 3-node cluster (head + 2 sshd workers)', functio
   });
 
   it('a worker\'s MOUNT_CACHED cache that does not upload fails its rank, its log naming the mount', async () => {
-    // A registered cached mount (agent/README.md, "Cached mounts") whose rclone cache stays dirty.
+    // A registered cached mount (agent/README.md, "Cached mounts") whose rclone cache stays dirty;
+    // its state dir under <base>/storage, where the client puts it (the agent reads no other).
     const w = g.workers[0];
-    const plant = 'mkdir -p ~/.skydeck/storage/cached ~/mstate/cache/vfsMeta/skydeck/b && ' +
-      'echo \'{"Dirty": true}\' > ~/mstate/cache/vfsMeta/skydeck/b/f && ' +
-      'printf \'{"dst":"/ckpt","stateDir":"%s/mstate","label":"/ckpt: s3://b","timeout_s":0.5}\' "$HOME" > ~/.skydeck/storage/cached/m1.json';
+    const plant = 'mkdir -p ~/.skydeck/storage/cached ~/.skydeck/storage/mstate/cache/vfsMeta/skydeck/b && ' +
+      'echo \'{"Dirty": true}\' > ~/.skydeck/storage/mstate/cache/vfsMeta/skydeck/b/f && ' +
+      'printf \'{"dst":"/ckpt","stateDir":"%s/.skydeck/storage/mstate","label":"/ckpt: s3://b","timeout_s":0.5}\' "$HOME" > ~/.skydeck/storage/cached/m1.json';
     assert.equal((await w.exec(plant)).code, 0);
     try {
       const { job_id } = await g.client.call('submit', { num_nodes: 3, resources: { cpus: 1 }, run: 'echo ran' });
@@ -71,7 +72,7 @@ describe('agent: gang jobs on a 3-node cluster (head + 2 sshd workers)', functio
       assert.match(log, /^ran\n\[skydeck\] waiting for \/ckpt: s3:\/\/b write cache to upload \(1 file\)\n\[skydeck\] \/ckpt: s3:\/\/b: write cache not uploaded within 0.5 s/);
       assert.doesNotMatch((await g.client.logs({ job_id, rank: 2 })).data.toString(), /waiting for/);
     } finally {
-      await w.exec('rm -rf ~/.skydeck/storage ~/mstate');
+      await w.exec('rm -rf ~/.skydeck/storage');
     }
   });
 

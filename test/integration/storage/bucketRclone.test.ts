@@ -78,6 +78,21 @@ describe('storage: rclone copies from Azure (Azurite) and GCS (fake) buckets the
     assert.ok(gcs.requests.some((r) => r.startsWith('GET /storage/v1/b/rc-gcs/o?') && r.includes('pageToken=')));
   });
 
+  it('Azure: a SAS the account did not sign fails the copy, and no part of its signature is in the message', async () => {
+    assert.ok(az, 'the Azure test above started Azurite');
+    const sas = generateBlobSASQueryParameters({ containerName: 'rc-azure', permissions: ContainerSASPermissions.parse('rl'), expiresOn: new Date(Date.now() + 3600_000) },
+      new StorageSharedKeyCredential(AZURITE_ACCOUNT, Buffer.from('not the account key').toString('base64'))).toString();
+    const sig = new URLSearchParams(sas).get('sig')!;
+    const m: NodeMount = { dst: path.join(tmp, 'az-denied'), mode: 'COPY', target: { store: 'azure', bucket: 'rc-azure', prefix: '', account: AZURITE_ACCOUNT } };
+    const lines: string[] = [];
+    const err = await copyFromBucket({ ...context({ credentials: { kind: 'azureSas', containerUrl: `${az!.endpoint}/rc-azure?${sas}` } }), log: (l) => lines.push(l) }, m)
+      .then(() => undefined, (e: Error) => e);
+    assert.ok(err, 'the copy failed');
+    for (const text of [err.message, ...lines]) {
+      for (const part of [sig, encodeURIComponent(sig), sig.slice(0, 12)]) assert.ok(!text.includes(part), `${part} in: ${text}`);
+    }
+  });
+
   it('GCS: a key the fake never issued gets no token, and the copy fails as denied', async () => {
     const other = new GcsFake();
     const forged = other.serviceAccountKey('skydeck-test').keyJson.replace(/"token_uri":"[^"]*"/, `"token_uri":"${gcs!.endpoint}/token"`);

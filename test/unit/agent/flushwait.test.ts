@@ -14,7 +14,8 @@ describe('agent: a job ends only after its cached mounts uploaded', function () 
   afterEach(() => fx.cleanup());
 
   function cachedMount(id: string, label: string, extra: Record<string, unknown> = {}): (dirty: boolean) => void {
-    const stateDir = path.join(fx.base, 'mnt-state', id);
+    // Where the client puts it: stateBase is always <agent base>/storage (bucketAttach.ts).
+    const stateDir = path.join(fx.base, 'storage', id);
     const meta = path.join(stateDir, 'cache', 'vfsMeta', 'skydeck', 'b', 'ckpt');
     fs.mkdirSync(meta, { recursive: true });
     const reg = path.join(fx.base, 'storage', 'cached');
@@ -89,6 +90,53 @@ describe('agent: a job ends only after its cached mounts uploaded', function () 
     await waitUntil(() => !fs.readdirSync('/proc').some((p) => {
       try { return /_done\0/.test(fs.readFileSync(`/proc/${p}/cmdline`, 'latin1')) && fs.readFileSync(`/proc/${p}/cmdline`, 'latin1').includes(fx.base); } catch { return false; }
     }), 10000, 'the waiting reporter to go');
+  });
+
+  // Hostile entries: the registry and the cache dirs are plain files on the node; the wait must
+  // only ever read rclone's metadata under this agent's storage dir, and only regular files.
+  it('an entry whose stateDir is outside <base>/storage is ignored (no wait, no read there)', async () => {
+    const outside = fs.mkdtempSync(path.join(path.dirname(fx.base), 'planted-'));
+    try {
+      const meta = path.join(outside, 'cache', 'vfsMeta');
+      fs.mkdirSync(meta, { recursive: true });
+      fs.writeFileSync(path.join(meta, 'x'), '{"Dirty": true}');
+      const reg = path.join(fx.base, 'storage', 'cached');
+      fs.mkdirSync(reg, { recursive: true });
+      fs.writeFileSync(path.join(reg, 'planted.json'), JSON.stringify({ stateDir: outside, label: 'planted', pid: 1, timeout_s: 1e300 }));
+      const c = fx.serve();
+      const { job_id } = await c.call('submit', { run: 'echo ok' });
+      await waitStatus(c, job_id, 'SUCCEEDED');
+      assert.equal(await logText(c, job_id), 'ok\n');
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('a FIFO or a symlink in vfsMeta is not read (no hang, no file outside counted dirty)', async () => {
+    const setDirty = cachedMount('00000000000000ff', '/ckpt: s3://b');
+    setDirty(false);
+    const meta = path.join(fx.base, 'storage', '00000000000000ff', 'cache', 'vfsMeta');
+    const elsewhere = path.join(fx.base, 'elsewhere.json');
+    fs.writeFileSync(elsewhere, '{"Dirty": true}');
+    fs.symlinkSync(elsewhere, path.join(meta, 'link'));
+    assert.equal(spawnSync('mkfifo', [path.join(meta, 'fifo')]).status, 0);
+    const c = fx.serve();
+    const { job_id } = await c.call('submit', { run: 'echo ok' });
+    await waitStatus(c, job_id, 'SUCCEEDED');
+    assert.equal(await logText(c, job_id), 'ok\n');
+  });
+
+  it('vfsMeta that is a symlink out of the state dir is not walked', async () => {
+    cachedMount('0000000000000100', '/ckpt: s3://b');
+    const meta = path.join(fx.base, 'storage', '0000000000000100', 'cache', 'vfsMeta');
+    const outside = path.join(fx.base, 'outside');
+    fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, 'x'), '{"Dirty": true}');
+    fs.rmSync(meta, { recursive: true });
+    fs.symlinkSync(outside, meta);
+    const c = fx.serve();
+    const { job_id } = await c.call('submit', { run: 'echo ok' });
+    await waitStatus(c, job_id, 'SUCCEEDED');
   });
 
   it('no registered mount: the end is recorded as before', async () => {

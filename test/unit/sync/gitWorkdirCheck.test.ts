@@ -17,6 +17,10 @@ describe('git workdir: checks and credentials', () => {
     assert.equal(gitUrlKind('ssh://git@h:2222/o/r'), 'ssh');
     assert.equal(gitUrlKind('https://tok@github.com/o/r'), 'https'); // a user name alone is not a secret
     assert.throws(() => checkGitWorkdir({ url: 'https://u:s3cret@github.com/o/r' }), usage(/password or token/));
+    // A token given as the user name (GitHub and GitLab accept it) would be in .git/config, ps and every message naming the URL.
+    for (const tok of ['ghp_16C7e42F292c6912E7710c838347Ae178B4a', 'github_pat_11ABCDEFG0abc', 'glpat-xxxxxxxxxxxxxxxxxxxx', 'gho_abc']) {
+      assert.throws(() => checkGitWorkdir({ url: `https://${tok}@github.com/o/r` }), usage(/password or token/), tok);
+    }
     assert.throws(() => checkGitWorkdir({ url: '--upload-pack=touch /tmp/x' }), usage(/not a git URL/));
     assert.throws(() => checkGitWorkdir({ url: 'ext::sh -c x' }), usage(/not a git URL/));
     assert.throws(() => checkGitWorkdir({ url: 'ext::touch%s/tmp/x' }), usage(/not a git URL/));

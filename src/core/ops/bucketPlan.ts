@@ -2,16 +2,15 @@
 // this machine before anything is provisioned or queued: a launch that could not read its
 // buckets fails before it costs anything.
 //
-// A GCP or Azure node reading its own cloud's store uses the VM's identity (its service account
-// or managed identity must have access; scoping it to the task's buckets is not built yet). AWS
-// nodes get no instance profile from Skydeck yet, so like everything else (ssh pools, local,
-// another cloud's VM, R2) they have no identity for the store: the user's own keys go to the
-// node only with the explicit opt-in, and without it the launch stops before provisioning.
-import { loadAws } from '../clouds/aws/load';
+// A node of a cloud in VM_IDENTITY reading its own cloud's store uses the VM's identity. Every
+// other node (ssh pools, local, a cloud node without such an identity, any R2 bucket) has none
+// for the store: the user's own credentials go to the node only with the explicit opt-in
+// (sharedCredentials.ts), and without it the launch stops before provisioning.
 import type { Task } from '../task';
 import { mountLabel, targetOf, type NodeMount, type StoreAccess, type StoreKind } from '../storage';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
+import { sharedCredentials, type Shared } from './sharedCredentials';
 
 export interface PlannedMount {
   mount: NodeMount;
@@ -24,8 +23,13 @@ export const SHARE_SETTING = 'skydeck.storage.shareCredentials';
 export const SHARE_HOW = `set ${SHARE_SETTING} to true in your user settings (CLI: --share-credentials or SKYDECK_SHARE_CREDENTIALS=1)`;
 
 const HOME_CLOUD: Record<StoreKind, string | undefined> = { s3: 'aws', gcs: 'gcp', azure: 'azure', r2: undefined };
-/** Clouds whose nodes Skydeck launches with an identity a store can be read with. */
-const VM_IDENTITY = new Set(['gcp', 'azure']);
+/**
+ * Clouds whose nodes Skydeck launches with an identity their own store can be read with. None
+ * yet: GCP nodes get a service account only as an autodown head (compute rights only), Azure
+ * nodes a managed identity only for autostop, AWS nodes no instance profile. Until they do, a
+ * bucket on a cloud node needs the credentials opt-in, refused before anything bills.
+ */
+const VM_IDENTITY = new Set<string>([]);
 const STORE_NAME: Record<StoreKind, string> = { s3: 'S3', gcs: 'GCS', azure: 'Azure Blob', r2: 'R2' };
 
 /** The task's bucket mounts, parents before children (a mount inside another comes after it). */
@@ -39,7 +43,7 @@ export function bucketMountsOf(task: Task): NodeMount[] {
 
 export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): Promise<PlannedMount[]> {
   const override = ctx.storageAccess ?? {};
-  let keys: Promise<StoreAccess['credentials']> | undefined;
+  const shared = new Map<StoreKind, Promise<Shared>>();
   const out: PlannedMount[] = [];
   for (const mount of bucketMountsOf(task)) {
     const label = mountLabel(mount.dst, mount.target);
@@ -49,22 +53,13 @@ export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): P
       continue;
     }
     const where = cloud === 'ssh' ? 'an ssh pool host' : cloud === 'local' ? 'this machine\'s local cluster'
-      : cloud === 'aws' ? 'an AWS node (Skydeck does not give AWS nodes an instance profile yet)' : `a ${cloud} node`;
+      : HOME_CLOUD[store] === cloud ? `a ${cloud} node (Skydeck does not yet give ${cloud} nodes an identity with access to buckets)` : `a ${cloud} node`;
     if (ctx.storageCredentials !== 'share') {
       throw new OpsError('usage', `file_mounts ${label}: ${where} has no identity of its own to read ${STORE_NAME[store]} with, and Skydeck copies your credentials to a node only if you opt in: ${SHARE_HOW}`);
     }
-    if (store !== 's3') {
-      throw new OpsError('unavailable', `file_mounts ${label}: sharing your credentials is implemented for S3 buckets only; on ${where} use an S3 bucket, or run the task on ${HOME_CLOUD[store] ?? 'a cloud'}`);
-    }
-    keys ??= awsKeys();
-    const credentials = await keys.catch((e: Error) => {
-      throw new OpsError('failed', `file_mounts ${label}: could not find your AWS credentials to share (${e.message}); configure them as for the aws CLI (aws configure, or AWS_PROFILE)`);
-    });
-    out.push({ mount, access: { credentials, ...override }, shared: 'AWS' });
+    if (!shared.has(store)) shared.set(store, sharedCredentials(store, label, where));
+    const s = await shared.get(store)!;
+    out.push({ mount, access: { credentials: s.credentials, ...override }, shared: s.what });
   }
   return out;
-}
-
-async function awsKeys(): Promise<StoreAccess['credentials']> {
-  return { kind: 'keys', ...(await loadAws().resolveAwsKeys()) };
 }

@@ -1,6 +1,9 @@
-// How each bucket mount will authenticate, decided before provisioning: the VM's identity on the
-// store's own cloud; elsewhere the user's keys only with the opt-in, S3 only for now.
+// How each bucket mount will authenticate, decided before provisioning: no node has a VM identity
+// for buckets yet, so the user's own credentials go to it only with the opt-in.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { planBuckets } from '../../../src/core/ops/bucketPlan';
 import type { OpsContext } from '../../../src/core/ops';
 import { OpsError } from '../../../src/core/ops/errors';
@@ -24,20 +27,16 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
 
   const t = task('file_mounts:\n  /big/inner: {source: s3://bkt/p, mode: COPY}\n  /big: {source: s3://bkt, mode: MOUNT}\n');
 
-  it('on a GCP/Azure node reading its own cloud\'s store: the VM identity, no opt-in needed, parents first, overrides applied', async () => {
-    const g = task('file_mounts:\n  /big/inner: {source: gs://bkt/p, mode: COPY}\n  /big: {source: gs://bkt, mode: MOUNT}\n');
-    const plan = await planBuckets(ctxOf(false), g, 'gcp');
-    assert.deepEqual(plan.map((p) => [p.mount.dst, p.mount.mode, p.access.credentials.kind, p.access.endpoint, p.shared]), [
-      ['/big', 'MOUNT', 'vm', 'http://127.0.0.1:1', undefined],
-      ['/big/inner', 'COPY', 'vm', 'http://127.0.0.1:1', undefined],
-    ]);
-  });
-
-  it('on AWS (no instance profile from Skydeck yet): refused before provisioning without the opt-in; the shared keys with it', async () => {
-    await assert.rejects(planBuckets(ctxOf(false), t, 'aws'), (e: Error) => e instanceof OpsError && e.kind === 'usage'
-      && /an AWS node \(Skydeck does not give AWS nodes an instance profile yet\) has no identity .* skydeck\.storage\.shareCredentials/.test(e.message));
+  it('on a cloud node of the store\'s own cloud (no VM identity for buckets yet): refused before provisioning without the opt-in; the shared keys with it, parents first', async () => {
+    for (const [cloud, url] of [['aws', 's3://bkt'], ['gcp', 'gs://bkt'], ['azure', 'https://acct.blob.core.windows.net/bkt']]) {
+      await assert.rejects(planBuckets(ctxOf(false), task(`file_mounts:\n  /x: ${url}\n`), cloud), (e: Error) => e instanceof OpsError && e.kind === 'usage'
+        && new RegExp(`a ${cloud} node \\(Skydeck does not yet give ${cloud} nodes an identity with access to buckets\\) has no identity .* skydeck\\.storage\\.shareCredentials`).test(e.message), cloud);
+    }
     const plan = await planBuckets(ctxOf(true), t, 'aws');
-    assert.deepEqual(plan.map((p) => [p.access.credentials.kind, p.shared]), [['keys', 'AWS'], ['keys', 'AWS']]);
+    assert.deepEqual(plan.map((p) => [p.mount.dst, p.mount.mode, p.access.credentials.kind, p.access.endpoint, p.shared]), [
+      ['/big', 'MOUNT', 'keys', 'http://127.0.0.1:1', 'AWS'],
+      ['/big/inner', 'COPY', 'keys', 'http://127.0.0.1:1', 'AWS'],
+    ]);
   });
 
   it('on ssh without the opt-in: refused, saying how to opt in', async () => {
@@ -53,11 +52,34 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
     }
   });
 
-  it('GCS, Azure and R2 away from their own cloud: sharing is not built for them, said as such', async () => {
-    for (const url of ['gs://ggg', 'r2://rrr', 'https://acct.blob.core.windows.net/ccc']) {
-      await assert.rejects(planBuckets(ctxOf(true), task(`file_mounts:\n  /x: ${url}\n`), 'ssh'),
-        (e: Error) => e instanceof OpsError && e.kind === 'unavailable' && /sharing your credentials is implemented for S3 buckets only/.test(e.message));
+  it('GCS with the opt-in: a service-account key from GOOGLE_APPLICATION_CREDENTIALS, never a user login; Azure: AZURE_STORAGE_KEY; R2: not built', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-plan-'));
+    const saved = { g: process.env.GOOGLE_APPLICATION_CREDENTIALS, a: process.env.AZURE_STORAGE_KEY };
+    try {
+      const sa = JSON.stringify({ type: 'service_account', client_email: 'n@p.iam.gserviceaccount.com', private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n' });
+      fs.writeFileSync(path.join(dir, 'sa.json'), sa);
+      fs.writeFileSync(path.join(dir, 'user.json'), JSON.stringify({ type: 'authorized_user', refresh_token: 'r' }));
+      const gs = task('file_mounts:\n  /x: gs://ggg\n');
+      delete process.env.GOOGLE_APPLICATION_CREDENTIALS;
+      await assert.rejects(planBuckets(ctxOf(true), gs, 'ssh'), /no GCP service-account key to share: set GOOGLE_APPLICATION_CREDENTIALS/);
+      process.env.GOOGLE_APPLICATION_CREDENTIALS = path.join(dir, 'user.json');
+      await assert.rejects(planBuckets(ctxOf(true), gs, 'gcp'), /is not a service-account key \(type "authorized_user"\)/);
+      process.env.GOOGLE_APPLICATION_CREDENTIALS = path.join(dir, 'sa.json');
+      const plan = await planBuckets(ctxOf(true), gs, 'ssh');
+      assert.deepEqual([plan[0].access.credentials, plan[0].shared], [{ kind: 'gcsServiceAccount', json: sa }, 'GCP service-account']);
+      const az = task('file_mounts:\n  /x: https://acct.blob.core.windows.net/ccc\n');
+      delete process.env.AZURE_STORAGE_KEY;
+      await assert.rejects(planBuckets(ctxOf(true), az, 'local'), /set AZURE_STORAGE_KEY/);
+      process.env.AZURE_STORAGE_KEY = 'azkey==';
+      assert.deepEqual((await planBuckets(ctxOf(true), az, 'local'))[0].access.credentials, { kind: 'azureKey', key: 'azkey==' });
+      await assert.rejects(planBuckets(ctxOf(true), task('file_mounts:\n  /x: r2://rrr\n'), 'ssh'),
+        (e: Error) => e instanceof OpsError && e.kind === 'unavailable' && /sharing credentials is not built for R2 yet/.test(e.message));
+    } finally {
+      for (const [k, v] of [['GOOGLE_APPLICATION_CREDENTIALS', saved.g], ['AZURE_STORAGE_KEY', saved.a]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
     }
-    assert.equal((await planBuckets(ctxOf(false), task('file_mounts:\n  /x: gs://ggg\n'), 'gcp'))[0].access.credentials.kind, 'vm');
   });
 });

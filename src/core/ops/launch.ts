@@ -6,7 +6,8 @@ import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { checkClusterName, generateClusterName } from './clusterNames';
 import { loadTaskForRun } from './loadTask';
-import { checkSyncSources, cloneWorkdir, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
+import { checkSyncSources } from './syncFiles';
+import { syncAll } from './syncHead';
 import { choosePool, REACHABLE_CLOUDS, updateCluster, writeIntent } from './provisionReachable';
 import { readHandle } from './clusterHandle';
 import { localBaseProblem } from './localBase';
@@ -22,8 +23,6 @@ import { isProviderCluster, providerOf } from './providerEnv';
 import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
 import { planBuckets } from './bucketPlan';
-import type { SyncExtras } from './syncExtras';
-import { attachBuckets } from './bucketAttach';
 import { ensureNamedBuckets } from './namedBuckets';
 
 export interface LaunchRequest extends FollowOptions {
@@ -166,25 +165,6 @@ async function launchReachable(
     throw e;
   }
   return row;
-}
-
-export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, dir: string, workdir: string, extras: SyncExtras = {}): Promise<void> {
-  const { python, base } = await client.connect();
-  if (typeof task.workdir === 'string') {
-    ctx.progress(`Syncing workdir ${task.workdir}`);
-    const s = await syncWorkdir(client.transport, python, localPath(task.workdir, dir), workdir);
-    ctx.log(`workdir synced: ${s.files} files, ${s.bytes} bytes, ${s.ignored} ignored`);
-  } else if (task.workdir) {
-    ctx.progress(`Cloning workdir ${task.workdir.url}${task.workdir.ref ? ` at ${task.workdir.ref}` : ''}`);
-    ctx.log(`workdir at commit ${(await cloneWorkdir(client.transport, workdir, task.workdir, extras.gitEnvs ?? {})).commit}`);
-  }
-  if (Object.keys(task.fileMounts).length) {
-    ctx.progress('Syncing file mounts');
-    await syncFileMounts(client.transport, python, task, dir);
-  }
-  // Buckets after the local files (SkyPilot's order); COPY lands before setup runs.
-  const buckets = extras.buckets ?? [];
-  if (buckets.length) await attachBuckets(ctx, { name: client.transport.description, transport: client.transport, stateBase: `${base}/storage` }, buckets);
 }
 
 function infraPool(infra: string | undefined): string | undefined {

@@ -1,4 +1,4 @@
-// The extras every node sync takes (head in launch.ts syncAll, workers in multiNode.ts); apart so
+// The extras every node sync takes (head in syncHead.ts, workers in multiNode.ts); apart so
 // the two do not import each other.
 import type { PlannedMount } from './bucketPlan';
 

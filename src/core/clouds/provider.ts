@@ -1,4 +1,5 @@
 import type { PortRange } from '../task';
+import type { StoreKind } from '../storage/types';
 import type { NodeShape } from './nodeShape';
 
 export type { NodeShape };
@@ -39,6 +40,18 @@ export interface Placement {
   useSpot: boolean;
   /** The node shape when no instanceType pins it (cpus, memory, accelerators), disk and image. */
   resources?: NodeShape;
+  /**
+   * The buckets the task mounts, for clouds that scope the node's own identity to exactly
+   * these (AWS: a per-cluster instance profile). Others ignore it.
+   */
+  bucketAccess?: BucketAccess[];
+}
+
+/** One bucket (and prefix, '' or absent for all of it) a cluster's nodes read and write. */
+export interface BucketAccess {
+  store: StoreKind;
+  bucket: string;
+  prefix?: string;
 }
 
 /** Which instances a call is about: the cluster's uid, in the place it was launched. */

@@ -15,6 +15,7 @@ import { ensureGroup, groupsOf, openGroupPorts } from './securityGroup';
 import { awsCatalog } from './catalogFetch';
 import { launch } from './launch';
 import { cleanupGroupsWhenTerminated } from './cleanup';
+import { deleteBucketProfile, ensureBucketProfile } from './bucketRole';
 import { infoOf, pickHead } from './status';
 import { instancesOfUid } from './uidMatch';
 import { ZoneTable } from './zones';
@@ -69,6 +70,7 @@ export class AwsProvider implements Provider {
       catalog: () => this.catalog(region),
       keyPair: () => this.keyPairIn(region),
       group: () => ensureGroup(ec2, req.clusterName, req.uid, req.tags),
+      profile: () => ensureBucketProfile(this.clients.iam(), req.uid, req.tags, req.placement.bucketAccess),
     }, req, existing);
   }
 
@@ -206,6 +208,7 @@ export class AwsProvider implements Provider {
       ec2, uid, describe: () => instancesOfUid(ec2, uid),
       pollMs: this.opts.cleanupPollMs ?? 5000, timeoutMs: this.opts.cleanupTimeoutMs ?? 15 * 60_000,
       current: () => (this.generation.get(uid) ?? 0) === gen, log: (m) => this.opts.log?.(m),
+      alsoDelete: () => deleteBucketProfile(this.clients.iam(), uid, (m) => this.opts.log?.(m)),
     }).finally(() => this.cleanups.delete(uid));
     this.cleanups.set(uid, p);
   }

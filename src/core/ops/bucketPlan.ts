@@ -2,11 +2,12 @@
 // this machine before anything is provisioned or queued: a launch that could not read its
 // buckets fails before it costs anything.
 //
-// A GCP or Azure node reading its own cloud's store uses the VM's identity (its service account
-// or managed identity must have access; scoping it to the task's buckets is not built yet). AWS
-// nodes get no instance profile from Skydeck yet, so like everything else (ssh pools, local,
-// another cloud's VM, R2) they have no identity for the store: the user's own keys go to the
-// node only with the explicit opt-in, and without it the launch stops before provisioning.
+// A node reading its own cloud's store uses the VM's identity: on AWS the per-cluster instance
+// profile Skydeck creates, allowed only the task's buckets (clouds/aws/bucketRole.ts); on GCP
+// and Azure its service account or managed identity, which must have access (scoping those to
+// the task's buckets is not built yet). Everything else (ssh pools, local, another cloud's VM,
+// R2) has no identity for the store: the user's own keys go to the node only with the explicit
+// opt-in, and without it the launch stops before provisioning.
 import { loadAws } from '../clouds/aws/load';
 import type { Task } from '../task';
 import { mountLabel, targetOf, type NodeMount, type StoreAccess, type StoreKind } from '../storage';
@@ -25,7 +26,7 @@ export const SHARE_HOW = `set ${SHARE_SETTING} to true in your user settings (CL
 
 const HOME_CLOUD: Record<StoreKind, string | undefined> = { s3: 'aws', gcs: 'gcp', azure: 'azure', r2: undefined };
 /** Clouds whose nodes Skydeck launches with an identity a store can be read with. */
-const VM_IDENTITY = new Set(['gcp', 'azure']);
+const VM_IDENTITY = new Set(['aws', 'gcp', 'azure']);
 const STORE_NAME: Record<StoreKind, string> = { s3: 'S3', gcs: 'GCS', azure: 'Azure Blob', r2: 'R2' };
 
 /** The task's bucket mounts, parents before children (a mount inside another comes after it). */
@@ -49,7 +50,7 @@ export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): P
       continue;
     }
     const where = cloud === 'ssh' ? 'an ssh pool host' : cloud === 'local' ? 'this machine\'s local cluster'
-      : cloud === 'aws' ? 'an AWS node (Skydeck does not give AWS nodes an instance profile yet)' : `a ${cloud} node`;
+      : cloud === 'aws' ? 'an AWS node' : `a ${cloud} node`;
     if (ctx.storageCredentials !== 'share') {
       throw new OpsError('usage', `file_mounts ${label}: ${where} has no identity of its own to read ${STORE_NAME[store]} with, and Skydeck copies your credentials to a node only if you opt in: ${SHARE_HOW}`);
     }

@@ -33,11 +33,16 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
     ]);
   });
 
-  it('on AWS (no instance profile from Skydeck yet): refused before provisioning without the opt-in; the shared keys with it', async () => {
-    await assert.rejects(planBuckets(ctxOf(false), t, 'aws'), (e: Error) => e instanceof OpsError && e.kind === 'usage'
-      && /an AWS node \(Skydeck does not give AWS nodes an instance profile yet\) has no identity .* skydeck\.storage\.shareCredentials/.test(e.message));
-    const plan = await planBuckets(ctxOf(true), t, 'aws');
-    assert.deepEqual(plan.map((p) => [p.access.credentials.kind, p.shared]), [['keys', 'AWS'], ['keys', 'AWS']]);
+  it('on AWS reading S3: the instance profile (VM identity), no opt-in needed, and no keys shared even with the opt-in', async () => {
+    for (const share of [false, true]) {
+      const plan = await planBuckets(ctxOf(share), t, 'aws');
+      assert.deepEqual(plan.map((p) => [p.mount.dst, p.access.credentials.kind, p.shared]), [['/big', 'vm', undefined], ['/big/inner', 'vm', undefined]]);
+    }
+  });
+
+  it('on AWS reading GCS without the opt-in: refused, naming the AWS node', async () => {
+    await assert.rejects(planBuckets(ctxOf(false), task('file_mounts:\n  /x: gs://ggg\n'), 'aws'), (e: Error) => e instanceof OpsError && e.kind === 'usage'
+      && /^file_mounts \/x: gs:\/\/ggg: an AWS node has no identity .* to read GCS with/.test(e.message));
   });
 
   it('on ssh without the opt-in: refused, saying how to opt in', async () => {

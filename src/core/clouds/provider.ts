@@ -105,6 +105,16 @@ export interface TaggedListing {
   /** Regions (or zones) listed completely, for the summary. */
   listed: string[];
   unlisted: UnlistedPart[];
+  /** Per-cluster identities with Skydeck tags (AWS: bucket roles), for clouds that create them. */
+  identities?: TaggedIdentity[];
+}
+
+/** A cloud identity Skydeck made for one cluster, found by its tags. */
+export interface TaggedIdentity {
+  /** What it is, for the user: "IAM role". */
+  kind: string;
+  name: string;
+  tags: Record<string, string>;
 }
 
 export interface ClusterInfo {

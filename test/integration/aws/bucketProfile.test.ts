@@ -5,14 +5,18 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import {
   CreateRoleCommand, DeleteRoleCommand, GetInstanceProfileCommand, GetRoleCommand, GetRolePolicyCommand, IAMClient, ListRolePoliciesCommand, ListRolesCommand,
 } from '@aws-sdk/client-iam';
-import { staticProviders, TAG_UID } from '../../../src/core/clouds/provider';
+import { staticProviders, tagsFor, TAG_UID } from '../../../src/core/clouds/provider';
 import { StateStore, getCluster } from '../../../src/core/state';
 import { Connections, down, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
+import { findLeakedInstances } from '../../../src/core/ops/leaks';
+import { ensureBucketProfile } from '../../../src/core/clouds/aws/bucketRole';
+import { runCli } from '../../../src/cli/main';
 import type { Bootstrap } from '../../../src/core/provision';
 import { EC2_TRUST } from '../../../src/core/clouds/aws/bucketPolicy';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
@@ -134,6 +138,23 @@ describe('aws: per-cluster instance profile for the task\'s S3 buckets (issue 16
     await provider.settled();
     assert.equal((await iam.send(new GetRoleCommand({ RoleName: name }))).Role?.RoleName, name, 'the foreign role survives');
     await iam.send(new DeleteRoleCommand({ RoleName: name }));
+  });
+
+  it('skydeck leaks names a bucket role whose cluster no row owns, and not the role of a cluster that has a row', async () => {
+    const row = await launch('owned', 'file_mounts:\n  /d: s3://owned-bkt\n');
+    const uid = randomUUID();
+    await ensureBucketProfile(iam, uid, tagsFor({ clusterName: 'gone', uid, workspaceId: 'ws-x' }), [{ store: 's3', bucket: 'stray-bkt' }]);
+    const sweep = await findLeakedInstances(ctx);
+    assert.deepEqual(sweep.strayIdentities?.map((i) => [i.kind, i.name, i.cluster, i.workspace]), [['IAM role', `skydeck-${uid}`, 'gone', 'ws-x']]);
+    let out = '';
+    const code = await runCli(['leaks'], { out: (t) => (out += t), outBytes: (b) => (out += b.toString()), err: (t) => (out += t) }, async () => ctx);
+    assert.equal(code, 0, out);
+    assert.match(out, new RegExp(`Cluster identities no cluster owns \\(1\\)[^]*aws +IAM role +skydeck-${uid} +gone +ws-x`));
+    assert.doesNotMatch(out, new RegExp(row.uid));
+    await down(ctx, 'owned');
+    await provider.terminateInstances({ uid, region: REGION });
+    await provider.settled();
+    assert.deepEqual(await listSkydeckRoles(), []);
   });
 
   async function listSkydeckRoles(): Promise<string[]> {

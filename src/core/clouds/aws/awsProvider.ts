@@ -16,6 +16,7 @@ import { awsCatalog } from './catalogFetch';
 import { launch } from './launch';
 import { cleanupGroupsWhenTerminated } from './cleanup';
 import { deleteBucketProfile, ensureBucketProfile } from './bucketRole';
+import { listBucketRoles } from './bucketRoleList';
 import { infoOf, pickHead } from './status';
 import { instancesOfUid } from './uidMatch';
 import { ZoneTable } from './zones';
@@ -155,11 +156,18 @@ export class AwsProvider implements Provider {
         return { region, failed: { region, kind: pe.kind, message: pe.message } satisfies UnlistedPart };
       }
     });
+    const unlisted = per.flatMap((r) => (r.failed ? [r.failed] : []));
+    // IAM is global: its roles are one more part of the listing, unknown when it fails.
+    const identities = await listBucketRoles(this.clients.iam()).catch((e: unknown) => {
+      const pe = toProviderError(e, 'ListRoles');
+      unlisted.push({ region: 'IAM', kind: pe.kind, message: pe.message });
+      return undefined;
+    });
     return {
       account: current,
       instances: per.flatMap((r) => r.list ?? []),
       listed: per.filter((r) => r.list).map((r) => r.region),
-      unlisted: per.flatMap((r) => (r.failed ? [r.failed] : [])),
+      unlisted, ...(identities ? { identities } : {}),
     };
   }
 

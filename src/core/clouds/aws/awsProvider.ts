@@ -1,29 +1,25 @@
 import { DescribeRegionsCommand, StopInstancesCommand, StartInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
 import {
-  ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
-  type TaggedListing, type UnlistedPart,
+  ProviderError, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult, type TaggedListing,
 } from '../provider';
-import { boundedMap } from '../boundedMap';
 import { AwsIdentity } from './identity';
 import type { PortRange } from '../../task';
 import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { Ec2Clients } from './clients';
-import { awsErrorCode, ec2Call, toProviderError } from './errors';
-import { describeInstances } from './describe';
+import { awsErrorCode, ec2Call } from './errors';
 import { ensureKeyPair, ensureLocalKey, defaultKeyDir, type LocalKey } from './keys';
 import { ensureGroup, groupsOf, openGroupPorts } from './securityGroup';
 import { awsCatalog } from './catalogFetch';
 import { launch } from './launch';
 import { cleanupGroupsWhenTerminated } from './cleanup';
 import { deleteBucketProfile, ensureBucketProfile } from './bucketRole';
-import { listBucketRoles } from './bucketRoleList';
+import { listAccount } from './listing';
 import { infoOf, pickHead } from './status';
 import { instancesOfUid } from './uidMatch';
 import { ZoneTable } from './zones';
 import { waitUntil } from '../waitInstances';
 import type { AwsProviderOptions } from './options';
 
-const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
 const state = (i: Instance) => i.State?.Name ?? 'pending';
 
 /** AWS EC2 behind the Provider interface (SkyPilot's sky/provision/aws/instance.py, in TypeScript). */
@@ -140,35 +136,14 @@ export class AwsProvider implements Provider {
 
   /**
    * Every live Skydeck-tagged instance of the account, in every region enabled for it, listed
-   * in parallel. A region that fails is named as unlisted (its strays are unknown); another
+   * in parallel, and its Skydeck bucket roles. A region that fails is named as unlisted (its strays are unknown); another
    * account than the credentials' own cannot be listed at all.
    */
   async listTagged(account?: string): Promise<TaggedListing> {
     await this.account.check(account);
     const current = await this.account.current();
     const regions = this.opts.regions?.length ? this.opts.regions : await this.enabledRegions();
-    const filters = [{ Name: 'tag-key', Values: [TAG_UID] }, { Name: 'instance-state-name', Values: LIVE_STATES }];
-    const per = await boundedMap(regions, this.opts.sweepConcurrency ?? 8, async (region) => {
-      try {
-        return { region, list: (await describeInstances(this.clients.get(region), filters)).map((i) => infoOf(i, region)) };
-      } catch (e) {
-        const pe = toProviderError(e, 'DescribeInstances');
-        return { region, failed: { region, kind: pe.kind, message: pe.message } satisfies UnlistedPart };
-      }
-    });
-    const unlisted = per.flatMap((r) => (r.failed ? [r.failed] : []));
-    // IAM is global: its roles are one more part of the listing, unknown when it fails.
-    const identities = await listBucketRoles(this.clients.iam()).catch((e: unknown) => {
-      const pe = toProviderError(e, 'ListRoles');
-      unlisted.push({ region: 'IAM', kind: pe.kind, message: pe.message });
-      return undefined;
-    });
-    return {
-      account: current,
-      instances: per.flatMap((r) => r.list ?? []),
-      listed: per.filter((r) => r.list).map((r) => r.region),
-      unlisted, ...(identities ? { identities } : {}),
-    };
+    return { account: current, ...(await listAccount(this.clients, regions, this.opts.sweepConcurrency ?? 8)) };
   }
 
   /** Regions the account can use (opted-in ones included), asked in the default region. */

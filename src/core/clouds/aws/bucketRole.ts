@@ -21,9 +21,10 @@ async function lookup<T>(action: string, fn: () => Promise<T>): Promise<T | unde
   });
 }
 
-const getRole = (iam: IAMClient, name: string) => lookup('GetRole', async () => (await iam.send(new GetRoleCommand({ RoleName: name }))).Role);
+/** The role, or undefined when there is none of that name. */
+export const getRole = (iam: IAMClient, name: string) => lookup('iam:GetRole', async () => (await iam.send(new GetRoleCommand({ RoleName: name }))).Role);
 const getProfile = (iam: IAMClient, name: string) =>
-  lookup('GetInstanceProfile', async () => (await iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))).InstanceProfile);
+  lookup('iam:GetInstanceProfile', async () => (await iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))).InstanceProfile);
 
 /**
  * The cluster's role (trusted by EC2, allowed only the task's S3 buckets) and its instance
@@ -39,20 +40,20 @@ export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Rec
   const role = await getRole(iam, name);
   if (role && !ours(role.Tags, uid)) throw new ProviderError('config', `IAM role ${name} exists but is not this Skydeck cluster's`, 'delete or rename that role, or launch under another cluster name');
   if (!role) {
-    await ec2Call('CreateRole', () => iam.send(new CreateRoleCommand({
+    await ec2Call('iam:CreateRole', () => iam.send(new CreateRoleCommand({
       RoleName: name, Path: IAM_PATH, AssumeRolePolicyDocument: EC2_TRUST, Tags,
       Description: `Skydeck cluster ${tags['skydeck-cluster'] ?? uid}: its task's buckets`,
     })));
   }
   // Written every launch: a relaunch after a stop may mount other buckets.
-  await ec2Call('PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument: bucketPolicy(s3) })));
+  await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument: bucketPolicy(s3) })));
   let profile = await getProfile(iam, name);
   if (profile && !ours(profile.Tags, uid)) throw new ProviderError('config', `IAM instance profile ${name} exists but is not this Skydeck cluster's`, 'delete that instance profile, or launch under another cluster name');
   if (!profile) {
-    profile = (await ec2Call('CreateInstanceProfile', () => iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: name, Path: IAM_PATH, Tags })))).InstanceProfile;
+    profile = (await ec2Call('iam:CreateInstanceProfile', () => iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: name, Path: IAM_PATH, Tags })))).InstanceProfile;
   }
   if (!(profile?.Roles ?? []).some((r) => r.RoleName === name)) {
-    await ec2Call('AddRoleToInstanceProfile', () => iam.send(new AddRoleToInstanceProfileCommand({ InstanceProfileName: name, RoleName: name })));
+    await ec2Call('iam:AddRoleToInstanceProfile', () => iam.send(new AddRoleToInstanceProfileCommand({ InstanceProfileName: name, RoleName: name })));
   }
   return name;
 }
@@ -68,18 +69,18 @@ export async function deleteBucketProfile(iam: IAMClient, uid: string, log: (m: 
   const profile: InstanceProfile | undefined = await getProfile(iam, name);
   if (profile && ours(profile.Tags, uid)) {
     for (const r of profile.Roles ?? []) {
-      await ignoreGone('RemoveRoleFromInstanceProfile', () => iam.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: name, RoleName: r.RoleName! })));
+      await ignoreGone('iam:RemoveRoleFromInstanceProfile', () => iam.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: name, RoleName: r.RoleName! })));
     }
-    await ignoreGone('DeleteInstanceProfile', () => iam.send(new DeleteInstanceProfileCommand({ InstanceProfileName: name })));
+    await ignoreGone('iam:DeleteInstanceProfile', () => iam.send(new DeleteInstanceProfileCommand({ InstanceProfileName: name })));
   } else if (profile) {
     log(`aws: instance profile ${name} is not tagged as cluster ${uid}'s; left alone`);
     clean = false;
   }
   const role: Role | undefined = await getRole(iam, name);
   if (role && ours(role.Tags, uid)) {
-    const policies = await ec2Call('ListRolePolicies', () => iam.send(new ListRolePoliciesCommand({ RoleName: name })));
-    for (const p of policies.PolicyNames ?? []) await ignoreGone('DeleteRolePolicy', () => iam.send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: p })));
-    await ignoreGone('DeleteRole', () => iam.send(new DeleteRoleCommand({ RoleName: name })));
+    const policies = await ec2Call('iam:ListRolePolicies', () => iam.send(new ListRolePoliciesCommand({ RoleName: name })));
+    for (const p of policies.PolicyNames ?? []) await ignoreGone('iam:DeleteRolePolicy', () => iam.send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: p })));
+    await ignoreGone('iam:DeleteRole', () => iam.send(new DeleteRoleCommand({ RoleName: name })));
   } else if (role) {
     log(`aws: IAM role ${name} is not tagged as cluster ${uid}'s; left alone`);
     clean = false;

@@ -1,8 +1,9 @@
-import { GetRoleCommand, ListRolesCommand, type IAMClient, type Role } from '@aws-sdk/client-iam';
+import { ListRolesCommand, type IAMClient, type Role } from '@aws-sdk/client-iam';
 import { TAG_UID, type TaggedIdentity } from '../provider';
 import { boundedMap } from '../boundedMap';
 import { ec2Call } from './errors';
 import { IAM_PATH } from './bucketPolicy';
+import { getRole } from './bucketRole';
 
 /**
  * Skydeck's per-cluster roles: those under Skydeck's IAM path that carry a cluster uid tag
@@ -12,11 +13,12 @@ export async function listBucketRoles(iam: IAMClient): Promise<TaggedIdentity[]>
   const roles: Role[] = [];
   let Marker: string | undefined;
   do {
-    const page = await ec2Call('ListRoles', () => iam.send(new ListRolesCommand({ PathPrefix: IAM_PATH, Marker })));
+    const page = await ec2Call('iam:ListRoles', () => iam.send(new ListRolesCommand({ PathPrefix: IAM_PATH, Marker })));
     roles.push(...(page.Roles ?? []));
     Marker = page.IsTruncated ? page.Marker : undefined;
   } while (Marker);
-  const full = await boundedMap(roles, 4, (r) => ec2Call('GetRole', async () => (await iam.send(new GetRoleCommand({ RoleName: r.RoleName! }))).Role));
+  // A role deleted between the list and the read (a down finishing) is simply gone.
+  const full = await boundedMap(roles, 4, (r) => getRole(iam, r.RoleName!));
   return full.flatMap((r) => {
     const tags = Object.fromEntries((r?.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
     return r?.RoleName && tags[TAG_UID] ? [{ kind: 'IAM role', name: r.RoleName, tags }] : [];

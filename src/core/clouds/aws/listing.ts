@@ -26,7 +26,7 @@ export async function listAccount(clients: Ec2Clients, regions: string[], concur
   });
   const unlisted = per.flatMap((r) => (r.failed ? [r.failed] : []));
   const identities = await listBucketRoles(clients.iam()).catch((e: unknown) => {
-    const pe = toProviderError(e, 'ListRoles');
+    const pe = toProviderError(e, 'iam:ListRoles');
     unlisted.push({ region: 'IAM', kind: pe.kind, message: pe.message });
     return undefined;
   });

@@ -32,6 +32,7 @@ export const leaksCommand: CliCommand = {
       print(io.out, `Leaked instances of this workspace (${sweep.workspaceId})`, sweep.thisWorkspace, sweep);
       print(io.out, 'Instances of other workspaces (check there before terminating)', sweep.otherWorkspaces, sweep);
       if (sweep.thisWorkspace.length) io.out('Terminate with: skydeck leaks --terminate ID -y   (or --terminate-all -y)\n');
+      printIdentities(io.out, sweep);
       io.out('Buckets are swept apart: skydeck storage ls --leaks\n');
       return sweep.errors.length ? 1 : 0;
     }
@@ -52,6 +53,14 @@ export const leaksCommand: CliCommand = {
     return code;
   },
 };
+
+/** Roles (and their instance profiles) of clusters no row owns: free, but still a grant on the buckets. */
+function printIdentities(out: (t: string) => void, sweep: SweepResult): void {
+  const list = sweep.strayIdentities ?? [];
+  if (!list.length) return;
+  out(`Cluster identities no cluster owns (${list.length}): Skydeck deletes one once it has terminated its cluster's instances; one whose instances are gone already must be deleted by hand (IAM console: the role and its instance profile of the same name):\n`);
+  out(table(['CLOUD', 'KIND', 'NAME', 'CLUSTER', 'WORKSPACE'], list.map((l) => [l.cloud, l.kind, l.name, l.cluster, l.workspace])));
+}
 
 function print(out: (t: string) => void, title: string, list: LeakedInstance[], sweep: SweepResult): void {
   if (!list.length) {

@@ -1,4 +1,5 @@
 import type { PortRange } from '../task';
+import type { StoreKind } from '../storage/types';
 import type { NodeShape } from './nodeShape';
 
 export type { NodeShape };
@@ -39,6 +40,18 @@ export interface Placement {
   useSpot: boolean;
   /** The node shape when no instanceType pins it (cpus, memory, accelerators), disk and image. */
   resources?: NodeShape;
+  /**
+   * The buckets the task mounts, for clouds that scope the node's own identity to exactly
+   * these (AWS: a per-cluster instance profile). Others ignore it.
+   */
+  bucketAccess?: BucketAccess[];
+}
+
+/** One bucket (and prefix, '' or absent for all of it) a cluster's nodes read and write. */
+export interface BucketAccess {
+  store: StoreKind;
+  bucket: string;
+  prefix?: string;
 }
 
 /** Which instances a call is about: the cluster's uid, in the place it was launched. */
@@ -92,6 +105,16 @@ export interface TaggedListing {
   /** Regions (or zones) listed completely, for the summary. */
   listed: string[];
   unlisted: UnlistedPart[];
+  /** Per-cluster identities with Skydeck tags (AWS: bucket roles), for clouds that create them. */
+  identities?: TaggedIdentity[];
+}
+
+/** A cloud identity Skydeck made for one cluster, found by its tags. */
+export interface TaggedIdentity {
+  /** What it is, for the user: "IAM role". */
+  kind: string;
+  name: string;
+  tags: Record<string, string>;
 }
 
 export interface ClusterInfo {

@@ -2,10 +2,12 @@
 // this machine before anything is provisioned or queued: a launch that could not read its
 // buckets fails before it costs anything.
 //
-// A node of a cloud in VM_IDENTITY reading its own cloud's store uses the VM's identity. Every
-// other node (ssh pools, local, a cloud node without such an identity, any R2 bucket) has none
-// for the store: the user's own credentials go to the node only with the explicit opt-in
-// (sharedCredentials.ts), and without it the launch stops before provisioning.
+// A node of a cloud in VM_IDENTITY reading its own cloud's store uses the VM's identity: on AWS
+// the per-cluster instance profile Skydeck creates, allowed only the task's buckets
+// (clouds/aws/bucketRole.ts). Every other node (ssh pools, local, GCP and Azure nodes, which get
+// no identity with bucket access from Skydeck yet, any R2 bucket) has none for the store: the
+// user's own credentials go to the node only with the explicit opt-in (sharedCredentials.ts),
+// and without it the launch stops before provisioning.
 import type { Task } from '../task';
 import { mountLabel, targetOf, type NodeMount, type StoreAccess, type StoreKind } from '../storage';
 import type { OpsContext } from './context';
@@ -24,12 +26,17 @@ export const SHARE_HOW = `set ${SHARE_SETTING} to true in your user settings (CL
 
 const HOME_CLOUD: Record<StoreKind, string | undefined> = { s3: 'aws', gcs: 'gcp', azure: 'azure', r2: undefined };
 /**
- * Clouds whose nodes Skydeck launches with an identity their own store can be read with. None
- * yet: GCP nodes get a service account only as an autodown head (compute rights only), Azure
- * nodes a managed identity only for autostop, AWS nodes no instance profile. Until they do, a
- * bucket on a cloud node needs the credentials opt-in, refused before anything bills.
+ * Clouds whose nodes Skydeck launches with an identity their own store can be read with: AWS
+ * (the per-cluster instance profile). Not yet GCP (nodes get a service account only as an
+ * autodown head, with compute rights only) or Azure (a managed identity only for autostop):
+ * there a bucket needs the credentials opt-in, refused before anything bills.
  */
-const VM_IDENTITY = new Set<string>([]);
+const VM_IDENTITY = new Set<string>(['aws']);
+
+const NODE_OF: Record<string, string> = {
+  ssh: 'an ssh pool host', local: 'this machine\'s local cluster', aws: 'an AWS node', gcp: 'a GCP node', azure: 'an Azure node',
+};
+const CLOUD_NAME: Record<string, string> = { aws: 'AWS', gcp: 'GCP', azure: 'Azure' };
 const STORE_NAME: Record<StoreKind, string> = { s3: 'S3', gcs: 'GCS', azure: 'Azure Blob', r2: 'R2' };
 
 /** The task's bucket mounts, parents before children (a mount inside another comes after it). */
@@ -52,8 +59,8 @@ export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): P
       out.push({ mount, access: { credentials: { kind: 'vm' }, ...override } });
       continue;
     }
-    const where = cloud === 'ssh' ? 'an ssh pool host' : cloud === 'local' ? 'this machine\'s local cluster'
-      : HOME_CLOUD[store] === cloud ? `a ${cloud} node (Skydeck does not yet give ${cloud} nodes an identity with access to buckets)` : `a ${cloud} node`;
+    const node = NODE_OF[cloud] ?? `a ${cloud} node`;
+    const where = HOME_CLOUD[store] === cloud ? `${node} (Skydeck does not yet give ${CLOUD_NAME[cloud] ?? cloud} nodes an identity with access to buckets)` : node;
     if (ctx.storageCredentials !== 'share') {
       throw new OpsError('usage', `file_mounts ${label}: ${where} has no identity of its own to read ${STORE_NAME[store]} with, and Skydeck copies your credentials to a node only if you opt in: ${SHARE_HOW}`);
     }

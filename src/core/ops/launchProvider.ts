@@ -6,6 +6,8 @@ import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { envFor } from './providerEnv';
 import { agentBootstrap } from './agentBootstrap';
+import { bucketMountsOf } from './bucketPlan';
+import type { BucketAccess } from '../clouds/provider';
 
 export interface ProviderLaunchOptions {
   cloud: string;
@@ -40,8 +42,12 @@ export async function launchOnProvider(ctx: OpsContext, name: string, task: Task
     if (!r.ok) throw new OpsError('failed', `${r.error}. The cluster is kept`);
     return r.row!;
   }
+  // The buckets travel with each placement, so a cloud that scopes the node's identity to
+  // them (AWS instance profile) sees them at RunInstances; the loop only carries them.
+  const bucketAccess: BucketAccess[] = bucketMountsOf(task).map(({ target: t }) => ({ store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}) }));
   const all = placementsOf(task.resources, opts.cloudOverride).map((p) => ({
     ...p, cloud: p.cloud || opts.cloud, ...(!p.region && opts.region ? { region: opts.region } : {}),
+    ...(bucketAccess.length ? { bucketAccess } : {}),
   }));
   const placements = all.filter((p) => p.cloud === opts.cloud);
   // Failover stays within one cloud for now; say so rather than silently dropping choices.

@@ -32,9 +32,22 @@ export interface SweptAccount {
   listed: string[];
 }
 
+/** A per-cluster identity (AWS bucket role) whose uid no row owns. */
+export interface LeakedIdentity {
+  cloud: string;
+  account?: string;
+  kind: string;
+  name: string;
+  uid: string;
+  cluster: string;
+  workspace: string;
+}
+
 export interface SweepResult {
   thisWorkspace: LeakedInstance[];
   otherWorkspaces: LeakedInstance[];
+  /** Identities of clusters no row owns, any workspace (cost nothing; listed so they can be deleted). */
+  strayIdentities?: LeakedIdentity[];
   /** What could not be listed: its strays are unknown, not absent (leak invariant 8). */
   errors: UnknownPart[];
   swept: SweptAccount[];
@@ -87,6 +100,14 @@ export async function findLeaked(envs: ProvisionEnv[], wsId: string): Promise<Sw
         ...(i.costPerHour !== undefined ? { costSoFar: (i.costPerHour * ageMs) / 3_600_000 } : {}),
       };
       (leak.workspace === wsId ? out.thisWorkspace : out.otherWorkspaces).push(leak);
+    }
+    for (const id of r.value.identities ?? []) {
+      const uid = id.tags[TAG_UID];
+      if (!uid || owned.has(uid)) continue;
+      (out.strayIdentities ??= []).push({
+        cloud, ...(listedAccount ? { account: listedAccount } : {}), kind: id.kind, name: id.name, uid,
+        cluster: id.tags[TAG_CLUSTER] ?? '?', workspace: id.tags[TAG_WORKSPACE] ?? '?',
+      });
     }
   }
   return out;

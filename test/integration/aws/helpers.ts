@@ -30,7 +30,7 @@ export async function startBed(): Promise<AwsBed> {
     moto, proxy, dir,
     provider: (extra = {}) => {
       const p = createAwsProvider({
-        region: REGION, endpoint: proxy.url, stsEndpoint: moto.url, credentials: DUMMY_CREDENTIALS, maxAttempts: 1,
+        region: REGION, endpoint: proxy.url, stsEndpoint: moto.url, iamEndpoint: moto.url, credentials: DUMMY_CREDENTIALS, maxAttempts: 1,
         keyDir: path.join(dir, 'keys'), catalogDir: path.join(dir, 'catalog'), image: MOTO_UBUNTU,
         cleanupPollMs: 50, cleanupTimeoutMs: 5000, ...extra,
       });

@@ -27,16 +27,28 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
 
   const t = task('file_mounts:\n  /big/inner: {source: s3://bkt/p, mode: COPY}\n  /big: {source: s3://bkt, mode: MOUNT}\n');
 
-  it('on a cloud node of the store\'s own cloud (no VM identity for buckets yet): refused before provisioning without the opt-in; the shared keys with it, parents first', async () => {
-    for (const [cloud, url] of [['aws', 's3://bkt'], ['gcp', 'gs://bkt'], ['azure', 'https://acct.blob.core.windows.net/bkt']]) {
+  it('on GCP or Azure reading their own store (no VM identity for buckets yet): refused before provisioning without the opt-in; the shared credentials with it, parents first', async () => {
+    for (const [cloud, url, node] of [['gcp', 'gs://bkt', 'a GCP'], ['azure', 'https://acct.blob.core.windows.net/bkt', 'an Azure']]) {
       await assert.rejects(planBuckets(ctxOf(false), task(`file_mounts:\n  /x: ${url}\n`), cloud), (e: Error) => e instanceof OpsError && e.kind === 'usage'
-        && new RegExp(`a ${cloud} node \\(Skydeck does not yet give ${cloud} nodes an identity with access to buckets\\) has no identity .* skydeck\\.storage\\.shareCredentials`).test(e.message), cloud);
+        && new RegExp(`${node} node \\(Skydeck does not yet give ${node.split(' ')[1]} nodes an identity with access to buckets\\) has no identity .* skydeck\\.storage\\.shareCredentials`).test(e.message), cloud);
     }
-    const plan = await planBuckets(ctxOf(true), t, 'aws');
+    const plan = await planBuckets(ctxOf(true), t, 'gcp');
     assert.deepEqual(plan.map((p) => [p.mount.dst, p.mount.mode, p.access.credentials.kind, p.access.endpoint, p.shared]), [
       ['/big', 'MOUNT', 'keys', 'http://127.0.0.1:1', 'AWS'],
       ['/big/inner', 'COPY', 'keys', 'http://127.0.0.1:1', 'AWS'],
     ]);
+  });
+
+  it('on AWS reading S3: the instance profile (VM identity), no opt-in needed, and no keys shared even with the opt-in', async () => {
+    for (const share of [false, true]) {
+      const plan = await planBuckets(ctxOf(share), t, 'aws');
+      assert.deepEqual(plan.map((p) => [p.mount.dst, p.access.credentials.kind, p.shared]), [['/big', 'vm', undefined], ['/big/inner', 'vm', undefined]]);
+    }
+  });
+
+  it('on AWS reading GCS without the opt-in: refused, naming the AWS node', async () => {
+    await assert.rejects(planBuckets(ctxOf(false), task('file_mounts:\n  /x: gs://ggg\n'), 'aws'), (e: Error) => e instanceof OpsError && e.kind === 'usage'
+      && /^file_mounts \/x: gs:\/\/ggg: an AWS node has no identity .* to read GCS with/.test(e.message));
   });
 
   it('on ssh without the opt-in: refused, saying how to opt in', async () => {

@@ -1,27 +1,25 @@
 import { DescribeRegionsCommand, StopInstancesCommand, StartInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
 import {
-  ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
-  type TaggedListing, type UnlistedPart,
+  ProviderError, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult, type TaggedListing,
 } from '../provider';
-import { boundedMap } from '../boundedMap';
 import { AwsIdentity } from './identity';
 import type { PortRange } from '../../task';
 import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { Ec2Clients } from './clients';
-import { awsErrorCode, ec2Call, toProviderError } from './errors';
-import { describeInstances } from './describe';
+import { awsErrorCode, ec2Call } from './errors';
 import { ensureKeyPair, ensureLocalKey, defaultKeyDir, type LocalKey } from './keys';
 import { ensureGroup, groupsOf, openGroupPorts } from './securityGroup';
 import { awsCatalog } from './catalogFetch';
 import { launch } from './launch';
 import { cleanupGroupsWhenTerminated } from './cleanup';
+import { deleteBucketProfile, ensureBucketProfile } from './bucketRole';
+import { listAccount } from './listing';
 import { infoOf, pickHead } from './status';
 import { instancesOfUid } from './uidMatch';
 import { ZoneTable } from './zones';
 import { waitUntil } from '../waitInstances';
 import type { AwsProviderOptions } from './options';
 
-const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
 const state = (i: Instance) => i.State?.Name ?? 'pending';
 
 /** AWS EC2 behind the Provider interface (SkyPilot's sky/provision/aws/instance.py, in TypeScript). */
@@ -69,6 +67,7 @@ export class AwsProvider implements Provider {
       catalog: () => this.catalog(region),
       keyPair: () => this.keyPairIn(region),
       group: () => ensureGroup(ec2, req.clusterName, req.uid, req.tags),
+      profile: () => ensureBucketProfile(this.clients.iam(), req.uid, req.tags, req.placement.bucketAccess),
     }, req, existing);
   }
 
@@ -137,28 +136,14 @@ export class AwsProvider implements Provider {
 
   /**
    * Every live Skydeck-tagged instance of the account, in every region enabled for it, listed
-   * in parallel. A region that fails is named as unlisted (its strays are unknown); another
+   * in parallel, and its Skydeck bucket roles. A region that fails is named as unlisted (its strays are unknown); another
    * account than the credentials' own cannot be listed at all.
    */
   async listTagged(account?: string): Promise<TaggedListing> {
     await this.account.check(account);
     const current = await this.account.current();
     const regions = this.opts.regions?.length ? this.opts.regions : await this.enabledRegions();
-    const filters = [{ Name: 'tag-key', Values: [TAG_UID] }, { Name: 'instance-state-name', Values: LIVE_STATES }];
-    const per = await boundedMap(regions, this.opts.sweepConcurrency ?? 8, async (region) => {
-      try {
-        return { region, list: (await describeInstances(this.clients.get(region), filters)).map((i) => infoOf(i, region)) };
-      } catch (e) {
-        const pe = toProviderError(e, 'DescribeInstances');
-        return { region, failed: { region, kind: pe.kind, message: pe.message } satisfies UnlistedPart };
-      }
-    });
-    return {
-      account: current,
-      instances: per.flatMap((r) => r.list ?? []),
-      listed: per.filter((r) => r.list).map((r) => r.region),
-      unlisted: per.flatMap((r) => (r.failed ? [r.failed] : [])),
-    };
+    return { account: current, ...(await listAccount(this.clients, regions, this.opts.sweepConcurrency ?? 8)) };
   }
 
   /** Regions the account can use (opted-in ones included), asked in the default region. */
@@ -206,6 +191,7 @@ export class AwsProvider implements Provider {
       ec2, uid, describe: () => instancesOfUid(ec2, uid),
       pollMs: this.opts.cleanupPollMs ?? 5000, timeoutMs: this.opts.cleanupTimeoutMs ?? 15 * 60_000,
       current: () => (this.generation.get(uid) ?? 0) === gen, log: (m) => this.opts.log?.(m),
+      alsoDelete: () => deleteBucketProfile(this.clients.iam(), uid, (m) => this.opts.log?.(m)),
     }).finally(() => this.cleanups.delete(uid));
     this.cleanups.set(uid, p);
   }

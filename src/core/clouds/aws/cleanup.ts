@@ -10,6 +10,8 @@ export interface CleanupDeps {
   /** False once a newer launch of the uid started (it will use the group): give up. */
   current(): boolean;
   log(message: string): void;
+  /** Deletes the cluster's other per-cluster resources (its instance profile); true when none is left. */
+  alsoDelete?(): Promise<boolean>;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -18,8 +20,9 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Deletes the cluster's security groups once every instance of the uid is terminated (not
- * just shutting down: AWS refuses to delete a group an instance still uses). Never deletes on
+ * Deletes the cluster's security groups, then its instance profile and role, once every
+ * instance of the uid is terminated (not just shutting down: AWS refuses to delete a group an
+ * instance still uses, and a live node must keep its bucket access). Never deletes on
  * a failed look, and stops as soon as a newer launch of the same uid begins.
  */
 export async function cleanupGroupsWhenTerminated(d: CleanupDeps): Promise<'deleted' | 'live' | 'superseded'> {
@@ -33,8 +36,12 @@ export async function cleanupGroupsWhenTerminated(d: CleanupDeps): Promise<'dele
         const groups = await groupsOf(d.ec2, d.uid);
         const results = [];
         for (const g of groups) results.push(await deleteGroup(d.ec2, g));
-        done = results.every(Boolean);
-        if (done && groups.length) d.log(`aws: deleted security group(s) ${groups.join(', ')} of ${d.uid}`);
+        const gone = results.every(Boolean);
+        if (gone && groups.length) d.log(`aws: deleted security group(s) ${groups.join(', ')} of ${d.uid}`);
+        // A failure here throws and is tried at the next poll; a role of the name that is not
+        // tagged as this cluster's is left alone, which no poll would change.
+        if (gone && d.alsoDelete) await d.alsoDelete();
+        done = gone;
       }
     } catch (e) {
       d.log(`aws: security-group clean-up of ${d.uid}: ${e instanceof Error ? e.message : String(e)}`);

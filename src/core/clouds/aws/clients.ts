@@ -1,4 +1,5 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { IAMClient } from '@aws-sdk/client-iam';
 import { ProviderError } from '../provider';
 import type { AwsProviderOptions } from './options';
 
@@ -9,6 +10,7 @@ import type { AwsProviderOptions } from './options';
 export class Ec2Clients {
   private readonly byRegion = new Map<string, EC2Client>();
   private region?: Promise<string>;
+  private iamClient?: IAMClient;
 
   constructor(private readonly opts: AwsProviderOptions) {
     // The SDK warns once per process that *future* SDK releases will need Node 22. Skydeck
@@ -26,6 +28,14 @@ export class Ec2Clients {
     return c;
   }
 
+  /** IAM is global: one client, signed for us-east-1 (where IAM's endpoint lives). */
+  iam(): IAMClient {
+    const base: { endpoint?: string } = this.base();
+    delete base.endpoint; // the EC2 endpoint option is EC2's only
+    this.iamClient ??= new IAMClient({ ...base, region: 'us-east-1', ...(this.opts.iamEndpoint ? { endpoint: this.opts.iamEndpoint } : {}) });
+    return this.iamClient;
+  }
+
   /** The configured region (option, then AWS_REGION / profile via the SDK's own resolution). */
   defaultRegion(): Promise<string> {
     this.region ??= this.resolveRegion();
@@ -35,6 +45,8 @@ export class Ec2Clients {
   destroy(): void {
     for (const c of this.byRegion.values()) c.destroy();
     this.byRegion.clear();
+    this.iamClient?.destroy();
+    this.iamClient = undefined;
   }
 
   private async resolveRegion(): Promise<string> {

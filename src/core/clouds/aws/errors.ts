@@ -57,7 +57,7 @@ export function classifyAwsError(e: unknown): ProviderErrorKind {
 
 function hintFor(kind: ProviderErrorKind, code: string, action?: string): string | undefined {
   if (kind === 'auth') {
-    if (code === 'UnauthorizedOperation' || code === 'AccessDenied') return `the AWS identity in use lacks permission${action ? ` for ec2:${action}` : ''}; ask for it or use another profile`;
+    if (code === 'UnauthorizedOperation' || code === 'AccessDenied') return `the AWS identity in use lacks permission${action ? ` for ${action.includes(':') ? action : `ec2:${action}`}` : ''}; ask for it or use another profile`;
     if (code === 'OptInRequired') return 'enable this region for the account (AWS console → Account → Regions) or pick another region';
     if (code === 'ExpiredToken' || code === 'RequestExpired') return 'the session expired: run "aws sso login" (or refresh the credentials) and retry';
     return LOGIN_HINT;

@@ -1,8 +1,8 @@
-import * as crypto from 'node:crypto';
-import { CreateTagsCommand, RunInstancesCommand, StartInstancesCommand, type EC2Client, type Instance, type RunInstancesCommandInput } from '@aws-sdk/client-ec2';
+import { CreateTagsCommand, StartInstancesCommand, type EC2Client, type Instance, type RunInstancesCommandInput } from '@aws-sdk/client-ec2';
 import { ProviderError, type RunRequest, type RunResult } from '../provider';
 import type { InstanceType } from '../../catalog';
 import { ec2Call } from './errors';
+import { runInstances } from './runRetry';
 import { resolveImage, imageIdFor } from './images';
 import { DEFAULT_DISK_GB, shapeOf } from '../nodeShape';
 import { pickInstanceType } from './shape';
@@ -16,6 +16,8 @@ export interface LaunchContext {
   catalog(): Promise<InstanceType[]>;
   keyPair(): Promise<string>;
   group(): Promise<string>;
+  /** The cluster's instance profile for its S3 buckets; undefined when it mounts none. */
+  profile(): Promise<string | undefined>;
 }
 
 const state = (i: Instance) => i.State?.Name ?? 'pending';
@@ -37,7 +39,7 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: Inst
   const shape = shapeOf(req);
   const type = pickInstanceType(req.placement, shape, await ctx.catalog());
   const image = await resolveImage(ctx.ec2, ctx.region, imageIdFor(shape.imageId, ctx.region), type.arch ?? 'x86_64', ctx.opts);
-  const [keyName, groupId] = [await ctx.keyPair(), await ctx.group()];
+  const [keyName, groupId, profile] = [await ctx.keyPair(), await ctx.group(), await ctx.profile()];
   const tags = Object.entries({ ...req.tags, Name: req.clusterName }).map(([Key, Value]) => ({ Key, Value }));
   const spot = req.placement.useSpot;
   const input: RunInstancesCommandInput = {
@@ -49,14 +51,14 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: Inst
     // Autostop is an OS shutdown run by the agent: it stops the instance, or with autodown
     // (and for spot, which cannot be stopped) terminates it.
     InstanceInitiatedShutdownBehavior: spot || req.shutdownTerminates ? 'terminate' : 'stop',
-    // The SDK's own retries of this call (answer lost) reuse the token, so AWS returns the
-    // first try's instances instead of creating more. Fresh per call: a later launch of the
-    // same uid must not get back instances that were since terminated.
-    ClientToken: crypto.randomUUID(),
+    // ClientToken: set per try in runRetry.ts. The SDK's own retries of a try (answer lost)
+    // reuse it, so AWS returns the first instances instead of creating more; fresh per call, so
+    // a later launch of the same uid does not get back instances since terminated.
+    ...(profile ? { IamInstanceProfile: { Name: profile } } : {}),
     ...(req.placement.zone ? { Placement: { AvailabilityZone: req.placement.zone } } : {}),
     ...(spot ? { InstanceMarketOptions: { MarketType: 'spot', SpotOptions: { SpotInstanceType: 'one-time', InstanceInterruptionBehavior: 'terminate' } } } : {}),
   };
-  const out = await ec2Call('RunInstances', () => ctx.ec2.send(new RunInstancesCommand(input)));
+  const out = await runInstances(ctx.ec2, input, ctx.opts.iamBackoffMs ?? 2000, ctx.opts.log);
   const created = (out.Instances ?? []).sort((a, b) => (a.AmiLaunchIndex ?? 0) - (b.AmiLaunchIndex ?? 0)).map((i) => i.InstanceId!);
   if (created.length && !live.some((i) => tagsOf(i)[TAG_HEAD] === 'true')) await tagHead(ctx, created[0]);
   return { created, resumed: stopped };

@@ -17,6 +17,10 @@ export interface AwsProviderOptions {
   endpoint?: string;
   /** STS endpoint for the account id (tests: the emulator); default: the SDK's (AWS_ENDPOINT_URL_STS). */
   stsEndpoint?: string;
+  /** IAM endpoint for per-cluster instance profiles (tests: the emulator); default: the SDK's (AWS_ENDPOINT_URL_IAM). */
+  iamEndpoint?: string;
+  /** First wait before RunInstances is tried again while a new instance profile is not yet visible (ms); default 2000. */
+  iamBackoffMs?: number;
   /** Explicit credentials (tests only); default: the SDK chain (env, profiles, SSO, IMDS). */
   credentials?: AwsCredentials;
   /** SDK attempts per call (its own retries of throttling/5xx); default 3. */

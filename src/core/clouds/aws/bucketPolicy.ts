@@ -1,0 +1,51 @@
+import type { BucketAccess } from '../provider';
+
+/** Where Skydeck's roles and instance profiles live in IAM: one path, so the sweep lists only ours. */
+export const IAM_PATH = '/skydeck/';
+export const POLICY_NAME = 'skydeck-buckets';
+
+/** The role and instance profile name of a cluster (IAM names: [\w+=,.@-], at most 64). */
+export function profileNameOf(uid: string): string {
+  return `skydeck-${uid.replace(/[^\w+=,.@-]/g, '-').slice(0, 56)}`;
+}
+
+/** Who may take the role: EC2 instances (the instance profile hands it to the node). */
+export const EC2_TRUST = JSON.stringify({
+  Version: '2012-10-17',
+  Statement: [{ Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+});
+
+/** The S3 buckets of a request, deduplicated; other stores are not AWS's to grant. */
+export function s3Access(access: BucketAccess[] | undefined): BucketAccess[] {
+  const seen = new Set<string>();
+  return (access ?? []).filter((a) => a.store === 's3' && !seen.has(`${a.bucket}/${a.prefix ?? ''}`) && !!seen.add(`${a.bucket}/${a.prefix ?? ''}`));
+}
+
+const trim = (p: string | undefined) => (p ?? '').replace(/^\/+|\/+$/g, '');
+
+/**
+ * What rclone needs on exactly these buckets, and nothing else: locate the bucket, list it
+ * (only under the prefix when the mount names one), and read, write, delete and
+ * multipart-upload objects under it. Writes are needed: MOUNT writes straight to the bucket.
+ * The object named exactly like the prefix is included: rclone looks it up (is the root a file?).
+ */
+export function bucketPolicy(access: BucketAccess[]): string {
+  const buckets = [...new Set(access.map((a) => a.bucket))];
+  const locate = { Effect: 'Allow', Action: ['s3:GetBucketLocation'], Resource: buckets.map((b) => `arn:aws:s3:::${b}`) };
+  const list = access.map((a) => {
+    const prefix = trim(a.prefix);
+    return {
+      Effect: 'Allow', Action: ['s3:ListBucket'], Resource: `arn:aws:s3:::${a.bucket}`,
+      ...(prefix ? { Condition: { StringLike: { 's3:prefix': [prefix, `${prefix}/*`] } } } : {}),
+    };
+  });
+  const objects = {
+    Effect: 'Allow',
+    Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+    Resource: access.flatMap((a) => {
+      const prefix = trim(a.prefix);
+      return prefix ? [`arn:aws:s3:::${a.bucket}/${prefix}`, `arn:aws:s3:::${a.bucket}/${prefix}/*`] : [`arn:aws:s3:::${a.bucket}/*`];
+    }),
+  };
+  return JSON.stringify({ Version: '2012-10-17', Statement: [locate, ...list, objects] });
+}

@@ -1,0 +1,93 @@
+import {
+  AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, CreateRoleCommand, DeleteInstanceProfileCommand,
+  DeleteRoleCommand, DeleteRolePolicyCommand, GetInstanceProfileCommand, GetRoleCommand, ListRolePoliciesCommand,
+  PutRolePolicyCommand, RemoveRoleFromInstanceProfileCommand, type IAMClient, type InstanceProfile, type Role, type Tag,
+} from '@aws-sdk/client-iam';
+import { ProviderError, TAG_UID, type BucketAccess } from '../provider';
+import { awsErrorCode, ec2Call } from './errors';
+import { EC2_TRUST, IAM_PATH, POLICY_NAME, bucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
+
+const ours = (tags: Tag[] | undefined, uid: string) => (tags ?? []).some((t) => t.Key === TAG_UID && t.Value === uid);
+
+/** The answer of a Get*, or undefined when IAM says there is no such entity. */
+async function lookup<T>(action: string, fn: () => Promise<T>): Promise<T | undefined> {
+  return ec2Call(action, async () => {
+    try {
+      return await fn();
+    } catch (e) {
+      if (awsErrorCode(e) === 'NoSuchEntity' || awsErrorCode(e) === 'NoSuchEntityException') return undefined;
+      throw e;
+    }
+  });
+}
+
+/** The role, or undefined when there is none of that name. */
+export const getRole = (iam: IAMClient, name: string) => lookup('iam:GetRole', async () => (await iam.send(new GetRoleCommand({ RoleName: name }))).Role);
+const getProfile = (iam: IAMClient, name: string) =>
+  lookup('iam:GetInstanceProfile', async () => (await iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))).InstanceProfile);
+
+/**
+ * The cluster's role (trusted by EC2, allowed only the task's S3 buckets) and its instance
+ * profile, created or brought up to date. Undefined when the request mounts no S3 bucket:
+ * such nodes get no identity at all. A role of the same name not tagged with this uid is
+ * not ours and is refused, never changed.
+ */
+export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Record<string, string>, access: BucketAccess[] | undefined): Promise<string | undefined> {
+  const s3 = s3Access(access);
+  if (!s3.length) return undefined;
+  const name = profileNameOf(uid);
+  const Tags = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+  const role = await getRole(iam, name);
+  if (role && !ours(role.Tags, uid)) throw new ProviderError('config', `IAM role ${name} exists but is not this Skydeck cluster's`, 'delete or rename that role, or launch under another cluster name');
+  if (!role) {
+    await ec2Call('iam:CreateRole', () => iam.send(new CreateRoleCommand({
+      RoleName: name, Path: IAM_PATH, AssumeRolePolicyDocument: EC2_TRUST, Tags,
+      Description: `Skydeck cluster ${tags['skydeck-cluster'] ?? uid}: its task's buckets`,
+    })));
+  }
+  // Written every launch: a relaunch after a stop may mount other buckets.
+  await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument: bucketPolicy(s3) })));
+  let profile = await getProfile(iam, name);
+  if (profile && !ours(profile.Tags, uid)) throw new ProviderError('config', `IAM instance profile ${name} exists but is not this Skydeck cluster's`, 'delete that instance profile, or launch under another cluster name');
+  if (!profile) {
+    profile = (await ec2Call('iam:CreateInstanceProfile', () => iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: name, Path: IAM_PATH, Tags })))).InstanceProfile;
+  }
+  if (!(profile?.Roles ?? []).some((r) => r.RoleName === name)) {
+    await ec2Call('iam:AddRoleToInstanceProfile', () => iam.send(new AddRoleToInstanceProfileCommand({ InstanceProfileName: name, RoleName: name })));
+  }
+  return name;
+}
+
+/**
+ * Deletes the cluster's instance profile and role (policies first, as IAM requires). Only
+ * ones tagged with this uid: anything else of that name is left alone and reported.
+ * Returns false when something of the name was not ours.
+ */
+export async function deleteBucketProfile(iam: IAMClient, uid: string, log: (m: string) => void): Promise<boolean> {
+  const name = profileNameOf(uid);
+  let clean = true;
+  const profile: InstanceProfile | undefined = await getProfile(iam, name);
+  if (profile && ours(profile.Tags, uid)) {
+    for (const r of profile.Roles ?? []) {
+      await ignoreGone('iam:RemoveRoleFromInstanceProfile', () => iam.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: name, RoleName: r.RoleName! })));
+    }
+    await ignoreGone('iam:DeleteInstanceProfile', () => iam.send(new DeleteInstanceProfileCommand({ InstanceProfileName: name })));
+  } else if (profile) {
+    log(`aws: instance profile ${name} is not tagged as cluster ${uid}'s; left alone`);
+    clean = false;
+  }
+  const role: Role | undefined = await getRole(iam, name);
+  if (role && ours(role.Tags, uid)) {
+    const policies = await ec2Call('iam:ListRolePolicies', () => iam.send(new ListRolePoliciesCommand({ RoleName: name })));
+    for (const p of policies.PolicyNames ?? []) await ignoreGone('iam:DeleteRolePolicy', () => iam.send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: p })));
+    await ignoreGone('iam:DeleteRole', () => iam.send(new DeleteRoleCommand({ RoleName: name })));
+  } else if (role) {
+    log(`aws: IAM role ${name} is not tagged as cluster ${uid}'s; left alone`);
+    clean = false;
+  }
+  return clean;
+}
+
+async function ignoreGone(action: string, fn: () => Promise<unknown>): Promise<void> {
+  await lookup(action, fn);
+}

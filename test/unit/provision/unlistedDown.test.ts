@@ -19,8 +19,8 @@ const vharness = () => harness({ clock: virtualClock(), timing: { confirmTimeout
 const statusOf = (h: Harness, id: string) => h.cloud.truth().find((i) => i.id === id)?.status;
 
 /** A launch killed right after its run call was answered: intent, then the ids; instances listed only after `lateMs`. */
-async function crashedLaunch(h: Harness, lateMs: number): Promise<{ row: ClusterRecord; id: string }> {
-  h.cloud.inject({ op: 'runInstances', at: 'before', effect: 'late', lateMs, times: 1 });
+async function crashedLaunch(h: Harness, lateMs: number, scope?: 'query'): Promise<{ row: ClusterRecord; id: string }> {
+  h.cloud.inject({ op: 'runInstances', at: 'before', effect: 'late', lateMs, times: 1, ...(scope ? { scope } : {}) });
   const now = h.clock.now();
   const uid = randomUUID();
   const creator = thisCreator();
@@ -69,6 +69,17 @@ describe('provision: down of a launch whose instances are not listed yet', () =>
     await h.clock.sleep(10 * MIN);
     const second = await downWithProof(h.env, (await row(h, 'c1'))!);
     assert.ok(second.deleted, second.reason);
+    assert.ok(['terminating', 'terminated'].includes(statusOf(h, id)!), statusOf(h, id));
+    await assertNoLeaks(h);
+  });
+
+  it('an id the cloud knows by id though its listing lags: the terminate answer is the proof, and the row goes', async () => {
+    h = await vharness();
+    const { row: crashed, id } = await crashedLaunch(h, 10 * MIN, 'query');
+    await h.clock.sleep(61_000);
+    assert.deepEqual(await h.cloud.queryInstances({ uid: crashed.uid }), [], 'the cluster query does not list it');
+    const d = await downWithProof(h.env, crashed);
+    assert.ok(d.deleted, d.reason);
     assert.ok(['terminating', 'terminated'].includes(statusOf(h, id)!), statusOf(h, id));
     await assertNoLeaks(h);
   });

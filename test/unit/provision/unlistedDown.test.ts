@@ -118,6 +118,31 @@ describe('provision: down of a launch whose instances are not listed yet', () =>
     await assertNoLeaks(h);
   });
 
+  it('an id a listing once showed is not held when it vanishes from listings later (as deleted GCP/Azure VMs do)', async () => {
+    h = await vharness();
+    const { id } = await crashedLaunch(h, 2 * MIN);
+    await h.clock.sleep(3 * MIN);
+    // The terminate is accepted and does nothing: the down ends unconfirmed, having listed the id.
+    h.cloud.inject({ op: 'terminateInstances', at: 'before', effect: 'noop', times: -1 });
+    const first = await downWithProof(h.env, (await row(h, 'c1'))!);
+    assert.equal(first.deleted, false);
+    assert.deepEqual(first.proof.pending.map((i) => i.id), [id]);
+    assert.deepEqual(providerHandle((await row(h, 'c1'))!).seenIds, [id]);
+    // Ended outside Skydeck, then gone from every listing.
+    h.cloud.cloudActs('terminate', { ids: [id] });
+    await h.clock.sleep(MIN);
+    const vanished = { ...h.env, provider: new Proxy(h.cloud, {
+      get: (t, k) => {
+        const v = Reflect.get(t, k, t);
+        if (k === 'queryInstances') return async () => [];
+        return typeof v === 'function' ? v.bind(t) : v;
+      },
+    }) };
+    const second = await downWithProof(vanished, (await row(h, 'c1'))!);
+    assert.ok(second.deleted, second.reason);
+    await assertNoLeaks(h);
+  });
+
   it('a launched cluster records its ids as seen, and its down is as before', async () => {
     h = await vharness();
     assert.ok((await launch(h, 'c1')).ok);

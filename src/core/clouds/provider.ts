@@ -89,6 +89,12 @@ export interface RunResult {
   resumed: string[];
 }
 
+/** What a terminate call's own answer proves (EC2 TerminateInstances names each id's new state). */
+export interface TerminateAnswer {
+  /** Ids the cloud answered with shutting-down/terminated. */
+  ending: string[];
+}
+
 /** A region (or zone) the sweep could not list: its strays are unknown, not absent. */
 export interface UnlistedPart {
   /** Absent: the whole account could not be listed. */
@@ -167,7 +173,12 @@ export interface Provider {
   queryInstances(ref: ClusterRef): Promise<InstanceInfo[]>;
   stopInstances(ref: ClusterRef): Promise<void>;
   startInstances(ref: ClusterRef): Promise<void>;
-  terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void>;
+  /**
+   * Asks to terminate the uid's listed instances (`ids`: only those). An id in `ids` no
+   * listing shows may be ended by id where the cloud allows it; the answer then names the ids
+   * the cloud itself reported shutting down or terminated: proof for ids listings lag behind.
+   */
+  terminateInstances(ref: ClusterRef, ids?: string[]): Promise<TerminateAnswer | void>;
   /** Resolves when every instance of the uid reached `state`, or throws on timeout. */
   waitInstances(ref: ClusterRef, state: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void>;
   clusterInfo(ref: ClusterRef): Promise<ClusterInfo>;

@@ -46,7 +46,7 @@ export async function runAttempt(env: ProvisionEnv, input: AttemptInput): Promis
   let row = await saveRow(env, input.row, {
     region: p.region ?? null, zone: p.zone ?? null, last_error: null,
     // A fresh try forgets the previous try's ids: those were proven terminated before we got here.
-    handlePatch: { placement: p, runInFlight: true, lastRunAt: env.clock.now(), attempt: h0.attempt + 1, ...(input.resume ? {} : { instanceIds: [] }) },
+    handlePatch: { placement: p, runInFlight: true, lastRunAt: env.clock.now(), attempt: h0.attempt + 1, ...(input.resume ? {} : { instanceIds: [], seenIds: [] }) },
   }, { kind: 'attempt', message: `${input.resume ? 'starting' : 'creating'} on ${describePlacement(p)}`, data: p }, !input.resume);
   if (!row) return lost;
   if (input.signal?.aborted) return cancelled;
@@ -88,7 +88,7 @@ export async function runAttempt(env: ProvisionEnv, input: AttemptInput): Promis
   row = await saveRow(env, row, {
     status: 'UP', flags: null, last_error: null, head_address: info.value.head.address,
     ssh_user: info.value.sshUser, ssh_port: info.value.sshPort ?? 22, ssh_key_path: info.value.sshKeyPath ?? null,
-    handlePatch: { ...boot.value, headId: info.value.head.id, launchOwner: undefined },
+    handlePatch: { ...boot.value, headId: info.value.head.id, launchOwner: undefined, seenIds: providerHandle(row).instanceIds },
   }, { kind: 'up', message: `up on ${describePlacement(p)}, head ${info.value.head.address}` });
   return row ? { ok: true, row } : lost;
 }

@@ -11,6 +11,8 @@ export interface ProviderHandle extends ReachableHandle {
   placement: Placement;
   /** Every instance id a run call returned for this uid. */
   instanceIds: string[];
+  /** Ids of `instanceIds` some listing has shown (absent in older rows: see named.ts). */
+  seenIds?: string[];
   headId?: string;
   /** Clock ms the latest run/start call was issued. */
   lastRunAt: number;

@@ -5,6 +5,7 @@ import { callWithRetry } from './call';
 import { graceStart, providerHandle, refOf } from './handle';
 import { currentRow, deleteAfterProof, saveRow } from './rows';
 import { settleAccount } from './account';
+import { describeUnlisted, seenBefore, unlistedNamed } from './named';
 
 export interface RefreshOutcome {
   name: string;
@@ -51,10 +52,10 @@ export async function refreshOne(env: ProvisionEnv, snapshot: ClusterRecord, opt
     }
     if (young) return { name, action: 'unchanged', row: snapshot, instances: q.value };
     // Instances the run call named are not gone because no listing shows them: listings can
-    // lag past the grace window. An interrupted launch keeps its row until one shows them.
-    const named = snapshot.status === 'INIT' ? h.instanceIds.filter((id) => !q.value.some((i) => i.id === id)) : [];
+    // lag past the grace window. The row stays until one shows them (named.ts, as down).
+    const named = unlistedNamed(env, h, new Set(q.value.map((i) => i.id)), seenBefore(snapshot, h));
     if (named.length) {
-      const message = `instance(s) ${named.join(', ')} were created but the cloud does not list them yet; refresh later, or down the cluster`;
+      const message = describeUnlisted(named, 'refresh or down it later');
       const saved = snapshot.last_error === message ? snapshot : await saveRow(env, snapshot, { last_error: message }, { kind: 'refresh', message });
       return { name, action: 'unchanged', row: saved ?? snapshot, instances: q.value, message };
     }

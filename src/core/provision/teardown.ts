@@ -1,9 +1,10 @@
 import type { ClusterRecord } from '../state';
 import type { ProvisionEnv } from './env';
 import { call, callWithRetry, describeFailure } from './call';
-import { FLAGS, refOf } from './handle';
+import { FLAGS, providerHandle, refOf } from './handle';
+import { seenBefore } from './named';
 import { confirmGoal, describeProof, type Proof } from './proof';
-import { deleteAfterProof, saveRow } from './rows';
+import { currentRow, deleteAfterProof, saveRow } from './rows';
 
 export interface TeardownResult {
   confirmed: boolean;
@@ -24,13 +25,35 @@ export async function terminateWithProof(env: ProvisionEnv, row: ClusterRecord):
   const retry = { clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs };
   const issued = await callWithRetry(() => env.provider.terminateInstances(refOf(row)), retry);
   if (!issued.ok) env.log(`${row.name}: terminate failed: ${describeFailure(issued)}; checking what is left`);
+  await endUnseenById(env, row);
   const started = env.clock.now();
-  const proof = await confirmGoal(env, row, 'terminated', () => call(() => env.provider.terminateInstances(refOf(row))));
+  const proof = await confirmGoal(env, row, 'terminated', async () => {
+    await call(() => env.provider.terminateInstances(refOf(row)));
+    await endUnseenById(env, row);
+  });
   const confirmMs = env.clock.now() - started;
   if (proof.confirmed) return { confirmed: true, proof, confirmMs };
   const reason = `termination unconfirmed: ${issued.ok ? describeProof(proof) : describeFailure(issued)}`;
   await saveRow(env, row, { flags: FLAGS.terminationUnconfirmed, last_error: reason }, { kind: 'terminate-unconfirmed', message: reason, data: { pending: proof.pending.map((i) => i.id) } });
   return { confirmed: false, proof, reason, confirmMs };
+}
+
+/**
+ * Run-call ids no listing has shown are asked to end by id as well: where the cloud's answer
+ * names them shutting down (EC2's TerminateInstances), that is proof, kept with the seen ids.
+ */
+async function endUnseenById(env: ProvisionEnv, row: ClusterRecord): Promise<void> {
+  const cur = (await currentRow(env, row)) ?? row;
+  const h = providerHandle(cur);
+  const seen = seenBefore(cur, h);
+  const ids = h.instanceIds.filter((id) => !seen.has(id));
+  if (!ids.length) return;
+  const r = await call(() => env.provider.terminateInstances(refOf(cur), ids));
+  const ending = r.ok && r.value ? r.value.ending.filter((id) => ids.includes(id)) : [];
+  if (!ending.length) return;
+  await saveRow(env, cur, { handlePatch: { seenIds: [...seen, ...ending] } }, {
+    kind: 'terminate', message: `not listed yet, but the cloud answered the terminate of ${ending.join(', ')} with shutting down`,
+  });
 }
 
 /** Down for a provider cluster: terminate, prove, and only then delete the row. */

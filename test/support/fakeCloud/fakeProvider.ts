@@ -5,7 +5,7 @@ import type {
 } from '../../../src/core/clouds/provider';
 import { ProviderError, TAG_UID } from '../../../src/core/clouds/provider';
 import { realClock, type Clock } from '../../../src/core/provision/clock';
-import type { TaggedListing } from '../../../src/core/clouds/provider';
+import type { TaggedListing, TerminateAnswer } from '../../../src/core/clouds/provider';
 import type { CloudEvent, FakeCloudState, FakeInstance, FakeOp, FaultRule } from './model';
 import { accountOf, advance, isLiveStatus } from './model';
 import { faultError, takeFault } from './faults';
@@ -131,14 +131,22 @@ export class FakeProvider implements Provider {
     });
   }
 
-  terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
+  terminateInstances(ref: ClusterRef, ids?: string[]): Promise<TerminateAnswer | void> {
     return this.op('terminateInstances', ref.zone, (s, now, noop) => {
       if (noop?.effect === 'noop') return;
-      // By tag, only what listings show (as real clouds); by id, any instance.
+      // By tag, only what the cluster query shows (as real clouds); by id, as EC2: what its
+      // account-wide view knows (a 'late' fault without scope hides it there too), of this uid.
       const pool = ids
-        ? this.visible(s, Infinity, ref.account).filter((i) => ids.includes(i.id))
+        ? this.visible(s, Infinity, ref.account).filter((i) => ids.includes(i.id) && i.tags[TAG_UID] === ref.uid && now >= (i.sweepVisibleAt ?? i.visibleAt))
         : this.visible(s, now, ref.account).filter((i) => i.tags[TAG_UID] === ref.uid);
-      for (const i of pool) if (isLiveStatus(i.status) && i.next?.status !== 'terminating') i.next = { status: 'terminating', at: now + s.delays.apiLag };
+      if (!ids) {
+        for (const i of pool) if (isLiveStatus(i.status) && i.next?.status !== 'terminating') i.next = { status: 'terminating', at: now + s.delays.apiLag };
+        return undefined;
+      }
+      // As EC2's TerminateInstances answer: each id's state as of the call (shutting-down), so
+      // the change is made at once rather than after the listing's lag.
+      for (const i of pool) if (isLiveStatus(i.status)) Object.assign(i, { status: 'terminating', since: now, next: undefined });
+      return { ending: pool.map((i) => i.id) };
     });
   }
 

@@ -220,7 +220,7 @@ describe('provision: cloud behaviour a kind fake hides', () => {
     await h.clock.sleep(61_000);
     const first = await reconcileOne(h.env, crashed);
     assert.notEqual(first.action, 'removed', first.message);
-    assert.match((await row(h, 'c1'))!.last_error!, /not list them yet/);
+    assert.match((await row(h, 'c1'))!.last_error!, /no listing of the cloud shows them yet/);
     await assertNoLeaks(h);
     await h.clock.sleep(3 * 60_000);
     const second = await reconcileOne(h.env, (await row(h, 'c1'))!);

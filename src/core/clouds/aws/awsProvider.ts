@@ -1,7 +1,9 @@
 import { DescribeRegionsCommand, StopInstancesCommand, StartInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
 import {
-  ProviderError, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult, type TaggedListing,
+  ProviderError, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
+  type TaggedListing, type TerminateAnswer,
 } from '../provider';
+import { terminateUnlisted } from './terminateIds';
 import { AwsIdentity } from './identity';
 import type { PortRange } from '../../task';
 import { defaultCatalogDir, type InstanceType } from '../../catalog';
@@ -90,11 +92,14 @@ export class AwsProvider implements Provider {
   }
 
   /**
-   * Asks EC2 to terminate; claims nothing (the core proves it by querying). The cluster's
+   * Asks EC2 to terminate; claims nothing of listed ones (the core proves it by querying) and
+   * ends named unlisted ids by id, reporting EC2's answer (terminateIds.ts). The cluster's
    * security group is deleted in the background once every instance is really terminated.
    */
-  async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
+  async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<TerminateAnswer> {
     const { region, list } = await this.instancesOf(ref);
+    const unlisted = (ids ?? []).filter((id) => !list.some((i) => i.InstanceId === id));
+    const ending = unlisted.length ? await terminateUnlisted(this.clients.get(region), ref.uid, unlisted) : [];
     const targets = list.filter((i) => state(i) !== 'terminated' && (!ids || ids.includes(i.InstanceId!))).map((i) => i.InstanceId!);
     if (targets.length) {
       await ec2Call('TerminateInstances', async () => {
@@ -109,6 +114,7 @@ export class AwsProvider implements Provider {
     // Also after a sweep's single-instance terminate: the watcher deletes the group only once
     // every instance of the uid is terminated, so a partial terminate just leaves it be.
     this.scheduleCleanup(region, ref.uid);
+    return { ending };
   }
 
   waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {

@@ -122,13 +122,15 @@ describe('cli on a cloud cluster (fake provider as aws)', function () {
     const task = path.join(root, 'autostop.yaml');
     fs.writeFileSync(task, 'resources:\n  autostop: {idle_minutes: 12, down: true}\nrun: echo idle\n');
     const stop = async (name: string) => (await ctx.store.read((db) => db.exec(`SELECT autostop_minutes, autostop_down FROM clusters WHERE name = '${name}'`)))[0].values[0];
-    await launch(ctx, { taskFile: task, cluster: 'as1', cloud: 'aws', detach: true });
+    // Followed to the end (not detached): the status line below and the agent shutdown before
+    // the down both need the job finished; detached, a loaded machine raced them.
+    assert.equal((await launch(ctx, { taskFile: task, cluster: 'as1', cloud: 'aws' })).final?.status, 'SUCCEEDED');
     assert.deepEqual(await stop('as1'), [12, 1]);
     // The head's agent got it: on AWS an OS shutdown of every node (the shutdown behaviour terminates).
     const agent = await cli(localBaseDir(root, 'as1'), ['status']);
     assert.deepEqual([agent.autostop.idle_minutes, agent.autostop.down, agent.autostop.action], [12, true, 'shutdown']);
     assert.match((await run('status', '--refresh')).out, /as1 .* UP +12m \(down\), in 1[12]m +0 running/);
-    await launch(ctx, { taskFile: task, cluster: 'as2', cloud: 'aws', idleMinutes: 3, detach: true });
+    assert.equal((await launch(ctx, { taskFile: task, cluster: 'as2', cloud: 'aws', idleMinutes: 3 })).final?.status, 'SUCCEEDED');
     assert.deepEqual(await stop('as2'), [3, 1]);
     // A real cloud's terminate ends the head's agent with the machine; here the agent runs on
     // this one, and with autostop set its daemon would stay to count idle time: stop it first.

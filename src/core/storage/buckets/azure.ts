@@ -5,7 +5,7 @@
 import type { BlobServiceClient, ContainerClient } from '@azure/storage-blob';
 import { StorageError } from '../errors';
 import { containerLabel, fromMetadata, toMetadata, UID_METADATA } from './azureNames';
-import { describe, eachLimited } from './localFiles';
+import { uploadChanged, type Held } from './localFiles';
 import type { BucketStore, DeleteProof, ListedBucket, UploadProgress, UploadResult } from './types';
 
 export type AzureCredentialChoice =
@@ -110,34 +110,26 @@ export class AzureBucketStore implements BucketStore {
 
   async upload(name: string, files: Map<string, string>, onProgress?: (p: UploadProgress) => void, signal?: AbortSignal): Promise<UploadResult> {
     const c = await this.container(name);
-    const have = new Map<string, { size: number; md5?: string }>();
+    const held = new Map<string, Held>();
     try {
       for await (const b of c.listBlobsFlat({ abortSignal: signal })) {
         const md5 = b.properties.contentMD5;
-        have.set(b.name, { size: b.properties.contentLength ?? -1, md5: md5 ? Buffer.from(md5).toString('base64') : undefined });
+        held.set(b.name, { size: b.properties.contentLength ?? -1, md5: md5 ? Buffer.from(md5).toString('base64') : undefined });
       }
     } catch (e) {
       throw this.error(name, 'listing the container before the upload', e);
     }
-    const local = await Promise.all([...files].map(([path, key]) => describe(path, key)));
-    const changed = local.filter((f) => {
-      const o = have.get(f.key);
-      return !o || o.size !== f.size || o.md5 !== f.md5.toString('base64');
+    return uploadChanged({
+      label: `azure://${name}`, files, held, limit: 8, onProgress, signal,
+      send: async (f) => {
+        try {
+          // Content-MD5 is set explicitly: a block-list upload (large files) has none otherwise.
+          await c.getBlockBlobClient(f.key).uploadFile(f.path, { blobHTTPHeaders: { blobContentMD5: f.md5 }, abortSignal: signal });
+        } catch (e) {
+          throw this.error(name, `uploading ${f.key}`, e);
+        }
+      },
     });
-    const p: UploadProgress = { files: 0, bytes: 0, totalFiles: changed.length, totalBytes: changed.reduce((n, f) => n + f.size, 0) };
-    onProgress?.({ ...p });
-    await eachLimited(changed, 8, async (f) => {
-      try {
-        // Content-MD5 is set explicitly: a block-list upload (large files) has none otherwise.
-        await c.getBlockBlobClient(f.key).uploadFile(f.path, { blobHTTPHeaders: { blobContentMD5: f.md5 }, abortSignal: signal });
-      } catch (e) {
-        throw this.error(name, `uploading ${f.key}`, e);
-      }
-      p.files++;
-      p.bytes += f.size;
-      onProgress?.({ ...p });
-    });
-    return { uploaded: changed.length, unchanged: local.length - changed.length, bytes: p.bytes };
   }
 
   /** Deleting a container deletes its blobs; the service removes it asynchronously (~30 s). */

@@ -4,7 +4,7 @@
 // the VM's service account); `authClient` exists so tests can hand a fixed token to a fake.
 import type { Bucket, Storage } from '@google-cloud/storage';
 import { StorageError } from '../errors';
-import { describe, eachLimited, type LocalFile } from './localFiles';
+import { eachLimited, uploadChanged, type Held, type LocalFile } from './localFiles';
 import { gcsError, gcsLabel as label } from './gcsErrors';
 import { BUCKET_TAGS, type BucketStore, type DeleteProof, type ListedBucket, type UploadProgress, type UploadResult } from './types';
 
@@ -100,40 +100,31 @@ export class GcsBucketStore implements BucketStore {
 
   async upload(name: string, files: Map<string, string>, onProgress?: (p: UploadProgress) => void, signal?: AbortSignal): Promise<UploadResult> {
     const b = await this.bucket(name);
-    const have = new Map<string, { size: number; md5?: string }>();
+    const held = new Map<string, Held>();
     try {
       const [objects] = await b.getFiles({ autoPaginate: true });
-      for (const f of objects) have.set(f.name, { size: Number(f.metadata.size), md5: f.metadata.md5Hash });
+      for (const f of objects) held.set(f.name, { size: Number(f.metadata.size), md5: f.metadata.md5Hash });
     } catch (e) {
       throw gcsError(name, 'listing the bucket before the upload', e);
     }
-    const local = await Promise.all([...files].map(([path, key]) => describe(path, key)));
-    const changed = local.filter((f) => {
-      const o = have.get(f.key);
-      return !o || o.size !== f.size || o.md5 !== f.md5.toString('base64');
+    return uploadChanged({
+      label: `gs://${name}`, files, held, limit: 8, onProgress, signal,
+      send: async (f: LocalFile) => {
+        try {
+          // Small files in one multipart request. Larger ones resumable, the session opened by
+          // createResumableUpload: @google-cloud/storage 7.22's upload stream drops the token
+          // for a non-Google apiEndpoint (startResumableUpload_ does not pass on
+          // useAuthWithCustomEndpoint), while the session URI needs none for its PUTs.
+          const metadata = { md5Hash: f.md5.toString('base64') };
+          const resumable = f.size > MULTIPART_MAX
+            ? { resumable: true, uri: (await b.file(f.key).createResumableUpload({ metadata }))[0] }
+            : { resumable: false };
+          await b.upload(f.path, { destination: f.key, metadata, ...resumable });
+        } catch (e) {
+          throw gcsError(name, `uploading ${f.key}`, e);
+        }
+      },
     });
-    const p: UploadProgress = { files: 0, bytes: 0, totalFiles: changed.length, totalBytes: changed.reduce((n, f) => n + f.size, 0) };
-    onProgress?.({ ...p });
-    await eachLimited(changed, 8, async (f: LocalFile) => {
-      signal?.throwIfAborted();
-      try {
-        // Small files in one multipart request. Larger ones resumable, the session opened by
-        // createResumableUpload: @google-cloud/storage 7.22's upload stream drops the token
-        // for a non-Google apiEndpoint (startResumableUpload_ does not pass on
-        // useAuthWithCustomEndpoint), while the session URI needs none for its PUTs.
-        const metadata = { md5Hash: f.md5.toString('base64') };
-        const resumable = f.size > MULTIPART_MAX
-          ? { resumable: true, uri: (await b.file(f.key).createResumableUpload({ metadata }))[0] }
-          : { resumable: false };
-        await b.upload(f.path, { destination: f.key, metadata, ...resumable });
-      } catch (e) {
-        throw gcsError(name, `uploading ${f.key}`, e);
-      }
-      p.files++;
-      p.bytes += f.size;
-      onProgress?.({ ...p });
-    });
-    return { uploaded: changed.length, unchanged: local.length - changed.length, bytes: p.bytes };
   }
 
   async delete(name: string, signal?: AbortSignal): Promise<DeleteProof> {

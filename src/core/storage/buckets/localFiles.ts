@@ -1,8 +1,11 @@
-// What an upload compares: a local file's size and MD5 (the hash GCS reports as md5Hash and
-// Azure as Content-MD5, both base64), read as a stream so large files cost no memory.
+// The upload every store does: compare each local file's size and MD5 with what the store holds
+// (GCS md5Hash, Azure Content-MD5, S3's single-part ETag), then send only what differs, a few at
+// a time, with progress. Files are hashed as streams, so large ones cost no memory.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { StorageError } from '../errors';
+import type { UploadProgress, UploadResult } from './types';
 
 export interface LocalFile {
   path: string;
@@ -26,4 +29,46 @@ export async function eachLimited<T>(items: T[], limit: number, fn: (item: T) =>
     while (next < items.length) await fn(items[next++]);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** What the store holds under a key: its size, and its MD5 (base64) where the store knows it. */
+export interface Held {
+  size: number;
+  md5?: string;
+}
+
+export interface UploadPlan {
+  /** "s3://bkt", for messages. */
+  label: string;
+  files: Map<string, string>;
+  held: Map<string, Held>;
+  limit: number;
+  /** Sends one file (new or changed). */
+  send(f: LocalFile): Promise<void>;
+  onProgress?: (p: UploadProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** Sends the files whose object is missing or differs; stops between files once `signal` aborts. */
+export async function uploadChanged(u: UploadPlan): Promise<UploadResult> {
+  // Hashed a few at a time: one stream per file at once would run out of descriptors on a big tree.
+  const entries = [...u.files];
+  const local: LocalFile[] = new Array(entries.length);
+  await eachLimited(entries.map((e, i) => ({ e, i })), 16, async ({ e: [path, key], i }) => {
+    local[i] = await describe(path, key);
+  });
+  const changed = local.filter((f) => {
+    const o = u.held.get(f.key);
+    return !o || o.size !== f.size || o.md5 !== f.md5.toString('base64');
+  });
+  const p: UploadProgress = { files: 0, bytes: 0, totalFiles: changed.length, totalBytes: changed.reduce((n, f) => n + f.size, 0) };
+  u.onProgress?.({ ...p });
+  await eachLimited(changed, u.limit, async (f) => {
+    if (u.signal?.aborted) throw new StorageError('failed', u.label, 'the upload was cancelled', 'Launch again to send the rest (files already sent are skipped).');
+    await u.send(f);
+    p.files++;
+    p.bytes += f.size;
+    u.onProgress?.({ ...p });
+  });
+  return { uploaded: changed.length, unchanged: local.length - changed.length, bytes: p.bytes };
 }

@@ -1,5 +1,4 @@
 // Object-level S3 work for the BucketStore: upload changed files, empty a bucket before delete.
-import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
 import {
@@ -9,14 +8,14 @@ import {
 import { StorageError } from '../errors';
 import type { UploadProgress, UploadResult } from './types';
 import { s3Error } from './s3Errors';
+import { uploadChanged as sendChanged, type Held } from './localFiles';
 
 /** PutObject's limit; @aws-sdk/lib-storage (multipart) is not a dependency, so bigger files are refused. */
 const SINGLE_PUT_MAX = 5 * 1024 ** 3;
 
-interface Remote { size: number; etag: string }
-
-async function listAll(client: S3Client, label: string, bucket: string, signal?: AbortSignal): Promise<Map<string, Remote>> {
-  const out = new Map<string, Remote>();
+/** What the bucket holds; a single-part ETag is the object's MD5 (hex), given here as base64. */
+async function listAll(client: S3Client, label: string, bucket: string, signal?: AbortSignal): Promise<Map<string, Held>> {
+  const out = new Map<string, Held>();
   let token: string | undefined;
   do {
     let page;
@@ -25,65 +24,44 @@ async function listAll(client: S3Client, label: string, bucket: string, signal?:
     } catch (e) {
       throw s3Error(label, 'ListObjectsV2', e);
     }
-    for (const o of page.Contents ?? []) if (o.Key) out.set(o.Key, { size: o.Size ?? -1, etag: (o.ETag ?? '').replace(/"/g, '') });
+    for (const o of page.Contents ?? []) {
+      const etag = (o.ETag ?? '').replace(/"/g, '');
+      if (o.Key) out.set(o.Key, { size: o.Size ?? -1, md5: /^[0-9a-f]{32}$/.test(etag) ? Buffer.from(etag, 'hex').toString('base64') : undefined });
+    }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
   return out;
 }
 
-function md5Of(file: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const h = createHash('md5');
-    fs.createReadStream(file).on('error', reject).on('data', (d) => h.update(d)).on('end', () => resolve(h.digest('hex')));
-  });
-}
-
 /**
  * Sends the files whose object is missing or differs. A single-part object's ETag is its MD5,
- * so equal size and ETag means equal content; a multipart ETag ("…-N") is never equal, and the
- * file is sent again (correct, only slower).
+ * so equal size and ETag means equal content; a multipart ETag ("…-N") is no MD5, and the file
+ * is sent again (correct, only slower).
  */
 export async function uploadChanged(
   client: S3Client, label: string, bucket: string, files: Map<string, string>,
   o: { concurrency: number; onProgress?: (p: UploadProgress) => void; signal?: AbortSignal },
 ): Promise<UploadResult> {
-  // Each request in flight listens on the signal: several at once are expected, not a leak.
-  if (o.signal) setMaxListeners(Math.max(10, o.concurrency * 4), o.signal);
-  const remote = await listAll(client, label, bucket, o.signal);
-  const todo: { local: string; key: string; size: number; md5: string }[] = [];
-  let unchanged = 0;
   for (const [local, key] of files) {
     const size = fs.statSync(local).size;
     if (size > SINGLE_PUT_MAX) {
       throw new StorageError('config', `${label}/${key}`, `${local} is ${size} bytes, over the 5 GiB of a single upload`, 'Upload it with `aws s3 cp` (multipart), then launch again: the same object is not sent twice.');
     }
-    const r = remote.get(key);
-    const md5 = await md5Of(local);
-    if (r && r.size === size && r.etag === md5) unchanged++;
-    else todo.push({ local, key, size, md5 });
   }
-  const p: UploadProgress = { files: 0, bytes: 0, totalFiles: todo.length, totalBytes: todo.reduce((a, t) => a + t.size, 0) };
-  o.onProgress?.({ ...p });
-  let next = 0;
-  const worker = async () => {
-    while (next < todo.length) {
-      if (o.signal?.aborted) throw new StorageError('failed', label, 'the upload was cancelled', 'Launch again to send the rest (files already sent are skipped).');
-      const t = todo[next++];
+  // Each request in flight listens on the signal: several at once are expected, not a leak.
+  if (o.signal) setMaxListeners(Math.max(10, o.concurrency * 4), o.signal);
+  return sendChanged({
+    label, files, held: await listAll(client, label, bucket, o.signal), limit: o.concurrency, onProgress: o.onProgress, signal: o.signal,
+    send: async (t) => {
       try {
         await client.send(new PutObjectCommand({
-          Bucket: bucket, Key: t.key, Body: fs.createReadStream(t.local), ContentLength: t.size,
-          ContentMD5: Buffer.from(t.md5, 'hex').toString('base64'),
+          Bucket: bucket, Key: t.key, Body: fs.createReadStream(t.path), ContentLength: t.size, ContentMD5: t.md5.toString('base64'),
         }), { abortSignal: o.signal });
       } catch (e) {
         throw s3Error(`${label}/${t.key}`, 'PutObject', e);
       }
-      p.files++;
-      p.bytes += t.size;
-      o.onProgress?.({ ...p });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(o.concurrency, todo.length) }, worker));
-  return { uploaded: todo.length, unchanged, bytes: p.bytes };
+    },
+  });
 }
 
 /**

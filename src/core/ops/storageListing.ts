@@ -28,18 +28,11 @@ export interface BucketDeleteResult {
   message: string;
 }
 
-/** The buckets in this workspace's state, for the tree and `skydeck storage ls`. */
+/**
+ * The buckets in this workspace's state, for the tree's Storage section: the rows of the
+ * buckets table (refused rows are listed with their problem, never acted on).
+ */
 export async function listBuckets(store: StateStore): Promise<BucketListing[]> {
-  return readBucketsTable(store);
-}
-
-/** Deletes a bucket Skydeck created (with proof); `force` also deletes one whose tag is not its row's. */
-export async function deleteBucket(ctx: OpsContext, name: string, store: StoreKind, force: boolean): Promise<BucketDeleteResult> {
-  return deleteRecorded(ctx, name, store, force);
-}
-
-/** The rows of the state's buckets table (refused rows are listed with their problem, never acted on). */
-export async function readBucketsTable(store: StateStore): Promise<BucketListing[]> {
   const { rows, refused, clusters } = await store.read((db) => ({
     rows: listBucketRows(db), refused: listRefusedBuckets(db), clusters: listClusters(db),
   }));
@@ -55,10 +48,11 @@ export async function readBucketsTable(store: StateStore): Promise<BucketListing
 }
 
 /**
- * Deletes a recorded bucket through its store and removes its row after proof. A bucket that is
- * not recorded here is refused (the tree lists only recorded ones; the CLI handles the rest).
+ * Delete Bucket: a recorded bucket through its store, its row removed after proof; `force` also
+ * deletes one whose tag is not its row's. A bucket not recorded here is refused (the tree lists
+ * only recorded ones; `skydeck storage delete` handles the rest).
  */
-async function deleteRecorded(ctx: OpsContext, name: string, store: StoreKind, force: boolean): Promise<BucketDeleteResult> {
+export async function deleteBucket(ctx: OpsContext, name: string, store: StoreKind, force: boolean): Promise<BucketDeleteResult> {
   const row = await ctx.store.read((db) => getBucket(db, store, name));
   if (!row) throw new OpsError('usage', `${store}://${name} is not a bucket this workspace recorded; "skydeck storage delete ${name} --store ${store}" handles others`);
   const proof = await deleteRecordedBucketForced(ctx, row, force);

@@ -17,7 +17,7 @@ import type { TestHosts } from '../test/hosts';
 export type LaunchFigure = { with_s: number[]; without_s: number[]; cold_without_s: number; cold_with_s: number } | { skipped: string };
 
 /**
- * Gives the launch its way to the bucket, in the OpsContext fields of the bucket-launch work:
+ * Gives the launch its way to the bucket through OpsContext's storage fields:
  * moto's endpoint, and the opt-in to share the user's keys with a node that has no identity of
  * its own (an ssh pool; issue 16, Credentials). The keys are found as the aws CLI finds them,
  * so this process's environment holds moto's dummy keys while the launches run.
@@ -29,7 +29,7 @@ function withStorage(ops: OpsContext, access: StoreAccess): { ctx: OpsContext; r
   for (const n of names) delete process.env[n];
   process.env.AWS_ACCESS_KEY_ID = access.credentials.accessKeyId;
   process.env.AWS_SECRET_ACCESS_KEY = access.credentials.secretAccessKey;
-  const ctx = Object.assign(ops, { storageCredentials: 'share', storageAccess: { endpoint: access.endpoint, region: access.region } });
+  const ctx: OpsContext = { ...ops, storageCredentials: 'share', storageAccess: { endpoint: access.endpoint, region: access.region } };
   return {
     ctx,
     restore() {

@@ -45,6 +45,7 @@ function uniqueArgs(): [string, string] {
 function needRoot(ctx: Mocha.Context): void {
   if (process.getuid?.() === 0) return;
   if (process.env.CI === 'true') throw new Error('the cgroup tests need root (CI=true)');
+  console.error(`      !!! SKIPPING "${ctx.currentTest?.title ?? ctx.test?.title}": the cgroup tests need root (run as root, or CI=true makes this a failure)`);
   ctx.skip();
 }
 

@@ -14,6 +14,7 @@ const suites = testSuites({ ci });
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failures = [];
 const started = Date.now();
 if (ci) console.log('CI is set: a missing emulator, browser, sshd or code-server fails its tests; mocha runs --forbid-only');
 for (const s of suites) {
@@ -22,12 +23,15 @@ for (const s of suites) {
   passed += r.passed;
   failed += r.failed;
   skipped += r.skipped;
+  failures.push(...r.failures);
   if (interrupted()) {
     console.log(`!!! interrupted by ${interrupted()}: counted as 1 failure`);
     failed += 1;
     break;
   }
 }
+// Repeated here so that the tail of a long log names every failure.
+if (failures.length) console.log(`\n${failures.join('\n')}`);
 console.log(`\nall suites: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exitCode = failed ? 1 : 0;

@@ -9,6 +9,6 @@ export interface Suite {
   timeoutMs?: number;
   exitAfterResultMs?: number;
 }
-export interface SuiteResult { passed: number; failed: number; skipped: number; code: number }
+export interface SuiteResult { passed: number; failed: number; skipped: number; code: number; failures: string[] }
 export function runSuite(suite: Suite, opts?: { log?: (line: string) => void; output?: (chunk: Buffer) => void; errors?: (chunk: Buffer) => void; graceMs?: number }): Promise<SuiteResult>;
 export function interrupted(): string | undefined;

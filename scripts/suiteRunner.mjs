@@ -16,7 +16,7 @@ export function interrupted() {
 
 /**
  * suite: {name, cmd, args, env?, cwd?, timeoutMs?, exitAfterResultMs?}. Resolves with
- * {passed, failed, skipped, code}; never rejects. `graceMs`: SIGTERM → SIGKILL, and how long
+ * {passed, failed, skipped, code, failures} (failures: the suite's "FAILED: …" lines); never rejects. `graceMs`: SIGTERM → SIGKILL, and how long
  * a finished suite's leftovers get to go by themselves. `output` gets the suite's stdout,
  * `errors` its stderr (default: ours).
  */
@@ -28,6 +28,8 @@ export function runSuite(suite, { log = (s) => console.log(s), output = (d) => p
     child.stderr?.on('data', errors);
     const pgid = child.pid;
     let tail = '';
+    let partial = ''; // the unfinished last line, while gathering FAILED: lines
+    const failures = [];
     let reason; // why we ended it, if we did
     let stopping = Promise.resolve();
     const timers = [];
@@ -53,6 +55,9 @@ export function runSuite(suite, { log = (s) => console.log(s), output = (d) => p
     child.stdout.on('data', (d) => {
       output(d);
       tail = (tail + d.toString()).slice(-8192);
+      const lines = (partial + d.toString()).split('\n');
+      partial = lines.pop().slice(-4096);
+      for (const l of lines) if (l.startsWith('FAILED: ')) failures.push(l);
       if (!suite.exitAfterResultMs) return;
       const last = LAST_IS_RESULT.test(tail);
       if (last && !exitTimer) {
@@ -86,7 +91,9 @@ export function runSuite(suite, { log = (s) => console.log(s), output = (d) => p
         await stopping;
       }
       for (const s of signals) process.off(s, onSignal);
-      resolve(count(suite.name, exit?.code ?? (exit?.signal ? 1 : 0), tail, Boolean(reason), log));
+      const r = count(suite.name, exit?.code ?? (exit?.signal ? 1 : 0), tail, Boolean(reason), log);
+      if (reason) failures.push(`FAILED: suite "${suite.name}" ${reason}`);
+      resolve({ ...r, failures });
     };
     child.on('error', (e) => {
       log(`!!! could not start ${suite.cmd}: ${e.message}`);

@@ -1,18 +1,28 @@
 // Mocha's spec output, plus the plain closing line CI reads: "N passed, N failed[, N skipped]".
-// Skipped tests are reported separately and never counted as passed.
+// Skipped tests are reported separately and never counted as passed. Each failure is repeated
+// as one "FAILED: title: message" line just above the result line, so a log cut to its tail
+// still names what failed (run-tests.mjs gathers these lines over all suites).
 'use strict';
 const Mocha = require('mocha');
 const { Spec } = Mocha.reporters;
-const { EVENT_RUN_END } = Mocha.Runner.constants;
+const { EVENT_RUN_END, EVENT_TEST_FAIL } = Mocha.Runner.constants;
+
+function oneLine(err) {
+  const msg = String((err && (err.message || err)) || 'no message').split('\n').find((l) => l.trim()) || '';
+  return msg.trim().slice(0, 300);
+}
 
 class CountingReporter extends Spec {
   constructor(runner, options) {
     super(runner, options);
+    const failed = [];
+    runner.on(EVENT_TEST_FAIL, (test, err) => failed.push(`FAILED: ${test.fullTitle()}: ${oneLine(err)}`));
     runner.once(EVENT_RUN_END, () => {
       const s = runner.stats || { passes: 0, failures: 0, pending: 0 };
       const skipped = s.pending ? `, ${s.pending} skipped` : '';
-      // Written after Spec's epilogue so it is the last line.
-      process.stdout.write(`\n${s.passes} passed, ${s.failures} failed${skipped}\n`);
+      // Written after Spec's epilogue so the result line is the last line.
+      const list = failed.length ? `\n${failed.join('\n')}\n` : '';
+      process.stdout.write(`${list}\n${s.passes} passed, ${s.failures} failed${skipped}\n`);
     });
   }
 }

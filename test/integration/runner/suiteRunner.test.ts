@@ -78,6 +78,19 @@ describe('test runner: suites that hang, leak or cheat', function () {
     assert.deepEqual([dev.passed, dev.failed], [1, 0], 'without CI the focused test runs alone');
   });
 
+  it('a failed test is named on one FAILED: line just above the result line, and the runner gathers it', async () => {
+    const fails = path.join(FIXTURES, 'fails.fixture.ts');
+    const out: Buffer[] = [];
+    const r = await runSuite(
+      { name: 'one failure', cmd: 'npx', args: [...mochaAlone(false), fails], cwd: ROOT },
+      { log: () => {}, output: (d) => out.push(d), errors: () => {} },
+    );
+    assert.deepEqual([r.passed, r.failed], [1, 1]);
+    assert.deepEqual(r.failures, ['FAILED: fixture suite fails on purpose: one is not two']);
+    const tail = Buffer.concat(out).toString().trimEnd().split('\n').slice(-3);
+    assert.deepEqual(tail, ['FAILED: fixture suite fails on purpose: one is not two', '', '1 passed, 1 failed']);
+  });
+
   it('issue 14.8: every suite of npm test has a time limit, and the mocha ones must exit soon after their result', () => {
     for (const s of testSuites({ ci: true })) {
       assert.ok(Number(s.timeoutMs) > 0, s.name);

@@ -58,7 +58,8 @@ describe('azure provider: lifecycle on the ARM fake', function () {
     const ref = { uid: req.uid, region: REGION };
     const [id] = (await p.runInstances(req)).created;
     await p.stopInstances(ref);
-    assert.deepEqual((await p.queryInstances(ref)).map((i) => i.status), ['stopping']);
+    // Deallocating, or already deallocated on a slow machine (the fake moves on a wall clock): never running.
+    assert.ok(['stopping', 'stopped'].includes((await p.queryInstances(ref))[0]?.status ?? 'none'));
     await p.waitInstances(ref, 'stopped', 5000);
     const actions = bed.fake.model.calls.filter((c) => c.method === 'POST').map((c) => c.path.split('/').pop());
     assert.ok(actions.includes('deallocate') && !actions.includes('powerOff'));
@@ -121,7 +122,8 @@ describe('azure provider: lifecycle on the ARM fake', function () {
     assert.ok(uids.has(r1.uid) && uids.has(r2.uid));
     assert.ok(!tagged.some((i) => i.id === 'theirs'));
     assert.equal(tagged.find((i) => i.tags[TAG_UID] === r2.uid)?.region, 'westeurope');
-    assert.ok(tagged.every((i) => i.status === 'running'));
+    // Just created: starting or running, depending on how far the fake's clock has moved.
+    assert.ok(tagged.every((i) => i.status === 'running' || i.status === 'pending'), tagged.map((i) => i.status).join(','));
     for (const r of [r1, r2]) await p.terminateInstances({ uid: r.uid });
   });
 

@@ -75,7 +75,8 @@ describe('S3 BucketStore (moto)', function () {
     assert.deepEqual(await store.tags(name), {});
   });
 
-  it('deletes a bucket holding more objects than one list page (1000)', async () => {
+  it('deletes a bucket holding more objects than one list page (1000)', async function () {
+    this.timeout(180_000); // 1001 PUTs and a paged delete against moto: minutes on a loaded 2-core machine
     const store = env.s3();
     const name = `many-${randomUUID().slice(0, 8)}`;
     await store.create(name, { [BUCKET_TAGS.uid]: randomUUID() });

@@ -33,10 +33,25 @@ export function setDeletePath(m: GceModel, via: GceStatus[]): void {
   deletePaths.set(m, via);
 }
 
+const walked = new WeakMap<FakeInstance, string[]>();
+
+/** Every status a walk has put the instance in, in order (a test's record that does not depend on polling). */
+export function walkedStatuses(i: FakeInstance): string[] {
+  return walked.get(i) ?? [];
+}
+
 /** Shows via[0] at once, each next status two steps later, and calls `end` a step after the last. */
 function walk(m: GceModel, i: FakeInstance, via: string[], end: () => void): void {
-  via.forEach((s, n) => (n ? m.later(2 * n, () => (i.status = s as FakeInstance['status'])) : (i.status = s as FakeInstance['status'])));
-  m.later(2 * via.length + 1, end);
+  if (!walked.has(i)) walked.set(i, []);
+  const set = (s: string) => {
+    i.status = s as FakeInstance['status'];
+    walked.get(i)!.push(s);
+  };
+  via.forEach((s, n) => (n ? m.later(2 * n, () => set(s)) : set(s)));
+  m.later(2 * via.length + 1, () => {
+    end();
+    walked.get(i)!.push(i.status);
+  });
 }
 
 export function stopVia(m: GceModel, i: FakeInstance, op: FakeOperation): void {

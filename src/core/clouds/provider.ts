@@ -65,6 +65,11 @@ export interface ClusterRef {
    * when the current credentials point elsewhere (never an empty answer). Absent: the current one.
    */
   account?: string;
+  /**
+   * The buckets the cluster's latest launch named (its recorded placement's bucketAccess), so a
+   * terminate can take back what a cloud granted on them (GCP: bucket IAM bindings).
+   */
+  bucketAccess?: BucketAccess[];
 }
 
 export interface RunRequest extends ClusterRef {

@@ -42,7 +42,7 @@ export interface Placement {
   resources?: NodeShape;
   /**
    * The buckets the task mounts, for clouds that scope the node's own identity to exactly
-   * these (AWS: a per-cluster instance profile). Others ignore it.
+   * these (AWS: a per-cluster instance profile; GCP: a per-cluster service account). Others ignore it.
    */
   bucketAccess?: BucketAccess[];
 }

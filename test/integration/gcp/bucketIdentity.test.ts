@@ -151,6 +151,17 @@ describe('gcp bucket identity: a per-cluster service account bound on the task\'
     assert.deepEqual(bound('data-bkt'), []);
   });
 
+  it('a caller who may not create service accounts: an auth error naming the permission and the fix, no VM', async () => {
+    bed.fake.model.iam.callerLacks.add('iam.serviceAccounts.create');
+    const req = withBuckets([gs('data-bkt')]);
+    const e = await provider().runInstances(req).then(() => undefined, (x: { kind?: string; message: string; hint?: string }) => x);
+    assert.equal(e?.kind, 'auth');
+    assert.match(e.message, /^GCP bucket access: serviceAccounts\.create: your account lacks permission iam\.serviceAccounts\.create on project skydeck-test/);
+    assert.match(e.hint ?? '', new RegExp(`^gcloud iam service-accounts create ${bucketAccountId(req.uid)} --project ${PROJECT}`));
+    assert.equal(instancesOf(req.uid).length, 0);
+    assert.deepEqual(bound('data-bkt'), []);
+  });
+
   it('the leak sweep lists a bucket account no row owns, and not one a row owns', async () => {
     const env = await loopEnv();
     const res = await provision(env, { name: 'owned', numNodes: 1, placements: placements([gs('data-bkt')]), bootstrap: noBootstrap });

@@ -2,7 +2,7 @@ import { ProviderError, TAG_CLUSTER, TAG_UID, TAG_WORKSPACE, type BucketAccess, 
 import type { GcpClients } from './clients';
 import { grantAutodownRole, autodownRole, serviceAccountEmail } from './autodownIdentity';
 import { grantBucket, revokeBucket } from './bucketIam';
-import { iamStepError, isRestStatus } from './iamErrors';
+import { BUCKETS, iamStepError, isRestStatus } from './iamErrors';
 import { IAM_MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
 import { editPolicy, withoutMember, type Policy } from './iamPolicyEdit';
 import { gcpRest } from './iamRest';
@@ -45,7 +45,7 @@ async function getAccount(o: BucketIdentityOptions, email: string, fix: string):
     return await gcpRest<ServiceAccount>(o.c, 'iam', 'GET', `/v1/projects/${o.project}/serviceAccounts/${email}`);
   } catch (e) {
     if (isRestStatus(e, 404)) return undefined;
-    throw iamStepError(e, 'serviceAccounts.get', 'iam.serviceAccounts.get', o.project, fix);
+    throw iamStepError(e, 'serviceAccounts.get', 'iam.serviceAccounts.get', o.project, fix, BUCKETS);
   }
 }
 
@@ -72,7 +72,7 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions, req: RunReq
         accountId: id, serviceAccount: { displayName: `Skydeck cluster ${req.clusterName}`.slice(0, 100), description },
       });
     } catch (e) {
-      throw iamStepError(e, 'serviceAccounts.create', 'iam.serviceAccounts.create', o.project, fix);
+      throw iamStepError(e, 'serviceAccounts.create', 'iam.serviceAccounts.create', o.project, fix, BUCKETS);
     }
   }
   if (sa.disabled) throw new ProviderError('config', `GCP: the service account ${email} is disabled`, `gcloud iam service-accounts enable ${email} --project ${o.project}`);
@@ -100,7 +100,7 @@ export async function deleteBucketIdentity(o: BucketIdentityOptions, uid: string
   try {
     await gcpRest(o.c, 'iam', 'DELETE', `/v1/projects/${o.project}/serviceAccounts/${email}`);
   } catch (e) {
-    if (!isRestStatus(e, 404)) throw iamStepError(e, 'serviceAccounts.delete', 'iam.serviceAccounts.delete', o.project, fix);
+    if (!isRestStatus(e, 404)) throw iamStepError(e, 'serviceAccounts.delete', 'iam.serviceAccounts.delete', o.project, fix, BUCKETS);
   }
   for (let attempt = 1; ; attempt++) {
     if (!(await getAccount(o, email, fix))) break;
@@ -133,7 +133,7 @@ async function revokeProjectRole(o: BucketIdentityOptions, email: string): Promi
     write: (policy) => gcpRest(o.c, 'crm', 'POST', `/v1/projects/${o.project}:setIamPolicy`, { policy }),
     isStale: (e) => isRestStatus(e, 409, 'ABORTED'),
     change: (bindings) => withoutMember(bindings, role, `serviceAccount:${email}`),
-    fail: (e, step) => iamStepError(e, `projects.${step === 'read' ? 'get' : 'set'}IamPolicy`, `resourcemanager.projects.${step === 'read' ? 'get' : 'set'}IamPolicy`, o.project, fix),
+    fail: (e, step) => iamStepError(e, `projects.${step === 'read' ? 'get' : 'set'}IamPolicy`, `resourcemanager.projects.${step === 'read' ? 'get' : 'set'}IamPolicy`, o.project, fix, BUCKETS),
   });
 }
 

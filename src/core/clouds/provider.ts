@@ -42,7 +42,7 @@ export interface Placement {
   resources?: NodeShape;
   /**
    * The buckets the task mounts, for clouds that scope the node's own identity to exactly
-   * these (AWS: a per-cluster instance profile). Others ignore it.
+   * these (AWS: a per-cluster instance profile; GCP: a per-cluster service account). Others ignore it.
    */
   bucketAccess?: BucketAccess[];
 }
@@ -65,6 +65,11 @@ export interface ClusterRef {
    * when the current credentials point elsewhere (never an empty answer). Absent: the current one.
    */
   account?: string;
+  /**
+   * The buckets the cluster's latest launch named (its recorded placement's bucketAccess), so a
+   * terminate can take back what a cloud granted on them (GCP: bucket IAM bindings).
+   */
+  bucketAccess?: BucketAccess[];
 }
 
 export interface RunRequest extends ClusterRef {

@@ -4,8 +4,10 @@
 //
 // A node of a cloud in VM_IDENTITY reading its own cloud's store uses the VM's identity: on AWS
 // the per-cluster instance profile Skydeck creates, allowed only the task's buckets
-// (clouds/aws/bucketRole.ts). Every other node (ssh pools, local, GCP and Azure nodes, which get
-// no identity with bucket access from Skydeck yet, any R2 bucket) has none for the store: the
+// (clouds/aws/bucketRole.ts); on GCP the per-cluster service account every node runs as,
+// granted objectAdmin on each of the task's GCS buckets only (clouds/gcp/bucketIdentity.ts).
+// Every other node (ssh pools, local, Azure nodes, which get no identity with bucket access from
+// Skydeck yet, any R2 bucket, a bucket of another cloud's store) has none for the store: the
 // user's own credentials go to the node only with the explicit opt-in (sharedCredentials.ts),
 // and without it the launch stops before provisioning.
 import type { Task } from '../task';
@@ -27,11 +29,11 @@ export const SHARE_HOW = `set ${SHARE_SETTING} to true in your user settings (CL
 const HOME_CLOUD: Record<StoreKind, string | undefined> = { s3: 'aws', gcs: 'gcp', azure: 'azure', r2: undefined };
 /**
  * Clouds whose nodes Skydeck launches with an identity their own store can be read with: AWS
- * (the per-cluster instance profile). Not yet GCP (nodes get a service account only as an
- * autodown head, with compute rights only) or Azure (a managed identity only for autostop):
- * there a bucket needs the credentials opt-in, refused before anything bills.
+ * (the per-cluster instance profile) and GCP (the per-cluster service account with the
+ * devstorage.read_write scope). Not yet Azure (a managed identity only for autostop): there a
+ * bucket needs the credentials opt-in, refused before anything bills.
  */
-const VM_IDENTITY = new Set<string>(['aws']);
+const VM_IDENTITY = new Set<string>(['aws', 'gcp']);
 
 const NODE_OF: Record<string, string> = {
   ssh: 'an ssh pool host', local: 'this machine\'s local cluster', aws: 'an AWS node', gcp: 'a GCP node', azure: 'an Azure node',

@@ -43,7 +43,8 @@ export async function launchOnProvider(ctx: OpsContext, name: string, task: Task
     return r.row!;
   }
   // The buckets travel with each placement, so a cloud that scopes the node's identity to
-  // them (AWS instance profile) sees them at RunInstances; the loop only carries them.
+  // them (AWS instance profile, GCP service account) sees them at run time; the loop only carries
+  // them, and records them with the placement, where the terminate finds them (refOf).
   const bucketAccess: BucketAccess[] = bucketMountsOf(task).map(({ target: t }) => ({ store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}) }));
   const all = placementsOf(task.resources, opts.cloudOverride).map((p) => ({
     ...p, cloud: p.cloud || opts.cloud, ...(!p.region && opts.region ? { region: opts.region } : {}),

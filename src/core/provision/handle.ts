@@ -45,7 +45,20 @@ export function graceStart(h: ProviderHandle): number {
 
 /** The cluster's address: uid, placement and the account recorded at intent time (leak invariant 7). */
 export function refOf(row: ClusterRecord): ClusterRef {
-  return { uid: row.uid, region: row.region ?? undefined, zone: row.zone ?? undefined, ...(row.account ? { account: row.account } : {}) };
+  const buckets = recordedBuckets(row);
+  return {
+    uid: row.uid, region: row.region ?? undefined, zone: row.zone ?? undefined, ...(row.account ? { account: row.account } : {}),
+    ...(buckets?.length ? { bucketAccess: buckets } : {}),
+  };
+}
+
+/** The buckets of the recorded placement; a handle that does not parse is read as naming none. */
+function recordedBuckets(row: ClusterRecord): Placement['bucketAccess'] {
+  try {
+    return row.handle ? providerHandle(row).placement?.bucketAccess : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The `flags` column values (one at a time). Exported for the UI's "Retry Down". */

@@ -91,7 +91,9 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
     put('type', 'google cloud storage');
     put('no_check_bucket', 'true');
     put('endpoint', access.endpoint);
-    // vm: nothing to set; rclone 1.60 uses application-default credentials without a token.
+    // vm: nothing to set; rclone 1.60 uses application-default credentials without a token (seen:
+    // 1.60.1 given none asks the token_uri of GOOGLE_APPLICATION_CREDENTIALS' key; on a VM ADC ends at
+    // the metadata server, i.e. the node's service account).
     if (c.kind === 'gcsServiceAccount') put('service_account_credentials', c.json, true);
     else if (c.kind !== 'vm') wrongCreds();
   } else if (c.kind === 'azureSas') {

@@ -1,5 +1,6 @@
-// How each bucket mount will authenticate, decided before provisioning: no node has a VM identity
-// for buckets yet, so the user's own credentials go to it only with the opt-in.
+// How each bucket mount will authenticate, decided before provisioning: AWS and GCP nodes reading
+// their own cloud's store use the VM's identity; any other node gets the user's own credentials
+// only with the opt-in.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -27,8 +28,8 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
 
   const t = task('file_mounts:\n  /big/inner: {source: s3://bkt/p, mode: COPY}\n  /big: {source: s3://bkt, mode: MOUNT}\n');
 
-  it('on GCP or Azure reading their own store (no VM identity for buckets yet): refused before provisioning without the opt-in; the shared credentials with it, parents first', async () => {
-    for (const [cloud, url, node] of [['gcp', 'gs://bkt', 'a GCP'], ['azure', 'https://acct.blob.core.windows.net/bkt', 'an Azure']]) {
+  it('on Azure reading its own store (no VM identity for buckets yet): refused before provisioning without the opt-in; on GCP reading S3, the shared credentials with it, parents first', async () => {
+    for (const [cloud, url, node] of [['azure', 'https://acct.blob.core.windows.net/bkt', 'an Azure']]) {
       await assert.rejects(planBuckets(ctxOf(false), task(`file_mounts:\n  /x: ${url}\n`), cloud), (e: Error) => e instanceof OpsError && e.kind === 'usage'
         && new RegExp(`${node} node \\(Skydeck does not yet give ${node.split(' ')[1]} nodes an identity with access to buckets\\) has no identity .* skydeck\\.storage\\.shareCredentials`).test(e.message), cloud);
     }
@@ -43,6 +44,14 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
     for (const share of [false, true]) {
       const plan = await planBuckets(ctxOf(share), t, 'aws');
       assert.deepEqual(plan.map((p) => [p.mount.dst, p.access.credentials.kind, p.shared]), [['/big', 'vm', undefined], ['/big/inner', 'vm', undefined]]);
+    }
+  });
+
+  it('on GCP reading GCS: the cluster\'s service account (VM identity), no opt-in needed, and no key shared even with the opt-in', async () => {
+    const gs = task('file_mounts:\n  /g: {source: gs://ggg/p, mode: COPY}\n  /h: gs://hhh\n');
+    for (const share of [false, true]) {
+      const plan = await planBuckets(ctxOf(share), gs, 'gcp');
+      assert.deepEqual(plan.map((p) => [p.mount.dst, p.access.credentials.kind, p.shared]), [['/g', 'vm', undefined], ['/h', 'vm', undefined]]);
     }
   });
 
@@ -75,7 +84,7 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
       delete process.env.GOOGLE_APPLICATION_CREDENTIALS;
       await assert.rejects(planBuckets(ctxOf(true), gs, 'ssh'), /no GCP service-account key to share: set GOOGLE_APPLICATION_CREDENTIALS/);
       process.env.GOOGLE_APPLICATION_CREDENTIALS = path.join(dir, 'user.json');
-      await assert.rejects(planBuckets(ctxOf(true), gs, 'gcp'), /is not a service-account key \(type "authorized_user"\)/);
+      await assert.rejects(planBuckets(ctxOf(true), gs, 'aws'), /is not a service-account key \(type "authorized_user"\)/);
       process.env.GOOGLE_APPLICATION_CREDENTIALS = path.join(dir, 'sa.json');
       const plan = await planBuckets(ctxOf(true), gs, 'ssh');
       assert.deepEqual([plan[0].access.credentials, plan[0].shared], [{ kind: 'gcsServiceAccount', json: sa }, 'GCP service-account']);

@@ -37,8 +37,13 @@ export interface IdentityOptions {
 
 /** "p" → skydeck-autodown@p.iam.gserviceaccount.com; a domain-scoped "example.com:p" → …@p.example.com.iam…. */
 export function autodownEmail(project: string): string {
+  return serviceAccountEmail(AUTODOWN_ACCOUNT_ID, project);
+}
+
+/** The e-mail IAM gives the account `accountId` of `project`. */
+export function serviceAccountEmail(accountId: string, project: string): string {
   const [domain, id] = project.includes(':') ? project.split(':', 2) : ['', project];
-  return `${AUTODOWN_ACCOUNT_ID}@${id}${domain ? `.${domain}` : ''}.iam.gserviceaccount.com`;
+  return `${accountId}@${id}${domain ? `.${domain}` : ''}.iam.gserviceaccount.com`;
 }
 
 export function autodownRole(project: string): string {
@@ -54,6 +59,15 @@ export async function ensureAutodownIdentity(o: IdentityOptions): Promise<string
   await ensureRole(o);
   await ensureBinding(o, email);
   return email;
+}
+
+/**
+ * The autodown role for another account of the project: a head that also reads buckets runs as
+ * its cluster's own account (bucketIdentity.ts), as a VM carries one service account only.
+ */
+export async function grantAutodownRole(o: IdentityOptions, email: string): Promise<void> {
+  await ensureRole(o);
+  await ensureBinding(o, email);
 }
 
 /**

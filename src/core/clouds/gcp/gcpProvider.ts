@@ -7,9 +7,10 @@ import { waitUntil } from '../waitInstances';
 import type { PortRange } from '../../task';
 import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { AutodownIdentities } from './autodownIdentity';
+import { deleteBucketIdentity, ensureBucketIdentity, gcsAccess, listBucketIdentities, undoBucketIdentity } from './bucketIdentity';
 import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
-import { gcpCall, isNotFound } from './errors';
+import { gcpCall, isNotFound, toGcpError } from './errors';
 import { deleteFirewall, ensureFirewall, netTagOf } from './firewall';
 import { ANY_VALUE, labelFilter } from './labels';
 import { launch, wakeOne } from './launch';
@@ -57,11 +58,18 @@ export class GcpProvider implements Provider {
     // SSH must be open before the loop tries to connect; openPorts widens the rule later.
     await ensureFirewall(this.clients, w, network, req.uid, []);
     const existing = await this.list(w.project, req.uid);
-    return launch({
-      c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid),
-      catalog: () => this.catalog(regionOfZone(zone), zone),
-      autodownAccount: () => this.autodown.account(w.project), backoffMs: w.pollMs, log: this.opts.log,
-    }, req, existing);
+    const iam = this.iamOpts(w.project);
+    try {
+      const bucketAccount = await ensureBucketIdentity(iam, req);
+      return await launch({
+        c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid),
+        catalog: () => this.catalog(regionOfZone(zone), zone),
+        autodownAccount: () => this.autodown.account(w.project), backoffMs: w.pollMs, log: this.opts.log, bucketAccount,
+      }, req, existing);
+    } catch (e) {
+      await undoBucketIdentity(iam, req, async () => (await this.list(w.project, req.uid)).length > 0);
+      throw e;
+    }
   }
 
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
@@ -100,8 +108,12 @@ export class GcpProvider implements Provider {
         if (!isNotFound(e)) throw e; // gone between our look and the call: what we asked for
       }
     })));
-    // The last instances of the uid (the sweep ends a leaked cluster one id at a time): its rule goes too.
-    if (list.length === all.length) await deleteFirewall(this.clients, w, ref.uid);
+    // The last instances of the uid (the sweep ends a leaked cluster one id at a time): its rule
+    // goes too, and its bucket identity (bindings first, then the account, proved gone).
+    if (list.length === all.length) {
+      await deleteFirewall(this.clients, w, ref.uid);
+      if (gcsAccess(ref.bucketAccess).length) await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
+    }
   }
 
   waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
@@ -141,7 +153,12 @@ export class GcpProvider implements Provider {
     }, (scope) => listed.add(lastSegment(scope)));
     // A zone unreachable on any page is unknown, even if another page named it.
     for (const scope of unlisted.keys()) listed.delete(lastSegment(scope));
-    return { account: w.project, instances: instances.map(infoOf), listed: [...listed], unlisted: [...unlisted.values()] };
+    const identities = await listBucketIdentities({ c: this.clients, project: w.project }).catch((e: unknown) => {
+      unlisted.set('IAM', { region: 'IAM', kind: toGcpError(e, 'serviceAccounts.list').kind, message: `service accounts could not be listed: ${toGcpError(e).message}` });
+    });
+    return {
+      account: w.project, instances: instances.map(infoOf), listed: [...listed], unlisted: [...unlisted.values()], ...(identities ? { identities } : {}),
+    };
   }
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
@@ -177,6 +194,10 @@ export class GcpProvider implements Provider {
   /** The instance's URL path (names and zones as GCE listed them: [a-z0-9-], nothing to escape). */
   private path(w: WaitOptions, i: GcpInstance): string {
     return `projects/${w.project}/zones/${lastSegment(i.zone)}/instances/${i.name}`;
+  }
+
+  private iamOpts(project: string) {
+    return { c: this.clients, project, backoffMs: this.opts.pollMs ?? 2000, log: this.opts.log };
   }
 
   /** Calls go to the cluster's recorded project; only new clusters and sweeps default to the configured one. */

@@ -1,14 +1,15 @@
 import type { GcpClients } from './clients';
 import { apiRoot, restCall } from './rest';
 
-// IAM (iam.googleapis.com v1) and Cloud Resource Manager (cloudresourcemanager.googleapis.com
-// v1) are called like Compute: plain JSON over REST (rest.ts), authorised by the provider's one
-// GoogleAuth (same credentials and scopes). An apiEndpoint option (tests: the local fake) moves
-// both hosts, as it moves Compute's.
+// IAM (iam.googleapis.com v1), Cloud Resource Manager (cloudresourcemanager.googleapis.com
+// v1) and the bucket IAM policies of Cloud Storage's JSON API (storage.googleapis.com, paths
+// /storage/v1/b/…/iam) are called like Compute: plain JSON over REST (rest.ts), authorised by
+// the provider's one GoogleAuth (same credentials; its cloud-platform scope covers Storage). An
+// apiEndpoint option (tests: the local fake) moves every host, as it moves Compute's.
 
-export type GcpService = 'iam' | 'crm';
+export type GcpService = 'iam' | 'crm' | 'storage';
 
-const HOSTS: Record<GcpService, string> = { iam: 'iam.googleapis.com', crm: 'cloudresourcemanager.googleapis.com' };
+const HOSTS: Record<GcpService, string> = { iam: 'iam.googleapis.com', crm: 'cloudresourcemanager.googleapis.com', storage: 'storage.googleapis.com' };
 const TIMEOUT_MS = 60_000;
 
 /**

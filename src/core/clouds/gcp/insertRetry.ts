@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { GcpClients } from './clients';
 import { ProviderError } from '../provider';
 import { toGcpError } from './errors';
-import { actAsError, isAccountNotVisible, isActAsDenied } from './iamErrors';
+import { AUTODOWN, BUCKETS, actAsError, isAccountNotVisible, isActAsDenied } from './iamErrors';
 import { IAM_MAX_TRIES as MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
 import type { NewInstance, Operation } from './types';
+import { BUCKET_ACCOUNT_PREFIX } from './bucketIdentity';
 
 export interface InsertTarget {
   c: GcpClients;
@@ -27,7 +28,7 @@ export async function insertInstance(t: InsertTarget, resource: NewInstance): Pr
       // A fresh requestId per try: the refused request created nothing to deduplicate against.
       return await t.c.post<Operation>(`projects/${t.project}/zones/${t.zone}/instances`, resource, { requestId: randomUUID() });
     } catch (e) {
-      if (email && isActAsDenied(e)) throw actAsError(email, t.project);
+      if (email && isActAsDenied(e)) throw actAsError(email, t.project, email.startsWith(BUCKET_ACCOUNT_PREFIX) ? BUCKETS : AUTODOWN);
       if (!email || !isAccountNotVisible(e, email)) throw toGcpError(e, 'instances.insert');
       if (attempt >= MAX_TRIES) {
         throw new ProviderError('transient', `instances.insert: Compute Engine still does not see the service account ${email} after ${MAX_TRIES} tries`,

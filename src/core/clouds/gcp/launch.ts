@@ -24,6 +24,11 @@ export interface LaunchContext {
   catalog?(): Promise<Parameters<typeof pickMachine>[2]>;
   /** The autodown service account's e-mail, made ready (autodownIdentity.ts); asked only for an autodown head. */
   autodownAccount(): Promise<string>;
+  /**
+   * The cluster's own account for its GCS buckets (bucketIdentity.ts), already granted them and,
+   * for an autodown cluster, the autodown role: then every node, the head too, runs as it.
+   */
+  bucketAccount?: string;
   /** First wait before an insert is tried again (a new service account not yet visible). */
   backoffMs: number;
   log?(message: string): void;
@@ -50,11 +55,12 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: GcpI
   const machine = pickMachine(req.placement, shapeOf(req), req.placement.instanceType ? undefined : await ctx.catalog?.());
   const hasHead = existing.some((i) => i.labels?.[LABEL_HEAD] === 'true');
   const names = Array.from({ length: need }, () => instanceName(req.clusterName, req.uid));
-  const account = !hasHead && req.autostop?.down ? await ctx.autodownAccount() : undefined;
+  const autodownHead = !hasHead && !!req.autostop?.down;
+  const headAccount = autodownHead ? ctx.bucketAccount ?? await ctx.autodownAccount() : ctx.bucketAccount;
   const target = { c: ctx.c, project: ctx.wait.project, zone: ctx.zone, backoffMs: ctx.backoffMs, log: ctx.log };
   const ops = await Promise.all(names.map((name, n) => {
     const head = !hasHead && n === 0;
-    return insertInstance(target, instanceResource(ctx, req, machine, name, head, head ? account : undefined));
+    return insertInstance(target, instanceResource(ctx, req, machine, name, head, nodeAccount(head ? headAccount : ctx.bucketAccount, head && autodownHead, !!ctx.bucketAccount)));
   }));
   // Every insert is awaited even after one fails, so none is left in flight unseen.
   const results = await Promise.allSettled(ops.map((op) => waitOperation(ctx.c, 'instances.insert', op, ctx.wait)));
@@ -81,8 +87,19 @@ export function instanceName(clusterName: string, uid: string): string {
 
 /** Google's advice for a VM's account: the broad scope, and what it may do set by IAM roles alone. */
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+/** Read and write objects of Cloud Storage (what rclone does); the bucket roles decide which. */
+export const STORAGE_RW_SCOPE = 'https://www.googleapis.com/auth/devstorage.read_write';
 
-function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name: string, head: boolean, account?: string): NewInstance {
+type NodeAccount = { email: string; scopes: string[] } | undefined;
+
+/** A node's account and scopes: storage for a bucket account, the broad scope for the autodown head's self-delete. */
+function nodeAccount(email: string | undefined, autodownHead: boolean, buckets: boolean): NodeAccount {
+  if (!email) return undefined;
+  const scopes = [...(autodownHead ? [CLOUD_PLATFORM_SCOPE] : []), ...(buckets ? [STORAGE_RW_SCOPE] : [])];
+  return { email, scopes };
+}
+
+function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name: string, head: boolean, account: NodeAccount): NewInstance {
   const shape = shapeOf(req);
   const zone = ctx.zone;
   const labels = { ...toLabels(req.tags), ...(head ? { [LABEL_HEAD]: 'true' } : {}) };
@@ -109,8 +126,9 @@ function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name:
     networkInterfaces: [{ network: `global/networks/${ctx.network}`, accessConfigs: [{ name: 'External NAT', type: 'ONE_TO_ONE_NAT' }] }],
     // Autodown: the head's agent deletes the cluster (agent/skydeck_agent_lib/gce_stop.py) as
     // Skydeck's own account, whose one role grants get/list/delete of instances and nothing
-    // else. Every other node gets no service account: nothing on them needs Google credentials.
-    ...(head && account ? { serviceAccounts: [{ email: account, scopes: [CLOUD_PLATFORM_SCOPE] }] } : {}),
+    // else. GCS buckets: every node runs as the cluster's account, granted only those buckets
+    // (rclone finds it through application-default credentials). Otherwise a node gets none.
+    ...(account ? { serviceAccounts: [account] } : {}),
     ...(m.guest ? { guestAccelerators: [{ acceleratorType: `zones/${zone}/acceleratorTypes/${m.guest.acceleratorType}`, acceleratorCount: m.guest.count }] } : {}),
     // GPU VMs cannot live-migrate: GCP requires TERMINATE on host maintenance. Spot VMs are
     // deleted on preemption (not stopped): a stopped spot VM keeps billing its disk and the

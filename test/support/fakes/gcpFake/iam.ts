@@ -36,6 +36,10 @@ export class FakeIam {
   private readonly unseen = new Map<string, number>();
   /** One is run (and dropped) just before each setIamPolicy is applied: a concurrent writer. */
   readonly beforeSetPolicy: (() => void)[] = [];
+  /** Accounts deleted (IAM keeps a deleted account's e-mail unusable in policies). */
+  readonly deleted = new Set<string>();
+  /** serviceAccounts.list pages at most this many (tests: small, so callers follow nextPageToken). */
+  listPageSize = 100;
   /** Every setIamPolicy request body, in order. */
   readonly setPolicyCalls: Json[] = [];
 

@@ -2,6 +2,8 @@
 // routes Skydeck's autodown set-up calls, served on the Compute fake's port (both APIs start
 // at /v1/, Compute at /compute/v1/). Paths, bodies and errors per the REST references:
 //   GET  /v1/projects/{p}/serviceAccounts/{email}     POST /v1/projects/{p}/serviceAccounts {accountId, serviceAccount}
+//   DELETE /v1/projects/{p}/serviceAccounts/{email} (→ {})
+//   GET  /v1/projects/{p}/serviceAccounts?pageSize=&pageToken= (→ {accounts, nextPageToken}; pageSize 1–100, default 20)
 //   GET  /v1/projects/{p}/roles/{id}                   POST /v1/projects/{p}/roles {roleId, role}
 //   PATCH /v1/projects/{p}/roles/{id}?updateMask=…     (Role; a stale etag is ABORTED)
 //   POST /v1/projects/{p}:getIamPolicy {options: {requestedPolicyVersion}}
@@ -43,6 +45,23 @@ export function iamRoute(projects: Map<string, GceModel>, method: string, url: U
       const sa = iam.accounts.get(decodeURIComponent(rest[1]));
       if (!sa) throw rpcError(404, 'NOT_FOUND', 'Unknown service account');
       return sa;
+    }
+    case 'DELETE serviceAccounts/*': {
+      iam.caller('iam.serviceAccounts.delete', denied('iam.serviceAccounts.delete'));
+      const email = decodeURIComponent(rest[1]);
+      if (!iam.accounts.delete(email)) throw rpcError(404, 'NOT_FOUND', `Service account projects/${project}/serviceAccounts/${email} not found.`);
+      iam.deleted.add(email);
+      return {};
+    }
+    case 'GET serviceAccounts': {
+      iam.caller('iam.serviceAccounts.list', denied('iam.serviceAccounts.list'));
+      const size = Math.min(Number(url.searchParams.get('pageSize') ?? 20) || 20, 100, iam.listPageSize);
+      const token = url.searchParams.get('pageToken');
+      const start = token ? Number(Buffer.from(token, 'base64url').toString('utf8').replace(/^sa#/, '')) : 0;
+      if (!Number.isInteger(start)) throw rpcError(400, 'INVALID_ARGUMENT', 'Invalid page token.');
+      const all = [...iam.accounts.values()];
+      const next = start + size < all.length ? Buffer.from(`sa#${start + size}`).toString('base64url') : undefined;
+      return { accounts: all.slice(start, start + size), ...(next ? { nextPageToken: next } : {}) };
     }
     case 'POST serviceAccounts': {
       iam.caller('iam.serviceAccounts.create', denied('iam.serviceAccounts.create'));

@@ -1,12 +1,14 @@
 // A local fake of the Compute Engine REST API (v1), the routes Skydeck's GCP provider uses,
 // served over plain http on 127.0.0.1 at compute.googleapis.com's paths for Skydeck's REST
-// client (src/core/clouds/gcp/rest.ts); the IAM and Resource Manager routes of the autodown set-up share its port (iamRoutes.ts).
+// client (src/core/clouds/gcp/rest.ts); the IAM and Resource Manager routes of the autodown set-up share its port (iamRoutes.ts), and so
+// do Cloud Storage's bucket IAM policies (bucketIam.ts).
 import * as http from 'node:http';
 import { LoopbackHttp } from '../loopbackHttp';
 import { HttpError, alreadyExists, backendError, forbidden, notFound, parseFilter, unauthenticated } from './bodies';
 import { GceModel, type FakeInstance, type FakeOperation, type Json } from './model';
 import { insertInstance } from './insert';
 import { iamRoute } from './iamRoutes';
+import { FakeBucketIam } from './bucketIam';
 import { listMachineTypes } from './machineTypes';
 import { vmTokenCheck } from './metadata';
 import { checkResume, checkStart, runResume } from './lifecycle';
@@ -35,6 +37,8 @@ export class GcpFake extends LoopbackHttp {
   readonly unreachable = new Set<string>();
   /** Every GET answered (path and query), so tests can count the pages a caller asked for. */
   readonly reads: string[] = [];
+  /** Cloud Storage buckets' IAM policies (bucketIam.ts), served at /storage/v1/b/{bucket}/iam. */
+  readonly bucketIam = new FakeBucketIam(this.projects);
 
   constructor(o: GcpFakeOptions = {}) {
     super();
@@ -93,6 +97,7 @@ export class GcpFake extends LoopbackHttp {
 
   private async route(method: string, url: URL, body: Json | undefined): Promise<unknown> {
     if (url.pathname.startsWith('/v1/')) return iamRoute(this.projects, method, url, body);
+    if (url.pathname.startsWith('/storage/v1/')) return this.bucketIam.route(method, url, body);
     // A project this fake does not hold answers 404 as GCE does for a project that does not exist (or is not visible).
     const named = /^\/compute\/v1\/projects\/([^/]+)\//.exec(url.pathname)?.[1];
     const m = named ? this.projects.get(named) : undefined;

@@ -1,0 +1,152 @@
+import { ProviderError, TAG_CLUSTER, TAG_UID, TAG_WORKSPACE, type BucketAccess, type RunRequest, type TaggedIdentity } from '../provider';
+import type { GcpClients } from './clients';
+import { grantAutodownRole, autodownRole, serviceAccountEmail } from './autodownIdentity';
+import { grantBucket, revokeBucket } from './bucketIam';
+import { BUCKETS, iamStepError, isRestStatus } from './iamErrors';
+import { IAM_MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
+import { editPolicy, withoutMember, type Policy } from './iamPolicyEdit';
+import { gcpRest } from './iamRest';
+import { pages } from './rest';
+
+// The identity of a cluster's nodes for its GCS buckets: one service account per cluster
+// (IAM v1 projects.serviceAccounts create/get/delete/list), granted objectAdmin on each bucket
+// the task names (bucketIam.ts) and on nothing else; every node runs as it. Its description
+// carries the cluster's uid and workspace, so the sweep can tell whose it is.
+
+export const BUCKET_ACCOUNT_PREFIX = 'skydeck-b-';
+const MARK_AUTODOWN = 'autodown=1';
+
+export interface BucketIdentityOptions {
+  c: GcpClients;
+  project: string;
+  backoffMs: number;
+  log?(message: string): void;
+}
+
+interface ServiceAccount { email?: string; displayName?: string; description?: string; disabled?: boolean }
+
+/** 6–30 of [a-z0-9-]: the prefix and the uid's first 20 hex digits (80 bits: no two clusters share one). */
+export function bucketAccountId(uid: string): string {
+  return `${BUCKET_ACCOUNT_PREFIX}${uid.toLowerCase().replace(/[^0-9a-f]/g, '').slice(0, 20)}`;
+}
+
+export const gcsAccess = (access: BucketAccess[] | undefined) => (access ?? []).filter((a) => a.store === 'gcs');
+
+/** The tags an account's description and display name carry (none when it is not Skydeck's). */
+export function tagsOfAccount(sa: ServiceAccount): Record<string, string> {
+  const field = (k: string) => new RegExp(`(?:^|\\s)${k}=(\\S+)`).exec(sa.description ?? '')?.[1];
+  const uid = field(TAG_UID);
+  if (!uid || !sa.email?.startsWith(`${bucketAccountId(uid)}@`)) return {};
+  return { [TAG_UID]: uid, [TAG_WORKSPACE]: field(TAG_WORKSPACE) ?? '?', [TAG_CLUSTER]: (sa.displayName ?? '').replace(/^Skydeck cluster /, '') || '?' };
+}
+
+async function getAccount(o: BucketIdentityOptions, email: string, fix: string): Promise<ServiceAccount | undefined> {
+  try {
+    return await gcpRest<ServiceAccount>(o.c, 'iam', 'GET', `/v1/projects/${o.project}/serviceAccounts/${email}`);
+  } catch (e) {
+    if (isRestStatus(e, 404)) return undefined;
+    throw iamStepError(e, 'serviceAccounts.get', 'iam.serviceAccounts.get', o.project, fix, BUCKETS);
+  }
+}
+
+/**
+ * The cluster's account, created if missing and granted the task's GCS buckets (and the
+ * autodown role when its head deletes the cluster: a VM carries one account). Undefined when
+ * the task names no GCS bucket. An account of the id that is not this cluster's is refused.
+ */
+export async function ensureBucketIdentity(o: BucketIdentityOptions, req: RunRequest): Promise<string | undefined> {
+  const buckets = gcsAccess(req.placement.bucketAccess);
+  if (!buckets.length) return undefined;
+  const id = bucketAccountId(req.uid);
+  const email = serviceAccountEmail(id, o.project);
+  const fix = `gcloud iam service-accounts create ${id} --project ${o.project}`;
+  let sa = await getAccount(o, email, fix);
+  if (sa && tagsOfAccount(sa)[TAG_UID] !== req.uid) {
+    throw new ProviderError('config', `GCP: the service account ${email} exists but is not Skydeck cluster ${req.uid}'s`, `delete it (gcloud iam service-accounts delete ${email}), or launch under another cluster`);
+  }
+  if (!sa) {
+    o.log?.(`GCP: creating the service account ${email} for the buckets of ${req.clusterName}`);
+    const description = [`${TAG_UID}=${req.uid}`, `${TAG_WORKSPACE}=${req.workspaceId}`, ...(req.autostop?.down ? [MARK_AUTODOWN] : [])].join(' ');
+    try {
+      sa = await gcpRest<ServiceAccount>(o.c, 'iam', 'POST', `/v1/projects/${o.project}/serviceAccounts`, {
+        accountId: id, serviceAccount: { displayName: `Skydeck cluster ${req.clusterName}`.slice(0, 100), description },
+      });
+    } catch (e) {
+      throw iamStepError(e, 'serviceAccounts.create', 'iam.serviceAccounts.create', o.project, fix, BUCKETS);
+    }
+  }
+  if (sa.disabled) throw new ProviderError('config', `GCP: the service account ${email} is disabled`, `gcloud iam service-accounts enable ${email} --project ${o.project}`);
+  for (const b of buckets) await grantBucket(o, b.bucket, b.prefix || undefined, email, req.uid);
+  if (req.autostop?.down) await grantAutodownRole(o, email);
+  return email;
+}
+
+/**
+ * Removes the account from each bucket's policy (and the project's, if it had the autodown
+ * role), deletes it and proves it gone (GET → 404). Errors are thrown for the caller to report.
+ * Returns the e-mail proved gone, or undefined when there was none (or not this cluster's).
+ */
+export async function deleteBucketIdentity(o: BucketIdentityOptions, uid: string, buckets: BucketAccess[] | undefined): Promise<string | undefined> {
+  const email = serviceAccountEmail(bucketAccountId(uid), o.project);
+  const fix = `gcloud iam service-accounts delete ${email} --project ${o.project}`;
+  const sa = await getAccount(o, email, fix);
+  if (!sa) return undefined;
+  if (tagsOfAccount(sa)[TAG_UID] !== uid) {
+    o.log?.(`GCP: the service account ${email} is not cluster ${uid}'s; left alone`);
+    return undefined;
+  }
+  for (const b of new Set(gcsAccess(buckets).map((x) => x.bucket))) await revokeBucket(o, b, email);
+  if ((sa.description ?? '').split(' ').includes(MARK_AUTODOWN)) await revokeProjectRole(o, email);
+  try {
+    await gcpRest(o.c, 'iam', 'DELETE', `/v1/projects/${o.project}/serviceAccounts/${email}`);
+  } catch (e) {
+    if (!isRestStatus(e, 404)) throw iamStepError(e, 'serviceAccounts.delete', 'iam.serviceAccounts.delete', o.project, fix, BUCKETS);
+  }
+  for (let attempt = 1; ; attempt++) {
+    if (!(await getAccount(o, email, fix))) break;
+    if (attempt >= IAM_MAX_TRIES) throw new ProviderError('transient', `GCP: the service account ${email} is still listed after its deletion`);
+    await sleepMs(iamBackoffMs(o.backoffMs, attempt));
+  }
+  o.log?.(`GCP: deleted the service account ${email} (serviceAccounts.get answers 404)`);
+  return email;
+}
+
+/**
+ * After a failed launch call: its account goes unless an instance of the uid (an earlier
+ * launch's) still runs as it. A failure here is logged; the launch's own error is what matters.
+ */
+export async function undoBucketIdentity(o: BucketIdentityOptions, req: RunRequest, anyInstance: () => Promise<boolean>): Promise<void> {
+  if (!gcsAccess(req.placement.bucketAccess).length) return;
+  try {
+    if (!(await anyInstance())) await deleteBucketIdentity(o, req.uid, req.placement.bucketAccess);
+  } catch (e) {
+    o.log?.(`GCP: the bucket identity of ${req.uid} is left after the failed launch (the down removes it): ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+async function revokeProjectRole(o: BucketIdentityOptions, email: string): Promise<void> {
+  const role = autodownRole(o.project);
+  const fix = `gcloud projects remove-iam-policy-binding ${o.project} --member serviceAccount:${email} --role ${role}`;
+  await editPolicy({
+    what: `the IAM policy of ${o.project}`, backoffMs: o.backoffMs, log: o.log,
+    read: () => gcpRest<Policy>(o.c, 'crm', 'POST', `/v1/projects/${o.project}:getIamPolicy`, { options: { requestedPolicyVersion: 3 } }),
+    write: (policy) => gcpRest(o.c, 'crm', 'POST', `/v1/projects/${o.project}:setIamPolicy`, { policy }),
+    isStale: (e) => isRestStatus(e, 409, 'ABORTED'),
+    change: (bindings) => withoutMember(bindings, role, `serviceAccount:${email}`),
+    fail: (e, step) => iamStepError(e, `projects.${step === 'read' ? 'get' : 'set'}IamPolicy`, `resourcemanager.projects.${step === 'read' ? 'get' : 'set'}IamPolicy`, o.project, fix, BUCKETS),
+  });
+}
+
+/** Skydeck's per-cluster bucket accounts of the project (projects.serviceAccounts.list, every page). */
+export async function listBucketIdentities(o: Pick<BucketIdentityOptions, 'c' | 'project'>): Promise<TaggedIdentity[]> {
+  const out: TaggedIdentity[] = [];
+  const path = `/v1/projects/${o.project}/serviceAccounts`;
+  for await (const page of pages((pageToken) => gcpRest<{ accounts?: ServiceAccount[]; nextPageToken?: string }>(
+    o.c, 'iam', 'GET', `${path}?pageSize=100${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`))) {
+    for (const sa of page.accounts ?? []) {
+      const tags = tagsOfAccount(sa);
+      if (tags[TAG_UID]) out.push({ kind: 'service account', name: sa.email!, tags });
+    }
+  }
+  return out;
+}

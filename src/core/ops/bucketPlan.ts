@@ -4,15 +4,20 @@
 //
 // A node of a cloud in VM_IDENTITY reading its own cloud's store uses the VM's identity: on AWS
 // the per-cluster instance profile Skydeck creates, allowed only the task's buckets
-// (clouds/aws/bucketRole.ts). Every other node (ssh pools, local, GCP and Azure nodes, which get
-// no identity with bucket access from Skydeck yet, any R2 bucket) has none for the store: the
-// user's own credentials go to the node only with the explicit opt-in (sharedCredentials.ts),
-// and without it the launch stops before provisioning.
+// (clouds/aws/bucketRole.ts); on Azure the per-cluster user-assigned managed identity with
+// Storage Blob Data Contributor on exactly the task's containers (clouds/azure/bucketIdentity.ts).
+// Every other node (ssh pools, local, GCP nodes, which get no identity with bucket access from
+// Skydeck yet, any R2 bucket, another cloud's store) has none for the store: the user's own
+// credentials go to the node only with the explicit opt-in (sharedCredentials.ts), and without
+// it the launch stops before provisioning.
 import type { Task } from '../task';
 import { mountLabel, targetOf, type NodeMount, type StoreAccess, type StoreKind } from '../storage';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { sharedCredentials, type Shared } from './sharedCredentials';
+import type { ClusterRecord } from '../state';
+import { refOf } from '../provision/handle';
+import { providerOf } from './providerEnv';
 
 export interface PlannedMount {
   mount: NodeMount;
@@ -27,11 +32,11 @@ export const SHARE_HOW = `set ${SHARE_SETTING} to true in your user settings (CL
 const HOME_CLOUD: Record<StoreKind, string | undefined> = { s3: 'aws', gcs: 'gcp', azure: 'azure', r2: undefined };
 /**
  * Clouds whose nodes Skydeck launches with an identity their own store can be read with: AWS
- * (the per-cluster instance profile). Not yet GCP (nodes get a service account only as an
- * autodown head, with compute rights only) or Azure (a managed identity only for autostop):
- * there a bucket needs the credentials opt-in, refused before anything bills.
+ * (the per-cluster instance profile) and Azure (the per-cluster managed identity). Not yet GCP
+ * (nodes get a service account only as an autodown head, with compute rights only): there a
+ * bucket needs the credentials opt-in, refused before anything bills.
  */
-const VM_IDENTITY = new Set<string>(['aws']);
+export const VM_IDENTITY = new Set<string>(['aws', 'azure']);
 
 const NODE_OF: Record<string, string> = {
   ssh: 'an ssh pool host', local: 'this machine\'s local cluster', aws: 'an AWS node', gcp: 'a GCP node', azure: 'an Azure node',
@@ -69,4 +74,16 @@ export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): P
     out.push({ mount, access: { credentials: s.credentials, ...override }, shared: s.what });
   }
   return out;
+}
+
+/**
+ * The plan for a cluster's nodes once the cluster is known: where a node may hold several
+ * identities (an Azure head with autostop has its own too), the VM credential names the one
+ * its cloud made for the buckets (Provider.bucketIdentity).
+ */
+export function forCluster(ctx: OpsContext, plan: PlannedMount[], row: ClusterRecord): PlannedMount[] {
+  const vm = plan.filter((p) => p.access.credentials.kind === 'vm' && p.mount.target.store === 'azure');
+  const id = vm.length ? providerOf(ctx, row.provider)?.bucketIdentity?.(refOf(row)) : undefined;
+  if (!id) return plan;
+  return plan.map((p) => (vm.includes(p) ? { ...p, access: { ...p.access, credentials: { kind: 'vm', azureMsiResourceId: id } } } : p));
 }

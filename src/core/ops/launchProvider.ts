@@ -43,8 +43,10 @@ export async function launchOnProvider(ctx: OpsContext, name: string, task: Task
     return r.row!;
   }
   // The buckets travel with each placement, so a cloud that scopes the node's identity to
-  // them (AWS instance profile) sees them at RunInstances; the loop only carries them.
-  const bucketAccess: BucketAccess[] = bucketMountsOf(task).map(({ target: t }) => ({ store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}) }));
+  // them (AWS instance profile, Azure managed identity) sees them at RunInstances; the loop only carries them.
+  const bucketAccess: BucketAccess[] = bucketMountsOf(task).map(({ target: t }) => ({
+    store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}), ...(t.account ? { account: t.account } : {}),
+  }));
   const all = placementsOf(task.resources, opts.cloudOverride).map((p) => ({
     ...p, cloud: p.cloud || opts.cloud, ...(!p.region && opts.region ? { region: opts.region } : {}),
     ...(bucketAccess.length ? { bucketAccess } : {}),

@@ -54,11 +54,11 @@ export const leaksCommand: CliCommand = {
   },
 };
 
-/** Roles (and their instance profiles), service accounts of clusters no row owns: free, but still a grant on the buckets. */
+/** Roles (and their instance profiles), service accounts, Blob role assignments of clusters no row owns: free, but still a grant on the buckets. */
 function printIdentities(out: (t: string) => void, sweep: SweepResult): void {
   const list = sweep.strayIdentities ?? [];
   if (!list.length) return;
-  out(`Cluster identities no cluster owns (${list.length}): Skydeck deletes one once it has terminated its cluster's instances; one whose instances are gone already must be deleted by hand (AWS IAM console: the role and its instance profile of the same name; GCP: remove the account from its buckets' IAM policies, then gcloud iam service-accounts delete NAME):\n`);
+  out(`Cluster identities no cluster owns (${list.length}): Skydeck deletes one once it has terminated its cluster's instances; one whose instances are gone already must be deleted by hand (AWS IAM console: the role and its instance profile of the same name; GCP: remove the account from its buckets' IAM policies, then gcloud iam service-accounts delete NAME; Azure: az role assignment delete --ids <the id in parentheses>):\n`);
   out(table(['CLOUD', 'KIND', 'NAME', 'CLUSTER', 'WORKSPACE'], list.map((l) => [l.cloud, l.kind, l.name, l.cluster, l.workspace])));
 }
 

@@ -42,7 +42,8 @@ export interface Placement {
   resources?: NodeShape;
   /**
    * The buckets the task mounts, for clouds that scope the node's own identity to exactly
-   * these (AWS: a per-cluster instance profile; GCP: a per-cluster service account). Others ignore it.
+   * these (AWS: a per-cluster instance profile; GCP: a per-cluster service account; Azure: a
+   * per-cluster managed identity with a role on each container). Others ignore it.
    */
   bucketAccess?: BucketAccess[];
 }
@@ -52,6 +53,8 @@ export interface BucketAccess {
   store: StoreKind;
   bucket: string;
   prefix?: string;
+  /** Azure: the storage account holding the container. */
+  account?: string;
 }
 
 /** Which instances a call is about: the cluster's uid, in the place it was launched. */
@@ -116,7 +119,7 @@ export interface TaggedListing {
   /** Regions (or zones) listed completely, for the summary. */
   listed: string[];
   unlisted: UnlistedPart[];
-  /** Per-cluster identities with Skydeck tags (AWS: bucket roles), for clouds that create them. */
+  /** Per-cluster identities with Skydeck tags (AWS: bucket roles; Azure: Blob role assignments), for clouds that create them. */
   identities?: TaggedIdentity[];
 }
 
@@ -202,6 +205,12 @@ export interface Provider {
   openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void>;
   /** Zones to try, in order, when a placement names a region but no zone. */
   zonesOf?(region: string): string[];
+  /**
+   * The resource id of the identity the cluster's nodes read their buckets with, where a node
+   * may hold several and a tool must be told which (Azure: the user-assigned one next to the
+   * head's autostop identity). Clouds with one identity per node leave it out.
+   */
+  bucketIdentity?(ref: ClusterRef): string | undefined;
 }
 
 /**

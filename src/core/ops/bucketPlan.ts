@@ -5,16 +5,20 @@
 // A node of a cloud in VM_IDENTITY reading its own cloud's store uses the VM's identity: on AWS
 // the per-cluster instance profile Skydeck creates, allowed only the task's buckets
 // (clouds/aws/bucketRole.ts); on GCP the per-cluster service account every node runs as,
-// granted objectAdmin on each of the task's GCS buckets only (clouds/gcp/bucketIdentity.ts).
-// Every other node (ssh pools, local, Azure nodes, which get no identity with bucket access from
-// Skydeck yet, any R2 bucket, a bucket of another cloud's store) has none for the store: the
-// user's own credentials go to the node only with the explicit opt-in (sharedCredentials.ts),
-// and without it the launch stops before provisioning.
+// granted objectAdmin on each of the task's GCS buckets only (clouds/gcp/bucketIdentity.ts); on
+// Azure the per-cluster user-assigned managed identity with Storage Blob Data Contributor on
+// exactly the task's containers (clouds/azure/bucketIdentity.ts). Every other node (ssh pools,
+// local, any R2 bucket, another cloud's store) has none for the store: the user's own
+// credentials go to the node only with the explicit opt-in (sharedCredentials.ts), and without
+// it the launch stops before provisioning.
 import type { Task } from '../task';
 import { mountLabel, targetOf, type NodeMount, type StoreAccess, type StoreKind } from '../storage';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { sharedCredentials, type Shared } from './sharedCredentials';
+import type { ClusterRecord } from '../state';
+import { refOf } from '../provision/handle';
+import { providerOf } from './providerEnv';
 
 export interface PlannedMount {
   mount: NodeMount;
@@ -29,16 +33,14 @@ export const SHARE_HOW = `set ${SHARE_SETTING} to true in your user settings (CL
 const HOME_CLOUD: Record<StoreKind, string | undefined> = { s3: 'aws', gcs: 'gcp', azure: 'azure', r2: undefined };
 /**
  * Clouds whose nodes Skydeck launches with an identity their own store can be read with: AWS
- * (the per-cluster instance profile) and GCP (the per-cluster service account with the
- * devstorage.read_write scope). Not yet Azure (a managed identity only for autostop): there a
- * bucket needs the credentials opt-in, refused before anything bills.
+ * (the per-cluster instance profile), GCP (the per-cluster service account with the
+ * devstorage.read_write scope) and Azure (the per-cluster managed identity).
  */
-const VM_IDENTITY = new Set<string>(['aws', 'gcp']);
+export const VM_IDENTITY = new Set<string>(['aws', 'gcp', 'azure']);
 
 const NODE_OF: Record<string, string> = {
   ssh: 'an ssh pool host', local: 'this machine\'s local cluster', aws: 'an AWS node', gcp: 'a GCP node', azure: 'an Azure node',
 };
-const CLOUD_NAME: Record<string, string> = { aws: 'AWS', gcp: 'GCP', azure: 'Azure' };
 const STORE_NAME: Record<StoreKind, string> = { s3: 'S3', gcs: 'GCS', azure: 'Azure Blob', r2: 'R2' };
 
 /** The task's bucket mounts, parents before children (a mount inside another comes after it). */
@@ -61,8 +63,7 @@ export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): P
       out.push({ mount, access: { credentials: { kind: 'vm' }, ...override } });
       continue;
     }
-    const node = NODE_OF[cloud] ?? `a ${cloud} node`;
-    const where = HOME_CLOUD[store] === cloud ? `${node} (Skydeck does not yet give ${CLOUD_NAME[cloud] ?? cloud} nodes an identity with access to buckets)` : node;
+    const where = NODE_OF[cloud] ?? `a ${cloud} node`;
     if (ctx.storageCredentials !== 'share') {
       throw new OpsError('usage', `file_mounts ${label}: ${where} has no identity of its own to read ${STORE_NAME[store]} with, and Skydeck copies your credentials to a node only if you opt in: ${SHARE_HOW}`);
     }
@@ -71,4 +72,16 @@ export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): P
     out.push({ mount, access: { credentials: s.credentials, ...override }, shared: s.what });
   }
   return out;
+}
+
+/**
+ * The plan for a cluster's nodes once the cluster is known: where a node may hold several
+ * identities (an Azure head with autostop has its own too), the VM credential names the one
+ * its cloud made for the buckets (Provider.bucketIdentity).
+ */
+export function forCluster(ctx: OpsContext, plan: PlannedMount[], row: ClusterRecord): PlannedMount[] {
+  const vm = plan.filter((p) => p.access.credentials.kind === 'vm' && p.mount.target.store === 'azure');
+  const id = vm.length ? providerOf(ctx, row.provider)?.bucketIdentity?.(refOf(row)) : undefined;
+  if (!id) return plan;
+  return plan.map((p) => (vm.includes(p) ? { ...p, access: { ...p.access, credentials: { kind: 'vm', azureMsiResourceId: id } } } : p));
 }

@@ -9,7 +9,7 @@ import { teardownUnderWay } from '../provision';
 import { OpsError } from './errors';
 import { syncWorkers } from './multiNode';
 import { jobSpecOf } from './jobSpec';
-import { planBuckets } from './bucketPlan';
+import { forCluster, planBuckets } from './bucketPlan';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 
 export interface ExecRequest extends FollowOptions {
@@ -38,7 +38,7 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   const buckets = await planBuckets(ctx, task, row.provider);
   await connecting;
   const { workdir } = readHandle(row);
-  const extras = { buckets, gitEnvs: { ...envs, ...secrets } };
+  const extras = { buckets: forCluster(ctx, buckets, row), gitEnvs: { ...envs, ...secrets } };
   await Promise.all([syncAll(ctx, client, task, dir, workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
   if (req.signal?.aborted) throw new OpsError('failed', `exec on ${req.cluster} cancelled before its job was submitted`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false, secrets }));

@@ -22,7 +22,7 @@ import { placementsOf, teardownUnderWay } from '../provision';
 import { isProviderCluster, providerOf } from './providerEnv';
 import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
-import { planBuckets } from './bucketPlan';
+import { forCluster, planBuckets } from './bucketPlan';
 import { ensureNamedBuckets } from './namedBuckets';
 
 export interface LaunchRequest extends FollowOptions {
@@ -85,7 +85,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
-  const extras = { buckets, gitEnvs: { ...envs, ...secrets } };
+  const extras = { buckets: forCluster(ctx, buckets, row), gitEnvs: { ...envs, ...secrets } };
   await Promise.all([syncAll(ctx, client, task, dir, handle.workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
   if (req.provisionSignal?.aborted) await cancelBeforeSubmit(ctx, row, !existing && isProviderCluster(row));
   ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);

@@ -43,9 +43,12 @@ export async function launchOnProvider(ctx: OpsContext, name: string, task: Task
     return r.row!;
   }
   // The buckets travel with each placement, so a cloud that scopes the node's identity to
-  // them (AWS instance profile, GCP service account) sees them at run time; the loop only carries
-  // them, and records them with the placement, where the terminate finds them (refOf).
-  const bucketAccess: BucketAccess[] = bucketMountsOf(task).map(({ target: t }) => ({ store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}) }));
+  // them (AWS instance profile, GCP service account, Azure managed identity) sees them at run
+  // time; the loop only carries them, and records them with the placement, where the terminate
+  // finds them (refOf).
+  const bucketAccess: BucketAccess[] = bucketMountsOf(task).map(({ target: t }) => ({
+    store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}), ...(t.account ? { account: t.account } : {}),
+  }));
   const all = placementsOf(task.resources, opts.cloudOverride).map((p) => ({
     ...p, cloud: p.cloud || opts.cloud, ...(!p.region && opts.region ? { region: opts.region } : {}),
     ...(bucketAccess.length ? { bucketAccess } : {}),

@@ -3,7 +3,8 @@
 // to a file on the node. Option names are those of rclone 1.60.1 (`rclone help backend s3`,
 // `... gcs`, `... azureblob`): in 1.60 gcs and azureblob have no `env_auth`; gcs falls back
 // to Google's application-default credentials (the VM's service account) when given no token,
-// and azureblob reaches the VM's managed identity through `use_msi`.
+// and azureblob reaches the VM's managed identity through `use_msi` (`msi_mi_res_id` names
+// which one when a VM holds several).
 import { StorageError } from './errors';
 import type { BucketTarget } from './target';
 
@@ -14,7 +15,7 @@ const PREFIX = `RCLONE_CONFIG_${REMOTE.toUpperCase()}_`;
 /** How the node authenticates to the store. */
 export type StoreCredentials =
   /** The VM's own identity: AWS instance profile, GCP service account, Azure managed identity. */
-  | { kind: 'vm'; azureMsiClientId?: string }
+  | { kind: 'vm'; azureMsiResourceId?: string }
   /** S3 or R2 keys: only with the user's explicit opt-in (ssh pools, local). */
   | { kind: 'keys'; accessKeyId: string; secretAccessKey: string; sessionToken?: string }
   /** A GCP service-account key (JSON text), opt-in like keys. */
@@ -113,7 +114,9 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
     put('endpoint', access.endpoint);
     if (c.kind === 'vm') {
       put('use_msi', 'true');
-      put('msi_client_id', c.azureMsiClientId);
+      // The cluster's user-assigned identity by its ARM id (deterministic, unlike its client id):
+      // a head with autostop also holds a system-assigned one, which rclone would take by default.
+      put('msi_mi_res_id', c.azureMsiResourceId);
     } else if (c.kind === 'azureKey') put('key', c.key, true);
     else wrongCreds();
   }

@@ -1,11 +1,13 @@
-// How each bucket mount will authenticate, decided before provisioning: AWS and GCP nodes reading
-// their own cloud's store use the VM's identity; any other node gets the user's own credentials
+// How each bucket mount will authenticate, decided before provisioning: AWS, GCP and Azure nodes
+// read their own cloud's store with the VM's identity; elsewhere the user's own credentials go to the node
 // only with the opt-in.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { planBuckets } from '../../../src/core/ops/bucketPlan';
+import { forCluster, planBuckets } from '../../../src/core/ops/bucketPlan';
+import type { Provider } from '../../../src/core/clouds/provider';
+import type { ClusterRecord } from '../../../src/core/state';
 import type { OpsContext } from '../../../src/core/ops';
 import { OpsError } from '../../../src/core/ops/errors';
 import { task } from '../task/helpers';
@@ -28,16 +30,30 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
 
   const t = task('file_mounts:\n  /big/inner: {source: s3://bkt/p, mode: COPY}\n  /big: {source: s3://bkt, mode: MOUNT}\n');
 
-  it('on Azure reading its own store (no VM identity for buckets yet): refused before provisioning without the opt-in; on GCP reading S3, the shared credentials with it, parents first', async () => {
-    for (const [cloud, url, node] of [['azure', 'https://acct.blob.core.windows.net/bkt', 'an Azure']]) {
-      await assert.rejects(planBuckets(ctxOf(false), task(`file_mounts:\n  /x: ${url}\n`), cloud), (e: Error) => e instanceof OpsError && e.kind === 'usage'
-        && new RegExp(`${node} node \\(Skydeck does not yet give ${node.split(' ')[1]} nodes an identity with access to buckets\\) has no identity .* skydeck\\.storage\\.shareCredentials`).test(e.message), cloud);
-    }
+  it('on GCP reading S3 (another cloud\'s store): refused before provisioning without the opt-in; the shared credentials with it, parents first', async () => {
+    await assert.rejects(planBuckets(ctxOf(false), t, 'gcp'), (e: Error) => e instanceof OpsError && e.kind === 'usage'
+      && /^file_mounts \/big: s3:\/\/bkt: a GCP node has no identity .* skydeck\.storage\.shareCredentials/.test(e.message));
     const plan = await planBuckets(ctxOf(true), t, 'gcp');
     assert.deepEqual(plan.map((p) => [p.mount.dst, p.mount.mode, p.access.credentials.kind, p.access.endpoint, p.shared]), [
       ['/big', 'MOUNT', 'keys', 'http://127.0.0.1:1', 'AWS'],
       ['/big/inner', 'COPY', 'keys', 'http://127.0.0.1:1', 'AWS'],
     ]);
+  });
+
+  it('on Azure reading Azure Blob: the cluster\'s managed identity, no opt-in needed and no key shared; once the cluster is known, the VM credential names that identity', async () => {
+    const az = task('file_mounts:\n  /x: https://acct.blob.core.windows.net/ccc\n  /s: s3://bkt\n');
+    for (const share of [false, true]) {
+      const plan = await planBuckets(ctxOf(share), task('file_mounts:\n  /x: https://acct.blob.core.windows.net/ccc\n'), 'azure');
+      assert.deepEqual(plan.map((p) => [p.mount.dst, p.access.credentials, p.shared]), [['/x', { kind: 'vm' }, undefined]]);
+    }
+    const plan = await planBuckets(ctxOf(true), az, 'azure');
+    const fake = { cloud: 'azure', bucketIdentity: (ref: { uid: string; account?: string }) => `/subscriptions/${ref.account}/mi-of-${ref.uid}` } as unknown as Provider;
+    const ctx = { ...ctxOf(true), providers: { clouds: ['azure'], get: (c: string) => (c === 'azure' ? fake : undefined) } } as OpsContext;
+    const row = { uid: 'u-1', provider: 'azure', account: 'sub-1', region: 'eastus', zone: null } as unknown as ClusterRecord;
+    assert.deepEqual(forCluster(ctx, plan, row).map((p) => [p.mount.dst, p.access.credentials.kind, (p.access.credentials as { azureMsiResourceId?: string }).azureMsiResourceId]), [
+      ['/s', 'keys', undefined], ['/x', 'vm', '/subscriptions/sub-1/mi-of-u-1'],
+    ]);
+    assert.equal(forCluster(ctxOf(true), plan, row), plan, 'no provider: the plan as it was');
   });
 
   it('on AWS reading S3: the instance profile (VM identity), no opt-in needed, and no keys shared even with the opt-in', async () => {

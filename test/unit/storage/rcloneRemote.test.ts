@@ -40,13 +40,13 @@ describe('storage/rcloneRemote: remotes from environment variables', () => {
     assert.deepEqual(sa.secret, ['RCLONE_CONFIG_SKYDECK_SERVICE_ACCOUNT_CREDENTIALS']);
   });
 
-  it('Azure: managed identity through use_msi (with a user-assigned client id), or an account key', () => {
+  it('Azure: managed identity through use_msi (a user-assigned one named by its resource id, msi_mi_res_id), or an account key', () => {
     const t = { store: 'azure' as const, bucket: 'ctr', prefix: 'x', account: 'acct' };
-    const r = rcloneRemote('/d: azure', t, { credentials: { kind: 'vm', azureMsiClientId: 'cid' } });
+    const r = rcloneRemote('/d: azure', t, { credentials: { kind: 'vm', azureMsiResourceId: '/subscriptions/s/resourceGroups/g/providers/Microsoft.ManagedIdentity/userAssignedIdentities/mi' } });
     assert.equal(r.env.RCLONE_CONFIG_SKYDECK_TYPE, 'azureblob');
     assert.equal(r.env.RCLONE_CONFIG_SKYDECK_ACCOUNT, 'acct');
     assert.equal(r.env.RCLONE_CONFIG_SKYDECK_USE_MSI, 'true');
-    assert.equal(r.env.RCLONE_CONFIG_SKYDECK_MSI_CLIENT_ID, 'cid');
+    assert.equal(r.env.RCLONE_CONFIG_SKYDECK_MSI_MI_RES_ID, '/subscriptions/s/resourceGroups/g/providers/Microsoft.ManagedIdentity/userAssignedIdentities/mi');
     assert.equal(r.remotePath, 'skydeck:ctr/x');
     const k = rcloneRemote('/d: azure', t, { credentials: { kind: 'azureKey', key: 'K3y==' } });
     assert.deepEqual(k.secret, ['RCLONE_CONFIG_SKYDECK_KEY']);

@@ -1,6 +1,5 @@
-import type { VirtualMachine } from '@azure/arm-compute';
 import {
-  ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
+  ProviderError, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
   type TaggedListing,
 } from '../provider';
 import { waitUntil } from '../waitInstances';
@@ -10,11 +9,14 @@ import { azureCatalog } from './catalogFetch';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { AzureClients } from './clients';
 import { azCall } from './errors';
-import { groupName, groupOf, TAG_HEAD, vmName } from './names';
+import { bucketIdentityId, containerScopes, containersOf, ensureBucketIdentity } from './bucketIdentity';
+import { revokeBucketGrants } from './bucketGrants';
+import { listSubscription } from './sweepListing';
+import { groupName, TAG_HEAD, vmName } from './names';
 import { addressesOf, ensureNetwork, openNsgPorts } from './network';
 import { AZURE_SSH_USER, DEFAULT_LOCATION, type AzureProviderOptions } from './options';
 import { infoOf } from './status';
-import { emptyGroups, instanceViewOf, listVms } from './listing';
+import { listVms } from './listing';
 import { shapeOf } from '../nodeShape';
 import { createVm, pickSize } from './vm';
 import { waitGroupGone } from './group';
@@ -61,12 +63,21 @@ export class AzureProvider implements Provider {
     const c = this.clientsFor(req.account);
     const group = groupName(req.uid);
     const location = req.placement.region ?? req.region ?? this.opts.region ?? DEFAULT_LOCATION;
+    // Blob containers' storage accounts are found before anything is made (a missing one is config).
+    const scopes = await containerScopes(c, containersOf(req.placement.bucketAccess));
     // A previous attempt's group may still be deleting (teardown is asynchronous on Azure).
     await waitGroupGone(c, group, this.lro.updateIntervalInMs, 10 * 60_000, true);
     await azCall('resourceGroups.createOrUpdate', () => c.resources.resourceGroups.createOrUpdate(group, { location, tags: req.tags }));
     const existing = await listVms(c, group);
     if (existing.some((v) => v.power === 'stopping' || v.power === 'deallocating')) {
       throw new ProviderError('transient', 'some VMs are still stopping; they can be started once deallocated');
+    }
+    // Grants first: a node mounts as soon as it is up. A relaunch also drops grants it no longer needs.
+    const bucketIdentity = scopes.length || existing.length
+      ? await ensureBucketIdentity({ c, req, location, scopes, lro: this.lro, log: this.opts.log }) : undefined;
+    const lacking = bucketIdentity && existing.filter((v) => !Object.keys(v.vm.identity?.userAssignedIdentities ?? {}).some((k) => k.toLowerCase() === bucketIdentity.toLowerCase()));
+    if (lacking && lacking.length) {
+      throw new ProviderError('config', `${lacking.map((v) => v.vm.name).join(', ')} of ${req.clusterName} were made without the identity its Blob mounts need`, 'launch on a new cluster (-c), or down this one first');
     }
     const stopped = existing.filter((v) => v.power === 'deallocated' || v.power === 'stopped');
     await Promise.all(stopped.map((v) => this.startOne(c, group, v.vm.name!)));
@@ -80,7 +91,7 @@ export class AzureProvider implements Provider {
     const subnetId = await ensureNetwork(net);
     const hasHead = existing.some((v) => v.vm.tags?.[TAG_HEAD] === 'true');
     const names = Array.from({ length: need }, () => vmName(req.clusterName, req.uid));
-    const ctx = { ...net, subnetId, publicKey: this.localKey().publicKey, zone: req.placement.zone ?? req.zone };
+    const ctx = { ...net, subnetId, publicKey: this.localKey().publicKey, zone: req.placement.zone ?? req.zone, bucketIdentity };
     // All awaited even after one fails, so no create is left in flight unseen.
     const results = await Promise.allSettled(names.map((n, i) => createVm(ctx, sized, n, !hasHead && i === 0)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -124,7 +135,13 @@ export class AzureProvider implements Provider {
    * nothing: the core proves it by querying (a deleted group lists no VMs, nor parts).
    */
   async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
-    await terminateIn(this.clientsFor(ref.account), groupName(ref.uid), ids, this.lro);
+    const c = this.clientsFor(ref.account);
+    // Blob grants sit outside the group: proven gone before the group (and with it the VMs) goes.
+    await terminateIn(c, groupName(ref.uid), ids, this.lro, () => azCall('bucket grants', () => revokeBucketGrants(c, ref.uid, this.lro, this.opts.log)));
+  }
+
+  bucketIdentity(ref: ClusterRef): string | undefined {
+    return bucketIdentityId(this.clientsFor(ref.account).subscriptionId, ref.uid);
   }
 
   waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
@@ -156,17 +173,8 @@ export class AzureProvider implements Provider {
    * with its power state. ARM lists a subscription's VMs of every location in one call, so
    * there is no per-location part to miss: a failure is the whole subscription's.
    */
-  async listTagged(account?: string): Promise<TaggedListing> {
-    const c = this.clientsFor(account);
-    const tagged = await azCall('virtualMachines.listAll', async () => {
-      const out: VirtualMachine[] = [];
-      for await (const vm of c.compute.virtualMachines.listAll()) if (vm.tags?.[TAG_UID]) out.push(vm);
-      return out;
-    });
-    const withViews = await Promise.all(tagged.map(async (vm) => ({ vm, view: await instanceViewOf(c, groupOf(vm.id), vm.name!) })));
-    const vms = withViews.filter((v) => v.view !== null).map((v) => infoOf(v.vm, v.view ?? undefined));
-    const instances = [...vms, ...(await emptyGroups(c, new Set(tagged.map((vm) => groupOf(vm.id).toLowerCase()))))];
-    return { account: c.subscriptionId, instances, listed: ['all locations'], unlisted: [] };
+  listTagged(account?: string): Promise<TaggedListing> {
+    return listSubscription(this.clientsFor(account));
   }
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {

@@ -10,7 +10,9 @@ import type { AzureClients } from './clients';
 /** Built-in role definition ids (the same in every subscription). */
 export const ROLE_VM_CONTRIBUTOR = '9980e02c-c2be-4d73-94e8-173b1dc7cf3c';
 export const ROLE_CONTRIBUTOR = 'b24988ac-6180-42a0-ab88-20f7382dd24c';
-const API_VERSION = '2022-04-01';
+/** Microsoft.Authorization/roleAssignments (azure-rest-api-specs: authorization stable 2022-04-01). */
+export const ROLE_ASSIGNMENTS_API = '2022-04-01';
+const API_VERSION = ROLE_ASSIGNMENTS_API;
 
 export const GRANT_FIX = 'creating a role assignment needs Owner, User Access Administrator or Role Based Access Control Administrator ' +
   'on the subscription; without one, launch without autostop and stop the cluster with "skydeck stop"';
@@ -26,44 +28,68 @@ export function assignmentName(scope: string, principalId: string, role: string)
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export interface GrantOptions {
-  c: AzureClients;
+export interface GrantOptions extends AssignOptions {
   group: string;
-  principalId: string;
   down: boolean;
-  lro: { updateIntervalInMs: number };
-  /** How long a just-created identity may take to be visible to the role service (PrincipalNotFound). */
-  replicationWaitMs?: number;
 }
 
 /** Gives the head's identity its role on the group; an account that may not grant roles gets a clear auth error. */
 export async function grantSelfStop(o: GrantOptions): Promise<void> {
   const scope = `/subscriptions/${o.c.subscriptionId}/resourceGroups/${o.group}`;
   const role = selfStopRole(o.down);
-  const id = `${scope}/providers/Microsoft.Authorization/roleAssignments/${assignmentName(scope, o.principalId, role)}`;
+  try {
+    await putAssignment(o, scope, role);
+  } catch (e) {
+    const { code, message } = azureCode(e);
+    if (code === 'AuthorizationFailed') {
+      throw new ProviderError('auth', `autostop on Azure: your account may not give the head VM's identity a role on ${o.group} (${message})`, GRANT_FIX);
+    }
+    throw toAzureError(e, 'roleAssignments.create');
+  }
+}
+
+export interface AssignOptions {
+  c: AzureClients;
+  principalId: string;
+  lro: { updateIntervalInMs: number };
+  /** How long a just-created identity may take to be visible to the role service (PrincipalNotFound). */
+  replicationWaitMs?: number;
+  /** roleAssignments 2022-04-01 `description` (bucket grants carry the cluster's uid in it). */
+  description?: string;
+}
+
+/** The id of the assignment putAssignment makes (deterministic: a retry re-puts the same one). */
+export function assignmentId(scope: string, principalId: string, role: string): string {
+  return `${scope}/providers/Microsoft.Authorization/roleAssignments/${assignmentName(scope, principalId, role)}`;
+}
+
+/**
+ * PUTs the role assignment, waiting out a new principal's replication (PrincipalNotFound);
+ * an existing one of the same grant is fine. Other errors are thrown as the SDK gave them.
+ */
+export async function putAssignment(o: AssignOptions, scope: string, role: string): Promise<string> {
+  const id = assignmentId(scope, o.principalId, role);
   const body = { properties: {
     roleDefinitionId: `/subscriptions/${o.c.subscriptionId}/providers/Microsoft.Authorization/roleDefinitions/${role}`,
     principalId: o.principalId,
     // Named so ARM does not have to look the principal up (which fails while it replicates).
     principalType: 'ServicePrincipal',
+    ...(o.description ? { description: o.description } : {}),
   } };
   const until = Date.now() + (o.replicationWaitMs ?? 120_000);
   for (;;) {
     try {
       // The SDK's path template is "/{+resourceId}": the id goes without its leading slash.
       await o.c.resources.resources.beginCreateOrUpdateByIdAndWait(id.slice(1), API_VERSION, body, o.lro);
-      return;
+      return id;
     } catch (e) {
-      const { code, message } = azureCode(e);
-      if (code === 'RoleAssignmentExists') return;
+      const { code } = azureCode(e);
+      if (code === 'RoleAssignmentExists') return id;
       if (code === 'PrincipalNotFound' && Date.now() < until) {
         await new Promise((r) => setTimeout(r, Math.min(5000, Math.max(10, o.lro.updateIntervalInMs * 2))));
         continue;
       }
-      if (code === 'AuthorizationFailed') {
-        throw new ProviderError('auth', `autostop on Azure: your account may not give the head VM's identity a role on ${o.group} (${message})`, GRANT_FIX);
-      }
-      throw toAzureError(e, 'roleAssignments.create');
+      throw e;
     }
   }
 }

@@ -7,7 +7,9 @@ import { listVms } from './listing';
  * Ends a cluster's group, or some of its VMs: each VM by its delete (its disk, NIC and IP go
  * along by their deleteOptions); an id whose VM is gone but whose parts are left: those parts.
  */
-export async function terminateIn(c: AzureClients, group: string, ids: string[] | undefined, lro: { updateIntervalInMs: number }): Promise<void> {
+export async function terminateIn(
+  c: AzureClients, group: string, ids: string[] | undefined, lro: { updateIntervalInMs: number }, beforeWhole?: () => Promise<unknown>,
+): Promise<void> {
   const ignoreGone = (e: unknown) => {
     if (!isNotFound(e)) throw e;
   };
@@ -16,6 +18,8 @@ export async function terminateIn(c: AzureClients, group: string, ids: string[] 
   const vms = ids ? (await listVms(c, group)).map((v) => v.vm.name!) : [];
   const whole = !ids || vms.every((n) => ids.includes(n));
   if (whole) {
+    // What lives outside the group (Blob grants) first: a failure here keeps the group, so no proof.
+    await beforeWhole?.();
     await azCall('resourceGroups.delete', () => c.resources.resourceGroups
       .beginDelete(group, { ...lro, forceDeletionTypes: 'Microsoft.Compute/virtualMachines' }).catch(ignoreGone));
     return;

@@ -22,6 +22,16 @@ export function pickSize(placement: Placement, shape: NodeShape, catalog: Parame
     'relax cpus/memory (use "N+" for "at least"), pick other accelerators, or set instance_type');
 }
 
+/**
+ * Autostop: the head's agent deallocates or deletes the cluster as its system-assigned identity
+ * (identity.ts); Blob mounts: every node also holds the cluster's user-assigned one.
+ */
+function identityOf(system: boolean, user: string | undefined): Pick<VirtualMachine, 'identity'> {
+  if (!system && !user) return {};
+  const type = system && user ? 'SystemAssigned, UserAssigned' : system ? 'SystemAssigned' : 'UserAssigned';
+  return { identity: { type, ...(user ? { userAssignedIdentities: { [user]: {} } } : {}) } };
+}
+
 /** `image_id` as "publisher:offer:sku[:version]" (SkyPilot's form) or an ARM image id; Ubuntu 22.04 when absent. */
 function imageReference(imageId: NodeShape['imageId'], location: string): ImageReference {
   const id = typeof imageId === 'string' ? imageId : imageId?.[location];
@@ -36,6 +46,8 @@ export interface VmCtx extends NetCtx {
   subnetId: string;
   publicKey: string;
   zone?: string;
+  /** The cluster's user-assigned identity for Blob containers (bucketIdentity.ts), on every VM. */
+  bucketIdentity?: string;
 }
 
 /**
@@ -65,8 +77,7 @@ export async function createVm(x: VmCtx, req: RunRequest, name: string, head: bo
     // Evicted spot VMs are deallocated (disk kept, compute not billed), so they can be started
     // again; maxPrice -1 means "up to the on-demand price": no eviction for price.
     ...(spot ? { priority: 'Spot', evictionPolicy: 'Deallocate', billingProfile: { maxPrice: -1 } } : { priority: 'Regular' }),
-    // Autostop: the head's agent deallocates or deletes the cluster as this identity (identity.ts).
-    ...(head && req.autostop ? { identity: { type: 'SystemAssigned' } } : {}),
+    ...identityOf(head && !!req.autostop, x.bucketIdentity),
   };
   const made = await azCall('virtualMachines.createOrUpdate', () => x.c.compute.virtualMachines.createOrUpdate(x.group, name, vm, x.lro));
   if (head && req.autostop) {

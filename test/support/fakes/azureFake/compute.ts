@@ -29,7 +29,7 @@ export function putVm(m: ArmModel, id: string, rg: string, name: string, body: J
   const existing = m.get(id);
   const vm = existing ?? { id, name, type: 'Microsoft.Compute/virtualMachines' };
   Object.assign(vm, { location, tags: body.tags ?? {}, ...(body.zones ? { zones: body.zones } : {}) });
-  const identity = m.identities.vmIdentity(body.identity, existing?.identity);
+  const identity = m.identities.vmIdentity(m, body.identity, existing?.identity);
   if (identity) vm.identity = identity;
   const { adminPassword: _secret, ...osProfile } = p.osProfile ?? {};
   vm.properties = {

@@ -1,47 +1,53 @@
-// Managed identities and role assignments as ARM has them, for the head VM's self-stop: a VM
-// created with a system-assigned identity gets a principal; roleAssignments PUT at a resource
-// group grants that principal a built-in role there; requests made with the principal's token
-// (from the IMDS fake) are allowed only where a role covers them. A new principal is invisible
-// to the role service for `principalLagMs` (PrincipalNotFound), as after a real creation.
+// Managed identities as ARM has them: a VM created with a system-assigned identity gets a
+// principal; a user-assigned identity (Microsoft.ManagedIdentity/userAssignedIdentities, its
+// own resource) has one and is attached to VMs by id; role assignments (roleAssignments.ts)
+// grant principals roles; requests made with the principal's token (from the IMDS fake) are
+// allowed only where a role covers them. A new principal is invisible to the role service for
+// `principalLagMs` (PrincipalNotFound), as after a real creation.
 import { randomUUID } from 'node:crypto';
-import { ArmError } from './bodies';
+import { ArmError, resourceNotFound } from './bodies';
 import type { ArmModel, Json } from './model';
+import type { Reply } from './wire';
 
 export const MI_TOKEN_PREFIX = 'fake-mi-token:';
 export const FAKE_TENANT = '72f988bf-0000-0000-0000-0000000000aa';
-const CONTRIBUTOR = 'b24988ac-6180-42a0-ab88-20f7382dd24c';
-const VM_CONTRIBUTOR = '9980e02c-c2be-4d73-94e8-173b1dc7cf3c';
+export const CONTRIBUTOR = 'b24988ac-6180-42a0-ab88-20f7382dd24c';
+export const VM_CONTRIBUTOR = '9980e02c-c2be-4d73-94e8-173b1dc7cf3c';
 
 export class Identities {
   /** principalId → when the role service can see it. */
   readonly principals = new Map<string, number>();
   principalLagMs = 0;
 
-  /** The VM's `identity` after a PUT asking for a system-assigned one (the principal survives updates). */
-  vmIdentity(asked: Json | undefined, existing: Json | undefined): Json | undefined {
-    if (!String(asked?.type ?? '').includes('SystemAssigned')) return undefined;
-    const principalId = existing?.principalId ?? randomUUID();
-    if (!this.principals.has(principalId)) this.principals.set(principalId, Date.now() + this.principalLagMs);
-    return { type: 'SystemAssigned', principalId, tenantId: FAKE_TENANT };
+  /** A new principal, visible to the role service after `principalLagMs`. */
+  newPrincipal(): string {
+    const id = randomUUID();
+    this.principals.set(id, Date.now() + this.principalLagMs);
+    return id;
   }
-}
 
-export function putRoleAssignment(m: ArmModel, ids: Identities, scope: string, name: string, body: Json): { status: number; body: Json } {
-  const p = body?.properties ?? {};
-  const role = String(p.roleDefinitionId ?? '').split('/').pop() ?? '';
-  if (!/^[0-9a-f-]{36}$/.test(name)) throw new ArmError(400, 'InvalidRoleAssignmentId', `The role assignment ID '${name}' is not valid. The role assignment ID must be a GUID.`);
-  if (![CONTRIBUTOR, VM_CONTRIBUTOR].includes(role)) throw new ArmError(400, 'RoleDefinitionDoesNotExist', `The specified role definition with ID '${role}' does not exist.`);
-  const visibleAt = ids.principals.get(p.principalId);
-  if (visibleAt === undefined || Date.now() < visibleAt) {
-    throw new ArmError(400, 'PrincipalNotFound', `Principal ${String(p.principalId).replace(/-/g, '')} does not exist in the directory ${FAKE_TENANT}. Check that you have the correct principal ID. If you are creating this principal and then immediately assigning a role, this error might be related to a replication delay. In this case, set the role assignment principalType property to a value, such as ServicePrincipal, User, or Group.  See https://aka.ms/docs-principaltype`);
+  /**
+   * The VM's `identity` after a PUT (the system principal survives updates). Compute
+   * VirtualMachineIdentity (virtualMachine.json, ComputeRP 2024-07-01): type "SystemAssigned",
+   * "UserAssigned" or "SystemAssigned, UserAssigned"; userAssignedIdentities maps each identity's
+   * ARM id to {principalId, clientId}, and an id that is not a user-assigned identity is refused.
+   */
+  vmIdentity(m: ArmModel, asked: Json | undefined, existing: Json | undefined): Json | undefined {
+    const type = String(asked?.type ?? '');
+    const system = type.includes('SystemAssigned');
+    const users = type.includes('UserAssigned') ? Object.keys(asked?.userAssignedIdentities ?? {}) : [];
+    if (!system && !users.length) return undefined;
+    const out: Json = { type: system && users.length ? 'SystemAssigned, UserAssigned' : system ? 'SystemAssigned' : 'UserAssigned' };
+    if (system) Object.assign(out, { principalId: existing?.principalId ?? this.newPrincipal(), tenantId: FAKE_TENANT });
+    if (users.length) {
+      out.userAssignedIdentities = Object.fromEntries(users.map((id) => {
+        const mi = m.get(id);
+        if (mi?.type !== USER_ASSIGNED) throw new ArmError(400, 'FailedIdentityOperation', `Identity '${id}' was not found.`);
+        return [id, { principalId: mi.properties.principalId, clientId: mi.properties.clientId }];
+      }));
+    }
+    return out;
   }
-  const id = `${scope}/providers/Microsoft.Authorization/roleAssignments/${name}`;
-  const same = m.under(`${scope}/providers/Microsoft.Authorization/roleAssignments/`)
-    .find((r) => r.properties.principalId === p.principalId && r.properties.roleDefinitionId.endsWith(role));
-  if (same && same.name !== name) throw new ArmError(409, 'RoleAssignmentExists', 'The role assignment already exists.');
-  const ra = { id, name, type: 'Microsoft.Authorization/roleAssignments', properties: { ...p, scope, createdOn: new Date().toISOString() } };
-  m.put(ra);
-  return { status: same ? 200 : 201, body: ra };
 }
 
 /** A request made with a managed identity's token: allowed where one of its roles covers it. */
@@ -61,4 +67,27 @@ export function miCheck(m: ArmModel, authorization: string | undefined, method: 
     const action = method === 'DELETE' && /resourcegroups\/[^/]+$/.test(low) ? 'Microsoft.Resources/subscriptions/resourceGroups/delete' : `${method} ${path}`;
     throw new ArmError(403, 'AuthorizationFailed', `The client '${principal}' with object id '${principal}' does not have authorization to perform action '${action}' over scope '${path}' or the scope is invalid. If access was recently granted, please refresh your credentials.`);
   }
+}
+
+const USER_ASSIGNED = 'Microsoft.ManagedIdentity/userAssignedIdentities';
+
+/**
+ * userAssignedIdentities PUT/GET/DELETE in a group (azure-rest-api-specs: msi stable
+ * 2023-01-31, ManagedIdentity.json UserAssignedIdentities_CreateOrUpdate 200/201, _Get,
+ * _Delete 200/204): properties tenantId, principalId, clientId, all read-only; a re-PUT keeps them.
+ */
+export function userAssigned(m: ArmModel, method: string, id: string, name: string, rg: string, body: Json | undefined): Reply {
+  const existing = m.get(id);
+  if (method === 'PUT') {
+    const properties = existing?.properties ?? { tenantId: FAKE_TENANT, principalId: m.identities.newPrincipal(), clientId: randomUUID() };
+    const mi = m.put({ id, name, type: USER_ASSIGNED, location: body?.location, tags: body?.tags ?? {}, properties });
+    return { status: existing ? 200 : 201, body: mi };
+  }
+  if (method === 'DELETE') {
+    if (existing) m.remove(id);
+    return { status: existing ? 200 : 204 };
+  }
+  if (!existing) throw resourceNotFound(USER_ASSIGNED, name, rg);
+  if (method === 'GET') return { status: 200, body: existing };
+  throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
 }

@@ -7,7 +7,8 @@ import { ArmModel, type Json } from './model';
 import { deleteNetwork, putNetwork, putRule } from './network';
 import { page } from './paging';
 import { lroHeaders, opStatus, parseBody, strip, type Reply } from './wire';
-import { miCheck, putRoleAssignment } from './identity';
+import { miCheck, userAssigned } from './identity';
+import { roleAssignmentPath, roleAssignments } from './roleAssignments';
 import { listSkus } from './skus';
 import type { TestCert } from './tls';
 
@@ -88,6 +89,9 @@ export class AzureFake extends LoopbackHttp {
     }
     const rest = s.slice(2);
     const low = rest.map((x) => x.toLowerCase());
+    const ra = roleAssignmentPath(path);
+    if (ra) return roleAssignments(m, method, ra, body, query, list);
+    if (low[0] === 'resources' && rest.length === 1 && method === 'GET') return list(resourcesOf(m, query));
     if (low[0] === 'providers' && low[2] === 'locations') return opStatus(m, low[4], rest[5], url);
     if (low[0] === 'operationresults') return opStatus(m, 'operationresults', rest[1], url);
     if (low[0] === 'providers' && low[1] === 'microsoft.compute' && low[2] === 'virtualmachines' && method === 'GET') return list(m.vms());
@@ -112,9 +116,7 @@ export class AzureFake extends LoopbackHttp {
     const id = `${baseId}/${name}`;
     if (!name && method === 'GET') return list(m.under(`${baseId}/`).filter((r) => String(r.id).split('/').length === baseId.split('/').length + 1));
     if (method !== 'GET' && g.properties.provisioningState === 'Deleting') throw groupBeingDeleted(rg);
-    if (ns?.toLowerCase() === 'microsoft.authorization' && type?.toLowerCase() === 'roleassignments' && method === 'PUT') {
-      return putRoleAssignment(m, m.identities, m.groupId(g.name), name, body ?? {});
-    }
+    if (type?.toLowerCase() === 'userassignedidentities' && !sub) return userAssigned(m, method, id, name, g.name, body);
     if (type.toLowerCase() === 'virtualmachines') return this.vm(m, method, id, g.name, name, sub, body);
     if (type.toLowerCase() === 'disks') return this.disk(m, method, id, name, rg);
     if (sub?.toLowerCase() === 'securityrules') {
@@ -182,3 +184,16 @@ export class AzureFake extends LoopbackHttp {
   }
 }
 
+
+/**
+ * Resources - List (resources.json, GET /subscriptions/{id}/resources): the subscription's
+ * resources (not its groups), with $filter "resourceType eq '<type>'"; other filters the fake
+ * does not know are refused rather than ignored.
+ */
+function resourcesOf(m: ArmModel, query: URLSearchParams): Json[] {
+  const filter = query.get('$filter') ?? '';
+  const type = /^resourceType eq '([^']+)'$/i.exec(filter)?.[1];
+  if (filter && !type) throw new ArmError(400, 'InvalidFilterInQueryString', `The fake does not know the filter '${filter}'.`);
+  return [...m.resources.values()].filter((r) => r.type !== 'Microsoft.Resources/resourceGroups' && (!type || String(r.type).toLowerCase() === type.toLowerCase()))
+    .map(({ properties: _p, ...r }) => r);
+}

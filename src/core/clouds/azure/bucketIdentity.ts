@@ -1,0 +1,104 @@
+import { ProviderError, type BucketAccess, type RunRequest } from '../provider';
+import type { AzureClients } from './clients';
+import { grantDescription, revokeBucketGrants, ROLE_BLOB_CONTRIBUTOR } from './bucketGrants';
+import { azCall, azureCode, toAzureError } from './errors';
+import { putAssignment } from './identity';
+import { groupName } from './names';
+
+// Nodes of a task with Azure Blob mounts read and write exactly its containers as ONE
+// user-assigned managed identity per cluster, in the cluster's group and attached to every VM,
+// rather than a system-assigned identity per VM: one principal means one role assignment per
+// container whatever the node count (a resumed or added node needs no new grant), its id is
+// known before any VM exists (grants are in place when a node first mounts), and rclone names
+// it by its deterministic resource id (msi_mi_res_id) on a head that also has the
+// system-assigned identity autostop uses. The identity goes with the group; the grants, which
+// sit on the containers, are deleted by bucketGrants.ts.
+
+/** Microsoft.ManagedIdentity/userAssignedIdentities (azure-rest-api-specs: msi stable 2023-01-31). */
+const MI_API = '2023-01-31';
+export const BUCKET_IDENTITY = 'skydeck-buckets';
+
+export function bucketIdentityId(subscription: string, uid: string): string {
+  return `/subscriptions/${subscription}/resourceGroups/${groupName(uid)}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${BUCKET_IDENTITY}`;
+}
+
+export interface Container {
+  account: string;
+  container: string;
+}
+
+/** The request's Blob containers, once each (a prefix narrows nothing: roles stop at the container). */
+export function containersOf(access: BucketAccess[] | undefined): Container[] {
+  const out = new Map<string, Container>();
+  for (const a of access ?? []) {
+    if (a.store !== 'azure') continue;
+    if (!a.account) throw new ProviderError('config', `Azure container ${a.bucket}: no storage account is known`, 'name it in the URL (https://<account>.blob.core.windows.net/<container>) or set AZURE_STORAGE_ACCOUNT');
+    out.set(`${a.account.toLowerCase()}/${a.bucket}`, { account: a.account.toLowerCase(), container: a.bucket });
+  }
+  return [...out.values()];
+}
+
+/**
+ * Each container's ARM scope, from the storage accounts of the subscription (one listing: an
+ * account's group is not in its URL). A missing account is a config error, before anything is made.
+ */
+export async function containerScopes(c: AzureClients, containers: Container[]): Promise<string[]> {
+  if (!containers.length) return [];
+  const ids = await azCall('resources.list', async () => {
+    const m = new Map<string, string>();
+    for await (const r of c.resources.resources.list({ filter: "resourceType eq 'Microsoft.Storage/storageAccounts'" })) {
+      if (r.name && r.id) m.set(r.name.toLowerCase(), r.id);
+    }
+    return m;
+  });
+  return containers.map((k) => {
+    const id = ids.get(k.account);
+    if (!id) {
+      throw new ProviderError('config', `Azure storage account ${k.account} (container ${k.container}) is not in subscription ${c.subscriptionId}`,
+        'check the account name in the URL, or use the subscription that holds it (AZURE_SUBSCRIPTION_ID or "az account set")');
+    }
+    return `${id}/blobServices/default/containers/${k.container}`;
+  });
+}
+
+export interface BucketIdentityOptions {
+  c: AzureClients;
+  req: RunRequest;
+  location: string;
+  scopes: string[];
+  lro: { updateIntervalInMs: number };
+  log?: (m: string) => void;
+}
+
+/**
+ * The cluster's identity (created or kept) with Storage Blob Data Contributor on exactly
+ * `scopes`; grants of the uid on other containers (an earlier launch's) are deleted. Returns
+ * the identity's id, or undefined when there are no containers (no identity is made).
+ */
+export async function ensureBucketIdentity(o: BucketIdentityOptions): Promise<string | undefined> {
+  const { c, req } = o;
+  if (!o.scopes.length) {
+    await revokeBucketGrants(c, req.uid, o.lro, o.log);
+    return undefined;
+  }
+  const id = bucketIdentityId(c.subscriptionId, req.uid);
+  const made = await azCall('userAssignedIdentities.createOrUpdate', () =>
+    c.resources.resources.beginCreateOrUpdateByIdAndWait(id.slice(1), MI_API, { location: o.location, tags: req.tags }, o.lro));
+  const principalId = (made.properties as { principalId?: string } | undefined)?.principalId;
+  if (!principalId) throw new ProviderError('config', `Azure created ${BUCKET_IDENTITY} in ${groupName(req.uid)} without a principal id`);
+  const description = grantDescription(req.tags);
+  const granted = await Promise.all(o.scopes.map(async (scope) => {
+    try {
+      return await putAssignment({ c, principalId, lro: o.lro, description }, scope, ROLE_BLOB_CONTRIBUTOR);
+    } catch (e) {
+      const { code, message } = azureCode(e);
+      if (code === 'AuthorizationFailed') {
+        throw new ProviderError('auth', `Blob mounts on Azure: your account may not give the cluster's identity a role on ${scope} (${message})`,
+          'creating a role assignment needs Owner, User Access Administrator or Role Based Access Control Administrator on the storage account; or share an account key (skydeck.storage.shareCredentials)');
+      }
+      throw toAzureError(e, 'roleAssignments.create');
+    }
+  }));
+  await revokeBucketGrants(c, req.uid, o.lro, o.log, granted);
+  return id;
+}

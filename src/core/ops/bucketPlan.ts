@@ -43,7 +43,7 @@ const STORE_NAME: Record<StoreKind, string> = { s3: 'S3', gcs: 'GCS', azure: 'Az
 export function bucketMountsOf(task: Task): NodeMount[] {
   const out: NodeMount[] = [];
   for (const [dst, m] of Object.entries(task.fileMounts)) {
-    if (m.kind === 'bucket') out.push({ dst, target: targetOf(m.mount, process.env.AZURE_STORAGE_ACCOUNT), mode: m.mount.mode });
+    if (m.kind === 'bucket') out.push({ dst, target: targetOf(m.mount, process.env.AZURE_STORAGE_ACCOUNT), mode: m.mount.mode, ...(m.mount.tuning ? { tuning: m.mount.tuning } : {}) });
   }
   return out.sort((a, b) => a.dst.length - b.dst.length || a.dst.localeCompare(b.dst));
 }

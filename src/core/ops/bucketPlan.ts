@@ -64,9 +64,9 @@ export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): P
     if (ctx.storageCredentials !== 'share') {
       throw new OpsError('usage', `file_mounts ${label}: ${where} has no identity of its own to read ${STORE_NAME[store]} with, and Skydeck copies your credentials to a node only if you opt in: ${SHARE_HOW}`);
     }
-    if (!shared.has(store)) shared.set(store, sharedCredentials(store, label, where));
+    if (!shared.has(store)) shared.set(store, sharedCredentials(store, label, where, { cloudflareDir: ctx.cloudflareDir }));
     const s = await shared.get(store)!;
-    out.push({ mount, access: { credentials: s.credentials, ...override }, shared: s.what });
+    out.push({ mount, access: { credentials: s.credentials, ...(s.r2AccountId ? { r2AccountId: s.r2AccountId } : {}), ...override }, shared: s.what });
   }
   return out;
 }

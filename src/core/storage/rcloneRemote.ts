@@ -5,6 +5,7 @@
 // to Google's application-default credentials (the VM's service account) when given no token,
 // and azureblob reaches the VM's managed identity through `use_msi`.
 import { StorageError } from './errors';
+import { r2Endpoint } from './r2Config';
 import type { BucketTarget } from './target';
 
 /** The one remote name every Skydeck rclone process uses (each process has its own env). */
@@ -73,8 +74,8 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
         throw new StorageError('config', label, 'R2 buckets have no VM identity to read them with',
           'Give R2 access keys (the explicit credentials opt-in), as for ssh pools.');
       }
-      const endpoint = access.endpoint ?? (access.r2AccountId ? `https://${access.r2AccountId}.r2.cloudflarestorage.com` : undefined);
-      if (!endpoint) throw new StorageError('config', label, 'no R2 account id is known', 'Set the Cloudflare account id for R2.');
+      const endpoint = access.endpoint ?? (access.r2AccountId ? r2Endpoint(access.r2AccountId) : undefined);
+      if (!endpoint) throw new StorageError('config', label, 'no R2 account id is known', 'Write it into ~/.cloudflare/accountid, as for SkyPilot.');
       put('endpoint', endpoint);
       put('region', 'auto');
     } else {

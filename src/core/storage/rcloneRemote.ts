@@ -36,6 +36,13 @@ export interface StoreAccess {
   r2AccountId?: string;
   /** Overrides the store's endpoint: emulators in tests, private endpoints. */
   endpoint?: string;
+  /**
+   * Tests only: Azure Blob through Azurite with rclone's `use_emulator`, the emulator's published
+   * account and key. Then, and only then, 1.60 takes `endpoint` as the whole service URL
+   * (Azurite's path-style http://127.0.0.1:<port>/devstoreaccount1, tried against it); without
+   * one it joins the default domain suffix into a URL with no scheme, so one is required here.
+   */
+  azureEmulator?: boolean;
 }
 
 export interface RcloneRemote {
@@ -95,6 +102,11 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
     // vm: nothing to set; rclone 1.60 uses application-default credentials without a token.
     if (c.kind === 'gcsServiceAccount') put('service_account_credentials', c.json, true);
     else if (c.kind !== 'vm') wrongCreds();
+  } else if (access.azureEmulator) {
+    if (!access.endpoint) throw new StorageError('config', label, 'the Azure emulator needs its URL as the endpoint', 'Give the emulator\'s blob URL, e.g. http://127.0.0.1:10000/devstoreaccount1.');
+    put('type', 'azureblob');
+    put('use_emulator', 'true');
+    put('endpoint', access.endpoint);
   } else if (c.kind === 'azureSas') {
     // rclone takes scheme, host and account from the SAS URL itself (any endpoint, Azurite too).
     put('type', 'azureblob');

@@ -47,7 +47,7 @@ const STORE_NAME: Record<StoreKind, string> = { s3: 'S3', gcs: 'GCS', azure: 'Az
 export function bucketMountsOf(task: Task): NodeMount[] {
   const out: NodeMount[] = [];
   for (const [dst, m] of Object.entries(task.fileMounts)) {
-    if (m.kind === 'bucket') out.push({ dst, target: targetOf(m.mount, process.env.AZURE_STORAGE_ACCOUNT), mode: m.mount.mode });
+    if (m.kind === 'bucket') out.push({ dst, target: targetOf(m.mount, process.env.AZURE_STORAGE_ACCOUNT), mode: m.mount.mode, ...(m.mount.tuning ? { tuning: m.mount.tuning } : {}) });
   }
   return out.sort((a, b) => a.dst.length - b.dst.length || a.dst.localeCompare(b.dst));
 }
@@ -67,9 +67,9 @@ export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): P
     if (ctx.storageCredentials !== 'share') {
       throw new OpsError('usage', `file_mounts ${label}: ${where} has no identity of its own to read ${STORE_NAME[store]} with, and Skydeck copies your credentials to a node only if you opt in: ${SHARE_HOW}`);
     }
-    if (!shared.has(store)) shared.set(store, sharedCredentials(store, label, where));
+    if (!shared.has(store)) shared.set(store, sharedCredentials(store, label, where, { cloudflareDir: ctx.cloudflareDir }));
     const s = await shared.get(store)!;
-    out.push({ mount, access: { credentials: s.credentials, ...override }, shared: s.what });
+    out.push({ mount, access: { credentials: s.credentials, ...(s.r2AccountId ? { r2AccountId: s.r2AccountId } : {}), ...override }, shared: s.what });
   }
   return out;
 }

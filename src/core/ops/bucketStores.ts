@@ -20,13 +20,13 @@ export function rowLocation(row: BucketRecord): BucketLocation {
 
 /**
  * Where a new bucket of `store` goes: S3 in the task's AWS region (else the SDK's default
- * region); R2 in the Cloudflare account of CLOUDFLARE_ACCOUNT_ID; GCS in the task's GCP region (else the multi-region US);
+ * region); R2 in the Cloudflare account of CLOUDFLARE_ACCOUNT_ID, else of ~/.cloudflare/accountid; GCS in the task's GCP region (else the multi-region US);
  * Azure in the storage account of AZURE_STORAGE_ACCOUNT (containers live in an account).
  */
 export function newBucketLocation(store: StoreKind, task?: Task): BucketLocation {
   const cloud = task?.resources.cloud?.toLowerCase();
   const region = task?.resources.region;
-  if (store === 'r2') return process.env.CLOUDFLARE_ACCOUNT_ID ? { account: process.env.CLOUDFLARE_ACCOUNT_ID } : {};
+  if (store === 'r2') return process.env.CLOUDFLARE_ACCOUNT_ID ? { account: process.env.CLOUDFLARE_ACCOUNT_ID } : {}; // else ~/.cloudflare/accountid (buckets/index.ts)
   if (store === 's3') return cloud === 'aws' && region ? { region } : {};
   if (store === 'azure') return process.env.AZURE_STORAGE_ACCOUNT ? { account: process.env.AZURE_STORAGE_ACCOUNT } : {};
   return cloud === 'gcp' && region ? { region } : {};

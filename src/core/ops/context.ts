@@ -35,8 +35,10 @@ export interface OpsContext {
    * SKYDECK_SHARE_CREDENTIALS=1, --share-credentials); absent = 'never'.
    */
   storageCredentials?: 'share' | 'never';
+  /** Where the user's R2 files are (r2.credentials, accountid); default ~/.cloudflare (tests: a temp dir). */
+  cloudflareDir?: string;
   /** Overrides for every bucket mount's store access: an emulator's endpoint in tests. */
-  storageAccess?: { endpoint?: string; region?: string };
+  storageAccess?: { endpoint?: string; region?: string; azureEmulator?: boolean };
   /** The bucket control plane per store (tests: S3 on moto); default storage/buckets' built-in ones. */
   bucketStores?: Partial<Record<StoreKind, BucketStoreFactory>>;
 }

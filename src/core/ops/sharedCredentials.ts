@@ -1,19 +1,28 @@
 // The user's own store credentials for a node that has no identity of its own, only after the
 // explicit opt-in. Each comes from the store's usual place on this machine (the AWS SDK's default
-// chain; GOOGLE_APPLICATION_CREDENTIALS; AZURE_STORAGE_KEY) and goes to rclone on the node as
+// chain; GOOGLE_APPLICATION_CREDENTIALS; AZURE_STORAGE_KEY; R2 as SkyPilot keeps it, in
+// ~/.cloudflare, storage/r2Config.ts) and goes to rclone on the node as
 // environment over stdin (storage/runOnNode.ts), never into a file or a command line.
 import * as fs from 'node:fs';
 import { loadAws } from '../clouds/aws/load';
-import type { StoreCredentials, StoreKind } from '../storage';
+import { StorageError, type StoreCredentials, type StoreKind } from '../storage';
+import { readR2Config } from '../storage/r2Config';
 import { OpsError } from './errors';
 
 export interface Shared {
   credentials: StoreCredentials;
   /** For the launch output: whose credentials went to the node. */
   what: string;
+  /** R2: the Cloudflare account id the endpoint is made from. */
+  r2AccountId?: string;
 }
 
-export async function sharedCredentials(store: StoreKind, label: string, where: string): Promise<Shared> {
+export interface ShareOptions {
+  /** Where R2's files are; default ~/.cloudflare. */
+  cloudflareDir?: string;
+}
+
+export async function sharedCredentials(store: StoreKind, label: string, where: string, opts: ShareOptions = {}): Promise<Shared> {
   if (store === 's3') {
     const keys = await loadAws().resolveAwsKeys().catch((e: Error) => {
       throw new OpsError('failed', `file_mounts ${label}: could not find your AWS credentials to share (${e.message}); configure them as for the aws CLI (aws configure, or AWS_PROFILE)`);
@@ -28,7 +37,14 @@ export async function sharedCredentials(store: StoreKind, label: string, where: 
     }
     return { credentials: { kind: 'azureKey', key }, what: 'Azure storage-account' };
   }
-  throw new OpsError('unavailable', `file_mounts ${label}: sharing credentials is not built for R2 yet; on ${where} use an S3, GCS or Azure bucket`);
+  try {
+    const r2 = readR2Config(label, opts.cloudflareDir);
+    const keys = { accessKeyId: r2.accessKeyId, secretAccessKey: r2.secretAccessKey, ...(r2.sessionToken ? { sessionToken: r2.sessionToken } : {}) };
+    return { credentials: { kind: 'keys', ...keys }, what: 'R2', r2AccountId: r2.accountId };
+  } catch (e) {
+    if (e instanceof StorageError) throw new OpsError('failed', `file_mounts ${e.message}`);
+    throw e;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 // Node-side bucket storage over rclone: COPY, MOUNT, MOUNT_CACHED, unmount, flush-wait.
-export type { BucketMount, MountMode, StoreKind } from './types';
+export type { BucketMount, MountMode, MountTuning, StoreKind } from './types';
 export { describeTarget, mountLabel, targetOf, type BucketTarget, type NodeMount } from './target';
 export { rcloneRemote, redact, REMOTE, type RcloneRemote, type StoreAccess, type StoreCredentials } from './rcloneRemote';
 export { StorageError, classifyFailure, type StorageErrorKind } from './errors';

@@ -83,7 +83,7 @@ export async function mountBucket(ctx: StorageContext, m: NodeMount, signal?: Ab
   }
   await probeBucket(ctx, p, signal);
   p.say(cached ? 'mounting with a write cache' : 'mounting');
-  const argv = mountArgv(p.remote.remotePath, mountPoint, { cached, cacheDir: `${state}/cache`, logFile: `${state}/rclone.log` });
+  const argv = mountArgv(p.remote.remotePath, mountPoint, { cached, cacheDir: `${state}/cache`, logFile: `${state}/rclone.log`, tuning: m.tuning });
   const started = await runWithEnv(t, startScript(argv, state), p.remote.env, { timeoutMs: 30_000, signal });
   if (started.timedOut) throw timeoutError(p.label, 'starting rclone mount', 30_000);
   if (started.code !== 0) throw classifyFailure(p.label, 'starting rclone mount', started.code, p.clean(started.stderr.toString()));

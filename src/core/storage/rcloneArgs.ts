@@ -1,5 +1,6 @@
 // rclone command lines as argv arrays (quoted word by word when they reach a shell). Flags are
 // those of rclone 1.60.1 (`rclone copy --help`, `rclone mount --help`, `rclone help flags`).
+import type { MountTuning } from './types';
 
 /** Bounds every network wait, so a dead endpoint fails instead of hanging: rclone's defaults
  *  (3 retries x 10 low-level retries with back-off) kept a refused connection going > 60 s. */
@@ -29,6 +30,8 @@ export interface MountArgvOptions {
   /** Per-mount cache directory (MOUNT_CACHED). */
   cacheDir: string;
   logFile: string;
+  /** The task's `type:` preset and `config:` (task/mountTuning.ts), already checked. */
+  tuning?: MountTuning;
 }
 
 /**
@@ -40,9 +43,29 @@ export interface MountArgvOptions {
  * mountinfo is then exactly the remote path (1.60 otherwise adds a config hash, "skydeck{ab12c}:").
  */
 export function mountArgv(remotePath: string, dst: string, o: MountArgvOptions): string[] {
+  const t = o.tuning ?? {};
   const mode = o.cached
-    ? ['--vfs-cache-mode', 'full', '--vfs-write-back', '1s', '--cache-dir', o.cacheDir]
+    ? ['--vfs-cache-mode', 'full', '--vfs-write-back', t.vfs_write_back ?? '1s', '--cache-dir', o.cacheDir]
     : ['--vfs-cache-mode', 'off'];
   return ['rclone', 'mount', remotePath, dst, '--devname', remotePath, ...mode, '--dir-cache-time', '30s', '--no-modtime',
-    ...BOUNDED, '--log-file', o.logFile];
+    ...tuningFlags(t, o.cached), ...BOUNDED, '--log-file', o.logFile];
+}
+
+/**
+ * The tuning as flags. MOUNT takes only read_only (SkyPilot's config.mount); the cache flags
+ * mean nothing without the cache. More transfers get more checkers, as SkyPilot pairs them:
+ * twice as many, flattening past 30 (min(2t, 30 + 1.2t)), at least 4.
+ */
+export function tuningFlags(t: MountTuning, cached: boolean): string[] {
+  const out: string[] = [];
+  if (cached) {
+    if (t.transfers !== undefined) {
+      out.push('--transfers', String(t.transfers), '--checkers', String(Math.max(4, Math.floor(Math.min(2 * t.transfers, 30 + 1.2 * t.transfers)))));
+    }
+    const sizes: [keyof MountTuning, string][] = [['buffer_size', '--buffer-size'], ['vfs_cache_max_size', '--vfs-cache-max-size'],
+      ['vfs_cache_max_age', '--vfs-cache-max-age'], ['vfs_read_ahead', '--vfs-read-ahead'], ['vfs_read_chunk_size', '--vfs-read-chunk-size']];
+    for (const [key, flag] of sizes) if (t[key] !== undefined) out.push(flag, String(t[key]));
+  }
+  if (t.read_only) out.push('--read-only');
+  return out;
 }

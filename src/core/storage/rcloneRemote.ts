@@ -6,6 +6,7 @@
 // and azureblob reaches the VM's managed identity through `use_msi` (`msi_mi_res_id` names
 // which one when a VM holds several).
 import { StorageError } from './errors';
+import { r2Endpoint } from './r2Config';
 import type { BucketTarget } from './target';
 
 /** The one remote name every Skydeck rclone process uses (each process has its own env). */
@@ -36,6 +37,13 @@ export interface StoreAccess {
   r2AccountId?: string;
   /** Overrides the store's endpoint: emulators in tests, private endpoints. */
   endpoint?: string;
+  /**
+   * Tests only: Azure Blob through Azurite with rclone's `use_emulator`, the emulator's published
+   * account and key. Then, and only then, 1.60 takes `endpoint` as the whole service URL
+   * (Azurite's path-style http://127.0.0.1:<port>/devstoreaccount1, tried against it); without
+   * one it joins the default domain suffix into a URL with no scheme, so one is required here.
+   */
+  azureEmulator?: boolean;
 }
 
 export interface RcloneRemote {
@@ -74,8 +82,8 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
         throw new StorageError('config', label, 'R2 buckets have no VM identity to read them with',
           'Give R2 access keys (the explicit credentials opt-in), as for ssh pools.');
       }
-      const endpoint = access.endpoint ?? (access.r2AccountId ? `https://${access.r2AccountId}.r2.cloudflarestorage.com` : undefined);
-      if (!endpoint) throw new StorageError('config', label, 'no R2 account id is known', 'Set the Cloudflare account id for R2.');
+      const endpoint = access.endpoint ?? (access.r2AccountId ? r2Endpoint(access.r2AccountId) : undefined);
+      if (!endpoint) throw new StorageError('config', label, 'no R2 account id is known', 'Write it into ~/.cloudflare/accountid, as for SkyPilot.');
       put('endpoint', endpoint);
       put('region', 'auto');
     } else {
@@ -97,6 +105,11 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
     // the metadata server, i.e. the node's service account).
     if (c.kind === 'gcsServiceAccount') put('service_account_credentials', c.json, true);
     else if (c.kind !== 'vm') wrongCreds();
+  } else if (access.azureEmulator) {
+    if (!access.endpoint) throw new StorageError('config', label, 'the Azure emulator needs its URL as the endpoint', 'Give the emulator\'s blob URL, e.g. http://127.0.0.1:10000/devstoreaccount1.');
+    put('type', 'azureblob');
+    put('use_emulator', 'true');
+    put('endpoint', access.endpoint);
   } else if (c.kind === 'azureSas') {
     // rclone takes scheme, host and account from the SAS URL itself (any endpoint, Azurite too).
     put('type', 'azureblob');

@@ -1,6 +1,6 @@
 // What one node-side storage operation works on: a bucket (or Azure container) and a prefix in
 // it, bound to a destination path on the node. Derived from the parser's BucketMount.
-import type { BucketMount, MountMode, StoreKind } from './types';
+import type { BucketMount, MountMode, MountTuning, StoreKind } from './types';
 
 export interface BucketTarget {
   store: StoreKind;
@@ -16,6 +16,8 @@ export interface NodeMount {
   dst: string;
   target: BucketTarget;
   mode: MountMode;
+  /** The task's preset/config tuning (MOUNT and MOUNT_CACHED). */
+  tuning?: MountTuning;
 }
 
 /** The target of a parsed mount. A named Azure bucket needs the account Skydeck keeps it in. */

@@ -13,6 +13,22 @@ export type StoreKind = 's3' | 'gcs' | 'azure' | 'r2';
  */
 export type MountMode = 'MOUNT' | 'COPY' | 'MOUNT_CACHED';
 
+/**
+ * Mount tuning: SkyPilot's `type:` preset merged with `config: {mount_cached: …}` or
+ * `config: {mount: …}`, in SkyPilot's key names (sky/data/storage.py MountCachedConfig,
+ * MountConfig). Each becomes an rclone 1.60 flag in rcloneArgs.ts.
+ */
+export interface MountTuning {
+  transfers?: number;
+  buffer_size?: string;
+  vfs_cache_max_size?: string;
+  vfs_cache_max_age?: string;
+  vfs_read_ahead?: string;
+  vfs_read_chunk_size?: string;
+  vfs_write_back?: string;
+  read_only?: boolean;
+}
+
 interface UrlMountBase {
   kind: 'url';
   /** The URL as written in the task, for messages. */
@@ -22,6 +38,7 @@ interface UrlMountBase {
   /** Path inside the bucket without leading or trailing '/'; '' for the whole bucket. */
   prefix: string;
   mode: MountMode;
+  tuning?: MountTuning;
 }
 
 /** An existing bucket named by URL (`s3://b/p`, `gs://b/p`, `r2://b/p`, `https://<account>.blob.core.windows.net/<container>/p`). Never created or deleted by Skydeck. */
@@ -35,6 +52,7 @@ export interface NamedBucketMount {
   store: StoreKind;
   name: string;
   mode: MountMode;
+  tuning?: MountTuning;
   /** false: delete the bucket when the cluster that created it is torn down. SkyPilot's default is true. */
   persistent: boolean;
   /** Local directory to upload into the bucket, as written (may be relative or `~/…`; resolved and checked at launch). */

@@ -9,6 +9,7 @@ import type { MountMode, StoreKind } from '../storage/types';
 import { bucketNameError } from './bucketNames';
 import { parseBucketUrl, urlScheme } from './bucketUrl';
 import { Reporter, formatPath } from './diagnostics';
+import { mountTuning } from './mountTuning';
 import { Dict, isDict } from './objects';
 import { Path } from './positions';
 import { FileMount } from './types';
@@ -69,6 +70,9 @@ export function mappingMount(c: MountContext, path: Path, src: Dict): FileMount 
   const extra: { config?: Dict; preset?: string } = {};
   if (isDict(src.config)) extra.config = src.config;
   if (typeof src.type === 'string') extra.preset = src.type.toUpperCase();
+  const tuning = mountTuning(r, path, src, mode);
+  if (tuning === null) return undefined;
+  const tuned = tuning ? { tuning } : {};
 
   if (typeof source === 'string' && urlScheme(source) !== undefined) {
     const u = parseBucketUrl(source);
@@ -82,7 +86,7 @@ export function mappingMount(c: MountContext, path: Path, src: Dict): FileMount 
       return void r.error(at('store'), `${formatPath(at('store'))} is ${storeText}, but the source is ${A_STORE[u.url.store]} bucket URL`,
         'remove store: since a bucket URL names its store, or fix the URL');
     }
-    return { kind: 'bucket', mount: { kind: 'url', url: source, mode, ...urlFields(u.url) }, ...extra };
+    return { kind: 'bucket', mount: { kind: 'url', url: source, mode, ...urlFields(u.url), ...tuned }, ...extra };
   }
 
   const local = source === undefined ? [] : Array.isArray(source) ? source : [source];
@@ -110,7 +114,7 @@ export function mappingMount(c: MountContext, path: Path, src: Dict): FileMount 
   }
   const nameError = bucketNameError(store, name);
   if (nameError) return void r.error(at('name'), nameError.message, nameError.hint);
-  const mount = { kind: 'named' as const, store, name, mode, persistent: src.persistent !== false };
+  const mount = { kind: 'named' as const, store, name, mode, persistent: src.persistent !== false, ...tuned };
   if (typeof source === 'string') return { kind: 'bucket', mount: { ...mount, localSource: source }, ...extra };
   if (Array.isArray(source)) return { kind: 'bucket', mount: { ...mount, localFiles: source }, ...extra };
   return { kind: 'bucket', mount, ...extra };

@@ -21,7 +21,7 @@ export const STORE_TYPES = [
   'S3', 'GCS', 'AZURE', 'R2', 'IBM', 'OCI', 'NEBIUS', 'COREWEAVE', 'VASTDATA', 'VOLUME',
 ] as const;
 export const STORAGE_MODES = ['MOUNT', 'COPY', 'MOUNT_CACHED'] as const;
-export const FILE_MOUNT_TYPES = ['MODEL_CHECKPOINT_RO', 'MODEL_CHECKPOINT_RW'] as const;
+export const FILE_MOUNT_TYPES = ['MODEL_CHECKPOINT_RO', 'MODEL_CHECKPOINT_RW', 'DATASET_RO', 'DATASET_RW'] as const;
 
 export const MIN_PRIORITY = -1000;
 export const MAX_PRIORITY = 1000;

@@ -89,7 +89,7 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
     }
   });
 
-  it('GCS with the opt-in: a service-account key from GOOGLE_APPLICATION_CREDENTIALS, never a user login; Azure: AZURE_STORAGE_KEY; R2: not built', async () => {
+  it('GCS with the opt-in: a service-account key from GOOGLE_APPLICATION_CREDENTIALS, never a user login; Azure: AZURE_STORAGE_KEY', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-plan-'));
     const saved = { g: process.env.GOOGLE_APPLICATION_CREDENTIALS, a: process.env.AZURE_STORAGE_KEY };
     try {
@@ -109,13 +109,37 @@ describe('ops: bucket mount credentials are planned before provisioning', () => 
       await assert.rejects(planBuckets(ctxOf(true), az, 'local'), /set AZURE_STORAGE_KEY/);
       process.env.AZURE_STORAGE_KEY = 'azkey==';
       assert.deepEqual((await planBuckets(ctxOf(true), az, 'local'))[0].access.credentials, { kind: 'azureKey', key: 'azkey==' });
-      await assert.rejects(planBuckets(ctxOf(true), task('file_mounts:\n  /x: r2://rrr\n'), 'ssh'),
-        (e: Error) => e instanceof OpsError && e.kind === 'unavailable' && /sharing credentials is not built for R2 yet/.test(e.message));
     } finally {
       for (const [k, v] of [['GOOGLE_APPLICATION_CREDENTIALS', saved.g], ['AZURE_STORAGE_KEY', saved.a]] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('R2 with the opt-in: the [r2] profile of ~/.cloudflare/r2.credentials and the account id beside it (SkyPilot\'s files); each missing file named with how to make it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-r2plan-'));
+    const ctx = (extra: Partial<OpsContext> = {}): OpsContext => ({ storageCredentials: 'share', cloudflareDir: dir, ...extra }) as OpsContext;
+    const r2 = task('file_mounts:\n  /x: r2://rrr/p\n');
+    try {
+      await assert.rejects(planBuckets(ctx(), r2, 'ssh'), (e: Error) => e instanceof OpsError
+        && e.message === `file_mounts /x: r2://rrr/p: ${dir}/r2.credentials does not exist. To give R2 access, create an R2 API token (Cloudflare dashboard, R2, Manage API tokens) and run: AWS_SHARED_CREDENTIALS_FILE=${dir}/r2.credentials aws configure --profile r2.`);
+      fs.writeFileSync(path.join(dir, 'r2.credentials'), '[default]\naws_access_key_id = AKIDAWS\naws_secret_access_key = aws-secret\n');
+      await assert.rejects(planBuckets(ctx(), r2, 'ssh'), new RegExp(`${dir}/r2.credentials has no \\[r2\\] profile`));
+      fs.appendFileSync(path.join(dir, 'r2.credentials'), '\n[r2]\naws_access_key_id = AKIDR2\naws_secret_access_key = r2-secret\n');
+      await assert.rejects(planBuckets(ctx(), r2, 'local'), (e: Error) => e.message.includes(`${dir}/accountid does not exist`) && e.message.includes(`echo <ACCOUNT_ID> > ${dir}/accountid`));
+      fs.writeFileSync(path.join(dir, 'accountid'), 'not-an-id\n');
+      await assert.rejects(planBuckets(ctx(), r2, 'ssh'), /does not hold a Cloudflare account id/);
+      const id = 'ab'.repeat(16);
+      fs.writeFileSync(path.join(dir, 'accountid'), `${id}\n`);
+      const plan = await planBuckets(ctx(), r2, 'ssh');
+      assert.deepEqual([plan[0].access, plan[0].shared], [{ credentials: { kind: 'keys', accessKeyId: 'AKIDR2', secretAccessKey: 'r2-secret' }, r2AccountId: id }, 'R2']);
+      // A test endpoint (moto standing in for R2) overrides the account's endpoint, never the keys.
+      const viaMoto = await planBuckets(ctx({ storageAccess: { endpoint: 'http://127.0.0.1:9' } }), r2, 'ssh');
+      assert.equal(viaMoto[0].access.endpoint, 'http://127.0.0.1:9');
+      await assert.rejects(planBuckets(ctx({ storageCredentials: 'never' }), r2, 'ssh'), /has no identity of its own to read R2 with/);
+    } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

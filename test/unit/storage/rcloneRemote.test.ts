@@ -66,6 +66,14 @@ describe('storage/rcloneRemote: remotes from environment variables', () => {
     assert.throws(() => rcloneRemote('/d: gs://b', { store: 'gcs', bucket: 'b', prefix: '' }, { credentials: { kind: 'azureSas', containerUrl: url } }), /do not apply/);
   });
 
+  it('Azure emulator (tests): use_emulator with the emulator URL as endpoint, no key sent; refused without the URL', () => {
+    const t = { store: 'azure' as const, bucket: 'ctr', prefix: 'p', account: 'devstoreaccount1' };
+    const r = rcloneRemote('/d: azure', t, { credentials: { kind: 'azureKey', key: 'K3y==' }, azureEmulator: true, endpoint: 'http://127.0.0.1:4567/devstoreaccount1' });
+    assert.deepEqual(r.env, { RCLONE_CONFIG_SKYDECK_TYPE: 'azureblob', RCLONE_CONFIG_SKYDECK_USE_EMULATOR: 'true', RCLONE_CONFIG_SKYDECK_ENDPOINT: 'http://127.0.0.1:4567/devstoreaccount1' });
+    assert.deepEqual([r.secret, r.remotePath], [[], 'skydeck:ctr/p']);
+    assert.throws(() => rcloneRemote('/d: azure', t, { credentials: { kind: 'vm' }, azureEmulator: true }), /needs its URL as the endpoint/);
+  });
+
   it('refuses credentials of another store and values with line breaks', () => {
     assert.throws(() => rcloneRemote('/d', { store: 'gcs', bucket: 'b', prefix: '' }, keys), /do not apply/);
     assert.throws(() => rcloneRemote('/d', { store: 's3', bucket: 'b', prefix: '' },

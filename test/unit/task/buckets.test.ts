@@ -39,11 +39,11 @@ describe('task YAML: bucket file_mounts', () => {
     assert.deepEqual(one('{name: ckpt-1}', 'resources:\n  any_of: [{cloud: gcp, cpus: 4}, {cloud: gcp, cpus: 8}]\n'), named('gcs'));
   });
 
-  it('{name, source: local} uploads a directory or a list; config and type are kept', () => {
+  it('{name, source: local} uploads a directory or a list; config and type are kept, and resolved into tuning', () => {
     assert.deepEqual(one('{name: up-1, source: ./data, mode: COPY}'), { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'up-1', mode: 'COPY', persistent: true, localSource: './data' } });
     assert.deepEqual(one('{name: up-1, source: [a.txt, d/b.txt]}'), { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'up-1', mode: 'MOUNT', persistent: true, localFiles: ['a.txt', 'd/b.txt'] } });
     assert.deepEqual(one('{name: up-1, mode: MOUNT_CACHED, type: model_checkpoint_rw, config: {mount_cached: {transfers: 2}}}'), {
-      kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'up-1', mode: 'MOUNT_CACHED', persistent: true },
+      kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'up-1', mode: 'MOUNT_CACHED', persistent: true, tuning: { vfs_read_chunk_size: '32M', transfers: 2 } },
       config: { mount_cached: { transfers: 2 } }, preset: 'MODEL_CHECKPOINT_RW',
     });
   });

@@ -76,7 +76,7 @@ describe('task YAML: top-level fields', () => {
       '/datasets': { kind: 'bucket', mount: { kind: 'url', url: 's3://bucket/path', store: 's3', bucket: 'bucket', prefix: 'path', mode: 'COPY' } },
       '/out': { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'out-bucket', mode: 'COPY', persistent: false, localSource: './out' } },
       '/many': { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'many-files', mode: 'MOUNT', persistent: true, localFiles: ['a.txt', 'b.txt'] } },
-      '/cached': { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'ckpt', mode: 'MOUNT_CACHED', persistent: true }, config: { mount_cached: { transfers: 8 } } },
+      '/cached': { kind: 'bucket', mount: { kind: 'named', store: 's3', name: 'ckpt', mode: 'MOUNT_CACHED', persistent: true, tuning: { transfers: 8 } }, config: { mount_cached: { transfers: 8 } } },
     });
   });
 

@@ -3,6 +3,7 @@
 import type { StoreKind } from '../types';
 import { StorageError } from '../errors';
 import { loadStoreModule } from './load';
+import { readR2Config } from '../r2Config';
 import type { BucketLocation, BucketStore } from './types';
 
 export * from './types';
@@ -15,7 +16,8 @@ export interface BucketStoreOptions {
 export type BucketStoreFactory = (location: BucketLocation, opts: BucketStoreOptions) => BucketStore;
 
 /**
- * The built-in factories, each store's SDK loaded on first use (load.ts): S3 and R2 through @aws-sdk/client-s3,
+ * The built-in factories, each store's SDK loaded on first use (load.ts): S3 and R2 through @aws-sdk/client-s3
+ * (R2 with the user's R2 keys and account id from ~/.cloudflare, as SkyPilot keeps them),
  * GCS through @google-cloud/storage (in the location's project, else the default credentials'),
  * Azure Blob through @azure/storage-blob in the location's storage account.
  */
@@ -26,7 +28,9 @@ export const DEFAULT_FACTORIES: Record<StoreKind, BucketStoreFactory> = {
   },
   r2: (location, opts) => {
     const { S3BucketStore } = loadStoreModule('s3');
-    return new S3BucketStore({ store: 'r2', account: location.account, endpoint: opts.endpoint });
+    const r2 = readR2Config('r2');
+    return new S3BucketStore({ store: 'r2', account: location.account ?? r2.accountId, endpoint: opts.endpoint,
+      credentials: { accessKeyId: r2.accessKeyId, secretAccessKey: r2.secretAccessKey, ...(r2.sessionToken ? { sessionToken: r2.sessionToken } : {}) } });
   },
   gcs: (location, opts) => {
     const { GcsBucketStore } = loadStoreModule('gcs');

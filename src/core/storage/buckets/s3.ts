@@ -1,5 +1,6 @@
 // The BucketStore of S3 and of R2 (Cloudflare's S3 API: endpoint https://<account>.r2.cloudflarestorage.com,
-// region "auto"). Credentials come from the SDK's default chain (env, profile, SSO, IMDS).
+// region "auto"). S3 credentials come from the SDK's default chain (env, profile, SSO, IMDS); R2's
+// are given (the user's ~/.cloudflare files, storage/r2Config.ts), never the AWS chain.
 import {
   CreateBucketCommand, DeleteBucketCommand, GetBucketLocationCommand, GetBucketTaggingCommand, GetObjectCommand,
   HeadBucketCommand, ListBucketsCommand, PutBucketTaggingCommand, PutObjectCommand, S3Client,
@@ -18,6 +19,8 @@ export interface S3StoreOptions {
   account?: string;
   /** Endpoint override (tests: moto); R2 default: https://<account>.r2.cloudflarestorage.com. */
   endpoint?: string;
+  /** Keys to use instead of the SDK's default chain (R2). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** Uploads in flight at once; default 8. */
   concurrency?: number;
 }
@@ -41,12 +44,13 @@ export class S3BucketStore implements BucketStore {
     if (opts.store === 'r2' && !endpoint) {
       if (!opts.account || !/^[0-9a-f]{32}$/.test(opts.account)) {
         throw new StorageError('config', 'r2', `the Cloudflare account id ${JSON.stringify(opts.account ?? '')} is not 32 hex digits`,
-          'Give the R2 account id (Cloudflare dashboard, R2 overview) in the Skydeck settings.');
+          'Write the R2 account id (Cloudflare dashboard, R2 overview) into ~/.cloudflare/accountid, as for SkyPilot, or set CLOUDFLARE_ACCOUNT_ID.');
       }
       endpoint = `https://${opts.account}.r2.cloudflarestorage.com`;
     }
     this.client = new S3Client({
       ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+      ...(opts.credentials ? { credentials: opts.credentials } : {}),
       // R2: only the checksums the call needs (its support of the SDK's default CRC32 trailers has varied); PutObject carries Content-MD5.
       ...(opts.store === 'r2' ? { region: 'auto', requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } as const
         : opts.region ? { region: opts.region } : {}),

@@ -9,7 +9,7 @@ import { LoopbackHttp } from '../loopbackHttp';
 import { GcsHttpError, gcsError, anonymous, bucketNotEmpty, bucketTaken, forbidden, invalidCredentials, noSuchBucket, required } from './errors';
 import { GcsModel, checkBucketName, checkLabels, pageOf, renderBucket, renderObject, type FakeBucket } from './model';
 import { getObject, insertObject, listObjects, sendMedia } from './objects';
-import { Sessions, hashHeader, parseMultipart } from './uploads';
+import { Sessions, hashHeader, incomplete, isChunk, parseMultipart } from './uploads';
 import { TokenIssuer, type FakeServiceAccount } from './serviceAccount';
 
 type Json = Record<string, unknown>;
@@ -49,9 +49,9 @@ export class GcsFake extends LoopbackHttp {
         if (t.token) this.tokens.add(t.token);
         return json(res, t.status, t.body);
       }
-      // A resumable session URI is itself the credential for its PUTs (the real service does not
+      // A resumable session URI is itself the credential for its chunks (the real service does not
       // ask them for a token; https://cloud.google.com/storage/docs/resumable-uploads#session-uris).
-      const sessionPut = method === 'PUT' && url.pathname.startsWith('/upload/') && url.searchParams.has('upload_id');
+      const sessionPut = isChunk(method) && url.pathname.startsWith('/upload/') && url.searchParams.has('upload_id');
       if (!sessionPut) this.authorize(req.headers.authorization, method, url.pathname);
       const base = `http://${req.headers.host ?? `127.0.0.1:${this.port}`}`;
       const out = this.route(req, res, method, url, body, base);
@@ -169,9 +169,9 @@ export class GcsFake extends LoopbackHttp {
     const b = this.bucket(bucketName);
     const type = q.get('uploadType');
     const id = q.get('upload_id');
-    if (id && method === 'PUT') {
+    if (id && isChunk(method)) {
       const out = this.sessions.put(id, req.headers['content-range'], body, hashHeader(req.headers['x-goog-hash']));
-      if (!out.done) return { status: 308, body: '', headers: out.received ? { range: `bytes=0-${out.received - 1}` } : {} };
+      if (!out.done) return incomplete(out.received, req.headers['x-guploader-no-308'] === 'yes');
       return { body: insertObject(this.model, b, out.upload, base) };
     }
     if (method !== 'POST') throw gcsError(405, 'Method Not Allowed', 'methodNotAllowed');

@@ -4,6 +4,9 @@
 // then the data part), larger ones resumable (a POST that answers a session URI in Location,
 // then PUTs with Content-Range "bytes 0-*/N" for a single-request upload or "bytes a-b/N|*"
 // per chunk, 308 + Range until the last; https://cloud.google.com/storage/docs/performing-resumable-uploads).
+// Go's client (google-api-go-client internal/gensupport/resumable.go, which rclone's gcs backend
+// uses) sends each chunk as a POST to the session URI with "X-GUploader-No-308: yes", and the
+// service then answers "resume incomplete" as 200 with "X-HTTP-Status-Code-Override: 308".
 import { createHash, randomUUID } from 'node:crypto';
 import { crc32cBase64 } from './crc32c';
 import { gcsError, invalid, required } from './errors';
@@ -70,6 +73,17 @@ function checkHashes(data: Buffer, md5?: string, crc?: string): void {
 export function hashHeader(header: string | string[] | undefined): { md5?: string; crc?: string } {
   const h = Array.isArray(header) ? header.join(',') : header ?? '';
   return { md5: /md5=([^,]+)/.exec(h)?.[1], crc: /crc32c=([^,]+)/.exec(h)?.[1] };
+}
+
+/** A chunk to a session URI: PUT as documented, or POST as Go's client sends it. */
+export function isChunk(method: string): boolean {
+  return method === 'PUT' || method === 'POST';
+}
+
+/** "Resume incomplete": 308 + Range, or 200 + the override header when the client asked for no 308. */
+export function incomplete(received: number, no308: boolean): { status: number; body: ''; headers: Record<string, string> } {
+  const headers: Record<string, string> = received ? { range: `bytes=0-${received - 1}` } : {};
+  return no308 ? { status: 200, body: '', headers: { ...headers, 'x-http-status-code-override': '308' } } : { status: 308, body: '', headers };
 }
 
 export class Sessions {

@@ -9,6 +9,7 @@ import { StorageError } from '../errors';
 import { BUCKET_TAGS, type BucketLocation, type BucketStore, type DeleteProof, type ListedBucket, type UploadProgress, type UploadResult } from './types';
 import { s3Code, s3Error, s3Status } from './s3Errors';
 import { emptyBucket, uploadChanged } from './s3Objects';
+import type { MultipartOptions } from './s3Multipart';
 
 export interface S3StoreOptions {
   store: 's3' | 'r2';
@@ -20,6 +21,8 @@ export interface S3StoreOptions {
   endpoint?: string;
   /** Uploads in flight at once; default 8. */
   concurrency?: number;
+  /** When files go in parts, and the part size (s3Multipart.ts; tests lower them). */
+  multipart?: Partial<MultipartOptions>;
 }
 
 /**
@@ -167,7 +170,7 @@ export class S3BucketStore implements BucketStore {
   }
 
   upload(name: string, files: Map<string, string>, onProgress?: (p: UploadProgress) => void, signal?: AbortSignal): Promise<UploadResult> {
-    return uploadChanged(this.client, this.label(name), name, files, { concurrency: this.opts.concurrency ?? 8, onProgress, signal });
+    return uploadChanged(this.client, this.label(name), name, files, { concurrency: this.opts.concurrency ?? 8, onProgress, signal, multipart: this.opts.multipart });
   }
 
   async delete(name: string, signal?: AbortSignal): Promise<DeleteProof> {

@@ -10,6 +10,7 @@ import { BUCKET_TAGS, type BucketLocation, type BucketStore, type DeleteProof, t
 import { s3Code, s3Error, s3Status } from './s3Errors';
 import { emptyBucket, uploadChanged } from './s3Objects';
 import type { MultipartOptions } from './s3Multipart';
+import { creationTime, notFromIntent } from './s3Adopt';
 
 export interface S3StoreOptions {
   store: 's3' | 'r2';
@@ -91,6 +92,12 @@ export class S3BucketStore implements BucketStore {
       throw s3Error(this.label(name), 'CreateBucket', e);
     }
     await this.putTags(name, tags, signal);
+  }
+
+  async adoptUntagged(name: string, tags: Record<string, string>, rowAt: number, signal?: AbortSignal): Promise<string | undefined> {
+    const why = notFromIntent(await this.tags(name, signal), await creationTime(this.client, this.label(name), name, signal), rowAt);
+    if (!why) await this.putTags(name, tags, signal);
+    return why;
   }
 
   private async putTags(name: string, tags: Record<string, string>, signal?: AbortSignal): Promise<void> {

@@ -107,7 +107,10 @@ async function ensureOne(
     if (row) {
       if (await bs.exists(m.name, signal)) {
         const uid = (await bs.tags(m.name, signal))[BUCKET_TAGS.uid];
-        if (uid !== row.uid) {
+        // A create of this row cut short before its tags (S3/R2): tagged now if the evidence holds.
+        const adopted = uid !== row.uid && row.status === 'CREATING' && !uid && bs.adoptUntagged
+          && !(await bs.adoptUntagged(m.name, await tagsFor(ctx, row), row.created_at, signal));
+        if (uid !== row.uid && !adopted) {
           throw new OpsError('failed', `file_mounts ${dst}: bucket ${label} exists but does not carry the tag of the bucket Skydeck recorded (uid ${row.uid}); ` +
             `it may have been deleted and re-made by someone else. Use another name, or delete it with "skydeck storage delete ${m.name} --force"`);
         }
@@ -149,12 +152,20 @@ async function ensureOne(
   }
 }
 
+async function tagsFor(ctx: OpsContext, row: BucketRecord): Promise<Record<string, string>> {
+  return { [BUCKET_TAGS.uid]: row.uid, [BUCKET_TAGS.workspace]: await ctx.store.write((db) => workspaceId(db)) };
+}
+
 async function create(ctx: OpsContext, bs: BucketStore, m: NamedBucketMount, row: BucketRecord, signal?: AbortSignal): Promise<void> {
   const label = `${m.store}://${m.name}`;
   ctx.progress(`Creating bucket ${label}`);
-  const ws = await ctx.store.write((db) => workspaceId(db));
+  // The intent's time is the evidence reconcile weighs after a crash (s3Adopt.ts): now, also when
+  // an old row's bucket is made again.
+  const at = Date.now();
+  await ctx.store.write((db) => db.run('UPDATE buckets SET created_at = ?, status = ? WHERE uid = ?', [at, 'CREATING', row.uid]));
+  row = { ...row, created_at: at, status: 'CREATING' };
   try {
-    await bs.create(m.name, { [BUCKET_TAGS.uid]: row.uid, [BUCKET_TAGS.workspace]: ws }, signal);
+    await bs.create(m.name, await tagsFor(ctx, row), signal);
   } catch (e) {
     // Nothing was made (someone else's bucket, denied, …): the intent goes, unless the bucket is there after all.
     const there = await bs.exists(m.name).catch(() => true);

@@ -7,11 +7,11 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { deleteClusterBuckets, findLeakedBuckets, reconcileBuckets } from '../../../src/core/ops';
+import { deleteClusterBuckets, ensureNamedBuckets, findLeakedBuckets, reconcileBuckets } from '../../../src/core/ops';
 import { getBucket, listBuckets, putBucket, thisCreator } from '../../../src/core/state';
 import { BUCKET_TAGS } from '../../../src/core/storage/buckets';
 import { startBucketsEnv, skipWithoutS3, type BucketsEnv } from './bucketsEnv';
-import { bucketOps, clusterRow, dataDir, tmpRoot } from './bucketsOpsHelpers';
+import { bucketOps, bucketTask, clusterRow, dataDir, tmpRoot } from './bucketsOpsHelpers';
 import { startHoldingProxy } from './holdingProxy';
 import { PutBucketTaggingCommand, S3Client } from '@aws-sdk/client-s3';
 import { DUMMY_CREDENTIALS } from '../../support/moto';
@@ -81,6 +81,23 @@ describe('bucket create: kill -9 between the steps, then reconcile (moto S3)', f
       assert.equal((await env.s3().tags(name))[BUCKET_TAGS.uid], row.uid, 'the bucket carries its row\'s uid');
       const sweep = await findLeakedBuckets(ctx, ['s3']);
       assert.ok(![...sweep.thisWorkspace, ...sweep.otherWorkspaces].some((b) => b.name === name), 'not a leak: its row owns it');
+      assert.match((await deleteClusterBuckets(ctx, clusterRow(clusterUid)))[0], /^deleted bucket .*HeadBucket → 404/);
+    } finally {
+      ctx.dispose();
+    }
+  });
+
+  it('killed after CreateBucket, then launched again (no reconcile between): the launch tags it and reuses it', async () => {
+    const name = `sd-k5-${randomUUID().slice(0, 8)}`;
+    const { root, clusterUid } = await killAt(name, isTagging(name));
+    const ctx = await bucketOps(root, env.moto.url);
+    try {
+      const task = bucketTask(fs.readFileSync(path.join(root, 'task.yaml'), 'utf8'), root);
+      const [again] = await ensureNamedBuckets(ctx, task, root, clusterRow(clusterUid));
+      assert.deepEqual([again.action, again.uploaded], ['reused', 5]);
+      const row = (await ctx.store.read((db) => getBucket(db, 's3', name)))!;
+      assert.equal(row.status, 'READY');
+      assert.equal((await env.s3().tags(name))[BUCKET_TAGS.uid], row.uid);
       assert.match((await deleteClusterBuckets(ctx, clusterRow(clusterUid)))[0], /^deleted bucket .*HeadBucket → 404/);
     } finally {
       ctx.dispose();

@@ -14,6 +14,8 @@
 // storage.launch_overhead_s    launch with one MOUNT minus launch without (bench/storage-launch.ts);
 //                              a skip line with the reason where launch does not mount buckets
 //                              yet (a failure with BENCH_STRICT=1).
+// storage.upload_10k_files_s   10,000 small files into a bucket, and storage.reupload_changed_s
+//                              the same with 10 changed (bench/storage-upload.ts).
 //
 // Needs root (the test hosts), rclone, fuse3, /dev/fuse and moto; stops at once naming the
 // command that installs what is missing. BENCH_STORAGE_ROUNDS (default 2) rounds per figure.
@@ -26,6 +28,7 @@ import { fillBucket, type Dataset } from './storage-data';
 import { measureCopy } from './storage-copy';
 import { measureLaunch } from './storage-launch';
 import { runBench } from './runBench';
+import { measureUpload, uploadLines } from './storage-upload';
 
 const log = (s: string): void => { process.stderr.write(`  ${s}\n`); };
 const emit = (line: Record<string, unknown>): void => { process.stdout.write(`${JSON.stringify(line)}\n`); };
@@ -88,6 +91,9 @@ async function main(): Promise<void> {
       moto_ranged_get_ms: { [d.samples[0]]: r2(moto[0]), [d.samples[1]]: r2(moto[1]) },
       note: 'open to first byte, timed on the host; via_ssh_ms: the same read as one SSH exec from here; moto_ranged_get_ms: one-byte GETs straight to moto, afterwards', loadavg: loadavg(),
     });
+
+    const up = await measureUpload(env.moto.url, Number(process.env.BENCH_UPLOAD_FILES || 10_000), log);
+    for (const line of uploadLines(up, loadavg())) emit(line);
 
     const l = await measureLaunch(env.hosts, bucket, ctx.access, log);
     if ('skipped' in l) {

@@ -1,10 +1,11 @@
 import {
-  deleteBucketRow, listBuckets, notOursReason, setBucketStatus, type BucketRecord, type ClusterRecord,
+  deleteBucketRow, getBucket, listBuckets, notOursReason, setBucketStatus, workspaceId, type BucketRecord, type ClusterRecord,
 } from '../state';
 import { StorageError } from '../storage/errors';
 import { BUCKET_TAGS, type DeleteProof } from '../storage/buckets';
 import type { OpsContext } from './context';
 import { bucketStoreOf, rowLocation } from './bucketStores';
+import { describeUsers, liveUsers } from './bucketUsers';
 
 // Deleting buckets Skydeck created: mark the row DELETING, delete with proof, and only then drop
 // the row. A bucket whose tag is not the row's uid is never deleted (it is no longer ours).
@@ -16,7 +17,17 @@ import { bucketStoreOf, rowLocation } from './bucketStores';
 export async function deleteRecordedBucket(ctx: OpsContext, row: BucketRecord, signal?: AbortSignal): Promise<DeleteProof> {
   const label = `${row.store}://${row.name}`;
   const bs = bucketStoreOf(ctx, row.store, rowLocation(row));
-  await ctx.store.write((db) => setBucketStatus(db, row.uid, 'DELETING'));
+  // DELETING only if no launch is filling it, decided in one transaction with the launches' joins.
+  const busy = await ctx.store.write((db) => {
+    const cur = getBucket(db, row.store, row.name);
+    const users = cur?.uid === row.uid ? liveUsers(cur) : [];
+    if (!users.length) setBucketStatus(db, row.uid, 'DELETING');
+    return users;
+  });
+  if (busy.length) {
+    throw new StorageError('in-use', label, `a launch is using the bucket right now (${describeUsers(busy)}); it was not touched`,
+      `Run "skydeck storage delete ${row.name}" once that launch has finished.`);
+  }
   try {
     if (await bs.exists(row.name, signal)) {
       const uid = (await bs.tags(row.name, signal))[BUCKET_TAGS.uid];
@@ -72,6 +83,17 @@ export async function deleteClusterBuckets(ctx: OpsContext, cluster: ClusterReco
   return notes;
 }
 
+/** A CREATING row's bucket without its tag: tagged if the store's evidence says the row made it (s3Adopt.ts). */
+async function adopt(ctx: OpsContext, row: BucketRecord): Promise<Pick<BucketReconcileOutcome, 'action' | 'message'>> {
+  const bs = bucketStoreOf(ctx, row.store, rowLocation(row));
+  const why = bs.adoptUntagged
+    ? await bs.adoptUntagged(row.name, { [BUCKET_TAGS.uid]: row.uid, [BUCKET_TAGS.workspace]: await ctx.store.write((db) => workspaceId(db)) }, row.created_at)
+    : 'this store sets tags in the create itself, so a bucket without them is not the one Skydeck made';
+  if (why) return { action: 'unchanged', message: `the bucket exists without this row's tag and is not claimed: ${why}; nothing is done` };
+  await ctx.store.write((db) => setBucketStatus(db, row.uid, 'READY'));
+  return { action: 'ready', message: 'the create was interrupted before the bucket was tagged; the row\'s evidence holds (no tags, created just after the row), so it is tagged now and the row owns it' };
+}
+
 export interface BucketReconcileOutcome {
   store: string;
   name: string;
@@ -94,6 +116,11 @@ export async function reconcileBuckets(ctx: OpsContext): Promise<BucketReconcile
       out.push({ ...base, action: 'unchanged', message: `not reconciled: ${notOurs}` });
       continue;
     }
+    const users = liveUsers(row);
+    if (users.length) {
+      out.push({ ...base, action: 'unchanged', message: `a launch is working on it now (${describeUsers(users)}); left to it` });
+      continue;
+    }
     try {
       if (row.status === 'DELETING') {
         const p = await deleteRecordedBucket(ctx, row);
@@ -108,7 +135,7 @@ export async function reconcileBuckets(ctx: OpsContext): Promise<BucketReconcile
         await ctx.store.write((db) => setBucketStatus(db, row.uid, 'READY'));
         out.push({ ...base, action: 'ready', message: 'the bucket exists with this row\'s tag; the row now owns it' });
       } else {
-        out.push({ ...base, action: 'unchanged', message: 'the bucket exists without this row\'s tag (someone else\'s, or tagging was interrupted); nothing is done' });
+        out.push({ ...base, ...(await adopt(ctx, row)) });
       }
     } catch (e) {
       out.push({ ...base, action: 'error', message: (e as Error).message });

@@ -12,6 +12,7 @@ import { downProvider } from './downProvider';
 import { detachWorkerBuckets, downWorkers } from './multiNode';
 import { detachBuckets } from './bucketAttach';
 import { deleteClusterBuckets } from './bucketDelete';
+import { unmountCloudBuckets } from './cloudUnmount';
 
 export interface DownOptions {
   graceSeconds?: number;
@@ -20,13 +21,13 @@ export interface DownOptions {
 }
 
 /**
- * Tears down a cluster. Cloud clusters: downProvider.ts. A local or ssh cluster: cancels every job (TERM, then KILL after the grace),
+ * Tears down a cluster. Cloud clusters: bucket mounts off (cloudUnmount.ts), then downProvider.ts. A local or ssh cluster: cancels every job (TERM, then KILL after the grace),
  * waits until the agent reports none alive, stops the agent, removes Skydeck's directory on
  * the machine, and only then forgets the cluster. Nothing else on the machine is touched.
  */
 export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}): Promise<{ cleaned: boolean; notes: string[]; uid: string }> {
   const row = await requireCluster(ctx, name, false);
-  const result = isProviderCluster(row) ? await downProvider(ctx, row, !!opts.purge) : await downReachable(ctx, row, opts);
+  const result = isProviderCluster(row) ? await downCloud(ctx, row, !!opts.purge) : await downReachable(ctx, row, opts);
   if (result.cleaned) result.notes.push(...(await deleteClusterBuckets(ctx, row)));
   // The cluster is gone: so is the Host entry Connect with Remote-SSH wrote for it, unless a
   // relaunch of the name owns that entry by now.
@@ -34,6 +35,13 @@ export async function down(ctx: OpsContext, name: string, opts: DownOptions = {}
   if (!now || now.uid === row.uid) removeClusterSshConfig(defaultSshConfigPaths(), name);
   // Every deletion names the uid it proved gone: the name may already be someone else's.
   return { ...result, uid: row.uid };
+}
+
+/** A cloud cluster: its bucket mounts go first (best-effort, cloudUnmount.ts), then its instances. */
+async function downCloud(ctx: OpsContext, row: ClusterRecord, purge: boolean): Promise<{ cleaned: boolean; notes: string[] }> {
+  const mounts = await unmountCloudBuckets(ctx, row);
+  const r = await downProvider(ctx, row, purge);
+  return { ...r, notes: [...mounts.notes, ...mounts.warnings, ...r.notes] };
 }
 
 /** This down no longer owns the cluster it started for: it stops without touching anything. */

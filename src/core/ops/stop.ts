@@ -3,6 +3,7 @@ import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { requireCluster } from './findCluster';
 import { envFor, isProviderCluster } from './providerEnv';
+import { unmountCloudBuckets } from './cloudUnmount';
 
 /**
  * Stops a cloud cluster: the row becomes STOPPED only once every instance is proven stopping
@@ -15,9 +16,12 @@ export async function stop(ctx: OpsContext, name: string): Promise<{ notes: stri
   }
   if (row.status === 'STOPPED' && !row.flags) return { notes: [`${name} is already stopped`] };
   const env = envFor(ctx, row.provider);
+  // Mounts off first, best-effort: a MOUNT_CACHED cache left on a stopped disk reaches its
+  // bucket only if the same mount is made again after a start.
+  const mounts = await unmountCloudBuckets(ctx, row);
   await ctx.connections.forget(name);
   ctx.progress(`Stopping ${name} and waiting for the cloud to confirm`);
   const r = await stopWithProof(env, row);
   if (!r.confirmed) throw new OpsError('failed', `could not confirm that ${name} stopped (${r.reason}); run "skydeck stop ${name}" again`);
-  return { notes: [`stop confirmed in ${Math.round(r.confirmMs / 100) / 10} s`] };
+  return { notes: [...mounts.notes, ...mounts.warnings, `stop confirmed in ${Math.round(r.confirmMs / 100) / 10} s`] };
 }

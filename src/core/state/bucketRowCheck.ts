@@ -51,5 +51,7 @@ export function bucketRowProblem(row: Obj): string | undefined {
     return 'created_by_machine is not a Skydeck machine id';
   }
   if (row.last_error !== null && !(typeof row.last_error === 'string' && row.last_error.length <= 64 * 1024)) return 'last_error is not text';
+  // Read with ownerState, which counts anything malformed as no user: only its size matters here.
+  if (row.users !== null && row.users !== undefined && !(typeof row.users === 'string' && row.users.length <= 64 * 1024)) return 'users is not text';
   return undefined;
 }

@@ -22,6 +22,8 @@ export interface BucketRecord {
   created_by_user: string | null;
   created_by_machine: string | null;
   last_error: string | null;
+  /** JSON list of the Owners (provision/owner.ts) using the bucket now; null or absent: none. */
+  users?: string | null;
 }
 
 export interface RefusedBucketRow {

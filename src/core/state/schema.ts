@@ -78,6 +78,9 @@ const MIGRATIONS: string[] = [
      last_error TEXT,
      PRIMARY KEY (store, name)
    );`,
+  // The launches filling or attaching a bucket right now (JSON list of provision Owners): a down
+  // or delete leaves a bucket alone while one of them is alive (ops/bucketUsers.ts).
+  `ALTER TABLE buckets ADD COLUMN users TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

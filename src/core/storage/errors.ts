@@ -7,6 +7,8 @@ export type StorageErrorKind =
   | 'bucket-exists'
   /** delete: Skydeck did not create the bucket (no uid tag, or another uid). */
   | 'not-ours'
+  /** delete: a live launch is uploading into the bucket (ops/bucketUsers.ts). */
+  | 'in-use'
   | 'denied'
   | 'no-credentials'
   | 'unreachable'

@@ -15,7 +15,7 @@ function row(over: Partial<BucketRecord> = {}): BucketRecord {
   return {
     store: 's3', name: `ok-${randomUUID().slice(0, 8)}`, uid: randomUUID(), location: JSON.stringify({ region: 'eu-west-1' }),
     persistent: 0, owner_cluster_uid: randomUUID(), status: 'CREATING', created_at: Date.now(),
-    created_by_user: me.user, created_by_machine: me.machine, last_error: null, ...over,
+    created_by_user: me.user, created_by_machine: me.machine, last_error: null, users: null, ...over,
   };
 }
 

@@ -10,6 +10,8 @@ import { StorageError } from '../errors';
 import { BUCKET_TAGS, type BucketLocation, type BucketStore, type DeleteProof, type ListedBucket, type UploadProgress, type UploadResult } from './types';
 import { s3Code, s3Error, s3Status } from './s3Errors';
 import { emptyBucket, uploadChanged } from './s3Objects';
+import type { MultipartOptions } from './s3Multipart';
+import { creationTime, notFromIntent } from './s3Adopt';
 
 export interface S3StoreOptions {
   store: 's3' | 'r2';
@@ -23,6 +25,8 @@ export interface S3StoreOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** Uploads in flight at once; default 8. */
   concurrency?: number;
+  /** When files go in parts, and the part size (s3Multipart.ts; tests lower them). */
+  multipart?: Partial<MultipartOptions>;
 }
 
 /**
@@ -92,6 +96,12 @@ export class S3BucketStore implements BucketStore {
       throw s3Error(this.label(name), 'CreateBucket', e);
     }
     await this.putTags(name, tags, signal);
+  }
+
+  async adoptUntagged(name: string, tags: Record<string, string>, rowAt: number, signal?: AbortSignal): Promise<string | undefined> {
+    const why = notFromIntent(await this.tags(name, signal), await creationTime(this.client, this.label(name), name, signal), rowAt);
+    if (!why) await this.putTags(name, tags, signal);
+    return why;
   }
 
   private async putTags(name: string, tags: Record<string, string>, signal?: AbortSignal): Promise<void> {
@@ -171,7 +181,7 @@ export class S3BucketStore implements BucketStore {
   }
 
   upload(name: string, files: Map<string, string>, onProgress?: (p: UploadProgress) => void, signal?: AbortSignal): Promise<UploadResult> {
-    return uploadChanged(this.client, this.label(name), name, files, { concurrency: this.opts.concurrency ?? 8, onProgress, signal });
+    return uploadChanged(this.client, this.label(name), name, files, { concurrency: this.opts.concurrency ?? 8, onProgress, signal, multipart: this.opts.multipart });
   }
 
   async delete(name: string, signal?: AbortSignal): Promise<DeleteProof> {

@@ -46,7 +46,7 @@ export function s3Error(label: string, what: string, e: unknown): StorageError {
     return new StorageError('config', label, `${what}: no AWS region is configured`, 'Set AWS_REGION, or add "region = …" to the profile in ~/.aws/config.');
   }
   if (code === 'EntityTooLarge') {
-    return new StorageError('config', label, said, 'Files over 5 GiB need multipart upload, which this version does not do: upload them with `aws s3 cp`.');
+    return new StorageError('config', label, said, 'A single PutObject holds at most 5 GiB (Skydeck sends larger files in parts); a part holds at most 5 GiB and an object 5 TiB.');
   }
   return new StorageError('failed', label, said, 'Retry; if it persists, run the same call with the AWS CLI to see more.');
 }

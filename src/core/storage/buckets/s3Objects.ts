@@ -8,14 +8,16 @@ import {
 import { StorageError } from '../errors';
 import type { UploadProgress, UploadResult } from './types';
 import { s3Error } from './s3Errors';
-import { uploadChanged as sendChanged, type Held } from './localFiles';
+import { eachLimited, uploadChanged as sendChanged, type Held } from './localFiles';
+import { DEFAULT_MULTIPART, putMultipart, recordedMd5, tooLarge, type MultipartOptions } from './s3Multipart';
 
-/** PutObject's limit; @aws-sdk/lib-storage (multipart) is not a dependency, so bigger files are refused. */
-const SINGLE_PUT_MAX = 5 * 1024 ** 3;
-
-/** What the bucket holds; a single-part ETag is the object's MD5 (hex), given here as base64. */
-async function listAll(client: S3Client, label: string, bucket: string, signal?: AbortSignal): Promise<Map<string, Held>> {
+/**
+ * What the bucket holds; a single-part ETag is the object's MD5 (hex), given here as base64. A
+ * multipart ETag ("<hex>-<parts>") is not: those keys are returned apart, for a HeadObject.
+ */
+async function listAll(client: S3Client, label: string, bucket: string, signal?: AbortSignal): Promise<{ held: Map<string, Held>; multipart: Set<string> }> {
   const out = new Map<string, Held>();
+  const multipart = new Set<string>();
   let token: string | undefined;
   do {
     let page;
@@ -26,33 +28,42 @@ async function listAll(client: S3Client, label: string, bucket: string, signal?:
     }
     for (const o of page.Contents ?? []) {
       const etag = (o.ETag ?? '').replace(/"/g, '');
-      if (o.Key) out.set(o.Key, { size: o.Size ?? -1, md5: /^[0-9a-f]{32}$/.test(etag) ? Buffer.from(etag, 'hex').toString('base64') : undefined });
+      if (!o.Key) continue;
+      out.set(o.Key, { size: o.Size ?? -1, md5: /^[0-9a-f]{32}$/.test(etag) ? Buffer.from(etag, 'hex').toString('base64') : undefined });
+      if (/^[0-9a-f]{32}-\d+$/.test(etag)) multipart.add(o.Key);
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
-  return out;
+  return { held: out, multipart };
 }
 
 /**
- * Sends the files whose object is missing or differs. A single-part object's ETag is its MD5,
- * so equal size and ETag means equal content; a multipart ETag ("…-N") is no MD5, and the file
- * is sent again (correct, only slower).
+ * Sends the files whose object is missing or differs (same size and MD5 = same content). Files
+ * over the multipart threshold go in parts (s3Multipart.ts), the rest with one PutObject.
  */
 export async function uploadChanged(
   client: S3Client, label: string, bucket: string, files: Map<string, string>,
-  o: { concurrency: number; onProgress?: (p: UploadProgress) => void; signal?: AbortSignal },
+  o: { concurrency: number; onProgress?: (p: UploadProgress) => void; signal?: AbortSignal; multipart?: Partial<MultipartOptions> },
 ): Promise<UploadResult> {
+  const mp = { ...DEFAULT_MULTIPART, ...o.multipart };
+  const sizes = new Map<string, number>();
   for (const [local, key] of files) {
     const size = fs.statSync(local).size;
-    if (size > SINGLE_PUT_MAX) {
-      throw new StorageError('config', `${label}/${key}`, `${local} is ${size} bytes, over the 5 GiB of a single upload`, 'Upload it with `aws s3 cp` (multipart), then launch again: the same object is not sent twice.');
-    }
+    const big = tooLarge(`${label}/${key}`, { path: local, size });
+    if (big) throw big;
+    sizes.set(key, size);
   }
   // Each request in flight listens on the signal: several at once are expected, not a leak.
   if (o.signal) setMaxListeners(Math.max(10, o.concurrency * 4), o.signal);
+  const { held, multipart } = await listAll(client, label, bucket, o.signal);
+  // A multipart object of the local file's size: its MD5 is in its metadata, if Skydeck sent it.
+  await eachLimited([...multipart].filter((k) => held.get(k)?.size === sizes.get(k)), o.concurrency, async (k) => {
+    held.set(k, { size: held.get(k)!.size, md5: await recordedMd5(client, label, bucket, k, o.signal) });
+  });
   return sendChanged({
-    label, files, held: await listAll(client, label, bucket, o.signal), limit: o.concurrency, onProgress: o.onProgress, signal: o.signal,
+    label, files, held, limit: o.concurrency, onProgress: o.onProgress, signal: o.signal,
     send: async (t) => {
+      if (t.size > mp.threshold) return putMultipart(client, label, bucket, t, mp, o.signal);
       try {
         await client.send(new PutObjectCommand({
           Bucket: bucket, Key: t.key, Body: fs.createReadStream(t.path), ContentLength: t.size, ContentMD5: t.md5.toString('base64'),

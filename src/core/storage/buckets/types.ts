@@ -62,6 +62,12 @@ export interface BucketStore {
   exists(name: string, signal?: AbortSignal): Promise<boolean>;
   /** Creates the bucket with `tags`; a bucket that already exists is an error (StorageError kind 'bucket-exists', to be added). */
   create(name: string, tags: Record<string, string>, signal?: AbortSignal): Promise<void>;
+  /**
+   * Stores that tag in a second call (S3, R2): tags a tagless bucket whose create was interrupted
+   * after CreateBucket, if the evidence says the intent row written at `rowAt` made it (s3Adopt.ts).
+   * Returns undefined when tagged, else why not. Absent where create and tags are one call.
+   */
+  adoptUntagged?(name: string, tags: Record<string, string>, rowAt: number, signal?: AbortSignal): Promise<string | undefined>;
   /** The bucket's tags/labels ({} if none); throws StorageError('bucket-missing') if it is gone. */
   tags(name: string, signal?: AbortSignal): Promise<Record<string, string>>;
   /** Buckets visible to the credentials that carry BUCKET_TAGS.uid. */

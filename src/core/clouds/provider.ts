@@ -1,6 +1,7 @@
 import type { PortRange } from '../task';
 import type { StoreKind } from '../storage/types';
 import type { NodeShape } from './nodeShape';
+import type { BucketGrant, IdentityRelease, ReleaseOptions } from './clusterIdentity';
 
 export type { NodeShape };
 
@@ -197,6 +198,15 @@ export interface Provider {
   openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void>;
   /** Zones to try, in order, when a placement names a region but no zone. */
   zonesOf?(region: string): string[];
+  /**
+   * Widens the running cluster's own identity to these buckets as well (a reused cluster, an
+   * exec naming new buckets); throws a ProviderError when the nodes have no such identity.
+   */
+  grantBuckets?(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant>;
+  /** After a confirmed terminate: waits (bounded) for the cluster's identities to be deleted, and proves it. */
+  releaseIdentities?(ref: ClusterRef, opts: ReleaseOptions): Promise<IdentityRelease>;
+  /** Deletes the identities of a cluster no row owns whose instances are gone (the caller checked), with proof. */
+  deleteIdentities?(ref: ClusterRef): Promise<IdentityRelease>;
 }
 
 /**

@@ -19,6 +19,8 @@ export interface PlannedMount {
   access: StoreAccess;
   /** Set when the user's own credentials go to the node, e.g. "AWS". */
   shared?: string;
+  /** The node's identity was just widened to this bucket (bucketGrant.ts): a refusal may be IAM catching up. */
+  justGranted?: boolean;
 }
 
 export const SHARE_SETTING = 'skydeck.storage.shareCredentials';

@@ -24,6 +24,7 @@ import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
 import { planBuckets } from './bucketPlan';
 import { ensureNamedBuckets } from './namedBuckets';
+import { grantPlannedBuckets } from './bucketGrant';
 
 export interface LaunchRequest extends FollowOptions {
   taskFile: string;
@@ -82,6 +83,8 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     row = await launchReachable(ctx, name, cloud, task, existing, autostop);
   }
   await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
+  // A reused (or restarted) cluster's identity was made for the buckets of its first launch.
+  if (existing) await grantPlannedBuckets(ctx, row, buckets);
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).

@@ -23,7 +23,7 @@ async function lookup<T>(action: string, fn: () => Promise<T>): Promise<T | unde
 
 /** The role, or undefined when there is none of that name. */
 export const getRole = (iam: IAMClient, name: string) => lookup('iam:GetRole', async () => (await iam.send(new GetRoleCommand({ RoleName: name }))).Role);
-const getProfile = (iam: IAMClient, name: string) =>
+export const getProfile = (iam: IAMClient, name: string) =>
   lookup('iam:GetInstanceProfile', async () => (await iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))).InstanceProfile);
 
 /**

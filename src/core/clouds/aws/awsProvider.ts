@@ -44,7 +44,7 @@ export class AwsProvider implements Provider {
     this.zones = new ZoneTable(opts.zones);
     this.watchers = new CleanupWatchers({
       pollMs: opts.cleanupPollMs ?? 5000, timeoutMs: opts.cleanupTimeoutMs ?? 15 * 60_000, log: (m) => opts.log?.(m),
-      alsoDelete: (uid) => deleteBucketProfile(this.clients.iam(), uid, (m) => opts.log?.(m)),
+      alsoDelete: (uid, deleted) => deleteBucketProfile(this.clients.iam(), uid, (m) => opts.log?.(m), deleted),
     });
   }
 

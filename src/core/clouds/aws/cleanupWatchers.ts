@@ -8,8 +8,8 @@ export interface WatcherOptions {
   pollMs: number;
   timeoutMs: number;
   log(message: string): void;
-  /** Deletes the uid's instance profile and role; true when none of them is left. */
-  alsoDelete(uid: string): Promise<boolean>;
+  /** Deletes the uid's instance profile and role, naming in `deleted` what it deleted; true when none of them is left. */
+  alsoDelete(uid: string, deleted: string[]): Promise<boolean>;
 }
 
 export type CleanupOutcome = 'deleted' | 'live' | 'superseded';
@@ -20,6 +20,8 @@ export class CleanupWatchers {
   private readonly running = new Map<string, Promise<CleanupOutcome>>();
   /** Per uid: who waits for its clean-up and wants to hear why it is still waiting. */
   private readonly listeners = new Map<string, Set<(m: string) => void>>();
+  /** Per uid: what its last watcher deleted (a down that asks after it finished still names it). */
+  private readonly deleted = new Map<string, string[]>();
 
   constructor(private readonly opts: WatcherOptions) {}
 
@@ -42,7 +44,11 @@ export class CleanupWatchers {
       ec2, uid, describe: () => instancesOfUid(ec2, uid),
       pollMs: this.opts.pollMs, timeoutMs: this.opts.timeoutMs,
       current: () => (this.generation.get(uid) ?? 0) === gen, log: (m) => this.opts.log(m),
-      alsoDelete: () => this.opts.alsoDelete(uid),
+      alsoDelete: () => {
+        const kinds: string[] = [];
+        this.deleted.set(uid, kinds);
+        return this.opts.alsoDelete(uid, kinds);
+      },
       waiting: (m) => this.listeners.get(uid)?.forEach((f) => f(m)),
     }).finally(() => this.running.delete(uid));
     this.running.set(uid, p);
@@ -62,6 +68,13 @@ export class CleanupWatchers {
       set.delete(hear);
       if (!set.size) this.listeners.delete(uid);
     }
+  }
+
+  /** What the uid's watcher deleted (and forgets it: asked once, by the down that waits). */
+  takeDeleted(uid: string): string[] {
+    const d = this.deleted.get(uid) ?? [];
+    this.deleted.delete(uid);
+    return d;
   }
 
   /** Resolves when every clean-up has finished (tests, shutdown). */

@@ -4,11 +4,8 @@ import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { IAMClient } from '@aws-sdk/client-iam';
 import type { IdentityRelease, ReleaseOptions } from '../clusterIdentity';
 import { profileNameOf } from './bucketPolicy';
-import { deleteBucketProfile, getProfile, getRole } from './bucketRole';
+import { deleteBucketProfile, getProfile, getRole, PROFILE_KIND as PROFILE, ROLE_KIND as ROLE } from './bucketRole';
 import type { CleanupWatchers } from './cleanupWatchers';
-
-const ROLE = 'IAM role';
-const PROFILE = 'instance profile';
 
 /** What of the uid's role and profile exists now (by name; ownership is checked by the delete). */
 async function present(iam: IAMClient, name: string): Promise<string[]> {
@@ -36,13 +33,18 @@ export async function releaseBucketIdentity(
   iam: IAMClient, ec2: EC2Client, watchers: CleanupWatchers, uid: string, opts: ReleaseOptions,
 ): Promise<IdentityRelease> {
   const name = profileNameOf(uid);
-  const kinds = await present(iam, name);
+  const now = await present(iam, name);
+  // The watcher may have deleted them already (EC2 ended the instances quickly): still named.
+  const kinds = [...new Set([...watchers.takeDeleted(uid), ...now])];
   if (!kinds.length) return { gone: [], left: [] };
-  opts.progress(`Deleting ${ROLE} ${name} once the instances are terminated`);
-  const r = await watchers.wait(ec2, uid, opts.timeoutMs, (m) => opts.progress(`${name}: ${m}`));
+  let r: Awaited<ReturnType<CleanupWatchers['wait']>> = 'deleted';
+  if (now.length) {
+    opts.progress(`Deleting ${ROLE} ${name} once the instances are terminated`);
+    r = await watchers.wait(ec2, uid, opts.timeoutMs, (m) => opts.progress(`${name}: ${m}`));
+  }
   const why = r === 'timeout' ? `the instances were not all terminated within ${Math.round(opts.timeoutMs / 1000)} s`
     : r === 'superseded' ? 'a new launch of the cluster uses it'
-      : r === 'live' ? 'the clean-up gave up waiting for the instances' : 'it is not tagged as this cluster\'s';
+      : r === 'live' ? 'the cloud\'s clean-up (security group first) did not finish within its time limit' : 'it is not tagged as this cluster\'s';
   return proof(iam, name, kinds, why);
 }
 

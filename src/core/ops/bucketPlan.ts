@@ -13,12 +13,15 @@ import { mountLabel, targetOf, type NodeMount, type StoreAccess, type StoreKind 
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { sharedCredentials, type Shared } from './sharedCredentials';
+import { lookUpS3Regions } from './s3Regions';
 
 export interface PlannedMount {
   mount: NodeMount;
   access: StoreAccess;
   /** Set when the user's own credentials go to the node, e.g. "AWS". */
   shared?: string;
+  /** S3: the bucket did not exist when its region was looked up (s3Regions.ts); ask again once it does. */
+  regionPending?: boolean;
   /** The node's identity was just widened to this bucket (bucketGrant.ts): a refusal may be IAM catching up. */
   justGranted?: boolean;
 }
@@ -70,5 +73,6 @@ export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): P
     const s = await shared.get(store)!;
     out.push({ mount, access: { credentials: s.credentials, ...override }, shared: s.what });
   }
+  await lookUpS3Regions(ctx, out);
   return out;
 }

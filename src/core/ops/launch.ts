@@ -25,6 +25,7 @@ import { launchOnProvider } from './launchProvider';
 import { planBuckets } from './bucketPlan';
 import { ensureNamedBuckets } from './namedBuckets';
 import { grantPlannedBuckets } from './bucketGrant';
+import { lookUpS3Regions } from './s3Regions';
 
 export interface LaunchRequest extends FollowOptions {
   taskFile: string;
@@ -83,6 +84,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     row = await launchReachable(ctx, name, cloud, task, existing, autostop);
   }
   await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
+  await lookUpS3Regions(ctx, buckets.filter((p) => p.regionPending), req.provisionSignal);
   // A reused (or restarted) cluster's identity was made for the buckets of its first launch.
   if (existing) await grantPlannedBuckets(ctx, row, buckets);
   const client = ctx.connections.client(row);

@@ -1,7 +1,7 @@
 // The BucketStore of S3 and of R2 (Cloudflare's S3 API: endpoint https://<account>.r2.cloudflarestorage.com,
 // region "auto"). Credentials come from the SDK's default chain (env, profile, SSO, IMDS).
 import {
-  CreateBucketCommand, DeleteBucketCommand, GetBucketLocationCommand, GetBucketTaggingCommand, GetObjectCommand,
+  CreateBucketCommand, DeleteBucketCommand, GetBucketTaggingCommand, GetObjectCommand,
   HeadBucketCommand, ListBucketsCommand, PutBucketTaggingCommand, PutObjectCommand, S3Client,
   type BucketLocationConstraint,
 } from '@aws-sdk/client-s3';
@@ -9,6 +9,7 @@ import { StorageError } from '../errors';
 import { BUCKET_TAGS, type BucketLocation, type BucketStore, type DeleteProof, type ListedBucket, type UploadProgress, type UploadResult } from './types';
 import { s3Code, s3Error, s3Status } from './s3Errors';
 import { emptyBucket, uploadChanged } from './s3Objects';
+import { bucketRegion, locationRegion } from './s3Region';
 
 export interface S3StoreOptions {
   store: 's3' | 'r2';
@@ -72,6 +73,11 @@ export class S3BucketStore implements BucketStore {
       // 403: it exists, but not for us; "unknown" is never folded into "absent".
       throw s3Error(this.label(name), 'HeadBucket', e);
     }
+  }
+
+  /** The bucket's region as S3 says it; undefined when it does not exist (s3Region.ts). */
+  regionOf(name: string, signal?: AbortSignal): Promise<string | undefined> {
+    return this.store === 'r2' ? Promise.resolve('auto') : bucketRegion(this.client, this.label(name), name, signal);
   }
 
   async create(name: string, tags: Record<string, string>, signal?: AbortSignal): Promise<void> {
@@ -156,14 +162,8 @@ export class S3BucketStore implements BucketStore {
 
   private async locationOf(name: string, signal?: AbortSignal): Promise<BucketLocation> {
     if (this.store === 'r2') return { account: this.opts.account, region: 'auto' };
-    try {
-      const r = await this.client.send(new GetBucketLocationCommand({ Bucket: name }), { abortSignal: signal });
-      // No constraint means us-east-1; "EU" is the old name of eu-west-1.
-      const c = r.LocationConstraint as string | undefined;
-      return { region: !c ? 'us-east-1' : c === 'EU' ? 'eu-west-1' : c };
-    } catch {
-      return {};
-    }
+    const region = await locationRegion(this.client, name, signal);
+    return region ? { region } : {};
   }
 
   upload(name: string, files: Map<string, string>, onProgress?: (p: UploadProgress) => void, signal?: AbortSignal): Promise<UploadResult> {

@@ -1,25 +1,29 @@
-import { findLeakedInstances, leakVerdict, sweptLabel, terminateLeakedInstance, unknownLines } from '../../core/ops';
+import { deleteStrayIdentity, findLeakedInstances, leakVerdict, sweptLabel, terminateLeakedInstance, unknownLines, type OpsContext } from '../../core/ops';
 import type { LeakedInstance, SweepResult } from '../../core/provision';
 import { UsageError } from '../args';
 import type { CliCommand } from '../command';
+import type { CliIO } from '../io';
 import { duration, table } from '../table';
 
 export const leaksCommand: CliCommand = {
   name: 'leaks',
   summary: 'find cloud instances with Skydeck tags that no cluster owns (and terminate them)',
-  usage: `skydeck leaks [--terminate ID... | --terminate-all] [-y]
+  usage: `skydeck leaks [--terminate ID... | --terminate-all | --delete-identity NAME...] [-y]
   Lists this workspace's strays, then other workspaces' (their own state may still own them),
   in every region of the current account and of every account a cluster records. Whatever
   could not be listed is named as UNKNOWN and the exit code is 1.
   --terminate ID    terminate that instance (repeatable); needs -y
   --terminate-all   terminate every stray of this workspace; needs -y
+  --delete-identity NAME  delete that stray cluster identity (AWS: the IAM role and its
+                    instance profile), once its cluster's instances are terminated; needs -y
   Buckets Skydeck created that no row owns: skydeck storage ls --leaks`,
-  flags: [{ name: 'terminate', takesValue: true, repeated: true }, { name: 'terminate-all' }, { name: 'yes', short: 'y' }],
+  flags: [{ name: 'terminate', takesValue: true, repeated: true }, { name: 'terminate-all' }, { name: 'delete-identity', takesValue: true, repeated: true }, { name: 'yes', short: 'y' }],
   async run(args, io, context) {
     if (args.positionals.length) throw new UsageError(`leaks takes no arguments (got ${args.positionals.map((p) => JSON.stringify(p)).join(' ')}); name instances with --terminate ID`);
     const ids = (args.flags.terminate as string[] | undefined) ?? [];
     const all = !!args.flags['terminate-all'];
-    if ((ids.length || all) && !args.flags.yes) throw new UsageError('terminating instances cannot be undone; pass -y to confirm');
+    const identities = (args.flags['delete-identity'] as string[] | undefined) ?? [];
+    if ((ids.length || all || identities.length) && !args.flags.yes) throw new UsageError(`${identities.length ? 'deleting identities' : 'terminating instances'} cannot be undone; pass -y to confirm`);
     const ctx = await context();
     if (!ctx.providers?.clouds.length) {
       io.out('No cloud providers are available in this version, so nothing can have leaked (local and ssh clusters create no instances).\n');
@@ -27,6 +31,7 @@ export const leaksCommand: CliCommand = {
     }
     const sweep = await findLeakedInstances(ctx);
     for (const line of unknownLines(sweep)) io.err(`warning: could not list ${line}; strays there are unknown\n`);
+    if (identities.length) return deleteIdentities(io, sweep, identities, ctx);
     if (!ids.length && !all) {
       io.out(`Listed: ${sweep.swept.map(sweptLabel).join('; ') || 'nothing'}\n`);
       print(io.out, `Leaked instances of this workspace (${sweep.workspaceId})`, sweep.thisWorkspace, sweep);
@@ -58,8 +63,25 @@ export const leaksCommand: CliCommand = {
 function printIdentities(out: (t: string) => void, sweep: SweepResult): void {
   const list = sweep.strayIdentities ?? [];
   if (!list.length) return;
-  out(`Cluster identities no cluster owns (${list.length}): Skydeck deletes one once it has terminated its cluster's instances; one whose instances are gone already must be deleted by hand (AWS IAM console: the role and its instance profile of the same name; GCP: remove the account from its buckets' IAM policies, then gcloud iam service-accounts delete NAME; Azure: az role assignment delete --ids <the id in parentheses>):\n`);
+  out(`Cluster identities no cluster owns (${list.length}): a down deletes one once its cluster's instances are terminated. An AWS role left over (a down cut short) is deleted with "skydeck leaks --delete-identity NAME"; GCP and Azure ones by hand (GCP: remove the account from its buckets' IAM policies, then gcloud iam service-accounts delete NAME; Azure: az role assignment delete --ids <the id in parentheses>):\n`);
   out(table(['CLOUD', 'KIND', 'NAME', 'CLUSTER', 'WORKSPACE'], list.map((l) => [l.cloud, l.kind, l.name, l.cluster, l.workspace])));
+  out('Delete with: skydeck leaks --delete-identity NAME -y   (the role and its instance profile)\n');
+}
+
+async function deleteIdentities(io: CliIO, sweep: SweepResult, names: string[], ctx: OpsContext): Promise<number> {
+  let code = 0;
+  for (const name of names) {
+    const id = (sweep.strayIdentities ?? []).find((i) => i.name === name);
+    if (!id) {
+      io.err(`skydeck leaks: ${name} is not a stray cluster identity (owned by a cluster, gone, or in an account that could not be listed)\n`);
+      code = 1;
+      continue;
+    }
+    const r = await deleteStrayIdentity(ctx, id);
+    (r.deleted ? io.out : io.err)(`${r.message}\n`);
+    if (!r.deleted) code = 1;
+  }
+  return code;
 }
 
 function print(out: (t: string) => void, title: string, list: LeakedInstance[], sweep: SweepResult): void {

@@ -1,6 +1,7 @@
 import type { PortRange } from '../task';
 import type { StoreKind } from '../storage/types';
 import type { NodeShape } from './nodeShape';
+import type { BucketGrant, IdentityRelease, ReleaseOptions } from './clusterIdentity';
 
 export type { NodeShape };
 
@@ -211,6 +212,15 @@ export interface Provider {
    * head's autostop identity). Clouds with one identity per node leave it out.
    */
   bucketIdentity?(ref: ClusterRef): string | undefined;
+  /**
+   * Widens the running cluster's own identity to these buckets as well (a reused cluster, an
+   * exec naming new buckets); throws a ProviderError when the nodes have no such identity.
+   */
+  grantBuckets?(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant>;
+  /** After a confirmed terminate: waits (bounded) for the cluster's identities to be deleted, and proves it. */
+  releaseIdentities?(ref: ClusterRef, opts: ReleaseOptions): Promise<IdentityRelease>;
+  /** Deletes the identities of a cluster no row owns whose instances are gone (the caller checked), with proof. */
+  deleteIdentities?(ref: ClusterRef): Promise<IdentityRelease>;
 }
 
 /**

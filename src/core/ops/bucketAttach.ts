@@ -40,20 +40,35 @@ export async function attachBuckets(ctx: OpsContext, node: StorageNode, plan: Pl
       transport: node.transport, stateBase: node.stateBase, access: p.access, log: (line) => ctx.log(`${node.name}: ${line}`),
     };
     ctx.progress(`${p.mount.mode === 'COPY' ? 'Copying' : 'Mounting'} ${label} on ${node.name}${p.mount.mode === 'MOUNT' ? '' : ` (${p.mount.mode})`}`);
-    try {
-      if (p.mount.mode === 'COPY') await copyFromBucket(sctx, p.mount, signal);
-      else {
-        const h = await mountBucket(sctx, p.mount, signal);
-        await record(node.transport, h);
-        // MOUNT_CACHED: the agent holds each job's end until this mount's cache is uploaded.
-        await registerCachedMount(node.transport, agentBaseOf(node), h);
+    // A grant made just now takes IAM a few seconds to apply: a refusal meanwhile is retried a while.
+    const until = p.justGranted ? Date.now() + GRANT_SETTLE_MS : 0;
+    for (;;) {
+      try {
+        await attachOne(node, p, sctx, signal);
+        break;
+      } catch (e) {
+        if (e instanceof StorageError && e.kind === 'denied' && Date.now() < until && !signal?.aborted) {
+          ctx.progress(`${label} on ${node.name}: still refused; waiting for the new bucket grant to apply`);
+          await new Promise((r) => setTimeout(r, 3000));
+          continue;
+        }
+        if (e instanceof StorageError) throw new OpsError('failed', `file_mounts on ${node.name}: ${e.message}`);
+        throw e;
       }
-    } catch (e) {
-      if (e instanceof StorageError) throw new OpsError('failed', `file_mounts on ${node.name}: ${e.message}`);
-      throw e;
     }
     if (p.shared) ctx.progress(`copied your ${p.shared} credentials to ${node.name} for ${label} (${SHARE_SETTING} is on)`);
   }
+}
+
+/** How long a refusal right after a grant is put down to IAM's propagation (seconds, in AWS's words). */
+const GRANT_SETTLE_MS = 60_000;
+
+async function attachOne(node: StorageNode, p: PlannedMount, sctx: StorageContext, signal?: AbortSignal): Promise<void> {
+  if (p.mount.mode === 'COPY') return copyFromBucket(sctx, p.mount, signal);
+  const h = await mountBucket(sctx, p.mount, signal);
+  await record(node.transport, h);
+  // MOUNT_CACHED: the agent holds each job's end until this mount's cache is uploaded.
+  await registerCachedMount(node.transport, agentBaseOf(node), h);
 }
 
 async function record(t: Transport, h: MountHandle): Promise<void> {

@@ -19,12 +19,17 @@ import { sharedCredentials, type Shared } from './sharedCredentials';
 import type { ClusterRecord } from '../state';
 import { refOf } from '../provision/handle';
 import { providerOf } from './providerEnv';
+import { lookUpS3Regions } from './s3Regions';
 
 export interface PlannedMount {
   mount: NodeMount;
   access: StoreAccess;
   /** Set when the user's own credentials go to the node, e.g. "AWS". */
   shared?: string;
+  /** S3: the bucket did not exist when its region was looked up (s3Regions.ts); ask again once it does. */
+  regionPending?: boolean;
+  /** The node's identity was just widened to this bucket (bucketGrant.ts): a refusal may be IAM catching up. */
+  justGranted?: boolean;
 }
 
 export const SHARE_SETTING = 'skydeck.storage.shareCredentials';
@@ -71,6 +76,7 @@ export async function planBuckets(ctx: OpsContext, task: Task, cloud: string): P
     const s = await shared.get(store)!;
     out.push({ mount, access: { credentials: s.credentials, ...(s.r2AccountId ? { r2AccountId: s.r2AccountId } : {}), ...override }, shared: s.what });
   }
+  await lookUpS3Regions(ctx, out);
   return out;
 }
 

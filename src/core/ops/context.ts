@@ -27,6 +27,8 @@ export interface OpsContext {
   /** Tests run the provision loop on a scaled clock; default the wall clock. */
   clock?: Clock;
   timing?: Partial<ProvisionTiming>;
+  /** How long down waits for a terminated cluster's identities (AWS bucket role) to be deleted; default 10 min. */
+  identityReleaseMs?: number;
   /** How a provider cluster's head gets its agent; default: over SSH (agentBootstrap.ts). */
   bootstrap?: Bootstrap;
   /**

@@ -3,6 +3,7 @@ import { downWithProof } from '../provision';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { envFor } from './providerEnv';
+import { releaseClusterIdentities } from './identityRelease';
 
 export interface DownResult {
   cleaned: boolean;
@@ -21,7 +22,9 @@ export async function downProvider(ctx: OpsContext, row: ClusterRecord, purge: b
   ctx.progress(`Terminating ${row.name}'s instances and waiting for the cloud to confirm`);
   const r = await downWithProof(env, row);
   if (r.confirmed) {
-    return { cleaned: true, notes: [r.deleted ? `termination confirmed in ${Math.round(r.confirmMs / 100) / 10} s` : 'it was already gone'] };
+    const notes = [r.deleted ? `termination confirmed in ${Math.round(r.confirmMs / 100) / 10} s` : 'it was already gone'];
+    // Not left to a background clean-up a CLI's exit would cut short: waited for, with proof.
+    return { cleaned: true, notes: [...notes, ...(await releaseClusterIdentities(ctx, row))] };
   }
   if (!purge) {
     throw new OpsError('failed', `could not confirm that ${row.name}'s instances are terminated (${r.reason}). The cluster is kept and marked "termination unconfirmed": run "skydeck down ${row.name}" again to retry, or add --purge to forget it anyway`);

@@ -10,6 +10,7 @@ import { OpsError } from './errors';
 import { syncWorkers } from './multiNode';
 import { jobSpecOf } from './jobSpec';
 import { forCluster, planBuckets } from './bucketPlan';
+import { grantPlannedBuckets } from './bucketGrant';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 
 export interface ExecRequest extends FollowOptions {
@@ -36,6 +37,7 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   // Unlike SkyPilot's exec (which leaves storage alone), the task's bucket mounts are ensured
   // as at launch: a mount already there is kept, a missing one is made, COPY fetches what changed.
   const buckets = await planBuckets(ctx, task, row.provider);
+  await grantPlannedBuckets(ctx, row, buckets);
   await connecting;
   const { workdir } = readHandle(row);
   const extras = { buckets: forCluster(ctx, buckets, row), gitEnvs: { ...envs, ...secrets } };

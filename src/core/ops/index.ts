@@ -13,6 +13,7 @@ export { stop } from './stop';
 export { start } from './start';
 export { reconcile } from './reconcile';
 export { findLeakedInstances, terminateLeakedInstance } from './leaks';
+export { deleteStrayIdentity } from './identityRelease';
 export { leakVerdict, sweptLabel, unknownLines, unknownPartLabel } from './leaksSummary';
 export { agentBootstrap, localAgentBootstrap } from './agentBootstrap';
 export { isProviderCluster } from './providerEnv';

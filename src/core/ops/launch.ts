@@ -24,6 +24,8 @@ import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
 import { forCluster, planBuckets } from './bucketPlan';
 import { ensureNamedBuckets } from './namedBuckets';
+import { grantPlannedBuckets } from './bucketGrant';
+import { lookUpS3Regions } from './s3Regions';
 
 export interface LaunchRequest extends FollowOptions {
   taskFile: string;
@@ -82,6 +84,9 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     row = await launchReachable(ctx, name, cloud, task, existing, autostop);
   }
   await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
+  await lookUpS3Regions(ctx, buckets.filter((p) => p.regionPending), req.provisionSignal);
+  // A reused (or restarted) cluster's identity was made for the buckets of its first launch.
+  if (existing) await grantPlannedBuckets(ctx, row, buckets);
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).

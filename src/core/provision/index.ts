@@ -12,5 +12,5 @@ export { terminateWithProof, downWithProof, stopWithProof, type TeardownResult }
 export { lookOnce, confirmGoal, reached, type Proof, type Goal } from './proof';
 export { refreshOne, type RefreshOutcome } from './refresh';
 export { reconcileOne, needsReconcile, type ReconcileOutcome } from './reconcile';
-export { findLeaked, terminateLeaked, type LeakedInstance, type SweepResult, type UnknownPart, type SweptAccount } from './sweep';
+export { findLeaked, terminateLeaked, type LeakedInstance, type SweepResult, type UnknownPart, type SweptAccount, type LeakedIdentity } from './sweep';
 export { settleAccount } from './account';

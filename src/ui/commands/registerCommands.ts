@@ -15,6 +15,7 @@ import { openExampleTask } from './openExampleTask';
 import { checkCloudsCommand } from './checkClouds';
 import { findLeaked } from './findLeaked';
 import { terminateLeaked } from './terminateLeaked';
+import { deleteLeakedIdentity } from './deleteLeakedIdentity';
 import { deleteBucket } from './deleteBucket';
 import { retryDown } from './retryDown';
 import { stopCluster } from './stopCluster';
@@ -26,7 +27,7 @@ import { notify } from '../notify';
 import { testProbe, type CommandOutcome } from '../testProbe';
 
 const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, openTerminal, copySshCommand, connectRemoteSsh, openExampleTask, checkCloudsCommand,
-  findLeaked, terminateLeaked, retryDown, stopCluster, startCluster, deleteBucket,
+  findLeaked, terminateLeaked, deleteLeakedIdentity, retryDown, stopCluster, startCluster, deleteBucket,
   ...pendingCommands];
 
 export function registerCommands(ctx: CommandDeps): vscode.Disposable[] {

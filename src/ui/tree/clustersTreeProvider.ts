@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { ClusterNode } from './clusterNode';
 import { JobNode } from './jobNode';
 import type { ClustersModel } from './clustersModel';
-import { LeakedGroupNode, LeakedInstanceNode, LeakSweepErrorNode, OtherWorkspacesNode } from './leakNodes';
+import { LeakedGroupNode, LeakedIdentityNode, LeakedInstanceNode, LeakSweepErrorNode, OtherWorkspacesNode } from './leakNodes';
 import type { LeakEntry } from './leaksModel';
 import { BucketNode, StorageErrorNode, StorageGroupNode } from './storageNodes';
 import type { StorageEntry } from './storageModel';
@@ -11,7 +11,7 @@ import type { StorageEntry } from './storageModel';
 // the activation bundle with this provider. Commands recognise a node by its `kind` field, never
 // by instanceof: they run from the lazily loaded core chunk, a separate copy of any class.
 export type ClustersTreeNode = ClusterNode | JobNode | LeakedGroupNode | OtherWorkspacesNode | LeakedInstanceNode | LeakSweepErrorNode
-  | StorageGroupNode | BucketNode | StorageErrorNode;
+  | LeakedIdentityNode | StorageGroupNode | BucketNode | StorageErrorNode;
 
 /** Draws the ClustersModel; reloading and polling are the model's and the poller's business. */
 export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTreeNode>, vscode.Disposable {
@@ -40,6 +40,7 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
       case 'job':
       case 'leak':
       case 'leak-error':
+      case 'leak-identity':
       case 'bucket':
       case 'storage-error':
         return [];
@@ -71,6 +72,8 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
         return new OtherWorkspacesNode(e.leaks.length);
       case 'leak-error':
         return new LeakSweepErrorNode(e.cloud, e.message, e.label);
+      case 'identity':
+        return new LeakedIdentityNode(e.identity);
     }
   }
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { LeakedInstance } from '../../core/provision';
-import { leakDescription, leakLabel, leakTooltip } from './leaksModel';
+import type { LeakedIdentity, LeakedInstance } from '../../core/provision';
+import { identityTooltip, leakDescription, leakLabel, leakTooltip } from './leaksModel';
 
 const WARN = new vscode.ThemeColor('list.warningForeground');
 
@@ -43,6 +43,20 @@ export class LeakedInstanceNode extends vscode.TreeItem {
     this.description = leakDescription(leak, otherWorkspace);
     this.contextValue = otherWorkspace ? 'leak:other' : 'leak:this';
     this.tooltip = leakTooltip(leak);
+  }
+}
+
+/** A stray cluster identity (AWS bucket role); its context menu has Delete Leaked Identity. */
+export class LeakedIdentityNode extends vscode.TreeItem {
+  readonly kind = 'leak-identity';
+
+  constructor(readonly identity: LeakedIdentity) {
+    super(`${identity.cloud} ${identity.name}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `leak-identity:${identity.cloud}:${identity.account ?? ''}:${identity.name}`;
+    this.iconPath = new vscode.ThemeIcon('key', WARN);
+    this.description = `${identity.kind} · cluster ${identity.cluster}`;
+    this.contextValue = 'leak:identity';
+    this.tooltip = identityTooltip(identity);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { LeakedInstance, SweepResult } from '../../core/provision';
+import type { LeakedIdentity, LeakedInstance, SweepResult } from '../../core/provision';
 import { unknownPartLabel } from '../../core/ops/leaksSummary';
 
 /** The last sweep as the view keeps it. */
@@ -10,6 +10,8 @@ export interface LeakSweep extends SweepResult {
 export type LeakEntry =
   | { kind: 'leak'; leak: LeakedInstance; otherWorkspace: boolean }
   | { kind: 'other-workspaces'; leaks: readonly LeakedInstance[] }
+  /** A per-cluster identity (AWS bucket role) no row owns: free, but still a grant on buckets. */
+  | { kind: 'identity'; identity: LeakedIdentity }
   /** A cloud, account or region the sweep could not list: `label` names it ("aws eu-west-1 (account …)"). */
   | { kind: 'leak-error'; cloud: string; label: string; message: string };
 
@@ -24,7 +26,10 @@ export class LeaksModel {
   constructor(private readonly changed: () => void) {}
 
   set(sweep: LeakSweep): void {
-    this.sweep = { ...sweep, thisWorkspace: [...sweep.thisWorkspace], otherWorkspaces: [...sweep.otherWorkspaces], errors: [...sweep.errors] };
+    this.sweep = {
+      ...sweep, thisWorkspace: [...sweep.thisWorkspace], otherWorkspaces: [...sweep.otherWorkspaces], errors: [...sweep.errors],
+      strayIdentities: [...(sweep.strayIdentities ?? [])],
+    };
     this.changed();
   }
 
@@ -45,6 +50,21 @@ export class LeaksModel {
     return true;
   }
 
+  /** Drops one identity once its deletion is proved; false if it was not listed. */
+  removeIdentity(id: Pick<LeakedIdentity, 'cloud' | 'name'>): boolean {
+    const list = this.sweep?.strayIdentities ?? [];
+    const kept = list.filter((i) => !(i.cloud === id.cloud && i.name === id.name));
+    if (kept.length === list.length) return false;
+    this.sweep!.strayIdentities = kept;
+    this.changed();
+    return true;
+  }
+
+  /** Stray identities listed (any workspace: they carry no cost, only a grant). */
+  identities(): LeakedIdentity[] {
+    return [...(this.sweep?.strayIdentities ?? [])];
+  }
+
   /** Instances listed, both workspaces. */
   get count(): number {
     return this.sweep ? this.sweep.thisWorkspace.length + this.sweep.otherWorkspaces.length : 0;
@@ -52,7 +72,7 @@ export class LeaksModel {
 
   /** The group node appears only when the sweep found instances or could not list a cloud. */
   get visible(): boolean {
-    return this.count > 0 || (this.sweep?.errors.length ?? 0) > 0;
+    return this.count > 0 || (this.sweep?.errors.length ?? 0) > 0 || this.identities().length > 0;
   }
 
   /** "3 · 1 other workspace · unknown: aws eu-west-1": the group node's description. */
@@ -60,15 +80,18 @@ export class LeaksModel {
     if (!this.sweep) return '';
     const parts = [`${this.count}`];
     if (this.sweep.otherWorkspaces.length) parts.push(`${this.sweep.otherWorkspaces.length} other workspace${this.sweep.otherWorkspaces.length > 1 ? 's' : ''}`);
+    const ids = this.identities().length;
+    if (ids) parts.push(`${ids} identit${ids > 1 ? 'ies' : 'y'}`);
     if (this.sweep.errors.length) parts.push(`unknown: ${[...new Set(this.sweep.errors.map(unknownPartLabel))].join(', ')}`);
     return parts.join(' · ');
   }
 
-  /** This workspace's instances first, then other workspaces' in a section, then sweep errors. */
+  /** This workspace's instances first, then other workspaces' in a section, then stray identities, then sweep errors. */
   entries(): LeakEntry[] {
     if (!this.sweep) return [];
     const out: LeakEntry[] = this.sweep.thisWorkspace.map((leak) => ({ kind: 'leak' as const, leak, otherWorkspace: false }));
     if (this.sweep.otherWorkspaces.length) out.push({ kind: 'other-workspaces', leaks: this.sweep.otherWorkspaces });
+    for (const identity of this.identities()) out.push({ kind: 'identity', identity });
     for (const e of this.sweep.errors) out.push({ kind: 'leak-error', cloud: e.cloud, label: unknownPartLabel(e), message: e.message });
     return out;
   }
@@ -116,6 +139,16 @@ export function leakTooltip(leak: LeakedInstance): string {
     `running for ${formatAge(leak.ageMs)}`,
     i.costPerHour !== undefined ? `~${formatUsd(i.costPerHour)}/h, ~${formatUsd(leak.costSoFar ?? 0)} so far` : 'price unknown',
   ].filter(Boolean).join('\n');
+}
+
+/** Tooltip of an identity node: what it is, whose, and what deleting it needs. */
+export function identityTooltip(id: LeakedIdentity): string {
+  return [
+    `${id.cloud} ${id.kind} ${id.name}${id.account ? ` (account ${id.account})` : ''}`,
+    `cluster: ${id.cluster} (uid ${id.uid}), which no cluster row owns`,
+    `workspace: ${id.workspace}`,
+    'It costs nothing but still grants its buckets; Delete removes it (and its instance profile) once the cluster\'s instances are terminated.',
+  ].join('\n');
 }
 
 export function formatAge(ms: number): string {

@@ -12,7 +12,7 @@ import type { OpsContext } from '../../../src/core/ops';
 import { OpsError } from '../../../src/core/ops/errors';
 import { task } from '../task/helpers';
 
-const ctxOf = (share: boolean): OpsContext => ({ storageCredentials: share ? 'share' : 'never', storageAccess: { endpoint: 'http://127.0.0.1:1' } }) as OpsContext;
+const ctxOf = (share: boolean): OpsContext => ({ storageCredentials: share ? 'share' : 'never', storageAccess: { endpoint: 'http://127.0.0.1:1' }, log: () => undefined }) as unknown as OpsContext;
 
 describe('ops: bucket mount credentials are planned before provisioning', () => {
   const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY, profile: process.env.AWS_PROFILE };

@@ -2,9 +2,9 @@
 // under it (this workspace's instances, other workspaces apart, sweep errors shown), removal
 // after a confirmed termination, and the text of each instance node.
 import assert from 'node:assert/strict';
-import type { LeakedInstance } from '../../../src/core/provision';
+import type { LeakedIdentity, LeakedInstance } from '../../../src/core/provision';
 import { ClustersModel } from '../../../src/ui/tree/clustersModel';
-import { LeaksModel, formatAge, leakDescription, leakLabel, leakTooltip, type LeakSweep } from '../../../src/ui/tree/leaksModel';
+import { LeaksModel, formatAge, identityTooltip, leakDescription, leakLabel, leakTooltip, type LeakSweep } from '../../../src/ui/tree/leaksModel';
 
 function leak(id: string, opts: Partial<LeakedInstance> = {}): LeakedInstance {
   return {
@@ -100,5 +100,23 @@ describe('ui/tree leaked instances model', () => {
     assert.match(tip, /~\$0\.10\/h/);
     assert.equal(formatAge(30_000), '30s');
     assert.equal(formatAge(3 * 86_400_000 + 3_600_000), '3d 1h');
+  });
+
+  it('stray identities (AWS bucket roles) alone show the group, listed after the instances, and go once deleted', () => {
+    const role: LeakedIdentity = { cloud: 'aws', account: '123456789012', kind: 'IAM role', name: 'skydeck-u1', uid: 'u1', cluster: 'old', workspace: 'ws-x' };
+    let changes = 0;
+    const m = new LeaksModel(() => changes++);
+    m.set(sweep({ strayIdentities: [role] }));
+    assert.equal(m.visible, true, 'an identity alone shows the group');
+    assert.equal(m.summary, '0 · 1 identity');
+    m.set(sweep({ thisWorkspace: [leak('i-1')], strayIdentities: [role], errors: [{ cloud: 'gcp', kind: 'auth', message: 'no' }] }));
+    assert.deepEqual(m.entries().map((e) => e.kind), ['leak', 'identity', 'leak-error']);
+    assert.match(identityTooltip(role), /^aws IAM role skydeck-u1 \(account 123456789012\)\ncluster: old \(uid u1\), which no cluster row owns/);
+    assert.equal(m.removeIdentity({ cloud: 'aws', name: 'skydeck-other' }), false);
+    const before = changes;
+    assert.equal(m.removeIdentity(role), true);
+    assert.equal(changes, before + 1);
+    assert.deepEqual(m.identities(), []);
+    assert.deepEqual(m.entries().map((e) => e.kind), ['leak', 'leak-error']);
   });
 });

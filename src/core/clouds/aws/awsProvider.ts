@@ -1,8 +1,9 @@
-import { DescribeRegionsCommand, StopInstancesCommand, StartInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
+import { StopInstancesCommand, StartInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
 import {
   ProviderError, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
-  type TaggedListing, type TerminateAnswer,
+  type TaggedListing, type TerminateAnswer, type BucketAccess,
 } from '../provider';
+import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIdentity';
 import { terminateUnlisted } from './terminateIds';
 import { AwsIdentity } from './identity';
 import type { PortRange } from '../../task';
@@ -13,12 +14,14 @@ import { ensureKeyPair, ensureLocalKey, defaultKeyDir, type LocalKey } from './k
 import { ensureGroup, groupsOf, openGroupPorts } from './securityGroup';
 import { awsCatalog } from './catalogFetch';
 import { launch } from './launch';
-import { cleanupGroupsWhenTerminated } from './cleanup';
+import { CleanupWatchers } from './cleanupWatchers';
 import { deleteBucketProfile, ensureBucketProfile } from './bucketRole';
+import { grantBucketsToRole } from './bucketGrant';
+import { deleteStrayBucketIdentity, releaseBucketIdentity } from './identityRelease';
 import { listAccount } from './listing';
 import { infoOf, pickHead } from './status';
 import { instancesOfUid } from './uidMatch';
-import { ZoneTable } from './zones';
+import { ZoneTable, enabledRegions } from './zones';
 import { waitUntil } from '../waitInstances';
 import type { AwsProviderOptions } from './options';
 
@@ -33,14 +36,16 @@ export class AwsProvider implements Provider {
   private key?: LocalKey;
   private readonly keyPairs = new Map<string, Promise<string>>();
   private readonly catalogs = new Map<string, Promise<InstanceType[]>>();
-  /** Per uid: bumped by each launch so an older security-group clean-up stands down. */
-  private readonly generation = new Map<string, number>();
-  private readonly cleanups = new Map<string, Promise<unknown>>();
+  private readonly watchers: CleanupWatchers;
 
   constructor(private readonly opts: AwsProviderOptions = {}) {
     this.clients = new Ec2Clients(opts);
     this.account = new AwsIdentity(opts, this.clients);
     this.zones = new ZoneTable(opts.zones);
+    this.watchers = new CleanupWatchers({
+      pollMs: opts.cleanupPollMs ?? 5000, timeoutMs: opts.cleanupTimeoutMs ?? 15 * 60_000, log: (m) => opts.log?.(m),
+      alsoDelete: (uid, deleted) => deleteBucketProfile(this.clients.iam(), uid, (m) => opts.log?.(m), deleted),
+    });
   }
 
   zonesOf(region: string): string[] {
@@ -61,8 +66,8 @@ export class AwsProvider implements Provider {
     await this.account.check(req.account);
     const region = await this.regionOf(req.placement.region ?? req.region);
     const ec2 = this.clients.get(region);
-    this.generation.set(req.uid, (this.generation.get(req.uid) ?? 0) + 1);
-    await this.cleanups.get(req.uid); // a clean-up mid-delete must finish before we reuse the group
+    this.watchers.launching(req.uid);
+    await this.watchers.current(req.uid); // a clean-up mid-delete must finish before we reuse the group
     const existing = await instancesOfUid(ec2, req.uid);
     return launch({
       ec2, region, opts: this.opts,
@@ -113,7 +118,7 @@ export class AwsProvider implements Provider {
     }
     // Also after a sweep's single-instance terminate: the watcher deletes the group only once
     // every instance of the uid is terminated, so a partial terminate just leaves it be.
-    this.scheduleCleanup(region, ref.uid);
+    void this.watchers.schedule(this.clients.get(region), ref.uid);
     return { ending };
   }
 
@@ -148,17 +153,8 @@ export class AwsProvider implements Provider {
   async listTagged(account?: string): Promise<TaggedListing> {
     await this.account.check(account);
     const current = await this.account.current();
-    const regions = this.opts.regions?.length ? this.opts.regions : await this.enabledRegions();
+    const regions = this.opts.regions?.length ? this.opts.regions : await enabledRegions(this.clients.get(await this.regionOf(undefined)));
     return { account: current, ...(await listAccount(this.clients, regions, this.opts.sweepConcurrency ?? 8)) };
-  }
-
-  /** Regions the account can use (opted-in ones included), asked in the default region. */
-  private async enabledRegions(): Promise<string[]> {
-    const ec2 = this.clients.get(await this.regionOf(undefined));
-    const r = await ec2Call('DescribeRegions', () => ec2.send(new DescribeRegionsCommand({ AllRegions: false })));
-    const names = (r.Regions ?? []).map((x) => x.RegionName).filter((n): n is string => !!n).sort();
-    if (!names.length) throw new ProviderError('transient', 'DescribeRegions listed no region');
-    return names;
   }
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
@@ -180,26 +176,30 @@ export class AwsProvider implements Provider {
     return c;
   }
 
+  async grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
+    await this.account.check(ref.account);
+    return grantBucketsToRole(this.clients.iam(), ref.uid, access);
+  }
+
+  /** Bucket role and profile: widened (bucketGrant.ts), deleted with proof (identityRelease.ts). */
+  async releaseIdentities(ref: ClusterRef, opts: ReleaseOptions): Promise<IdentityRelease> {
+    await this.account.check(ref.account);
+    const ec2 = this.clients.get(await this.regionOf(ref.region));
+    return releaseBucketIdentity(this.clients.iam(), ec2, this.watchers, ref.uid, opts);
+  }
+
+  async deleteIdentities(ref: ClusterRef): Promise<IdentityRelease> {
+    await this.account.check(ref.account);
+    return deleteStrayBucketIdentity(this.clients.iam(), ref.uid, (m) => this.opts.log?.(m));
+  }
+
   /** Resolves when background security-group clean-ups have finished (tests, shutdown). */
-  async settled(): Promise<void> {
-    while (this.cleanups.size) await Promise.all([...this.cleanups.values()]);
+  settled(): Promise<void> {
+    return this.watchers.settled();
   }
 
   dispose(): void {
     this.clients.destroy();
-  }
-
-  private scheduleCleanup(region: string, uid: string): void {
-    const gen = this.generation.get(uid) ?? 0;
-    if (this.cleanups.has(uid)) return; // one watcher per uid is enough
-    const ec2 = this.clients.get(region);
-    const p = cleanupGroupsWhenTerminated({
-      ec2, uid, describe: () => instancesOfUid(ec2, uid),
-      pollMs: this.opts.cleanupPollMs ?? 5000, timeoutMs: this.opts.cleanupTimeoutMs ?? 15 * 60_000,
-      current: () => (this.generation.get(uid) ?? 0) === gen, log: (m) => this.opts.log?.(m),
-      alsoDelete: () => deleteBucketProfile(this.clients.iam(), uid, (m) => this.opts.log?.(m)),
-    }).finally(() => this.cleanups.delete(uid));
-    this.cleanups.set(uid, p);
   }
 
   private localKey(): LocalKey {

@@ -49,3 +49,25 @@ export function bucketPolicy(access: BucketAccess[]): string {
   };
   return JSON.stringify({ Version: '2012-10-17', Statement: [locate, ...list, objects] });
 }
+
+/**
+ * The buckets (and prefixes) a policy written by bucketPolicy() allows, read back from its
+ * ListBucket statements (one per bucket/prefix); anything else in the document is ignored.
+ */
+export function accessOfPolicy(doc: string): BucketAccess[] {
+  let parsed: { Statement?: unknown };
+  try {
+    parsed = JSON.parse(doc) as { Statement?: unknown };
+  } catch {
+    return [];
+  }
+  const statements = Array.isArray(parsed.Statement) ? parsed.Statement as Record<string, unknown>[] : [];
+  return statements.flatMap((st) => {
+    const actions = ([] as unknown[]).concat(st.Action);
+    const arn = typeof st.Resource === 'string' ? /^arn:aws:s3:::([^/]+)$/.exec(st.Resource) : null;
+    if (st.Effect !== 'Allow' || !actions.includes('s3:ListBucket') || !arn) return [];
+    const cond = (st.Condition as { StringLike?: Record<string, unknown> } | undefined)?.StringLike?.['s3:prefix'];
+    const prefix = Array.isArray(cond) && typeof cond[0] === 'string' ? cond[0] : '';
+    return [{ store: 's3' as const, bucket: arn[1], ...(prefix ? { prefix } : {}) }];
+  });
+}

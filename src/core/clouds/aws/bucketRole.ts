@@ -7,6 +7,10 @@ import { ProviderError, TAG_UID, type BucketAccess } from '../provider';
 import { awsErrorCode, ec2Call } from './errors';
 import { EC2_TRUST, IAM_PATH, POLICY_NAME, bucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
 
+/** What the user is told each one is (and what the sweep lists roles as). */
+export const ROLE_KIND = 'IAM role';
+export const PROFILE_KIND = 'instance profile';
+
 const ours = (tags: Tag[] | undefined, uid: string) => (tags ?? []).some((t) => t.Key === TAG_UID && t.Value === uid);
 
 /** The answer of a Get*, or undefined when IAM says there is no such entity. */
@@ -23,7 +27,7 @@ async function lookup<T>(action: string, fn: () => Promise<T>): Promise<T | unde
 
 /** The role, or undefined when there is none of that name. */
 export const getRole = (iam: IAMClient, name: string) => lookup('iam:GetRole', async () => (await iam.send(new GetRoleCommand({ RoleName: name }))).Role);
-const getProfile = (iam: IAMClient, name: string) =>
+export const getProfile = (iam: IAMClient, name: string) =>
   lookup('iam:GetInstanceProfile', async () => (await iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))).InstanceProfile);
 
 /**
@@ -61,9 +65,9 @@ export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Rec
 /**
  * Deletes the cluster's instance profile and role (policies first, as IAM requires). Only
  * ones tagged with this uid: anything else of that name is left alone and reported.
- * Returns false when something of the name was not ours.
+ * Returns false when something of the name was not ours; `deleted` gets the kinds it deleted.
  */
-export async function deleteBucketProfile(iam: IAMClient, uid: string, log: (m: string) => void): Promise<boolean> {
+export async function deleteBucketProfile(iam: IAMClient, uid: string, log: (m: string) => void, deleted: string[] = []): Promise<boolean> {
   const name = profileNameOf(uid);
   let clean = true;
   const profile: InstanceProfile | undefined = await getProfile(iam, name);
@@ -72,6 +76,7 @@ export async function deleteBucketProfile(iam: IAMClient, uid: string, log: (m: 
       await ignoreGone('iam:RemoveRoleFromInstanceProfile', () => iam.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: name, RoleName: r.RoleName! })));
     }
     await ignoreGone('iam:DeleteInstanceProfile', () => iam.send(new DeleteInstanceProfileCommand({ InstanceProfileName: name })));
+    deleted.push(PROFILE_KIND);
   } else if (profile) {
     log(`aws: instance profile ${name} is not tagged as cluster ${uid}'s; left alone`);
     clean = false;
@@ -81,6 +86,7 @@ export async function deleteBucketProfile(iam: IAMClient, uid: string, log: (m: 
     const policies = await ec2Call('iam:ListRolePolicies', () => iam.send(new ListRolePoliciesCommand({ RoleName: name })));
     for (const p of policies.PolicyNames ?? []) await ignoreGone('iam:DeleteRolePolicy', () => iam.send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: p })));
     await ignoreGone('iam:DeleteRole', () => iam.send(new DeleteRoleCommand({ RoleName: name })));
+    deleted.push(ROLE_KIND);
   } else if (role) {
     log(`aws: IAM role ${name} is not tagged as cluster ${uid}'s; left alone`);
     clean = false;

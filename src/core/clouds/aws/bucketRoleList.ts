@@ -3,7 +3,7 @@ import { TAG_UID, type TaggedIdentity } from '../provider';
 import { boundedMap } from '../boundedMap';
 import { ec2Call } from './errors';
 import { IAM_PATH } from './bucketPolicy';
-import { getRole } from './bucketRole';
+import { getRole, ROLE_KIND } from './bucketRole';
 
 /**
  * Skydeck's per-cluster roles: those under Skydeck's IAM path that carry a cluster uid tag
@@ -21,6 +21,6 @@ export async function listBucketRoles(iam: IAMClient): Promise<TaggedIdentity[]>
   const full = await boundedMap(roles, 4, (r) => getRole(iam, r.RoleName!));
   return full.flatMap((r) => {
     const tags = Object.fromEntries((r?.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
-    return r?.RoleName && tags[TAG_UID] ? [{ kind: 'IAM role', name: r.RoleName, tags }] : [];
+    return r?.RoleName && tags[TAG_UID] ? [{ kind: ROLE_KIND, name: r.RoleName, tags }] : [];
   });
 }

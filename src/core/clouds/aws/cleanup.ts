@@ -12,6 +12,8 @@ export interface CleanupDeps {
   log(message: string): void;
   /** Deletes the cluster's other per-cluster resources (its instance profile); true when none is left. */
   alsoDelete?(): Promise<boolean>;
+  /** Told why it is still waiting, once per change ("i-0ab: shutting-down"). */
+  waiting?(message: string): void;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -27,12 +29,16 @@ function sleep(ms: number): Promise<void> {
  */
 export async function cleanupGroupsWhenTerminated(d: CleanupDeps): Promise<'deleted' | 'live' | 'superseded'> {
   const deadline = Date.now() + d.timeoutMs;
+  let said = '';
   for (;;) {
     if (!d.current()) return 'superseded';
     let done = false;
     try {
       const all = await d.describe();
-      if (all.every((i) => i.State?.Name === 'terminated') && d.current()) {
+      const notYet = all.filter((i) => i.State?.Name !== 'terminated').map((i) => `${i.InstanceId}: ${i.State?.Name ?? 'pending'}`).join(', ');
+      if (notYet && notYet !== said) d.waiting?.(`waiting for ${notYet} to be terminated`);
+      said = notYet;
+      if (!notYet && d.current()) {
         const groups = await groupsOf(d.ec2, d.uid);
         const results = [];
         for (const g of groups) results.push(await deleteGroup(d.ec2, g));

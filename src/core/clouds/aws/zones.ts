@@ -2,6 +2,10 @@
 // Provider.zonesOf is synchronous (the loop expands placements before any call); zones learnt
 // from DescribeAvailabilityZones replace it. AZ letters an account cannot use fail with
 // "invalid availability zone", which is read as capacity, so the loop simply moves on.
+import { DescribeRegionsCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import { ProviderError } from '../provider';
+import { ec2Call } from './errors';
+
 const LETTERS: Record<string, string> = {
   'us-east-1': 'abcdf', 'us-east-2': 'abc', 'us-west-1': 'bc', 'us-west-2': 'abcd',
   'ca-central-1': 'abd', 'eu-west-1': 'abc', 'eu-west-2': 'abc', 'eu-west-3': 'abc',
@@ -25,4 +29,12 @@ export class ZoneTable {
   learn(region: string, zones: string[]): void {
     if (zones.length) this.learnt.set(region, [...zones].sort());
   }
+}
+
+/** Regions the account can use (opted-in ones included), asked of `ec2` (the default region's client). */
+export async function enabledRegions(ec2: EC2Client): Promise<string[]> {
+  const r = await ec2Call('DescribeRegions', () => ec2.send(new DescribeRegionsCommand({ AllRegions: false })));
+  const names = (r.Regions ?? []).map((x) => x.RegionName).filter((n): n is string => !!n).sort();
+  if (!names.length) throw new ProviderError('transient', 'DescribeRegions listed no region');
+  return names;
 }

@@ -2,7 +2,7 @@
 // region "auto"). S3 credentials come from the SDK's default chain (env, profile, SSO, IMDS); R2's
 // are given (the user's ~/.cloudflare files, storage/r2Config.ts), never the AWS chain.
 import {
-  CreateBucketCommand, DeleteBucketCommand, GetBucketLocationCommand, GetBucketTaggingCommand, GetObjectCommand,
+  CreateBucketCommand, DeleteBucketCommand, GetBucketTaggingCommand, GetObjectCommand,
   HeadBucketCommand, ListBucketsCommand, PutBucketTaggingCommand, PutObjectCommand, S3Client,
   type BucketLocationConstraint,
 } from '@aws-sdk/client-s3';
@@ -12,6 +12,7 @@ import { s3Code, s3Error, s3Status } from './s3Errors';
 import { emptyBucket, uploadChanged } from './s3Objects';
 import type { MultipartOptions } from './s3Multipart';
 import { creationTime, notFromIntent } from './s3Adopt';
+import { bucketRegion, locationRegion } from './s3Region';
 
 export interface S3StoreOptions {
   store: 's3' | 'r2';
@@ -80,6 +81,11 @@ export class S3BucketStore implements BucketStore {
       // 403: it exists, but not for us; "unknown" is never folded into "absent".
       throw s3Error(this.label(name), 'HeadBucket', e);
     }
+  }
+
+  /** The bucket's region as S3 says it; undefined when it does not exist (s3Region.ts). */
+  regionOf(name: string, signal?: AbortSignal): Promise<string | undefined> {
+    return this.store === 'r2' ? Promise.resolve('auto') : bucketRegion(this.client, this.label(name), name, signal);
   }
 
   async create(name: string, tags: Record<string, string>, signal?: AbortSignal): Promise<void> {
@@ -170,14 +176,8 @@ export class S3BucketStore implements BucketStore {
 
   private async locationOf(name: string, signal?: AbortSignal): Promise<BucketLocation> {
     if (this.store === 'r2') return { account: this.opts.account, region: 'auto' };
-    try {
-      const r = await this.client.send(new GetBucketLocationCommand({ Bucket: name }), { abortSignal: signal });
-      // No constraint means us-east-1; "EU" is the old name of eu-west-1.
-      const c = r.LocationConstraint as string | undefined;
-      return { region: !c ? 'us-east-1' : c === 'EU' ? 'eu-west-1' : c };
-    } catch {
-      return {};
-    }
+    const region = await locationRegion(this.client, name, signal);
+    return region ? { region } : {};
   }
 
   upload(name: string, files: Map<string, string>, onProgress?: (p: UploadProgress) => void, signal?: AbortSignal): Promise<UploadResult> {

@@ -77,6 +77,8 @@ export interface BucketStore {
    * already there with the same size and MD5; never deletes objects.
    */
   upload(name: string, files: Map<string, string>, onProgress?: (p: UploadProgress) => void, signal?: AbortSignal): Promise<UploadResult>;
+  /** S3: the region the bucket lives in (undefined: no such bucket); stores without regions leave it out. */
+  regionOf?(name: string, signal?: AbortSignal): Promise<string | undefined>;
   /** Deletes every object, then the bucket, then proves it absent (never "unknown" as "gone"). */
   delete(name: string, signal?: AbortSignal): Promise<DeleteProof>;
 }

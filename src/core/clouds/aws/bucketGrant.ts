@@ -1,0 +1,54 @@
+// Widening a running cluster's bucket role: a task launched or exec'd onto an existing cluster
+// may name buckets the role was not written for, and its nodes would be refused them.
+import { GetRolePolicyCommand, PutRolePolicyCommand, type IAMClient } from '@aws-sdk/client-iam';
+import { ProviderError, TAG_UID, type BucketAccess } from '../provider';
+import type { BucketGrant } from '../clusterIdentity';
+import { awsErrorCode, ec2Call } from './errors';
+import { POLICY_NAME, accessOfPolicy, bucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
+import { getRole } from './bucketRole';
+
+const key = (a: BucketAccess) => `${a.bucket}/${a.prefix ?? ''}`;
+
+/** What the role's inline policy allows now ([] when it has none). */
+async function grantedAccess(iam: IAMClient, name: string): Promise<BucketAccess[]> {
+  return ec2Call('iam:GetRolePolicy', async () => {
+    try {
+      const r = await iam.send(new GetRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME }));
+      // IAM returns the document URL-encoded (RFC 3986), as the API reference says.
+      return accessOfPolicy(decodeURIComponent(r.PolicyDocument ?? ''));
+    } catch (e) {
+      if (awsErrorCode(e) === 'NoSuchEntity' || awsErrorCode(e) === 'NoSuchEntityException') return [];
+      throw e;
+    }
+  });
+}
+
+/**
+ * Makes the cluster's role allow `access` too: the union of what it allows and the new S3
+ * buckets, written back only when something is new (a read-modify-write; Skydeck is the
+ * only writer of this policy). A cluster launched without S3 buckets has no role and its
+ * nodes no instance profile: that is refused with the fix (relaunch), because giving running
+ * instances an identity would change what every process on them can reach mid-life, and their
+ * credentials would appear on the instance metadata only after a delay the mount would race.
+ */
+export async function grantBucketsToRole(iam: IAMClient, uid: string, access: BucketAccess[]): Promise<BucketGrant> {
+  const name = profileNameOf(uid);
+  const identity = `IAM role ${name}`;
+  const wanted = s3Access(access);
+  if (!wanted.length) return { identity, changed: false };
+  const role = await getRole(iam, name);
+  if (!role) {
+    throw new ProviderError('config', `the cluster was launched without S3 buckets, so its nodes have no instance profile to read ${wanted.map((a) => `s3://${a.bucket}`).join(', ')} with`,
+      'Skydeck gives AWS nodes their bucket identity when it creates them: down the cluster and launch this task again, or launch it on a new cluster');
+  }
+  if (!(role.Tags ?? []).some((t) => t.Key === TAG_UID && t.Value === uid)) {
+    throw new ProviderError('config', `IAM role ${name} exists but is not this Skydeck cluster's`, 'delete or rename that role, then relaunch the cluster');
+  }
+  const current = await grantedAccess(iam, name);
+  const have = new Set(current.map(key));
+  const added = wanted.filter((a) => !have.has(key(a)));
+  if (!added.length) return { identity, changed: false };
+  const union = s3Access([...current, ...added]);
+  await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument: bucketPolicy(union) })));
+  return { identity, changed: true };
+}

@@ -1,0 +1,33 @@
+// A cluster reused by launch or exec may be handed buckets its nodes' own identity was not
+// made for (AWS: the bucket role written at creation). Before anything is mounted, the cloud
+// widens that identity to the union; a cluster whose nodes have none is refused with the fix.
+import type { ClusterRecord } from '../state';
+import { isProviderError, type BucketAccess } from '../clouds/provider';
+import { refOf } from '../provision/handle';
+import type { OpsContext } from './context';
+import { OpsError } from './errors';
+import { isProviderCluster, providerOf } from './providerEnv';
+import type { PlannedMount } from './bucketPlan';
+
+/**
+ * Makes the cluster's identity allow every bucket the plan reads with it (credentials 'vm').
+ * A grant that changed something marks those mounts: the cloud applies it within seconds,
+ * and until then the node may still be refused (bucketAttach.ts retries a refusal a while).
+ */
+export async function grantPlannedBuckets(ctx: OpsContext, row: ClusterRecord, plan: PlannedMount[]): Promise<void> {
+  const viaVm = plan.filter((p) => p.access.credentials.kind === 'vm');
+  const provider = isProviderCluster(row) ? providerOf(ctx, row.provider) : undefined;
+  if (!viaVm.length || !provider?.grantBuckets) return;
+  const access: BucketAccess[] = viaVm.map(({ mount: { target: t } }) => ({ store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}) }));
+  let grant;
+  try {
+    grant = await provider.grantBuckets(refOf(row), access);
+  } catch (e) {
+    if (!isProviderError(e)) throw e;
+    const hint = e.hint ? `: ${e.hint} ("skydeck down ${row.name}", then launch again)` : '';
+    throw new OpsError(e.kind === 'config' ? 'usage' : 'failed', `file_mounts on cluster ${row.name}: ${e.message}${hint}`);
+  }
+  if (!grant.changed) return;
+  ctx.progress(`Allowed ${grant.identity} of ${row.name} the task's buckets too (${[...new Set(access.map((a) => `${a.store}://${a.bucket}`))].join(', ')})`);
+  for (const p of viaVm) p.justGranted = true;
+}

@@ -12,7 +12,7 @@
 // credentials go to the node only with the explicit opt-in (sharedCredentials.ts), and without
 // it the launch stops before provisioning.
 import type { Task } from '../task';
-import { mountLabel, targetOf, type NodeMount, type StoreAccess, type StoreKind } from '../storage';
+import { mountLabel, targetOf, type NodeMount, type StoreKind } from '../storage';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { sharedCredentials, type Shared } from './sharedCredentials';
@@ -20,17 +20,9 @@ import type { ClusterRecord } from '../state';
 import { refOf } from '../provision/handle';
 import { providerOf } from './providerEnv';
 import { lookUpS3Regions } from './s3Regions';
+import type { PlannedMount } from './plannedMount';
 
-export interface PlannedMount {
-  mount: NodeMount;
-  access: StoreAccess;
-  /** Set when the user's own credentials go to the node, e.g. "AWS". */
-  shared?: string;
-  /** S3: the bucket did not exist when its region was looked up (s3Regions.ts); ask again once it does. */
-  regionPending?: boolean;
-  /** The node's identity was just widened to this bucket (bucketGrant.ts): a refusal may be IAM catching up. */
-  justGranted?: boolean;
-}
+export type { PlannedMount } from './plannedMount';
 
 export const SHARE_SETTING = 'skydeck.storage.shareCredentials';
 export const SHARE_HOW = `set ${SHARE_SETTING} to true in your user settings (CLI: --share-credentials or SKYDECK_SHARE_CREDENTIALS=1)`;

@@ -3,7 +3,7 @@
 // than its default is refused (AuthorizationHeaderMalformed) rather than redirected.
 import { bucketStoreFor, DEFAULT_FACTORIES } from '../storage/buckets';
 import type { OpsContext } from './context';
-import type { PlannedMount } from './bucketPlan';
+import type { PlannedMount } from './plannedMount';
 
 const LOOKUP_MS = 15_000;
 

@@ -18,7 +18,6 @@ export function localPath(p: string, taskDir: string): string {
   return path.resolve(taskDir, home);
 }
 
-const NOT_RUN_YET = 'are parsed but not yet run by this version';
 
 /**
  * Checks, before anything is provisioned, that every local source exists and is supported,

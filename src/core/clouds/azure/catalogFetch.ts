@@ -1,5 +1,5 @@
 import type { ResourceSku } from '@azure/arm-compute';
-import { cachedCatalog, withPrices, type InstanceType } from '../../catalog';
+import { cachedCatalog, type InstanceType } from '../../catalog';
 import { AZURE_SHIPPED } from '../../catalog/azureShipped';
 import type { AzureClients } from './clients';
 import { azCall } from './errors';

@@ -1,9 +1,9 @@
 // A cluster reused by launch or exec may be handed buckets its nodes' own identity was not
-// made for (AWS: the bucket role written at creation). Before anything is mounted, the cloud
+// made for (AWS: the bucket role; GCP: the service account; Azure: the managed identity). Before anything is mounted, the cloud
 // widens that identity to the union; a cluster whose nodes have none is refused with the fix.
-import type { ClusterRecord } from '../state';
+import { getCluster, putCluster, type ClusterRecord } from '../state';
 import { isProviderError, type BucketAccess } from '../clouds/provider';
-import { refOf } from '../provision/handle';
+import { providerHandle, refOf } from '../provision/handle';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { isProviderCluster, providerOf } from './providerEnv';
@@ -18,10 +18,16 @@ export async function grantPlannedBuckets(ctx: OpsContext, row: ClusterRecord, p
   const viaVm = plan.filter((p) => p.access.credentials.kind === 'vm');
   const provider = isProviderCluster(row) ? providerOf(ctx, row.provider) : undefined;
   if (!viaVm.length || !provider?.grantBuckets) return;
-  const access: BucketAccess[] = viaVm.map(({ mount: { target: t } }) => ({ store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}) }));
+  const access: BucketAccess[] = viaVm.map(({ mount: { target: t } }) => ({
+    store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}), ...(t.account ? { account: t.account } : {}),
+  }));
+  const ref = refOf(row);
+  // Intent first: the row names every bucket before the cloud grants it, so the down that
+  // revokes the grants bucket by bucket (GCP) finds this one even if we are killed mid-grant.
+  await recordBuckets(ctx, row, access);
   let grant;
   try {
-    grant = await provider.grantBuckets(refOf(row), access);
+    grant = await provider.grantBuckets(ref, access);
   } catch (e) {
     if (!isProviderError(e)) throw e;
     const hint = e.hint ? `: ${e.hint} ("skydeck down ${row.name}", then launch again)` : '';
@@ -30,4 +36,19 @@ export async function grantPlannedBuckets(ctx: OpsContext, row: ClusterRecord, p
   if (!grant.changed) return;
   ctx.progress(`Allowed ${grant.identity} of ${row.name} the task's buckets too (${[...new Set(access.map((a) => `${a.store}://${a.bucket}`))].join(', ')})`);
   for (const p of viaVm) p.justGranted = true;
+}
+
+/** Adds `access` to the buckets recorded with the row's placement (only while the row is still this uid's). */
+async function recordBuckets(ctx: OpsContext, row: ClusterRecord, access: BucketAccess[]): Promise<void> {
+  const key = (a: BucketAccess) => `${a.store}:${a.account ?? ''}:${a.bucket}/${a.prefix ?? ''}`;
+  await ctx.store.write((db) => {
+    const cur = getCluster(db, row.name);
+    if (!cur || cur.uid !== row.uid) return;
+    const h = providerHandle(cur);
+    const had = h.placement.bucketAccess ?? [];
+    const seen = new Set(had.map(key));
+    const added = access.filter((a) => !seen.has(key(a)) && seen.add(key(a)));
+    if (!added.length) return;
+    putCluster(db, { ...cur, handle: JSON.stringify({ ...h, placement: { ...h.placement, bucketAccess: [...had, ...added] } }) });
+  });
 }

@@ -1,6 +1,6 @@
 import {
   ProviderError, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
-  type TaggedListing,
+  type TaggedListing, type BucketAccess,
 } from '../provider';
 import { waitUntil } from '../waitInstances';
 import type { PortRange } from '../../task';
@@ -11,6 +11,8 @@ import { AzureClients } from './clients';
 import { azCall } from './errors';
 import { bucketIdentityId, containerScopes, containersOf, ensureBucketIdentity } from './bucketIdentity';
 import { revokeBucketGrants } from './bucketGrants';
+import { grantContainers } from './bucketGrant';
+import type { BucketGrant } from '../clusterIdentity';
 import { listSubscription } from './sweepListing';
 import { groupName, TAG_HEAD, vmName } from './names';
 import { addressesOf, ensureNetwork, openNsgPorts } from './network';
@@ -138,6 +140,11 @@ export class AzureProvider implements Provider {
     const c = this.clientsFor(ref.account);
     // Blob grants sit outside the group: proven gone before the group (and with it the VMs) goes.
     await terminateIn(c, groupName(ref.uid), ids, this.lro, () => azCall('bucket grants', () => revokeBucketGrants(c, ref.uid, this.lro, this.opts.log)));
+  }
+
+  /** New containers for a reused cluster's identity (bucketGrant.ts). */
+  grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
+    return grantContainers(this.clientsFor(ref.account), ref, access, this.lro);
   }
 
   bucketIdentity(ref: ClusterRef): string | undefined {

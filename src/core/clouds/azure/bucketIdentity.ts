@@ -15,7 +15,7 @@ import { groupName } from './names';
 // sit on the containers, are deleted by bucketGrants.ts.
 
 /** Microsoft.ManagedIdentity/userAssignedIdentities (azure-rest-api-specs: msi stable 2023-01-31). */
-const MI_API = '2023-01-31';
+export const MI_API = '2023-01-31';
 export const BUCKET_IDENTITY = 'skydeck-buckets';
 
 export function bucketIdentityId(subscription: string, uid: string): string {

@@ -40,7 +40,7 @@ export function tagsOfAccount(sa: ServiceAccount): Record<string, string> {
   return { [TAG_UID]: uid, [TAG_WORKSPACE]: field(TAG_WORKSPACE) ?? '?', [TAG_CLUSTER]: (sa.displayName ?? '').replace(/^Skydeck cluster /, '') || '?' };
 }
 
-async function getAccount(o: BucketIdentityOptions, email: string, fix: string): Promise<ServiceAccount | undefined> {
+export async function getAccount(o: BucketIdentityOptions, email: string, fix: string): Promise<ServiceAccount | undefined> {
   try {
     return await gcpRest<ServiceAccount>(o.c, 'iam', 'GET', `/v1/projects/${o.project}/serviceAccounts/${email}`);
   } catch (e) {

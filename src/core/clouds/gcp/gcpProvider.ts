@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import {
   ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
-  type TaggedListing, type UnlistedPart,
+  type TaggedListing, type UnlistedPart, type BucketAccess,
 } from '../provider';
 import { waitUntil } from '../waitInstances';
 import type { PortRange } from '../../task';
 import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { AutodownIdentities } from './autodownIdentity';
 import { deleteBucketIdentity, ensureBucketIdentity, gcsAccess, listBucketIdentities, undoBucketIdentity } from './bucketIdentity';
+import { grantBucketsToAccount } from './bucketGrant';
+import type { BucketGrant } from '../clusterIdentity';
 import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
 import { gcpCall, isNotFound, toGcpError } from './errors';
@@ -194,6 +196,12 @@ export class GcpProvider implements Provider {
   /** The instance's URL path (names and zones as GCE listed them: [a-z0-9-], nothing to escape). */
   private path(w: WaitOptions, i: GcpInstance): string {
     return `projects/${w.project}/zones/${lastSegment(i.zone)}/instances/${i.name}`;
+  }
+
+  /** New GCS buckets for a reused cluster's account (bucketGrant.ts); `ref.bucketAccess` is what it was given. */
+  async grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
+    const w = await this.waitOpts(ref.account);
+    return grantBucketsToAccount(this.iamOpts(w.project), ref, access, ref.bucketAccess ?? []);
   }
 
   private iamOpts(project: string) {

@@ -1,6 +1,7 @@
 // A cluster reused by launch or exec may be handed buckets its nodes' own identity was not
-// made for (AWS: the bucket role; GCP: the service account; Azure: the managed identity). Before anything is mounted, the cloud
-// widens that identity to the union; a cluster whose nodes have none is refused with the fix.
+// made for (AWS: the bucket role; GCP: the service account; Azure: the managed identity).
+// Before anything is mounted, the cloud widens that identity to the union; a cluster whose
+// nodes have none is refused with the fix.
 import { getCluster, putCluster, type ClusterRecord } from '../state';
 import { isProviderError, type BucketAccess } from '../clouds/provider';
 import { providerHandle, refOf } from '../provision/handle';

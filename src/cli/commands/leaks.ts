@@ -63,15 +63,15 @@ export const leaksCommand: CliCommand = {
 function printIdentities(out: (t: string) => void, sweep: SweepResult): void {
   const list = sweep.strayIdentities ?? [];
   if (!list.length) return;
-  out(`Cluster identities no cluster owns (${list.length}): a down deletes one once its cluster's instances are terminated. An AWS role left over (a down cut short) is deleted with "skydeck leaks --delete-identity NAME"; GCP and Azure ones by hand (GCP: remove the account from its buckets' IAM policies, then gcloud iam service-accounts delete NAME; Azure: az role assignment delete --ids <the id in parentheses>):\n`);
+  out(`Cluster identities no cluster owns (${list.length}): a down deletes one once its cluster's instances are terminated; one left over (a down cut short, an autodown head) is deleted here once its instances are gone:\n`);
   out(table(['CLOUD', 'KIND', 'NAME', 'CLUSTER', 'WORKSPACE'], list.map((l) => [l.cloud, l.kind, l.name, l.cluster, l.workspace])));
-  out('Delete with: skydeck leaks --delete-identity NAME -y   (the role and its instance profile)\n');
+  out('Delete with: skydeck leaks --delete-identity NAME -y   (AWS: the role and its instance profile; GCP: the service account; Azure: the id in parentheses, every Blob grant of that cluster)\n');
 }
 
 async function deleteIdentities(io: CliIO, sweep: SweepResult, names: string[], ctx: OpsContext): Promise<number> {
   let code = 0;
   for (const name of names) {
-    const id = (sweep.strayIdentities ?? []).find((i) => i.name === name);
+    const id = (sweep.strayIdentities ?? []).find((i) => i.name === name || i.name.endsWith(` (${name})`));
     if (!id) {
       io.err(`skydeck leaks: ${name} is not a stray cluster identity (owned by a cluster, gone, or in an account that could not be listed)\n`);
       code = 1;

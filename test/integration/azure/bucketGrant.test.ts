@@ -4,7 +4,6 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StateStore } from '../../../src/core/state';
-import { staticProviders, type BucketAccess, type Placement } from '../../../src/core/clouds/provider';
 import { downWithProof, makeEnv, provision, realClock, type Bootstrap, type ProvisionEnv } from '../../../src/core/provision';
 import { ROLE_BLOB_CONTRIBUTOR } from '../../../src/core/clouds/azure/bucketGrants';
 import { planBuckets } from '../../../src/core/ops/bucketPlan';
@@ -12,7 +11,9 @@ import { grantPlannedBuckets } from '../../../src/core/ops/bucketGrant';
 import { OpsError } from '../../../src/core/ops/errors';
 import type { OpsContext } from '../../../src/core/ops';
 import { task } from '../../unit/task/helpers';
-import { startAzureBed, type AzureBed } from './helpers';
+import { runRequest, startAzureBed, type AzureBed } from './helpers';
+import { groupName } from '../../../src/core/clouds/azure';
+import { staticProviders, TAG_UID, type BucketAccess, type Placement } from '../../../src/core/clouds/provider';
 
 const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
 
@@ -67,5 +68,19 @@ describe('azure: a reused cluster is granted the new containers, and its down de
     await assert.rejects(grantPlannedBuckets(ctx, res.row!, plan), (e: Error) => e instanceof OpsError && e.kind === 'usage' && /relaunch/.test(e.message));
     assert.equal(grantsOn('fresh2').length, 0);
     assert.ok((await downWithProof(env, res.row!)).deleted);
+  });
+
+  it('a stray cluster\'s grants (its group deleted by an autodown head, no row): listed, then deleted with proof by deleteIdentities', async () => {
+    const provider = bed.provider({});
+    const req = runRequest({ clusterName: 'stray', placement: placement([{ store: 'azure', account: 'dataacct', bucket: 'stray-c' }]) });
+    await provider.runInstances(req);
+    assert.equal(grantsOn('stray-c').length, 1);
+    for (const r of bed.fake.model.under(`/subscriptions/${sub()}/resourceGroups/${groupName(req.uid)}/`)) bed.fake.model.remove(r.id);
+    const listed = (await provider.listTagged()).identities ?? [];
+    assert.ok(listed.some((i) => i.tags[TAG_UID] === req.uid), 'the sweep lists the grant');
+    const r = await provider.deleteIdentities!({ uid: req.uid });
+    assert.deepEqual([r.gone.length, r.gone[0]?.proof, r.left], [1, 'GET answers 404', []]);
+    assert.equal(grantsOn('stray-c').length, 0);
+    assert.ok(!((await provider.listTagged()).identities ?? []).some((i) => i.tags[TAG_UID] === req.uid));
   });
 });

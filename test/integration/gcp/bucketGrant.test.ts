@@ -2,7 +2,7 @@
 // (the union is recorded on the row first), and the down revokes every binding, old and new.
 import * as assert from 'node:assert/strict';
 import { getCluster, StateStore } from '../../../src/core/state';
-import { staticProviders, type BucketAccess, type Placement } from '../../../src/core/clouds/provider';
+import { staticProviders, TAG_UID, type BucketAccess, type Placement } from '../../../src/core/clouds/provider';
 import { downWithProof, provision, providerHandle, type ProvisionEnv } from '../../../src/core/provision';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { BUCKET_ROLE } from '../../../src/core/clouds/gcp/bucketIam';
@@ -12,7 +12,7 @@ import { grantPlannedBuckets } from '../../../src/core/ops/bucketGrant';
 import { OpsError } from '../../../src/core/ops/errors';
 import type { OpsContext } from '../../../src/core/ops';
 import { task } from '../../unit/task/helpers';
-import { bedEnv, noBootstrap, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
+import { bedEnv, noBootstrap, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 describe('gcp bucket identity: a reused cluster is granted the new buckets, and its down revokes them all', function () {
   this.timeout(60_000);
@@ -61,5 +61,17 @@ describe('gcp bucket identity: a reused cluster is granted the new buckets, and 
       && /do not run as a Skydeck bucket service account/.test(e.message) && /relaunch/.test(e.message));
     assert.deepEqual(bound('new-bkt'), []);
     assert.ok((await downWithProof(env, row)).deleted);
+  });
+
+  it('a stray cluster\'s account (instances gone without a down, no row): listed, then deleted with proof by deleteIdentities', async () => {
+    const provider = bed.provider({});
+    const req = runRequest({ numNodes: 1 });
+    await provider.runInstances({ ...req, placement: { ...req.placement, bucketAccess: [{ store: 'gcs', bucket: 'data-bkt' }] } });
+    const email = serviceAccountEmail(bucketAccountId(req.uid), PROJECT);
+    for (const [k, i] of bed.fake.model.instances) if (i.labels[TAG_UID] === req.uid) bed.fake.model.instances.delete(k);
+    assert.ok(((await provider.listTagged()).identities ?? []).some((i) => i.tags[TAG_UID] === req.uid), 'the sweep lists it');
+    const r = await provider.deleteIdentities!({ uid: req.uid });
+    assert.deepEqual(r.gone, [{ kind: 'service account', name: email, proof: 'serviceAccounts.get answers 404' }]);
+    assert.equal(bed.fake.model.iam.accounts.has(email), false);
   });
 });

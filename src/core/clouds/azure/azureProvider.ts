@@ -12,7 +12,7 @@ import { azCall } from './errors';
 import { bucketIdentityId, containerScopes, containersOf, ensureBucketIdentity } from './bucketIdentity';
 import { revokeBucketGrants } from './bucketGrants';
 import { grantContainers } from './bucketGrant';
-import type { BucketGrant } from '../clusterIdentity';
+import type { BucketGrant, IdentityRelease } from '../clusterIdentity';
 import { listSubscription } from './sweepListing';
 import { groupName, TAG_HEAD, vmName } from './names';
 import { addressesOf, ensureNetwork, openNsgPorts } from './network';
@@ -145,6 +145,12 @@ export class AzureProvider implements Provider {
   /** New containers for a reused cluster's identity (bucketGrant.ts). */
   grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
     return grantContainers(this.clientsFor(ref.account), ref, access, this.lro);
+  }
+
+  /** A stray cluster's Blob grants (no row, no VM: the caller checked), each proven gone. */
+  async deleteIdentities(ref: ClusterRef): Promise<IdentityRelease> {
+    const gone = await azCall('bucket grants', () => revokeBucketGrants(this.clientsFor(ref.account), ref.uid, this.lro, this.opts.log));
+    return { gone: gone.map((id) => ({ kind: 'Blob role assignment', name: id, proof: 'GET answers 404' })), left: [] };
   }
 
   bucketIdentity(ref: ClusterRef): string | undefined {

@@ -9,7 +9,7 @@ import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { AutodownIdentities } from './autodownIdentity';
 import { deleteBucketIdentity, ensureBucketIdentity, gcsAccess, listBucketIdentities, undoBucketIdentity } from './bucketIdentity';
 import { grantBucketsToAccount } from './bucketGrant';
-import type { BucketGrant } from '../clusterIdentity';
+import type { BucketGrant, IdentityRelease } from '../clusterIdentity';
 import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
 import { gcpCall, isNotFound, toGcpError } from './errors';
@@ -202,6 +202,16 @@ export class GcpProvider implements Provider {
   async grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
     const w = await this.waitOpts(ref.account);
     return grantBucketsToAccount(this.iamOpts(w.project), ref, access, ref.bucketAccess ?? []);
+  }
+
+  /**
+   * A stray cluster's account (no row, no instance: the caller checked). Its bindings on
+   * buckets are not known without the row; GCP shows them as deleted members that grant nothing.
+   */
+  async deleteIdentities(ref: ClusterRef): Promise<IdentityRelease> {
+    const w = await this.waitOpts(ref.account);
+    const email = await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
+    return { gone: email ? [{ kind: 'service account', name: email, proof: 'serviceAccounts.get answers 404' }] : [], left: [] };
   }
 
   private iamOpts(project: string) {

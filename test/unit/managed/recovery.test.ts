@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { classifyEnd, cloudHealth, placementOrder, recoveryPolicy } from '../../../src/core/managed';
 import { parseJobRecovery } from '../../../src/core/task/autostop';
-import type { Placement } from '../../../src/core/clouds/provider';
+import type { InstanceInfo, InstanceStatus, Placement } from '../../../src/core/clouds/provider';
 
 const p = (region: string): Placement => ({ cloud: 'aws', region, useSpot: true });
 const regions = (ps: Placement[]) => ps.map((x) => x.region);
+const inst = (id: string, status: InstanceStatus): InstanceInfo => ({ id, status, launchedAt: 0, tags: {} });
 
 describe('managed job recovery', () => {
   it('job_recovery → policy with SkyPilot\'s defaults (FAILOVER, no restarts)', () => {
@@ -21,13 +22,13 @@ describe('managed job recovery', () => {
   });
 
   it('cloud health: every node running, else not running (naming what the cloud shows)', () => {
-    assert.deepEqual(cloudHealth([{ id: 'i-1', status: 'running' }], 1), { kind: 'healthy' });
-    const h = cloudHealth([{ id: 'i-1', status: 'running' }, { id: 'i-2', status: 'terminating' }], 2);
+    assert.deepEqual(cloudHealth([inst('i-1', 'running')], 1), { kind: 'healthy' });
+    const h = cloudHealth([inst('i-1', 'running'), inst('i-2', 'terminating')], 2);
     assert.equal(h.kind, 'not-running');
     assert.match((h as { why: string }).why, /1 of 2 node\(s\) running \(i-1 running, i-2 terminating\)/);
     assert.equal(cloudHealth([], 1).kind, 'not-running');
-    assert.equal(cloudHealth([{ id: 'i-1', status: 'stopped' }], 1).kind, 'not-running');
-    assert.equal(cloudHealth([{ id: 'i-1', status: 'unknown' }], 1).kind, 'unknown');
+    assert.equal(cloudHealth([inst('i-1', 'stopped')], 1).kind, 'not-running');
+    assert.equal(cloudHealth([inst('i-1', 'unknown')], 1).kind, 'unknown');
   });
 
   it('classifyEnd tells preemption from the user\'s failure from success', () => {

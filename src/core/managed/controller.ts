@@ -13,6 +13,7 @@ import type { ManagedStatus } from './states';
 import { driveJob } from './steps';
 import { jobNameOf } from './names';
 import { Slots } from './slots';
+import { Wakeups } from './wakeups';
 
 export interface SubmitRequest {
   /** Task YAML texts, run in order (a pipeline: one per document). */
@@ -34,11 +35,9 @@ export class ManagedController implements ControllerCore {
   readonly opts: ControllerOptions;
   private readonly clock: Clock;
   private readonly workers = new Map<number, Promise<void>>();
-  private readonly signals = new Map<number, AbortController>();
-  private readonly wakers = new Map<number, Set<() => void>>();
   private readonly failures = new Map<number, number>();
   private readonly slots: Slots;
-  private readonly stopAll = new AbortController();
+  private readonly wake: Wakeups;
   private readonly lease: FileLock;
   private started = false;
   private scanning: Promise<void> | undefined;
@@ -47,6 +46,7 @@ export class ManagedController implements ControllerCore {
     this.opts = { pollMs: o.pollMs ?? 5_000, maxParallelLaunches: o.maxParallelLaunches ?? 16, launchRetries: o.launchRetries ?? 3, maxErrors: o.maxErrors ?? 8 };
     this.clock = ctx.clock ?? realClock;
     this.slots = new Slots(this.opts.maxParallelLaunches);
+    this.wake = new Wakeups(this.clock);
     this.lease = new FileLock(`${store.file}.controller`, { timeoutMs: o.leaseTimeoutMs ?? 30_000 });
   }
 
@@ -56,7 +56,7 @@ export class ManagedController implements ControllerCore {
   }
 
   get stopped(): boolean {
-    return this.stopAll.signal.aborted;
+    return this.wake.stopped;
   }
 
   /**
@@ -89,7 +89,7 @@ export class ManagedController implements ControllerCore {
   /** Asks for a job's cancel (recorded first); false if it is unknown or already ended. */
   async cancel(id: number): Promise<boolean> {
     const ok = await this.store.write((db) => requestCancel(db, id, this.now()));
-    if (ok) this.interrupt(id);
+    if (ok) this.wake.interrupt(id);
     return ok;
   }
 
@@ -108,9 +108,7 @@ export class ManagedController implements ControllerCore {
 
   /** Stops stepping (in-flight launches are aborted, nothing further is recorded), frees the lease. */
   async stop(): Promise<void> {
-    this.stopAll.abort();
-    for (const c of this.signals.values()) c.abort();
-    for (const id of this.wakers.keys()) this.wake(id);
+    this.wake.stop();
     await Promise.allSettled([...this.workers.values(), this.scanning]);
     if (this.started) this.lease.release();
     this.store.close();
@@ -138,23 +136,11 @@ export class ManagedController implements ControllerCore {
   }
 
   nap(id: number, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const set = this.wakers.get(id) ?? new Set();
-      this.wakers.set(id, set);
-      const done = () => {
-        set.delete(done);
-        resolve();
-      };
-      set.add(done);
-      void this.clock.sleep(ms, this.stopAll.signal).then(done);
-    });
+    return this.wake.nap(id, ms);
   }
 
   signalFor(id: number): AbortSignal {
-    let c = this.signals.get(id);
-    if (!c) this.signals.set(id, (c = new AbortController()));
-    if (this.stopped) c.abort();
-    return c.signal;
+    return this.wake.signalFor(id);
   }
 
   withLaunchSlot<T>(fn: () => Promise<T>): Promise<T> {
@@ -167,22 +153,11 @@ export class ManagedController implements ControllerCore {
     return n;
   }
 
-  private wake(id: number): void {
-    for (const w of [...(this.wakers.get(id) ?? [])]) w();
-  }
-
-  /** A cancel: the job's launch is aborted and its worker looks at the store again now. */
-  private interrupt(id: number): void {
-    this.signals.get(id)?.abort();
-    this.wake(id);
-  }
-
   private spawn(id: number): void {
     if (this.workers.has(id)) return;
     const w = driveJob(this, id).catch((e: Error) => this.log(`managed job ${id}: ${e.message}`)).finally(() => {
       this.workers.delete(id);
-      this.signals.delete(id);
-      this.wakers.delete(id);
+      this.wake.forget(id);
     });
     this.workers.set(id, w);
   }
@@ -192,14 +167,14 @@ export class ManagedController implements ControllerCore {
     const { jobs, refused } = await this.store.read((db) => listJobs(db, UNFINISHED));
     for (const r of refused) this.ctx.warn(`managed job ${String(r.id)} is not acted on: its row is damaged (${r.problem})`);
     for (const j of jobs) {
-      if (j.cancelRequested && this.workers.has(j.id) && !this.signals.get(j.id)?.signal.aborted) this.interrupt(j.id);
+      if (j.cancelRequested && this.workers.has(j.id) && !this.wake.isInterrupted(j.id)) this.wake.interrupt(j.id);
       this.spawn(j.id);
     }
   }
 
   private async scanLoop(): Promise<void> {
     while (!this.stopped) {
-      await this.clock.sleep(this.opts.pollMs, this.stopAll.signal);
+      await this.wake.sleep(this.opts.pollMs);
       if (this.stopped) return;
       await this.scan().catch((e: Error) => this.log(`managed jobs scan: ${e.message}`));
     }

@@ -127,6 +127,22 @@ describe('managed jobs controller (fake cloud as aws, real agent)', function () 
     await assertTornDown(id);
   });
 
+  it('cancel during RECOVERING (the relaunch under way): CANCELLED, both clusters gone with proof, 0 leaks', async () => {
+    const id = await ctl.submit({ tasks: ['resources:\n  infra: aws/r1\nrun: sleep 60\n'] });
+    const first = await waitJob(ctl, id, (j) => j.status === 'RUNNING', 'running');
+    cloud.inject({ op: 'runInstances', at: 'after', effect: 'slow', delayMs: 60_000, times: 1 });
+    cloud.cloudActs('preempt', { uid: first.clusterUid! });
+    const rec = await waitJob(ctl, id, (j) => j.status === 'RECOVERING' && j.launches === 2, 'relaunching');
+    await waitFor(async () => (await rowNames(ctx)).includes(rec.clusterName!), 'the relaunch\'s intent row');
+    assert.equal(await ctl.cancel(id), true);
+    const j = await waitJob(ctl, id, ended, 'finished');
+    assert.equal(j.status, 'CANCELLED');
+    assert.deepEqual((await ctl.events(id)).map((e) => e.to), ['PENDING', 'STARTING', 'RUNNING', 'RECOVERING', 'CANCELLING', 'CANCELLED']);
+    for (const [name, c] of clustersOf(cloud, id)) assert.equal(c.live, false, `${name} still has a live instance`);
+    assert.deepEqual((await rowNames(ctx)).filter((n) => n.includes(`-mj${id}-`)), []);
+    assert.deepEqual(await leaks({ store: ctx.store, cloud }), []);
+  });
+
   it('a pipeline of 3 tasks runs in order, each on a fresh cluster', async () => {
     const out = marker('pipeline');
     const tasks = [1, 2, 3].map((n) => `name: step${n}\nresources:\n  infra: aws/r1\nrun: echo t${n} >> ${out}\n`);

@@ -43,7 +43,7 @@ export class ManagedController implements ControllerCore {
   private scanning: Promise<void> | undefined;
 
   private constructor(readonly ctx: OpsContext, readonly store: ManagedStore, o: OpenOptions) {
-    this.opts = { pollMs: o.pollMs ?? 5_000, maxParallelLaunches: o.maxParallelLaunches ?? 16, launchRetries: o.launchRetries ?? 3, maxErrors: o.maxErrors ?? 8 };
+    this.opts = { pollMs: o.pollMs ?? 5_000, maxParallelLaunches: o.maxParallelLaunches ?? 64, launchRetries: o.launchRetries ?? 3, maxErrors: o.maxErrors ?? 8 };
     this.clock = ctx.clock ?? realClock;
     this.slots = new Slots(this.opts.maxParallelLaunches);
     this.wake = new Wakeups(this.clock);

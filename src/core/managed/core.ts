@@ -6,7 +6,7 @@ import type { ManagedStatus } from './states';
 export interface ControllerOptions {
   /** Between looks at a running job, and the base of error back-off (clock ms). Default 5000. */
   pollMs: number;
-  /** Cluster launches in flight at once, over all jobs. Default 16. */
+  /** Cluster launches in flight at once, over all jobs (each mostly waits on the cloud). Default 64. */
   maxParallelLaunches: number;
   /** Failed launches of one cluster before the job is FAILED_NO_RESOURCE. Default 3. */
   launchRetries: number;

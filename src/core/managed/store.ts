@@ -30,7 +30,8 @@ export class ManagedStore {
   readonly notices: StateNotice[] = [];
   private loadedAt: string | undefined;
   private readonly lock: FileLock;
-  private queue: Promise<unknown> = Promise.resolve();
+  private queue: Promise<void> = Promise.resolve();
+  private pending: { fn: (db: Database) => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
 
   private constructor(readonly file: string, private db: Database, lockOpts: LockOptions) {
     this.lock = new FileLock(`${file}.lock`, lockOpts);
@@ -63,29 +64,56 @@ export class ManagedStore {
     return fn(this.db);
   }
 
-  /** `fn` in a transaction over the latest saved image; saved before the promise resolves. */
+  /**
+   * `fn` in a transaction over the latest saved image; saved before the promise resolves.
+   * Writes that arrive while one is saving are committed together (each in its own savepoint,
+   * so one that throws is rolled back alone): 256 submissions cost a few saves, not 256.
+   */
   write<T>(fn: (db: Database) => T): Promise<T> {
-    const run = this.queue.then(async () => {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (this.pending.length === 1) this.queue = this.queue.then(() => this.flush()).catch(() => undefined);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    let batch: typeof this.pending = [];
+    const results: { ok: boolean; value: unknown }[] = [];
+    let inTx = false;
+    try {
       await this.lock.acquire();
       try {
+        // Taken once the lock is ours: what queued while we waited joins this save.
+        batch = this.pending.splice(0);
+        if (!batch.length) return;
         if (this.stamp() !== this.loadedAt) await this.load();
         this.db.exec('BEGIN');
-        let out: T;
-        try {
-          out = fn(this.db);
-          this.db.exec('COMMIT');
-        } catch (e) {
-          this.db.exec('ROLLBACK');
-          throw e;
+        inTx = true;
+        for (const w of batch) {
+          this.db.exec('SAVEPOINT w');
+          try {
+            results.push({ ok: true, value: w.fn(this.db) });
+            this.db.exec('RELEASE w');
+          } catch (e) {
+            this.db.exec('ROLLBACK TO w');
+            this.db.exec('RELEASE w');
+            results.push({ ok: false, value: e });
+          }
         }
+        this.db.exec('COMMIT');
+        inTx = false;
         this.save();
-        return out;
       } finally {
         this.lock.release();
       }
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
+    } catch (e) {
+      if (inTx) this.db.exec('ROLLBACK');
+      // The image in memory may hold what the file does not: read the file again next time.
+      this.loadedAt = undefined;
+      batch.forEach((w) => w.reject(e));
+      return;
+    }
+    batch.forEach((w, i) => (results[i].ok ? w.resolve(results[i].value) : w.reject(results[i].value)));
   }
 
   close(): void {

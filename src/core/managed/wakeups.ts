@@ -1,5 +1,6 @@
 // Per-job interrupts for the controller: a nap a cancel cuts short, and an AbortSignal a cancel
 // (or the controller's stop) aborts, handed to the job's launch.
+import { setMaxListeners } from 'node:events';
 import type { Clock } from '../provision';
 
 export class Wakeups {
@@ -7,7 +8,10 @@ export class Wakeups {
   private readonly wakers = new Map<number, Set<() => void>>();
   private readonly all = new AbortController();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: Clock) {
+    // Every job's nap listens on it: hundreds of jobs are the normal case, not a leak.
+    setMaxListeners(0, this.all.signal);
+  }
 
   get stopped(): boolean {
     return this.all.signal.aborted;

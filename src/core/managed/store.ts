@@ -4,6 +4,7 @@ import type { Database } from 'sql.js';
 import { loadSqlJs } from '../state/sqlJs';
 import { removeStaleTemps, writeFileAtomic } from '../state/atomicWrite';
 import { FileLock, type LockOptions } from '../state/fileLock';
+import { GroupCommit } from '../state/groupCommit';
 import { missingFromShape } from '../state/schema';
 import { checkSqliteImage } from '../state/integrity';
 import { StateFileError, StateVersionError, type StateNotice } from '../state/errors';
@@ -30,11 +31,14 @@ export class ManagedStore {
   readonly notices: StateNotice[] = [];
   private loadedAt: string | undefined;
   private readonly lock: FileLock;
-  private queue: Promise<void> = Promise.resolve();
-  private pending: { fn: (db: Database) => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  private readonly writer: GroupCommit;
 
   private constructor(readonly file: string, private db: Database, lockOpts: LockOptions) {
     this.lock = new FileLock(`${file}.lock`, lockOpts);
+    this.writer = new GroupCommit({
+      lock: this.lock, refresh: async () => void (this.stamp() !== this.loadedAt && (await this.load())), db: () => this.db, save: () => this.save(),
+      invalidate: () => void (this.loadedAt = undefined),
+    });
   }
 
   /** `<workspace>/.skydeck/managed.db`: next to the state of the controller's own clusters. */
@@ -64,56 +68,9 @@ export class ManagedStore {
     return fn(this.db);
   }
 
-  /**
-   * `fn` in a transaction over the latest saved image; saved before the promise resolves.
-   * Writes that arrive while one is saving are committed together (each in its own savepoint,
-   * so one that throws is rolled back alone): 256 submissions cost a few saves, not 256.
-   */
+  /** `fn` in a transaction over the latest saved image; saved before it resolves (groupCommit.ts). */
   write<T>(fn: (db: Database) => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (this.pending.length === 1) this.queue = this.queue.then(() => this.flush()).catch(() => undefined);
-    });
-  }
-
-  private async flush(): Promise<void> {
-    let batch: typeof this.pending = [];
-    const results: { ok: boolean; value: unknown }[] = [];
-    let inTx = false;
-    try {
-      await this.lock.acquire();
-      try {
-        // Taken once the lock is ours: what queued while we waited joins this save.
-        batch = this.pending.splice(0);
-        if (!batch.length) return;
-        if (this.stamp() !== this.loadedAt) await this.load();
-        this.db.exec('BEGIN');
-        inTx = true;
-        for (const w of batch) {
-          this.db.exec('SAVEPOINT w');
-          try {
-            results.push({ ok: true, value: w.fn(this.db) });
-            this.db.exec('RELEASE w');
-          } catch (e) {
-            this.db.exec('ROLLBACK TO w');
-            this.db.exec('RELEASE w');
-            results.push({ ok: false, value: e });
-          }
-        }
-        this.db.exec('COMMIT');
-        inTx = false;
-        this.save();
-      } finally {
-        this.lock.release();
-      }
-    } catch (e) {
-      if (inTx) this.db.exec('ROLLBACK');
-      // The image in memory may hold what the file does not: read the file again next time.
-      this.loadedAt = undefined;
-      batch.forEach((w) => w.reject(e));
-      return;
-    }
-    batch.forEach((w, i) => (results[i].ok ? w.resolve(results[i].value) : w.reject(results[i].value)));
+    return this.writer.write(fn);
   }
 
   close(): void {

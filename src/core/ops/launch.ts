@@ -17,6 +17,7 @@ import { autostopPlan } from './autostopPlan';
 import { jobSpecOf } from './jobSpec';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 import type { AttemptReport } from '../provision';
+import type { Placement } from '../clouds/provider';
 import type { ClusterRecord } from '../state';
 import { placementsOf, teardownUnderWay } from '../provision';
 import { isProviderCluster, providerOf } from './providerEnv';
@@ -43,6 +44,8 @@ export interface LaunchRequest extends FollowOptions {
   provisionSignal?: AbortSignal;
   /** Each provisioning attempt on a cloud cluster, as it ends. */
   onAttempt?(a: AttemptReport): void;
+  /** Reorders a cloud launch's placements (a managed job's recovery strategy). */
+  placementOrder?(placements: Placement[]): Placement[];
 }
 
 export interface LaunchResult extends JobOutcome {
@@ -79,6 +82,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   if (providerOf(ctx, cloud)) {
     row = await launchOnProvider(ctx, name, task, {
       cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal, onAttempt: req.onAttempt,
+      placementOrder: req.placementOrder,
     });
   } else {
     row = await launchReachable(ctx, name, cloud, task, existing, autostop);

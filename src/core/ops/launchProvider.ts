@@ -7,7 +7,7 @@ import { OpsError } from './errors';
 import { envFor } from './providerEnv';
 import { agentBootstrap } from './agentBootstrap';
 import { bucketMountsOf } from './bucketPlan';
-import type { BucketAccess } from '../clouds/provider';
+import type { BucketAccess, Placement } from '../clouds/provider';
 
 export interface ProviderLaunchOptions {
   cloud: string;
@@ -20,6 +20,8 @@ export interface ProviderLaunchOptions {
   /** Cancels provisioning at the next safe point; what was created is terminated with proof. */
   signal?: AbortSignal;
   onAttempt?(a: AttemptReport): void;
+  /** Reorders the placements (a managed job's recovery strategy); default the task's order. */
+  placementOrder?(placements: Placement[]): Placement[];
 }
 
 /**
@@ -53,9 +55,10 @@ export async function launchOnProvider(ctx: OpsContext, name: string, task: Task
     ...p, cloud: p.cloud || opts.cloud, ...(!p.region && opts.region ? { region: opts.region } : {}),
     ...(bucketAccess.length ? { bucketAccess } : {}),
   }));
-  const placements = all.filter((p) => p.cloud === opts.cloud);
+  const mine = all.filter((p) => p.cloud === opts.cloud);
+  const placements = opts.placementOrder ? opts.placementOrder(mine) : mine;
   // Failover stays within one cloud for now; say so rather than silently dropping choices.
-  if (placements.length < all.length) ctx.warn(`only the ${opts.cloud} candidates are tried; ${all.length - placements.length} candidate(s) on other clouds are skipped`);
+  if (mine.length < all.length) ctx.warn(`only the ${opts.cloud} candidates are tried; ${all.length - mine.length} candidate(s) on other clouds are skipped`);
   const res = await provision(env, {
     name, numNodes: task.numNodes, placements, ports: task.resources.ports, bootstrap, signal: opts.signal,
     resources: JSON.stringify(task.resources), autostop: opts.autostop,

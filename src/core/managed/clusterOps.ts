@@ -1,0 +1,116 @@
+// What the controller does to a managed job's cluster, all through ops (so the provision loop
+// and its leak invariants apply): launch (or adopt) it, look at it, tear it down with proof.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { getCluster, type ClusterRecord } from '../state';
+import type { Placement } from '../clouds/provider';
+import { refreshOne, teardownUnderWay } from '../provision';
+import { down, launch, type OpsContext } from '../ops';
+import { envFor, isProviderCluster } from '../ops/providerEnv';
+import { cloudHealth, type CloudHealth, type EndObservation } from './recovery';
+import type { ManagedJob } from './jobRows';
+
+const AGENT_TIMEOUT_MS = 20_000;
+
+export interface Launched {
+  uid: string;
+  agentJobId: number;
+  region: string | null;
+  adopted: boolean;
+}
+
+/**
+ * Brings up `job.clusterName` and submits the current task, or adopts what a killed
+ * controller already did: a row of that name is this job's (the name is unique per launch),
+ * so an UP one whose agent already holds a job is adopted as it is, and an INIT one is
+ * finished by launch (resume), never launched a second time.
+ */
+export async function launchOrAdopt(
+  ctx: OpsContext, job: ManagedJob, opts: { signal: AbortSignal; order?(p: Placement[]): Placement[] },
+): Promise<Launched> {
+  const name = job.clusterName!;
+  let row = await ctx.store.read((db) => getCluster(db, name));
+  if (row && teardownUnderWay(row)) {
+    await down(ctx, name);
+    row = undefined;
+  }
+  if (row?.status === 'UP') {
+    const jobs = await withTimeout(ctx.connections.client(row).queueSnapshot(), AGENT_TIMEOUT_MS, name).catch(() => undefined);
+    const last = jobs?.at(-1);
+    if (last) return { uid: row.uid, agentJobId: last.job_id, region: row.region, adopted: true };
+  }
+  const r = await launch(ctx, {
+    taskFile: writeTaskFile(ctx, job), cluster: name, envs: job.envs, detach: true, provisionSignal: opts.signal, placementOrder: opts.order,
+  });
+  const now = await ctx.store.read((db) => getCluster(db, name));
+  if (!now || r.jobId === undefined) throw new Error(`${name}: launched, but its row or job id is missing`);
+  return { uid: now.uid, agentJobId: r.jobId, region: now.region, adopted: false };
+}
+
+/** The current task's YAML as a file for launch, under the controller's workspace. */
+function writeTaskFile(ctx: OpsContext, job: ManagedJob): string {
+  const dir = path.join(ctx.workspaceRoot, '.skydeck', 'managed', String(job.id));
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, `task-${job.taskIndex}.yaml`);
+  fs.writeFileSync(file, job.tasks[job.taskIndex], { mode: 0o600 });
+  return file;
+}
+
+/** The agent's view of the job and the cloud's of the cluster, each "unknown" when not answered. */
+export async function observe(ctx: OpsContext, job: ManagedJob): Promise<EndObservation> {
+  const row = await ctx.store.read((db) => getCluster(db, job.clusterName!));
+  if (!row || row.uid !== job.clusterUid) return { cloud: { kind: 'not-running', why: `cluster ${job.clusterName} was removed (proven gone)` } };
+  const [agent, cloud] = await Promise.all([agentView(ctx, row, job.agentJobId!), cloudView(ctx, row)]);
+  return { agent, cloud: !isProviderCluster(row) ? (agent ? { kind: 'healthy' } : { kind: 'unknown', why: 'the head did not answer' }) : cloud };
+}
+
+async function agentView(ctx: OpsContext, row: ClusterRecord, id: number): Promise<EndObservation['agent']> {
+  try {
+    const jobs = await withTimeout(ctx.connections.client(row).queue(), AGENT_TIMEOUT_MS, row.name);
+    const j = jobs.find((x) => x.job_id === id);
+    return j ? { status: j.status, exitCode: j.exit_code } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function cloudView(ctx: OpsContext, row: ClusterRecord): Promise<CloudHealth> {
+  if (!isProviderCluster(row)) return { kind: 'healthy' };
+  try {
+    const r = await refreshOne(envFor(ctx, row.provider), row, { waitYoung: false });
+    if (r.action === 'removed') return { kind: 'not-running', why: r.message ?? 'removed after proof' };
+    if (r.action === 'error' || !r.instances) return { kind: 'unknown', why: r.message ?? 'no answer' };
+    return cloudHealth(r.instances, row.num_nodes);
+  } catch (e) {
+    return { kind: 'unknown', why: (e as Error).message };
+  }
+}
+
+/** Best effort: the agent job of a cluster about to go (a vanished head simply does not answer). */
+export async function cancelAgentJob(ctx: OpsContext, job: ManagedJob): Promise<void> {
+  if (!job.clusterName || job.agentJobId === null) return;
+  const row = await ctx.store.read((db) => getCluster(db, job.clusterName!));
+  if (!row || (job.clusterUid && row.uid !== job.clusterUid) || row.status !== 'UP') return;
+  await withTimeout(ctx.connections.client(row).cancel({ jobIds: [job.agentJobId] }, 2), 5_000, row.name).catch(() => undefined);
+}
+
+/**
+ * Tears the job's cluster down with proof (ops down). With a recorded uid only that uid; with
+ * only an intended name, whatever row holds the name (nobody else launches it). Throws while
+ * the cloud has not confirmed: the caller keeps the cluster recorded and tries again.
+ */
+export async function tearDown(ctx: OpsContext, job: ManagedJob): Promise<void> {
+  if (!job.clusterName) return;
+  const row = await ctx.store.read((db) => getCluster(db, job.clusterName!));
+  if (!row || (job.clusterUid && row.uid !== job.clusterUid)) return;
+  await down(ctx, row.name);
+  await ctx.connections.forget(row.name).catch(() => undefined);
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms / 1000} s`)), ms))),
+  ]);
+}

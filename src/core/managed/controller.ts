@@ -1,0 +1,182 @@
+// The managed-jobs controller: ONE loop object serving every managed job of its store. Each
+// unfinished job has a light async worker (steps.ts); launches share a bounded pool of slots,
+// so 256 submissions start launching at once instead of one after another.
+import { realClock, type Clock } from '../provision';
+import { FileLock } from '../state/fileLock';
+import { thisCreator } from '../state';
+import { parseTaskText } from '../task';
+import type { OpsContext } from '../ops';
+import { ManagedStore } from './store';
+import { getJob, insertJob, listJobs, listManagedEvents, moveJob, patchJob, requestCancel, type JobListing, type JobPatch, type ManagedEvent, type ManagedJob } from './jobRows';
+import type { ControllerCore, ControllerOptions } from './core';
+import type { ManagedStatus } from './states';
+import { driveJob } from './steps';
+import { jobNameOf } from './names';
+import { Slots } from './slots';
+import { Wakeups } from './wakeups';
+
+export interface SubmitRequest {
+  /** Task YAML texts, run in order (a pipeline: one per document). */
+  tasks: string[];
+  name?: string;
+  envs?: Record<string, string>;
+}
+
+export interface OpenOptions extends Partial<ControllerOptions> {
+  /** Default `<workspaceRoot>/.skydeck/managed.db`. */
+  storeFile?: string;
+  /** How long start() waits for another controller of the same store to go. Default 30 s. */
+  leaseTimeoutMs?: number;
+}
+
+const UNFINISHED = `WHERE status NOT IN ('SUCCEEDED','FAILED','FAILED_SETUP','FAILED_NO_RESOURCE','FAILED_CONTROLLER','CANCELLED') OR cluster_name IS NOT NULL`;
+
+export class ManagedController implements ControllerCore {
+  readonly opts: ControllerOptions;
+  private readonly clock: Clock;
+  private readonly workers = new Map<number, Promise<void>>();
+  private readonly failures = new Map<number, number>();
+  private readonly slots: Slots;
+  private readonly wake: Wakeups;
+  private readonly lease: FileLock;
+  private started = false;
+  private scanning: Promise<void> | undefined;
+
+  private constructor(readonly ctx: OpsContext, readonly store: ManagedStore, o: OpenOptions) {
+    this.opts = { pollMs: o.pollMs ?? 5_000, maxParallelLaunches: o.maxParallelLaunches ?? 64, launchRetries: o.launchRetries ?? 3, maxErrors: o.maxErrors ?? 8 };
+    this.clock = ctx.clock ?? realClock;
+    this.slots = new Slots(this.opts.maxParallelLaunches);
+    this.wake = new Wakeups(this.clock);
+    this.lease = new FileLock(`${store.file}.controller`, { timeoutMs: o.leaseTimeoutMs ?? 30_000 });
+  }
+
+  /** Opens the store; nothing runs until start(). */
+  static async open(ctx: OpsContext, o: OpenOptions = {}): Promise<ManagedController> {
+    return new ManagedController(ctx, await ManagedStore.open(o.storeFile ?? ManagedStore.fileIn(ctx.workspaceRoot)), o);
+  }
+
+  get stopped(): boolean {
+    return this.wake.stopped;
+  }
+
+  /**
+   * Takes the store's controller lease (one controller per store: no job is run twice at
+   * once) and resumes every unfinished job where the store says it is.
+   */
+  async start(): Promise<void> {
+    if (this.started) return;
+    await this.lease.acquire();
+    this.started = true;
+    await this.scan();
+    this.scanning = this.scanLoop();
+  }
+
+  /** Records a new PENDING job and starts it at once; returns its id. */
+  async submit(req: SubmitRequest): Promise<number> {
+    if (!req.tasks.length) throw new Error('a managed job needs at least one task');
+    const envs = req.envs ?? {};
+    let firstName: string | undefined;
+    req.tasks.forEach((text, i) => {
+      const p = parseTaskText(text, `task ${i + 1}`, { env: envs });
+      if (!p.ok || p.tasks.length !== 1) throw new Error(`task ${i + 1} of the managed job is not one valid task: ${p.diagnostics.map((d) => d.message).join('; ') || `${p.tasks.length} documents`}`);
+      firstName ??= p.tasks[0].name;
+    });
+    const id = await this.store.write((db) => insertJob(db, { name: jobNameOf(req.name ?? firstName), tasks: req.tasks, envs, now: this.now(), creator: thisCreator() }));
+    if (this.started && !this.stopped) this.spawn(id);
+    return id;
+  }
+
+  /** Asks for a job's cancel (recorded first); false if it is unknown or already ended. */
+  async cancel(id: number): Promise<boolean> {
+    const ok = await this.store.write((db) => requestCancel(db, id, this.now()));
+    if (ok) this.wake.interrupt(id);
+    return ok;
+  }
+
+  list(): Promise<JobListing> {
+    return this.store.read((db) => listJobs(db));
+  }
+
+  events(id: number): Promise<ManagedEvent[]> {
+    return this.store.read((db) => listManagedEvents(db, id));
+  }
+
+  /** Resolves once no job has work left (every job ended and its cluster torn down). */
+  async whenIdle(): Promise<void> {
+    while (this.workers.size && !this.stopped) await Promise.all([...this.workers.values()]);
+  }
+
+  /** Stops stepping (in-flight launches are aborted, nothing further is recorded), frees the lease. */
+  async stop(): Promise<void> {
+    this.wake.stop();
+    await Promise.allSettled([...this.workers.values(), this.scanning]);
+    if (this.started) this.lease.release();
+    this.store.close();
+  }
+
+  // ControllerCore, for steps.ts.
+  now(): number {
+    return this.clock.now();
+  }
+
+  log(message: string): void {
+    this.ctx.log(message);
+  }
+
+  get(id: number): Promise<ManagedJob | undefined> {
+    return this.store.read((db) => getJob(db, id));
+  }
+
+  move(id: number, to: ManagedStatus, reason: string, patch: JobPatch = {}): Promise<ManagedJob> {
+    return this.store.write((db) => moveJob(db, id, to, reason, this.now(), patch));
+  }
+
+  async patch(id: number, patch: JobPatch): Promise<void> {
+    await this.store.write((db) => patchJob(db, id, patch, this.now()));
+  }
+
+  nap(id: number, ms: number): Promise<void> {
+    return this.wake.nap(id, ms);
+  }
+
+  signalFor(id: number): AbortSignal {
+    return this.wake.signalFor(id);
+  }
+
+  withLaunchSlot<T>(fn: () => Promise<T>): Promise<T> {
+    return this.slots.run(fn);
+  }
+
+  launchFailed(id: number): number {
+    const n = (this.failures.get(id) ?? 0) + 1;
+    this.failures.set(id, n);
+    return n;
+  }
+
+  private spawn(id: number): void {
+    if (this.workers.has(id)) return;
+    const w = driveJob(this, id).catch((e: Error) => this.log(`managed job ${id}: ${e.message}`)).finally(() => {
+      this.workers.delete(id);
+      this.wake.forget(id);
+    });
+    this.workers.set(id, w);
+  }
+
+  /** Jobs written by another process (a CLI submit or cancel) are picked up here. */
+  private async scan(): Promise<void> {
+    const { jobs, refused } = await this.store.read((db) => listJobs(db, UNFINISHED));
+    for (const r of refused) this.ctx.warn(`managed job ${String(r.id)} is not acted on: its row is damaged (${r.problem})`);
+    for (const j of jobs) {
+      if (j.cancelRequested && this.workers.has(j.id) && !this.wake.isInterrupted(j.id)) this.wake.interrupt(j.id);
+      this.spawn(j.id);
+    }
+  }
+
+  private async scanLoop(): Promise<void> {
+    while (!this.stopped) {
+      await this.wake.sleep(this.opts.pollMs);
+      if (this.stopped) return;
+      await this.scan().catch((e: Error) => this.log(`managed jobs scan: ${e.message}`));
+    }
+  }
+}

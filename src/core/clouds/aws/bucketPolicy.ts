@@ -21,7 +21,14 @@ export function s3Access(access: BucketAccess[] | undefined): BucketAccess[] {
   return (access ?? []).filter((a) => a.store === 's3' && !seen.has(`${a.bucket}/${a.prefix ?? ''}`) && !!seen.add(`${a.bucket}/${a.prefix ?? ''}`));
 }
 
-const trim = (p: string | undefined) => (p ?? '').replace(/^\/+|\/+$/g, '');
+/**
+ * The prefix as IAM must read it: "*" and "?" are wildcards in Resource ARNs and StringLike
+ * conditions, and "${...}" a policy variable, so each is written as its IAM escape (${*}, ${?},
+ * ${$}). Any object key is legal, so a prefix may hold them; unescaped, "runs/*" would grant
+ * every sibling of runs/.
+ */
+const iamPrefix = (p: string | undefined) => (p ?? '').replace(/^\/+|\/+$/g, '').replace(/[$*?]/g, (c) => `\${${c}}`);
+const plainPrefix = (p: string) => p.replace(/\$\{([$*?])\}/g, '$1');
 
 /**
  * What rclone needs on exactly these buckets, and nothing else: locate the bucket, list it
@@ -33,7 +40,7 @@ export function bucketPolicy(access: BucketAccess[]): string {
   const buckets = [...new Set(access.map((a) => a.bucket))];
   const locate = { Effect: 'Allow', Action: ['s3:GetBucketLocation'], Resource: buckets.map((b) => `arn:aws:s3:::${b}`) };
   const list = access.map((a) => {
-    const prefix = trim(a.prefix);
+    const prefix = iamPrefix(a.prefix);
     return {
       Effect: 'Allow', Action: ['s3:ListBucket'], Resource: `arn:aws:s3:::${a.bucket}`,
       ...(prefix ? { Condition: { StringLike: { 's3:prefix': [prefix, `${prefix}/*`] } } } : {}),
@@ -43,7 +50,7 @@ export function bucketPolicy(access: BucketAccess[]): string {
     Effect: 'Allow',
     Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
     Resource: access.flatMap((a) => {
-      const prefix = trim(a.prefix);
+      const prefix = iamPrefix(a.prefix);
       return prefix ? [`arn:aws:s3:::${a.bucket}/${prefix}`, `arn:aws:s3:::${a.bucket}/${prefix}/*`] : [`arn:aws:s3:::${a.bucket}/*`];
     }),
   };
@@ -67,7 +74,7 @@ export function accessOfPolicy(doc: string): BucketAccess[] {
     const arn = typeof st.Resource === 'string' ? /^arn:aws:s3:::([^/]+)$/.exec(st.Resource) : null;
     if (st.Effect !== 'Allow' || !actions.includes('s3:ListBucket') || !arn) return [];
     const cond = (st.Condition as { StringLike?: Record<string, unknown> } | undefined)?.StringLike?.['s3:prefix'];
-    const prefix = Array.isArray(cond) && typeof cond[0] === 'string' ? cond[0] : '';
+    const prefix = Array.isArray(cond) && typeof cond[0] === 'string' ? plainPrefix(cond[0]) : '';
     return [{ store: 's3' as const, bucket: arn[1], ...(prefix ? { prefix } : {}) }];
   });
 }

@@ -1,4 +1,4 @@
-import type { BucketAccess } from '../provider';
+import { ProviderError, type BucketAccess } from '../provider';
 
 /** Where Skydeck's roles and instance profiles live in IAM: one path, so the sweep lists only ours. */
 export const IAM_PATH = '/skydeck/';
@@ -55,6 +55,24 @@ export function bucketPolicy(access: BucketAccess[]): string {
     }),
   };
   return JSON.stringify({ Version: '2012-10-17', Statement: [locate, ...list, objects] });
+}
+
+/**
+ * IAM's quota for a role's inline policies together: 10,240 characters, white space not
+ * counted (IAM User Guide, "IAM and AWS STS quotas"). The document is written without any.
+ */
+export const ROLE_POLICY_MAX = 10_240;
+
+/**
+ * The role's policy for `access`, or a config error naming the limit when IAM would refuse it
+ * (LimitExceeded at PutRolePolicy, after the role is made): said before anything is created.
+ */
+export function boundedBucketPolicy(access: BucketAccess[]): string {
+  const doc = bucketPolicy(access);
+  if (doc.length <= ROLE_POLICY_MAX) return doc;
+  const buckets = new Set(access.map((a) => a.bucket)).size;
+  throw new ProviderError('config', `the task's ${access.length} S3 mount(s) on ${buckets} bucket(s) need an IAM policy of ${doc.length} characters, more than the ${ROLE_POLICY_MAX.toLocaleString('en-US')} AWS allows a role`,
+    'mount fewer buckets or prefixes (one prefix higher up covers several below it), or copy them into one bucket');
 }
 
 /**

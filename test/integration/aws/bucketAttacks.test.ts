@@ -128,4 +128,15 @@ describe('aws bucket role under attack (issue 16)', function () {
     await roleGone(name);
     await assert.rejects(iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name })), noSuchEntity);
   });
+
+  it('a role under Skydeck\'s path tagged with a uid but not of that uid\'s name (hand-made): not listed, so --delete-identity can neither claim it gone nor delete another', async () => {
+    const uid = randomUUID();
+    const Tags = Object.entries(tagsFor({ clusterName: 'mimic', uid, workspaceId: 'ws-x' })).map(([Key, Value]) => ({ Key, Value }));
+    await iam.send(new CreateRoleCommand({ RoleName: 'skydeck-handmade', Path: IAM_PATH, AssumeRolePolicyDocument: EC2_TRUST, Tags }));
+    assert.deepEqual((await listBucketRoles(iam)).filter((r) => r.name === 'skydeck-handmade'), []);
+    const del = await cli(['leaks', '--delete-identity', 'skydeck-handmade', '-y']);
+    assert.equal(del.code, 1, del.out);
+    assert.doesNotMatch(del.out, /already gone/);
+    assert.equal((await iam.send(new GetRoleCommand({ RoleName: 'skydeck-handmade' }))).Role?.RoleName, 'skydeck-handmade');
+  });
 });

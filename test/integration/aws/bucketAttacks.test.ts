@@ -139,4 +139,13 @@ describe('aws bucket role under attack (issue 16)', function () {
     assert.doesNotMatch(del.out, /already gone/);
     assert.equal((await iam.send(new GetRoleCommand({ RoleName: 'skydeck-handmade' }))).Role?.RoleName, 'skydeck-handmade');
   });
+
+  it('switched credentials: a release or stray delete recorded in another account is refused (unknown), and nothing of this account is deleted', async () => {
+    const uid = randomUUID();
+    await roleOnly(uid, 'elsewhere');
+    const other = '999999999999';
+    await assert.rejects(provider.releaseIdentities!({ uid, region: REGION, account: other }, { timeoutMs: 5000, progress: () => undefined }), new RegExp(other));
+    await assert.rejects(provider.deleteIdentities!({ uid, region: REGION, account: other }), new RegExp(other));
+    assert.equal((await iam.send(new GetRoleCommand({ RoleName: `skydeck-${uid}` }))).Role?.RoleName, `skydeck-${uid}`, 'the role of the current account is untouched');
+  });
 });

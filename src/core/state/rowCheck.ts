@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { clusterNameProblem, printable } from './clusterName';
+import { bucketAccessProblem } from './bucketAccessCheck';
 
 // Every cluster row is checked when it is read: the state file lives in the workspace, and a
 // cloned repository can ship one. A row that fails is refused (never acted on): its uid goes
@@ -109,6 +110,8 @@ function handleProblem(h: unknown, provider: string, name: string, numNodes: num
     if (!isObj(pl) || pl.cloud !== provider) return 'placement is not one of this cluster\'s cloud';
     for (const k of ['region', 'zone', 'instanceType']) if (pl[k] !== undefined && !(typeof pl[k] === 'string' && PLACE.test(pl[k] as string))) return `placement.${k} is not valid`;
     if (pl.useSpot !== undefined && typeof pl.useSpot !== 'boolean') return 'placement.useSpot is not a boolean';
+    const buckets = bucketAccessProblem(pl.bucketAccess);
+    if (buckets) return buckets;
   }
   return undefined;
 }

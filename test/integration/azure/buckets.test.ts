@@ -152,7 +152,7 @@ describe('azure: Blob containers through a per-cluster managed identity', functi
   });
 
   it('the leak sweep lists a grant whose cluster no row owns (every page), and not one a row owns', async () => {
-    const owned = await provision(env, { name: 'owned', numNodes: 1, bootstrap: noBootstrap, placements: [placement([blob('dataacct', 'a')])] });
+    const owned = await provision(env, { name: 'owned', numNodes: 1, bootstrap: noBootstrap, placements: [placement([blob('dataacct', 'aaa')])] });
     assert.ok(owned.ok, owned.error);
     const stray = runRequest({ clusterName: 'gone' });
     await provider.runInstances({ ...stray, placement: placement([blob('otheracct', 'b')]) });

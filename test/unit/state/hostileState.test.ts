@@ -82,6 +82,17 @@ describe('hostile or damaged state files', () => {
       ['handle that is not JSON', { handle: '{nope' }, /handle is not valid JSON/],
       ['an unknown flag', { flags: 'rm -rf' }, /flags "rm -rf" is not a value Skydeck writes/],
       ['a forged machine id', { created_by_machine: 'me' }, /created_by_machine is not a Skydeck machine id/],
+      // Issue 16: the buckets a row records reach IAM calls at down (GCP unbinds its account from each).
+      ...([
+        ['a recorded bucket of an unknown store', [{ store: 'ftp', bucket: 'b' }], /placement\.bucketAccess: store "ftp" is not a bucket store/],
+        ['a recorded bucket name invalid for its store', [{ store: 'gcs', bucket: '../b/iam' }], /placement\.bucketAccess: bucket "\.\.\/b\/iam" is not a valid gcs bucket name/],
+        ['a recorded prefix with a control character', [{ store: 's3', bucket: 'bkt', prefix: 'a\u0001' }], /placement\.bucketAccess: prefix .* is not a plain path/],
+        ['a recorded Azure account that is no account name', [{ store: 'azure', bucket: 'cont1', account: 'Evil/../x' }], /placement\.bucketAccess: account "Evil\/\.\.\/x" is not an Azure storage account name/],
+        ['recorded buckets that are not a list', { store: 's3', bucket: 'bkt' }, /placement\.bucketAccess is not a list/],
+      ] as [string, unknown, RegExp][]).map(([what, bucketAccess, message]): [string, Record<string, string | number | null>, RegExp] => [what, {
+        provider: 'aws', region: 'us-east-1', head_address: null,
+        handle: JSON.stringify({ hosts: [], workdir: '', instanceIds: [], lastRunAt: 0, runInFlight: false, attempt: 1, placement: { cloud: 'aws', bucketAccess } }),
+      }, message]),
     ];
     for (const [what, over, message] of cases) {
       it(`refuses ${what}, with a message, and never hands the row out`, async () => {

@@ -17,6 +17,7 @@ import { launch } from './launch';
 import { CleanupWatchers } from './cleanupWatchers';
 import { deleteBucketProfile, ensureBucketProfile } from './bucketRole';
 import { grantBucketsToRole } from './bucketGrant';
+import { boundedBucketPolicy, s3Access } from './bucketPolicy';
 import { deleteStrayBucketIdentity, releaseBucketIdentity } from './identityRelease';
 import { listAccount } from './listing';
 import { infoOf, pickHead } from './status';
@@ -64,6 +65,8 @@ export class AwsProvider implements Provider {
 
   async runInstances(req: RunRequest): Promise<RunResult> {
     await this.account.check(req.account);
+    // A bucket policy IAM would refuse ends the launch before its group, key or role is made.
+    boundedBucketPolicy(s3Access(req.placement.bucketAccess));
     const region = await this.regionOf(req.placement.region ?? req.region);
     const ec2 = this.clients.get(region);
     this.watchers.launching(req.uid);

@@ -4,7 +4,7 @@ import { GetRolePolicyCommand, PutRolePolicyCommand, type IAMClient } from '@aws
 import { ProviderError, TAG_UID, type BucketAccess } from '../provider';
 import type { BucketGrant } from '../clusterIdentity';
 import { awsErrorCode, ec2Call } from './errors';
-import { POLICY_NAME, accessOfPolicy, bucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
+import { POLICY_NAME, accessOfPolicy, boundedBucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
 import { getRole } from './bucketRole';
 
 const key = (a: BucketAccess) => `${a.bucket}/${a.prefix ?? ''}`;
@@ -48,7 +48,7 @@ export async function grantBucketsToRole(iam: IAMClient, uid: string, access: Bu
   const have = new Set(current.map(key));
   const added = wanted.filter((a) => !have.has(key(a)));
   if (!added.length) return { identity, changed: false };
-  const union = s3Access([...current, ...added]);
-  await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument: bucketPolicy(union) })));
+  const PolicyDocument = boundedBucketPolicy(s3Access([...current, ...added]));
+  await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument })));
   return { identity, changed: true };
 }

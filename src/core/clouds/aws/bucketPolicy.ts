@@ -1,4 +1,4 @@
-import type { BucketAccess } from '../provider';
+import { ProviderError, type BucketAccess } from '../provider';
 
 /** Where Skydeck's roles and instance profiles live in IAM: one path, so the sweep lists only ours. */
 export const IAM_PATH = '/skydeck/';
@@ -21,7 +21,14 @@ export function s3Access(access: BucketAccess[] | undefined): BucketAccess[] {
   return (access ?? []).filter((a) => a.store === 's3' && !seen.has(`${a.bucket}/${a.prefix ?? ''}`) && !!seen.add(`${a.bucket}/${a.prefix ?? ''}`));
 }
 
-const trim = (p: string | undefined) => (p ?? '').replace(/^\/+|\/+$/g, '');
+/**
+ * The prefix as IAM must read it: "*" and "?" are wildcards in Resource ARNs and StringLike
+ * conditions, and "${...}" a policy variable, so each is written as its IAM escape (${*}, ${?},
+ * ${$}). Any object key is legal, so a prefix may hold them; unescaped, "runs/*" would grant
+ * every sibling of runs/.
+ */
+const iamPrefix = (p: string | undefined) => (p ?? '').replace(/^\/+|\/+$/g, '').replace(/[$*?]/g, (c) => `\${${c}}`);
+const plainPrefix = (p: string) => p.replace(/\$\{([$*?])\}/g, '$1');
 
 /**
  * What rclone needs on exactly these buckets, and nothing else: locate the bucket, list it
@@ -33,7 +40,7 @@ export function bucketPolicy(access: BucketAccess[]): string {
   const buckets = [...new Set(access.map((a) => a.bucket))];
   const locate = { Effect: 'Allow', Action: ['s3:GetBucketLocation'], Resource: buckets.map((b) => `arn:aws:s3:::${b}`) };
   const list = access.map((a) => {
-    const prefix = trim(a.prefix);
+    const prefix = iamPrefix(a.prefix);
     return {
       Effect: 'Allow', Action: ['s3:ListBucket'], Resource: `arn:aws:s3:::${a.bucket}`,
       ...(prefix ? { Condition: { StringLike: { 's3:prefix': [prefix, `${prefix}/*`] } } } : {}),
@@ -43,11 +50,29 @@ export function bucketPolicy(access: BucketAccess[]): string {
     Effect: 'Allow',
     Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
     Resource: access.flatMap((a) => {
-      const prefix = trim(a.prefix);
+      const prefix = iamPrefix(a.prefix);
       return prefix ? [`arn:aws:s3:::${a.bucket}/${prefix}`, `arn:aws:s3:::${a.bucket}/${prefix}/*`] : [`arn:aws:s3:::${a.bucket}/*`];
     }),
   };
   return JSON.stringify({ Version: '2012-10-17', Statement: [locate, ...list, objects] });
+}
+
+/**
+ * IAM's quota for a role's inline policies together: 10,240 characters, white space not
+ * counted (IAM User Guide, "IAM and AWS STS quotas"). The document is written without any.
+ */
+export const ROLE_POLICY_MAX = 10_240;
+
+/**
+ * The role's policy for `access`, or a config error naming the limit when IAM would refuse it
+ * (LimitExceeded at PutRolePolicy, after the role is made): said before anything is created.
+ */
+export function boundedBucketPolicy(access: BucketAccess[]): string {
+  const doc = bucketPolicy(access);
+  if (doc.length <= ROLE_POLICY_MAX) return doc;
+  const buckets = new Set(access.map((a) => a.bucket)).size;
+  throw new ProviderError('config', `the task's ${access.length} S3 mount(s) on ${buckets} bucket(s) need an IAM policy of ${doc.length} characters, more than the ${ROLE_POLICY_MAX.toLocaleString('en-US')} AWS allows a role`,
+    'mount fewer buckets or prefixes (one prefix higher up covers several below it), or copy them into one bucket');
 }
 
 /**
@@ -67,7 +92,7 @@ export function accessOfPolicy(doc: string): BucketAccess[] {
     const arn = typeof st.Resource === 'string' ? /^arn:aws:s3:::([^/]+)$/.exec(st.Resource) : null;
     if (st.Effect !== 'Allow' || !actions.includes('s3:ListBucket') || !arn) return [];
     const cond = (st.Condition as { StringLike?: Record<string, unknown> } | undefined)?.StringLike?.['s3:prefix'];
-    const prefix = Array.isArray(cond) && typeof cond[0] === 'string' ? cond[0] : '';
+    const prefix = Array.isArray(cond) && typeof cond[0] === 'string' ? plainPrefix(cond[0]) : '';
     return [{ store: 's3' as const, bucket: arn[1], ...(prefix ? { prefix } : {}) }];
   });
 }

@@ -5,7 +5,7 @@ import {
 } from '@aws-sdk/client-iam';
 import { ProviderError, TAG_UID, type BucketAccess } from '../provider';
 import { awsErrorCode, ec2Call } from './errors';
-import { EC2_TRUST, IAM_PATH, POLICY_NAME, bucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
+import { EC2_TRUST, IAM_PATH, POLICY_NAME, boundedBucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
 
 /** What the user is told each one is (and what the sweep lists roles as). */
 export const ROLE_KIND = 'IAM role';
@@ -39,6 +39,7 @@ export const getProfile = (iam: IAMClient, name: string) =>
 export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Record<string, string>, access: BucketAccess[] | undefined): Promise<string | undefined> {
   const s3 = s3Access(access);
   if (!s3.length) return undefined;
+  const PolicyDocument = boundedBucketPolicy(s3); // too large: refused before the role exists
   const name = profileNameOf(uid);
   const Tags = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
   const role = await getRole(iam, name);
@@ -50,7 +51,7 @@ export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Rec
     })));
   }
   // Written every launch: a relaunch after a stop may mount other buckets.
-  await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument: bucketPolicy(s3) })));
+  await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument })));
   let profile = await getProfile(iam, name);
   if (profile && !ours(profile.Tags, uid)) throw new ProviderError('config', `IAM instance profile ${name} exists but is not this Skydeck cluster's`, 'delete that instance profile, or launch under another cluster name');
   if (!profile) {

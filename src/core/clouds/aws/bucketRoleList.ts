@@ -2,12 +2,14 @@ import { ListRolesCommand, type IAMClient, type Role } from '@aws-sdk/client-iam
 import { TAG_UID, type TaggedIdentity } from '../provider';
 import { boundedMap } from '../boundedMap';
 import { ec2Call } from './errors';
-import { IAM_PATH } from './bucketPolicy';
+import { IAM_PATH, profileNameOf } from './bucketPolicy';
 import { getRole, ROLE_KIND } from './bucketRole';
 
 /**
- * Skydeck's per-cluster roles: those under Skydeck's IAM path that carry a cluster uid tag
- * (ListRoles returns no tags, so each is read). The sweep compares them with the rows.
+ * Skydeck's per-cluster roles: those under Skydeck's IAM path that carry a cluster uid tag and
+ * the name Skydeck gives that uid's role (ListRoles returns no tags, so each is read). The sweep
+ * compares them with the rows; a delete goes by the uid, so a role of another name would be
+ * listed, never deleted, and "already gone" said of it.
  */
 export async function listBucketRoles(iam: IAMClient): Promise<TaggedIdentity[]> {
   const roles: Role[] = [];
@@ -21,6 +23,6 @@ export async function listBucketRoles(iam: IAMClient): Promise<TaggedIdentity[]>
   const full = await boundedMap(roles, 4, (r) => getRole(iam, r.RoleName!));
   return full.flatMap((r) => {
     const tags = Object.fromEntries((r?.Tags ?? []).map((t) => [t.Key ?? '', t.Value ?? '']));
-    return r?.RoleName && tags[TAG_UID] ? [{ kind: ROLE_KIND, name: r.RoleName, tags }] : [];
+    return r?.RoleName && tags[TAG_UID] && r.RoleName === profileNameOf(tags[TAG_UID]) ? [{ kind: ROLE_KIND, name: r.RoleName, tags }] : [];
   });
 }

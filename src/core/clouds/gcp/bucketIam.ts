@@ -22,18 +22,28 @@ const iamPath = (bucket: string) => `/storage/v1/b/${encodeURIComponent(bucket)}
 /** A CEL string literal. */
 const cel = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
+/** IAM condition limits (cloud.google.com/iam/docs/conditions-overview: title 100, description 256). */
+const TITLE_MAX = 100;
+const DESCRIPTION_MAX = 256;
+
 /**
  * A task naming a prefix gets the role only under it, by an IAM condition (Cloud Storage's
  * documented prefix pattern: objects by resource.name, listings by the objectListPrefix request
- * attribute). Conditions need policy version 3 and uniform bucket-level access on the bucket;
- * where the bucket refuses one (400), the grant falls back to the whole bucket, saying so.
+ * attribute). The prefix is a directory: "data" grants data and data/..., never data-old/...
+ * (a bare startsWith would). Conditions need policy version 3 and uniform bucket-level access
+ * on the bucket; where the bucket refuses one (400), the grant falls back to the whole bucket,
+ * saying so; so nothing of ours may make a condition invalid (a long prefix is cut from the
+ * description, which IAM limits, and stays whole in the expression).
  */
 export function prefixCondition(bucket: string, prefix: string, uid: string): Binding['condition'] {
+  const object = `projects/_/buckets/${bucket}/objects/${prefix}`;
+  const listPrefix = 'api.getAttribute("storage.googleapis.com/objectListPrefix", "")';
+  const description = `Skydeck cluster ${uid}: objects under ${prefix} only`;
   return {
-    title: `skydeck-${uid.slice(0, 8)}`,
-    description: `Skydeck cluster ${uid}: objects under ${prefix} only`,
-    expression: `resource.name.startsWith(${cel(`projects/_/buckets/${bucket}/objects/${prefix}`)})`
-      + ` || api.getAttribute("storage.googleapis.com/objectListPrefix", "").startsWith(${cel(prefix)})`,
+    title: `skydeck-${uid.slice(0, 8)}`.slice(0, TITLE_MAX),
+    description: description.length <= DESCRIPTION_MAX ? description : `${description.slice(0, DESCRIPTION_MAX - 3)}...`,
+    expression: `resource.name == ${cel(object)} || resource.name.startsWith(${cel(`${object}/`)})`
+      + ` || ${listPrefix} == ${cel(prefix)} || ${listPrefix}.startsWith(${cel(`${prefix}/`)})`,
   };
 }
 

@@ -4,7 +4,9 @@
 // {kind: "storage#policy", resourceId: "projects/_/buckets/{bucket}", version, bindings[{role,
 // members, condition}], etag}). A PUT whose etag is not the current one answers 412
 // Precondition Failed (reason conditionNotMet); a missing bucket 404; a condition needs version 3
-// and uniform bucket-level access; an unknown service account member is 400. Bucket names are
+// and uniform bucket-level access, and its title and description are limited (IAM Conditions
+// overview, "Condition attributes": title at most 100 characters, description at most 256);
+// an unknown service account member is 400. Bucket names are
 // global, so one map serves every project of the fake.
 import { createHash } from 'node:crypto';
 import { httpError } from './bodies';
@@ -59,6 +61,9 @@ export class FakeBucketIam {
     for (const x of bindings) {
       if (x.condition && Number(body?.version ?? 1) < 3) throw httpError(400, 'IAM Policy with conditions must be version 3.', 'invalid');
       if (x.condition && !b.uniform) throw httpError(400, 'Conditions are only supported on buckets with uniform bucket-level access enabled.', 'invalid');
+      const cond = (x.condition ?? {}) as { title?: string; description?: string };
+      if ((cond.title ?? '').length > 100) throw httpError(400, 'Condition title must be at most 100 characters.', 'invalid');
+      if ((cond.description ?? '').length > 256) throw httpError(400, 'Condition description must be at most 256 characters.', 'invalid');
       for (const member of x.members) {
         const email = /^serviceAccount:(.+)$/.exec(member)?.[1];
         const unseen = email && this.accountMisses > 0 && this.accountMisses--;

@@ -1,3 +1,4 @@
+import { cleanupBase } from '../agent/helpers';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -38,6 +39,8 @@ describe('issue 13.3: a local cluster gets a login-like environment, not the edi
     } finally {
       process.env = saved;
       await conns.closeAll();
+      // shutdown() answers before its daemon has exited: end whatever still writes under the base.
+      await cleanupBase(root);
       fs.rmSync(root, { recursive: true, force: true, maxRetries: 10 });
     }
   });

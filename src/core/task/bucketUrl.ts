@@ -54,7 +54,10 @@ export function parseBucketUrl(url: string): BucketUrlResult {
   if (!store || !url.startsWith(`${scheme}://`)) {
     return bad(`unknown bucket URL scheme "${url.slice(0, url.indexOf('://') + 3)}"`, schemeHint(scheme, url));
   }
-  if (/[?#\s\0]/.test(url)) {
+  if (/[\0-\x1f\x7f-\x9f]/.test(url)) {
+    return bad('a bucket URL may not contain control characters', 'write the bucket and path in printable characters');
+  }
+  if (/[?#\s]/.test(url)) {
     return bad('a bucket URL may not contain "?", "#" or white space', 'write only the bucket and path; credentials such as SAS tokens do not belong in a task file');
   }
   const parts = url.slice(scheme.length + 3).split('/');

@@ -3,10 +3,24 @@
 // a prefix stay data, and a kill -9 of rclone (mount or copy) is recovered by the next attempt.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import * as http from 'node:http';
 import { copyFromBucket, mountAt, mountBucket, unmountBucket, type NodeMount } from '../../../src/core/storage';
 import { BUCKET_MARKER } from '../../../src/core/storage/marker';
 import { requireStorageTools, startStorageEnv, type StorageEnv } from './env';
 import { startHoldingProxy, type HoldingProxy } from './holdingProxy';
+
+/** PUT with the key's ".." kept (fetch's URL parser would resolve it away). */
+function rawPut(url: string, bucket: string, key: string, body: Buffer): Promise<void> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: u.hostname, port: u.port, method: 'PUT', path: `/${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
+      headers: { 'content-length': body.length, Authorization: 'AWS4-HMAC-SHA256 Credential=AKIDSKYDECKTEST/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0' },
+    }, (res) => { res.resume(); res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PUT ${key}: ${res.statusCode}`)))); });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -71,6 +85,17 @@ describe('storage: hostile data and crashes on a test host (issue 16 review)', f
     await copyFromBucket(env.context(), { dst: '~/odd', mode: 'COPY', target: target(odd) });
     assert.equal(await sh('cat ~/odd/f.txt'), 'odd\n');
     assert.notEqual((await env.hosts.hosts[0].exec('test -e /tmp/pwned-atk16b')).code, 0, 'a word of the prefix ran');
+  });
+
+  it('object keys that climb ("../x", "a/../../x") never land outside the COPY destination', async () => {
+    await env.s3.createBucket('climb');
+    for (const k of ['../escape1.txt', 'a/../../escape2.txt', 'ok.txt']) await rawPut(env.moto.url, 'climb', k, Buffer.from(k));
+    await sh('mkdir -p ~/climb-parent/dst');
+    const r = await copyFromBucket(env.context(), { dst: '~/climb-parent/dst', mode: 'COPY', target: { store: 's3', bucket: 'climb', prefix: '' } })
+      .then(() => 'ok', (e: Error) => e.message);
+    assert.deepEqual((await env.s3.keys('climb')).sort(), ['../escape1.txt', 'a/../../escape2.txt', 'ok.txt'], 'the hostile keys are stored as such');
+    const outside = await sh('cd ~ && find . -name "escape*" -not -path "./climb-parent/dst/*"');
+    assert.equal(outside.trim(), '', `escaped the destination (copy said: ${r})`);
   });
 
   it('kill -9 of rclone mount leaves a dead FUSE mount; the next mount replaces it and ls does not hang', async () => {

@@ -76,4 +76,28 @@ describe('task YAML: hostile bucket and git input (issue 16 review)', () => {
     assert.equal(errs.length, 2, errs.join('\n').slice(0, 500));
     for (const e of errs) assert.ok(e.length < 1000, `message of ${e.length} characters`);
   });
+
+  it('config: values that look like rclone options or carry shell words are refused at their position', () => {
+    const cases: [string, RegExp][] = [
+      ['{mount_cached: {vfs_cache_max_size: "--allow-other"}}', /config\.mount_cached\.vfs_cache_max_size must be a size/],
+      ['{mount_cached: {buffer_size: "1M --allow-other"}}', /buffer_size must be a size/],
+      ['{mount_cached: {vfs_write_back: "$(id)"}}', /vfs_write_back must be a duration/],
+      ['{mount_cached: {vfs_read_ahead: "1G\\n--daemon"}}', /vfs_read_ahead must be a size/],
+      ['{mount_cached: {transfers: "8 --allow-root"}}', /transfers must be a whole number/],
+      ['{mount_cached: {read_only: "--allow-other"}}', /read_only must be true or false/],
+      ['{mount_cached: {"--allow-other": true}}', /unknown setting "--allow-other"/],
+      ['{"--daemon": {}}', /unknown section "--daemon"/],
+    ];
+    for (const [config, re] of cases) {
+      const errs = errorsOf(`file_mounts:\n  /d: {source: s3://bkt, mode: MOUNT_CACHED, config: ${config}}\n`);
+      assert.equal(errs.length, 1, `${config}: ${errs.join('\n')}`);
+      assert.match(errs[0], re, config);
+      assert.match(errs[0], /^2:\d+ /, config);
+    }
+  });
+
+  it('an unknown type: preset is an error, not silently ignored', () => {
+    const errs = errorsOf('file_mounts:\n  /d: {source: s3://bkt, mode: MOUNT_CACHED, type: "--allow-other"}\n');
+    assert.equal(errs.length, 1, errs.join('\n'));
+  });
 });

@@ -51,7 +51,14 @@ function startScript(argv: string[], state: string, mountPoint: string, waitTent
     `mkdir -p ${s}/cache && cd ${s} || exit 1`,
     // Without flock (not in util-linux?) the start is unlocked, as before.
     'if command -v flock >/dev/null 2>&1; then exec 9>mount.lock && flock -w 120 9 || exit 1; fi',
-    `P=$(cat pid 2>/dev/null) && kill -0 "$P" 2>/dev/null && grep -q rclone "/proc/$P/cmdline" 2>/dev/null && { echo "EXISTING $P"; exit 0; }`,
+    `MP=${shellQuote(mountInfoPath(mountPoint))}; export MP`,
+    // ENVIRON, not -v: awk would read the \\ooo escapes of a -v value.
+    `mounted() { awk '$5 == ENVIRON["MP"] { f = 1 } END { exit !f }' /proc/self/mountinfo; }`,
+    // This state dir's rclone: serving the mount (a racing start got there first), or left over
+    // from a lazy unmount and serving nothing (ended, so it is not orphaned by the new one).
+    `if P=$(cat pid 2>/dev/null) && kill -0 "$P" 2>/dev/null && grep -q rclone "/proc/$P/cmdline" 2>/dev/null; then`,
+    '  if mounted; then echo "EXISTING $P"; exit 0; fi',
+    '  kill "$P"; j=0; while kill -0 "$P" 2>/dev/null && [ $j -lt 100 ]; do sleep 0.1; j=$((j + 1)); done; kill -9 "$P" 2>/dev/null; fi',
     ': > rclone.log',
     `if ! command -v fusermount >/dev/null 2>&1 && command -v fusermount3 >/dev/null 2>&1; then`,
     `  mkdir -p ${s}/bin && ln -sf "$(command -v fusermount3)" ${s}/bin/fusermount && PATH=${s}/bin:$PATH; fi`,
@@ -59,8 +66,7 @@ function startScript(argv: string[], state: string, mountPoint: string, waitTent
     `setsid ${quoteArgv(argv)} </dev/null >/dev/null 2>>rclone.log 9>&- &`,
     'R=$! && echo $R > pid && echo $R',
     `i=0; while [ $i -lt ${waitTenths} ] && kill -0 $R 2>/dev/null; do`,
-    // ENVIRON, not -v: awk would read the \ooo escapes of a -v value.
-    `  MP=${shellQuote(mountInfoPath(mountPoint))} awk '$5 == ENVIRON["MP"] { f = 1 } END { exit !f }' /proc/self/mountinfo && break`,
+    '  mounted && break',
     '  sleep 0.1; i=$((i + 1)); done',
   ].join('\n');
 }

@@ -62,4 +62,24 @@ describe('storage: MOUNT_CACHED after kill -9 of rclone (issue 16 review)', func
     await unmountBucket(env.t, again, 5_000);
     assert.equal(await mountAt(env.t, again.mountPoint), undefined);
   });
+
+  it('a lazily unmounted rclone still serving an open file is ended by the next mount, not orphaned', async () => {
+    const m: NodeMount = { dst: '~/c3', mode: 'MOUNT', target: { store: 's3', bucket: 'crash', prefix: 'c1' } };
+    const h = await mountBucket(env.context(), m);
+    // A process holding a file open keeps the FUSE connection (and rclone) alive after -z.
+    const holder = (await sh(`setsid sleep 600 < ${h.mountPoint}/done.bin > /dev/null 2>&1 & echo $!`)).trim();
+    await sh(`i=0; until readlink /proc/${holder}/fd/0 | grep -q done.bin; do i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1; done`);
+    await sh(`fusermount3 -u -z ${h.mountPoint}`);
+    assert.equal(await mountAt(env.t, h.mountPoint), undefined);
+    assert.equal((await env.t.execShell(`kill -0 ${h.pid}`)).code, 0, 'rclone should still serve the open file');
+    const again = await mountBucket(env.context(), m);
+    try {
+      assert.notEqual(again.pid, h.pid);
+      assert.notEqual((await env.t.execShell(`kill -0 ${h.pid}`)).code, 0, 'the old rclone was left running');
+      assert.equal((await mountAt(env.t, again.mountPoint))?.source, 'skydeck:crash/c1');
+    } finally {
+      await env.hosts.hosts[0].exec(`kill ${holder}; true`);
+      await unmountBucket(env.t, again, 5_000);
+    }
+  });
 });

@@ -82,4 +82,20 @@ describe('storage: MOUNT_CACHED after kill -9 of rclone (issue 16 review)', func
       await unmountBucket(env.t, again, 5_000);
     }
   });
+
+  it('a crashed cache is uploaded by the next mount even when the keys changed meanwhile (rotated session)', async () => {
+    const m: NodeMount = { dst: '~/c4', mode: 'MOUNT_CACHED', target: { store: 's3', bucket: 'crash', prefix: 'c4' } };
+    const h = await mountBucket(env.context({ endpoint: proxy.url, keys: { accessKeyId: 'AKIAFIRST', secretAccessKey: 'first-secret' } }), m);
+    proxy.hold((method, path) => method === 'PUT' && path.startsWith('/crash/c4/rot.bin'));
+    const data = randomBytes(20_000);
+    await env.t.exec(['sh', '-c', 'cat > "$1"', 'sh', `${h.mountPoint}/rot.bin`], { stdin: data });
+    await proxy.held();
+    await sh(`kill -9 ${h.pid}`);
+    proxy.hold(() => false);
+    proxy.release();
+    const again = await mountBucket(env.context({ endpoint: proxy.url, keys: { accessKeyId: 'AKIASECOND', secretAccessKey: 'second-secret' } }), m);
+    await waitFlushed(env.t, again, 60_000);
+    assert.deepEqual(await env.s3.get('crash', 'c4/rot.bin'), data);
+    await unmountBucket(env.t, again, 5_000);
+  });
 });

@@ -1,5 +1,7 @@
 // "Check Clouds": per cloud, usable or not, and exactly what to do when not. Each cloud's own
 // check runs in parallel; a cloud SDK is loaded only here, when the user asks.
+import { StorageError } from '../storage/errors';
+import { defaultCloudflareDir, readR2Config } from '../storage/r2Config';
 import { execFile } from 'node:child_process';
 import type { PoolsResult } from './sshPools';
 
@@ -92,9 +94,24 @@ async function checkAzureCloud(): Promise<CloudCheck> {
     : { cloud: 'azure', ok: false, detail: r.reason, fix: r.fix };
 }
 
-/** The line `check` adds about bucket credentials (issue 16: the user must see the opt-in's state). */
-export function credentialSharingLine(on: boolean): string {
+/**
+ * The line `check` adds about bucket credentials (issue 16: the user must see the opt-in's state).
+ * With sharing on it also says whether R2's files are there, since r2:// mounts need them
+ * everywhere (R2 has no VM identity): a missing file is named with how to make it.
+ */
+export function credentialSharingLine(on: boolean, cloudflareDir = defaultCloudflareDir()): string {
   return on
-    ? 'storage: credential sharing is ON (skydeck.storage.shareCredentials): bucket mounts on ssh/local nodes get your AWS keys'
+    ? `storage: credential sharing is ON (skydeck.storage.shareCredentials): bucket mounts on ssh/local nodes get your AWS keys; ${r2Status(cloudflareDir)}`
     : 'storage: credential sharing is off: bucket mounts on ssh/local nodes are refused; cloud nodes use their own identity (opt in: skydeck.storage.shareCredentials, or SKYDECK_SHARE_CREDENTIALS=1)';
+}
+
+/** Whether R2 mounts can get keys: both ~/.cloudflare files readable and well formed. Never the keys. */
+function r2Status(dir: string): string {
+  try {
+    readR2Config('r2', dir);
+    return `R2 credentials found (${dir}/r2.credentials and accountid)`;
+  } catch (e) {
+    if (!(e instanceof StorageError)) throw e;
+    return `R2 credentials missing, so r2:// mounts will fail: ${e.why}. ${e.fix}`;
+  }
 }

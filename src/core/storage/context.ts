@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import type { Transport } from '../transport';
 import { redact, rcloneRemote, type RcloneRemote, type StoreAccess } from './rcloneRemote';
 import { mountLabel, type NodeMount } from './target';
+import { StorageError } from './errors';
+import { BUCKET_DESTINATION_HINT, bucketDestinationProblem } from '../task/mountPaths';
 
 export interface Timeouts {
   /** The reachability probe before a copy or mount. */
@@ -44,6 +46,9 @@ export interface Prepared {
 
 export function prepare(ctx: StorageContext, m: NodeMount): Prepared {
   const label = mountLabel(m.dst, m.target);
+  // Again here: a mount may come from state or a caller that skipped the task parser.
+  const covers = bucketDestinationProblem(m.dst);
+  if (covers) throw new StorageError('mountpoint', label, `the destination ${covers}`, `${BUCKET_DESTINATION_HINT[0].toUpperCase()}${BUCKET_DESTINATION_HINT.slice(1)}.`);
   const remote = rcloneRemote(label, m.target, ctx.access);
   const clean = (s: string): string => redact(s, remote.env, remote.secret);
   return {

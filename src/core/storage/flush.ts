@@ -36,7 +36,9 @@ export async function waitFlushed(t: Transport, h: MountHandle, timeoutMs: numbe
   for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
     signal?.throwIfAborted();
     const s = await flushState(t, h);
-    if (s.alive && s.pending.length === 0) return;
+    // A dead rclone with nothing unsent (kill -9, OOM after its last upload) has nothing to wait
+    // for: its dead mount is removed by the unmount that follows.
+    if (s.pending.length === 0) return;
     const list = s.pending.slice(0, 5).join(', ') + (s.pending.length > 5 ? `, … (${s.pending.length} in all)` : '');
     if (!s.alive) {
       throw new StorageError('not-flushed', h.label, `rclone mount exited with ${s.pending.length} file(s) not uploaded: ${list}`,

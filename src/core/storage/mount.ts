@@ -33,17 +33,41 @@ async function resolveDir(t: Transport, dir: string, label: string): Promise<str
   return r.stdout.toString().trim();
 }
 
-/** Starts rclone mount in its own session; prints its pid. A node with only fusermount3 gets a
- *  `fusermount` link for rclone 1.60, which runs that name. */
-function startScript(argv: string[], state: string): string {
+/** proc(5)'s escaping of a path in mountinfo (space, tab, newline, backslash as \ooo). */
+function mountInfoPath(p: string): string {
+  return p.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+}
+
+/**
+ * Starts rclone mount in its own session; prints its pid. A node with only fusermount3 gets a
+ * `fusermount` link for rclone 1.60, which runs that name. Two launches or execs mounting the
+ * same destination at once would stack two rclone mounts there (one orphaned): the start holds
+ * a lock on the mount's state dir until the mount shows up (or rclone exits, or time runs out),
+ * and a start that finds this state dir's rclone already running prints "EXISTING <pid>".
+ */
+function startScript(argv: string[], state: string, mountPoint: string, waitTenths: number): string {
   const s = shellQuote(state);
   return [
-    `mkdir -p ${s}/cache && cd ${s} && : > rclone.log`,
+    `mkdir -p ${s}/cache && cd ${s} || exit 1`,
+    // Without flock (not in util-linux?) the start is unlocked, as before.
+    'if command -v flock >/dev/null 2>&1; then exec 9>mount.lock && flock -w 120 9 || exit 1; fi',
+    `MP=${shellQuote(mountInfoPath(mountPoint))}; export MP`,
+    // ENVIRON, not -v: awk would read the \\ooo escapes of a -v value.
+    `mounted() { awk '$5 == ENVIRON["MP"] { f = 1 } END { exit !f }' /proc/self/mountinfo; }`,
+    // This state dir's rclone: serving the mount (a racing start got there first), or left over
+    // from a lazy unmount and serving nothing (ended, so it is not orphaned by the new one).
+    `if P=$(cat pid 2>/dev/null) && kill -0 "$P" 2>/dev/null && grep -q rclone "/proc/$P/cmdline" 2>/dev/null; then`,
+    '  if mounted; then echo "EXISTING $P"; exit 0; fi',
+    '  kill "$P"; j=0; while kill -0 "$P" 2>/dev/null && [ $j -lt 100 ]; do sleep 0.1; j=$((j + 1)); done; kill -9 "$P" 2>/dev/null; fi',
+    ': > rclone.log',
     `if ! command -v fusermount >/dev/null 2>&1 && command -v fusermount3 >/dev/null 2>&1; then`,
     `  mkdir -p ${s}/bin && ln -sf "$(command -v fusermount3)" ${s}/bin/fusermount && PATH=${s}/bin:$PATH; fi`,
     `command -v rclone >/dev/null 2>&1 || { echo 'rclone: not found' >&2; exit 127; }`,
-    `setsid ${quoteArgv(argv)} </dev/null >/dev/null 2>>rclone.log &`,
-    'echo $! > pid && echo $!',
+    `setsid ${quoteArgv(argv)} </dev/null >/dev/null 2>>rclone.log 9>&- &`,
+    'R=$! && echo $R > pid && echo $R',
+    `i=0; while [ $i -lt ${waitTenths} ] && kill -0 $R 2>/dev/null; do`,
+    '  mounted && break',
+    '  sleep 0.1; i=$((i + 1)); done',
   ].join('\n');
 }
 
@@ -84,10 +108,18 @@ export async function mountBucket(ctx: StorageContext, m: NodeMount, signal?: Ab
   await probeBucket(ctx, p, signal);
   p.say(cached ? 'mounting with a write cache' : 'mounting');
   const argv = mountArgv(p.remote.remotePath, mountPoint, { cached, cacheDir: `${state}/cache`, logFile: `${state}/rclone.log`, tuning: m.tuning });
-  const started = await runWithEnv(t, startScript(argv, state), p.remote.env, { timeoutMs: 30_000, signal });
-  if (started.timedOut) throw timeoutError(p.label, 'starting rclone mount', 30_000);
+  const startMs = p.timeouts.mountMs + 150_000; // the lock wait (120 s) and the mount's own
+  const script = startScript(argv, state, mountPoint, Math.ceil(p.timeouts.mountMs / 100));
+  const started = await runWithEnv(t, script, p.remote.env, { timeoutMs: startMs, signal });
+  if (started.timedOut) throw timeoutError(p.label, 'starting rclone mount', startMs);
   if (started.code !== 0) throw classifyFailure(p.label, 'starting rclone mount', started.code, p.clean(started.stderr.toString()));
-  const pid = Number(started.stdout.toString().trim());
+  const out = started.stdout.toString().trim();
+  const raced = /^EXISTING (\d+)$/.exec(out);
+  if (raced) {
+    p.say('already mounted (by a launch running at the same time)');
+    return waitMounted(ctx, p, handle(Number(raced[1])), signal);
+  }
+  const pid = Number(out);
   if (!Number.isInteger(pid) || pid <= 0) throw new Error(`${p.label}: rclone mount started but gave no pid`);
   return waitMounted(ctx, p, handle(pid), signal);
 }

@@ -1,5 +1,6 @@
 // rclone command lines as argv arrays (quoted word by word when they reach a shell). Flags are
 // those of rclone 1.60.1 (`rclone copy --help`, `rclone mount --help`, `rclone help flags`).
+import { hideMarkerFlags } from './marker';
 import type { MountTuning } from './types';
 
 /** Bounds every network wait, so a dead endpoint fails instead of hanging: rclone's defaults
@@ -21,7 +22,7 @@ export function probeArgv(remotePath: string): string[] {
  * fewer requests on S3/GCS at the cost of memory). A relaunch copies only what changed.
  */
 export function copyArgv(remotePath: string, dst: string): string[] {
-  return ['rclone', 'copy', remotePath, dst, '--transfers', '16', '--checkers', '32', '--fast-list',
+  return ['rclone', 'copy', remotePath, dst, '--transfers', '16', '--checkers', '32', '--fast-list', ...hideMarkerFlags(remotePath),
     ...BOUNDED, '--retries', '3', '--low-level-retries', '5'];
 }
 
@@ -48,7 +49,7 @@ export function mountArgv(remotePath: string, dst: string, o: MountArgvOptions):
     ? ['--vfs-cache-mode', 'full', '--vfs-write-back', t.vfs_write_back ?? '1s', '--cache-dir', o.cacheDir]
     : ['--vfs-cache-mode', 'off'];
   return ['rclone', 'mount', remotePath, dst, '--devname', remotePath, ...mode, '--dir-cache-time', '30s', '--no-modtime',
-    ...tuningFlags(t, o.cached), ...BOUNDED, '--log-file', o.logFile];
+    ...tuningFlags(t, o.cached), ...hideMarkerFlags(remotePath), ...BOUNDED, '--log-file', o.logFile];
 }
 
 /**

@@ -57,6 +57,7 @@ export interface RcloneRemote {
 
 export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess): RcloneRemote {
   const opts: Record<string, string> = {};
+  const sdkEnv: Record<string, string> = {};
   const secret: string[] = [];
   const put = (k: string, v: string | undefined, isSecret = false): void => {
     if (v === undefined || v === '') return;
@@ -90,12 +91,18 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
       put('endpoint', access.endpoint);
       put('region', access.region);
     }
-    if (c.kind === 'vm') put('env_auth', 'true');
-    else if (c.kind === 'keys') {
-      put('access_key_id', c.accessKeyId, true);
-      put('secret_access_key', c.secretAccessKey, true);
-      put('session_token', c.sessionToken, true);
-    } else wrongCreds();
+    // Keys go in the AWS SDK's own variables, read through env_auth, not in the remote's options:
+    // rclone names a MOUNT_CACHED write cache by a hash of those options, so keys in them (which
+    // rotate: session tokens) would strand a crashed mount's unsent writes in an old cache dir.
+    put('env_auth', 'true');
+    if (c.kind === 'keys') {
+      for (const [k, v] of [['AWS_ACCESS_KEY_ID', c.accessKeyId], ['AWS_SECRET_ACCESS_KEY', c.secretAccessKey], ['AWS_SESSION_TOKEN', c.sessionToken]] as const) {
+        if (v === undefined || v === '') continue;
+        if (/[\n\r\0]/.test(v)) throw new StorageError('config', label, `the ${k} setting contains a line break`, 'Remove the line break from the value.');
+        sdkEnv[k] = v;
+        secret.push(k);
+      }
+    } else if (c.kind !== 'vm') wrongCreds();
   } else if (t.store === 'gcs') {
     put('type', 'google cloud storage');
     put('no_check_bucket', 'true');
@@ -133,7 +140,7 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
     } else if (c.kind === 'azureKey') put('key', c.key, true);
     else wrongCreds();
   }
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { ...sdkEnv };
   for (const [k, v] of Object.entries(opts)) env[PREFIX + k.toUpperCase()] = v;
   const path = t.prefix ? `${t.bucket}/${t.prefix}` : t.bucket;
   return { env, secret, remotePath: `${REMOTE}:${path}` };

@@ -6,6 +6,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { gitUrlOptionLike } from '../task/gitWorkdir';
+
+/** A value for a message: quoted, and cut short when a hostile file made it huge. */
+function clip(s: string): string {
+  return JSON.stringify(s.length > 200 ? `${s.slice(0, 200)}…` : s);
+}
 
 export type GitUrlKind = 'https' | 'ssh' | 'file' | 'git';
 
@@ -19,8 +25,10 @@ export class GitWorkdirError extends Error {
 /** The transport a URL uses; throws a usage error for what git would misread or store a secret from. */
 export function gitUrlKind(url: string): GitUrlKind {
   if (!url || url.startsWith('-') || /[\s\0-\x1f\x7f]/.test(url)) {
-    throw new GitWorkdirError('usage', `workdir url ${JSON.stringify(url)} is not a git URL`);
+    throw new GitWorkdirError('usage', `workdir url ${clip(url)} is not a git URL`);
   }
+  const optionLike = gitUrlOptionLike(url);
+  if (optionLike) throw new GitWorkdirError('usage', `workdir url ${clip(url)} is not a git URL: it ${optionLike}`);
   const m = /^([a-z][a-z0-9+.-]*):\/\/([^/]*)/i.exec(url);
   if (m) {
     const scheme = m[1].toLowerCase();
@@ -36,13 +44,13 @@ export function gitUrlKind(url: string): GitUrlKind {
   }
   // scp-like: [user@]host:path; "name::address" is git's remote-helper form (ext:: runs commands).
   if (/^[^/:]+:/.test(url) && !url.includes('::')) return 'ssh';
-  throw new GitWorkdirError('usage', `workdir url ${url} is not a git URL (https://…, ssh://…, git@host:path)`);
+  throw new GitWorkdirError('usage', `workdir url ${clip(url)} is not a git URL (https://…, ssh://…, git@host:path)`);
 }
 
 /** A branch, tag or commit as git accepts it; nothing that reads as an option or a refspec. */
 export function checkGitRef(ref: string): void {
   if (!ref || ref.startsWith('-') || /[\s\0-\x1f\x7f:~^?*[\\]|\.\.|@\{/.test(ref) || ref.endsWith('/') || ref.endsWith('.lock')) {
-    throw new GitWorkdirError('usage', `workdir ref ${JSON.stringify(ref)} is not a branch, tag or commit name`);
+    throw new GitWorkdirError('usage', `workdir ref ${clip(ref)} is not a branch, tag or commit name`);
   }
 }
 

@@ -6,6 +6,8 @@
 import { quotePath, shellQuote } from '../transport/shellQuote';
 
 export const GIT_MISSING = 127;
+/** The temp dirs holding a clone's token and key: $TMPDIR/skydeck-git.XXXXXX. */
+const TMP_PREFIX = 'skydeck-git';
 export const REF_NOT_FOUND = 3;
 export const FETCH_FAILED = 4;
 
@@ -24,7 +26,11 @@ export function gitScript(dir: string, url: string, ref: string | undefined): st
     : `{ git rev-parse -q --verify ${shellQuote(`refs/remotes/origin/${ref}^{commit}`)} || git rev-parse -q --verify ${shellQuote(`refs/tags/${ref}^{commit}`)} || git rev-parse -q --verify ${shellQuote(`${ref}^{commit}`)}; }`;
   return [
     'command -v git >/dev/null 2>&1 || { echo "git is not installed on this node" >&2; exit 127; }',
-    'umask 077; H=$(mktemp -d) || exit 1; trap \'rm -rf "$H"\' EXIT',
+    // A clone killed by a signal removes its dir at once; a SIGKILLed one's (its shell gone) is
+    // removed by the next clone: each dir records its shell's pid.
+    `umask 077; T=\${TMPDIR:-/tmp}; for d in "$T"/${TMP_PREFIX}.*; do [ -O "$d" ] && p=$(cat "$d/pid" 2>/dev/null) && ! kill -0 "$p" 2>/dev/null && rm -rf "$d"; done`,
+    `H=$(mktemp -d "$T/${TMP_PREFIX}.XXXXXX") || exit 1; echo $$ > "$H/pid"`,
+    'trap \'rm -rf "$H"\' EXIT; trap \'exit 129\' HUP; trap \'exit 130\' INT; trap \'exit 143\' TERM; trap \'exit 141\' PIPE',
     'IFS= read -r tok || true; cat > "$H/key"',
     `if [ -n "$tok" ]; then printf '%s\\n' "$tok" > "$H/token"; printf '%s' ${shellQuote(ASKPASS)} > "$H/askpass"; chmod 700 "$H/askpass"; export GIT_ASKPASS="$H/askpass"; fi`,
     'unset tok',

@@ -86,7 +86,7 @@ export function bucketNameError(store: StoreKind, name: string): { message: stri
   if (!problem) return undefined;
   const fix = nearbyBucketName(store, name);
   return {
-    message: `"${name}" is not a valid ${STORE_LABEL[store]} ${store === 'azure' ? 'container' : 'bucket'} name: it ${problem}`,
+    message: `${JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)} is not a valid ${STORE_LABEL[store]} ${store === 'azure' ? 'container' : 'bucket'} name: it ${problem}`,
     hint: fix ? `did you mean "${fix}"? ${NAME_RULE[store]}` : NAME_RULE[store],
   };
 }

@@ -55,8 +55,11 @@ export function parseBucketUrl(url: string): BucketUrlResult {
     return bad(`unknown bucket URL scheme "${url.slice(0, url.indexOf('://') + 3)}"`, schemeHint(scheme, url));
   }
   // eslint-disable-next-line no-control-regex
-  if (/[?#\s\u0000-\u001f\u007f]/.test(url)) {
-    return bad('a bucket URL may not contain "?", "#", white space or control characters', 'write only the bucket and path; credentials such as SAS tokens do not belong in a task file');
+  if (/[\0-\x1f\x7f-\x9f]/.test(url)) {
+    return bad('a bucket URL may not contain control characters', 'write the bucket and path in printable characters');
+  }
+  if (/[?#\s]/.test(url)) {
+    return bad('a bucket URL may not contain "?", "#" or white space', 'write only the bucket and path; credentials such as SAS tokens do not belong in a task file');
   }
   const parts = url.slice(scheme.length + 3).split('/');
   let account: string | undefined;

@@ -4,7 +4,7 @@ import type { StoreKind } from '../storage/types';
 import { DefaultStore, mappingMount, stringMount } from './bucketMounts';
 import { Reporter } from './diagnostics';
 import { substituteEnvVars } from './envs';
-import { MOUNT_DESTINATION_HINT, mountDestinationProblem } from './mountPaths';
+import { BUCKET_DESTINATION_HINT, MOUNT_DESTINATION_HINT, bucketDestinationProblem, mountDestinationProblem } from './mountPaths';
 import { isDict, setOwn } from './objects';
 import { FileMount, Resources } from './types';
 
@@ -47,6 +47,11 @@ export function fileMounts(value: unknown, r: Reporter, vars: Record<string, str
     }
     const path = ['file_mounts', key];
     const mount = typeof src === 'string' ? stringMount(context, path, src) : isDict(src) ? mappingMount(context, path, src) : undefined;
+    const covers = mount?.kind === 'bucket' ? bucketDestinationProblem(substituteEnvVars(key, forCheck)) : undefined;
+    if (covers) {
+      r.error(['file_mounts', key], `the file_mounts destination ${JSON.stringify(key)} ${covers}`, BUCKET_DESTINATION_HINT, 'key');
+      continue;
+    }
     if (mount) setOwn(out, dst, mount);
   }
   return out;

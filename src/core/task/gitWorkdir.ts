@@ -15,9 +15,27 @@ const SCP = /^(?:[^@/\s]+@)?[^:/\s]+:[^\s]+$/;
 export function gitUrlProblem(url: string): string | undefined {
   if (/[\0-\x1f\x7f]/.test(url) || /\s/.test(url)) return 'contains white space or control characters';
   if (url.startsWith('-')) return 'starts with "-"';
+  const lead = gitUrlOptionLike(url);
+  if (lead) return lead;
   if (HTTP.test(url) || SSH.test(url)) return undefined;
-  if (!url.includes('://') && SCP.test(url)) return undefined;
+  // "name::address" is git's remote-helper form (ext:: runs a command).
+  if (!url.includes('://') && !url.includes('::') && SCP.test(url)) return undefined;
   return 'is not a git URL Skydeck can clone';
+}
+
+/**
+ * A user or host part starting with "-" would reach ssh as an option (-oProxyCommand=… runs a
+ * command); git refuses some of these itself, but not every git on every node, so they stop here.
+ */
+export function gitUrlOptionLike(url: string): string | undefined {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url);
+  const authority = scheme ? url.slice(scheme[0].length).split('/')[0] : url.split(':')[0];
+  const at = authority.lastIndexOf('@');
+  const user = at < 0 ? '' : authority.slice(0, at);
+  const host = authority.slice(at + 1);
+  if (host.startsWith('-')) return 'has a host starting with "-" (it would be read as an ssh option)';
+  if (user.startsWith('-')) return 'has a user name starting with "-" (it would be read as an ssh option)';
+  return undefined;
 }
 
 /** Why `ref` cannot be a branch, tag or commit, or undefined. */

@@ -27,7 +27,7 @@ describe('storage: R2 credentials from ~/.cloudflare', () => {
       { credentials: { kind: 'keys', accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey }, r2AccountId: c.accountId });
     assert.equal(r.env.RCLONE_CONFIG_SKYDECK_ENDPOINT, `https://${'0f'.repeat(16)}.r2.cloudflarestorage.com`);
     assert.equal(r.env.RCLONE_CONFIG_SKYDECK_PROVIDER, 'Cloudflare');
-    assert.deepEqual(r.secret.sort(), ['RCLONE_CONFIG_SKYDECK_ACCESS_KEY_ID', 'RCLONE_CONFIG_SKYDECK_SECRET_ACCESS_KEY']);
+    assert.deepEqual(r.secret.sort(), ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']);
   });
 
   it('a profile without both keys, a directory in place of a file, an id of the wrong shape: each refused naming the file', () => {

@@ -19,9 +19,11 @@ describe('storage/rcloneRemote: remotes from environment variables', () => {
   it('S3 keys are marked secret; an endpoint switches to path-style provider Other', () => {
     const r = rcloneRemote('/d: s3://b', { store: 's3', bucket: 'b', prefix: '' }, { ...keys, endpoint: 'http://127.0.0.1:9' });
     assert.equal(r.env.RCLONE_CONFIG_SKYDECK_PROVIDER, 'Other');
-    assert.equal(r.env.RCLONE_CONFIG_SKYDECK_SECRET_ACCESS_KEY, 's3cr3t/with+chars');
-    assert.deepEqual(r.secret.sort(), ['RCLONE_CONFIG_SKYDECK_ACCESS_KEY_ID', 'RCLONE_CONFIG_SKYDECK_SECRET_ACCESS_KEY', 'RCLONE_CONFIG_SKYDECK_SESSION_TOKEN']);
-    assert.equal(r.env.RCLONE_CONFIG_SKYDECK_ENV_AUTH, undefined);
+    assert.equal(r.env.AWS_SECRET_ACCESS_KEY, 's3cr3t/with+chars');
+    assert.deepEqual(r.secret.sort(), ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN']);
+    // Keys through the SDK's variables (env_auth), never in the remote's options: rclone hashes those into the cache dir's name.
+    assert.equal(r.env.RCLONE_CONFIG_SKYDECK_ENV_AUTH, 'true');
+    assert.ok(!Object.keys(r.env).some((k) => k.startsWith('RCLONE_CONFIG_SKYDECK_') && /KEY|TOKEN/.test(k)));
     assert.equal(r.remotePath, 'skydeck:b');
   });
 

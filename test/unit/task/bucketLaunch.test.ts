@@ -101,6 +101,6 @@ describe('cli: a bucket mount on the local cloud without the credentials opt-in 
     delete process.env.SKYDECK_SHARE_CREDENTIALS;
     assert.match(await run(), /^storage: credential sharing is off: bucket mounts on ssh\/local nodes are refused.*SKYDECK_SHARE_CREDENTIALS=1\)$/m);
     process.env.SKYDECK_SHARE_CREDENTIALS = '1';
-    assert.match(await run(), /^storage: credential sharing is ON \(skydeck\.storage\.shareCredentials\): bucket mounts on ssh\/local nodes get your AWS keys$/m);
+    assert.match(await run(), /^storage: credential sharing is ON \(skydeck\.storage\.shareCredentials\): bucket mounts on ssh\/local nodes get your AWS keys; R2 credentials (found|missing, so r2:\/\/ mounts will fail: .*)$/m);
   });
 });

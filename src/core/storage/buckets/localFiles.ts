@@ -1,6 +1,7 @@
 // The upload every store does: compare each local file's size and MD5 with what the store holds
 // (GCS md5Hash, Azure Content-MD5, S3's single-part ETag), then send only what differs, a few at
 // a time, with progress. Files are hashed as streams, so large ones cost no memory.
+import { BUCKET_MARKER } from '../marker';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -52,7 +53,9 @@ export interface UploadPlan {
 /** Sends the files whose object is missing or differs; stops between files once `signal` aborts. */
 export async function uploadChanged(u: UploadPlan): Promise<UploadResult> {
   // Hashed a few at a time: one stream per file at once would run out of descriptors on a big tree.
-  const entries = [...u.files];
+  // The marker is Skydeck's (R2 ownership tags, storage/marker.ts): a workspace file of that name
+  // would rewrite whose bucket it is. Jobs never see it, so it is not sent.
+  const entries = [...u.files].filter(([, key]) => key !== BUCKET_MARKER);
   const local: LocalFile[] = new Array(entries.length);
   await eachLimited(entries.map((e, i) => ({ e, i })), 16, async ({ e: [path, key], i }) => {
     local[i] = await describe(path, key);

@@ -1,6 +1,7 @@
 // The BucketStore of S3 and of R2 (Cloudflare's S3 API: endpoint https://<account>.r2.cloudflarestorage.com,
 // region "auto"). S3 credentials come from the SDK's default chain (env, profile, SSO, IMDS); R2's
 // are given (the user's ~/.cloudflare files, storage/r2Config.ts), never the AWS chain.
+import { BUCKET_MARKER } from '../marker';
 import {
   CreateBucketCommand, DeleteBucketCommand, GetBucketTaggingCommand, GetObjectCommand,
   HeadBucketCommand, ListBucketsCommand, PutBucketTaggingCommand, PutObjectCommand, S3Client,
@@ -34,7 +35,7 @@ export interface S3StoreOptions {
  * R2 has no bucket tagging (Cloudflare's "S3 API compatibility" lists Put/GetBucketTagging as
  * not implemented), so on R2 the tags live in this object at the bucket's root instead.
  */
-export const R2_TAG_OBJECT = '.skydeck-bucket.json';
+export const R2_TAG_OBJECT = BUCKET_MARKER;
 
 const QUIET = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -95,9 +95,13 @@ describe('storage: MOUNT and MOUNT_CACHED on a test host (FUSE, moto S3)', funct
     const m: NodeMount = { dst: '~/busy', mode: 'MOUNT', target: { store: 's3', bucket: 'mnt', prefix: '' } };
     const h = await mountBucket(env.context(), m);
     // A process with its cwd in the mount keeps it busy for as long as it lives.
-    await sh(`cd ~/busy && (setsid sleep 300 </dev/null >/dev/null 2>&1 &)`);
-    await unmountBucket(env.t, h, 500);
-    assert.equal(await mountAt(env.t, h.mountPoint), undefined);
-    await sh('pkill -u "$(id -u)" -x sleep || true');
+    const pid = Number((await sh(`cd ~/busy && { setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!; }`)).trim());
+    assert.ok(pid > 1, 'the busy process started');
+    try {
+      await unmountBucket(env.t, h, 500);
+      assert.equal(await mountAt(env.t, h.mountPoint), undefined);
+    } finally {
+      await sh(`kill ${pid} 2>/dev/null || true`); // only the process this test started
+    }
   });
 });

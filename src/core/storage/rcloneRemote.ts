@@ -97,7 +97,12 @@ export function rcloneRemote(label: string, t: BucketTarget, access: StoreAccess
     put('env_auth', 'true');
     if (c.kind === 'keys') {
       for (const [k, v] of [['AWS_ACCESS_KEY_ID', c.accessKeyId], ['AWS_SECRET_ACCESS_KEY', c.secretAccessKey], ['AWS_SESSION_TOKEN', c.sessionToken]] as const) {
-        if (v === undefined || v === '') continue;
+        // No token of ours: an empty one, so a token in the node's own login environment is
+        // not paired with our keys (the SDK would send it, and be refused).
+        if (v === undefined || v === '') {
+          if (k === 'AWS_SESSION_TOKEN') sdkEnv[k] = '';
+          continue;
+        }
         if (/[\n\r\0]/.test(v)) throw new StorageError('config', label, `the ${k} setting contains a line break`, 'Remove the line break from the value.');
         sdkEnv[k] = v;
         secret.push(k);

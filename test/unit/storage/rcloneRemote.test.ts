@@ -27,6 +27,13 @@ describe('storage/rcloneRemote: remotes from environment variables', () => {
     assert.equal(r.remotePath, 'skydeck:b');
   });
 
+  it('S3 keys without a session token clear the node\'s own AWS_SESSION_TOKEN, so it is never paired with our keys', () => {
+    const r = rcloneRemote('/d: s3://b', { store: 's3', bucket: 'b', prefix: '' }, { credentials: { kind: 'keys', accessKeyId: 'AKID', secretAccessKey: 'sk' } });
+    assert.equal(r.env.AWS_SESSION_TOKEN, '');
+    assert.deepEqual(r.secret.sort(), ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']);
+    assert.equal(rcloneRemote('/d: s3://b', { store: 's3', bucket: 'b', prefix: '' }, vm).env.AWS_SESSION_TOKEN, undefined, 'the VM identity leaves the environment alone');
+  });
+
   it('R2: provider Cloudflare at the account endpoint, keys required', () => {
     const r = rcloneRemote('/d: r2://b', { store: 'r2', bucket: 'b', prefix: '' }, { ...keys, r2AccountId: 'abc123' });
     assert.equal(r.env.RCLONE_CONFIG_SKYDECK_PROVIDER, 'Cloudflare');

@@ -60,7 +60,7 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
     const nodes: ClustersTreeNode[] = this.model.all.map((c) => new ClusterNode(c, this.model.errorOf(c.name), this.model.jobsOf(c.name).length > 0));
     // After the clusters: the sweep's findings stay visible until the next sweep or termination.
     if (this.model.storage.visible) nodes.push(new StorageGroupNode(this.model.storage.summary));
-    if (this.model.leaks.visible) nodes.push(new LeakedGroupNode(this.model.leaks.summary));
+    if (this.model.leaks.visible) nodes.push(new LeakedGroupNode(this.model.leaks.summary, this.model.leaks.identities().length > 0));
     return nodes;
   }
 

@@ -4,17 +4,19 @@ import { identityTooltip, leakDescription, leakLabel, leakTooltip } from './leak
 
 const WARN = new vscode.ThemeColor('list.warningForeground');
 
-/** "Leaked instances": shown after a sweep that found some (or could not list a cloud). */
+/** "Leaked instances" ("Leaked resources" with stray identities): shown after a sweep that found some (or could not list a cloud). */
 export class LeakedGroupNode extends vscode.TreeItem {
   readonly kind = 'leaks';
 
-  constructor(summary: string) {
-    super('Leaked instances', vscode.TreeItemCollapsibleState.Expanded);
+  /** `identities`: the sweep also found stray cluster identities, so the node is not only about instances. */
+  constructor(summary: string, identities = false) {
+    super(identities ? 'Leaked resources' : 'Leaked instances', vscode.TreeItemCollapsibleState.Expanded);
     this.id = 'leaks';
     this.iconPath = new vscode.ThemeIcon('warning', WARN);
     this.description = summary;
     this.contextValue = 'leaks';
-    this.tooltip = 'Instances with Skydeck tags that no cluster owns. They keep running (and costing) until terminated.';
+    this.tooltip = 'Instances with Skydeck tags that no cluster owns. They keep running (and costing) until terminated.'
+      + (identities ? ' Cluster identities (bucket roles, service accounts, Blob grants) no cluster owns cost nothing but still grant access to buckets.' : '');
   }
 }
 

@@ -33,18 +33,20 @@ export async function followManagedJob(io: CliIO, ctx: OpsContext, id: number): 
     while (!detach.signal.aborted) {
       const j = await store.read((db) => getJob(db, id));
       if (!j) throw new OpsError('usage', `there is no managed job ${id}`);
-      if (isTerminal(j.status)) {
-        const ok = j.status === 'SUCCEEDED';
-        io.err(`${ok ? '✓' : '✗'} Managed job ${id} ${j.status}${j.lastError && !ok ? `: ${j.lastError}` : ''}.\n`);
-        return ok ? EXIT.ok : EXIT.failed;
-      }
       const key = `${j.clusterName}:${j.agentJobId}`;
-      if (j.status === 'RUNNING' && j.clusterName && j.agentJobId !== null && key !== followed) {
+      // Any status with an agent job: a short run may have ended before this look, and its
+      // cluster is kept until torn down, so its log can still be read whole.
+      if (j.clusterName && j.agentJobId !== null && key !== followed) {
         if (followed) io.err(`--- managed job ${id}: now on cluster ${j.clusterName} (recoveries: ${j.recoveryCount}) ---\n`);
         followed = key;
         await logsOp(ctx, { cluster: j.clusterName, jobId: j.agentJobId, follow: true, onOutput: (d) => io.outBytes(d), signal: detach.signal })
           .catch((e: Error) => ctx.log(`managed job ${id}: log of ${j.clusterName} ended: ${e.message}`));
         continue;
+      }
+      if (isTerminal(j.status)) {
+        const ok = j.status === 'SUCCEEDED';
+        io.err(`${ok ? '✓' : '✗'} Managed job ${id} ${j.status}${j.lastError && !ok ? `: ${j.lastError}` : ''}.\n`);
+        return ok ? EXIT.ok : EXIT.failed;
       }
       await sleep(200);
     }

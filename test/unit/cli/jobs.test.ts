@@ -102,6 +102,20 @@ describe('cli: skydeck jobs (local controller over the fake cloud)', function ()
     assert.equal(gone.code, 2);
   });
 
+  it('launch without -d follows the output to the end; a "no" at the prompt launches nothing', async () => {
+    const f = taskFile('follow.yaml', 'resources:\n  infra: aws/r1\nrun: echo followed-out; sleep 1\n');
+    const r = await run('jobs', 'launch', f, '-y');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /followed-out/);
+    assert.match(r.err, /Managed job \d+ SUCCEEDED/);
+    const before = (await ctl.list()).jobs.length;
+    let asked = '';
+    const code = await runCli(['jobs', 'launch', f], { out: () => undefined, outBytes: () => undefined, err: () => undefined, ask: async (q) => ((asked = q), 'n') }, async () => ctx);
+    assert.equal(code, 1);
+    assert.match(asked, /Launch managed job \(unnamed\) \(one task\)/);
+    assert.equal((await ctl.list()).jobs.length, before);
+  });
+
   it('a multi-document YAML runs as one pipeline, task after task', async () => {
     const m = path.join(root, 'pipe-marker');
     const f = taskFile('pipe.yaml', `name: pipe\n---\nresources:\n  infra: aws/r1\nrun: touch ${m}\n---\nresources:\n  infra: aws/r1\nrun: test -e ${m}\n`);

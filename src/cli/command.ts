@@ -9,5 +9,7 @@ export interface CliCommand {
   summary: string;
   usage: string;
   flags: FlagSpec[];
+  /** 'controller': its OpsContext is the managed-jobs controller's workspace, not the cwd's. */
+  workspace?: 'controller';
   run(args: ParsedArgs, io: CliIO, ctx: () => Promise<OpsContext>): Promise<number>;
 }

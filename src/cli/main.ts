@@ -15,12 +15,14 @@ import { startCommand, stopCommand } from './commands/stopStart';
 import { leaksCommand } from './commands/leaks';
 import { checkCommand } from './commands/check';
 import { storageCommand } from './commands/storage';
+import { jobsCommand } from './commands/jobs';
+import { controllerHome } from './controllerHome';
 
 export const VERSION = '0.1.0';
 
 const COMMANDS: CliCommand[] = [
   launchCommand, execCommand, queueCommand, logsCommand, cancelCommand, statusCommand,
-  stopCommand, startCommand, downCommand, leaksCommand, storageCommand, checkCommand, validateCommand,
+  stopCommand, startCommand, downCommand, leaksCommand, storageCommand, jobsCommand, checkCommand, validateCommand,
 ];
 
 function help(): string {
@@ -57,7 +59,7 @@ export async function runCli(argv: string[], io: CliIO = processIO, makeContext?
       return EXIT.ok;
     }
     const args = parseArgs(rest, cmd.flags);
-    return await cmd.run(args, io, () => (ctx ??= (makeContext ?? (() => cliContext(io)))()));
+    return await cmd.run(args, io, () => (ctx ??= (makeContext ?? (() => cliContext(io, cmd?.workspace === 'controller' ? controllerHome() : undefined)))()));
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`skydeck ${verb}: ${e.message}. Run "skydeck ${cmd ? `${verb} ` : ''}--help" for usage.\n`);

@@ -6,9 +6,11 @@ import { cloudProviders } from '../core/clouds/registry';
 import { Connections, defaultKnownHostsFile, type OpsContext } from '../core/ops';
 import type { CliIO } from './io';
 
-/** The CLI's OpsContext: state in <cwd>/.skydeck (or $SKYDECK_WORKSPACE), progress on stderr. */
-export async function cliContext(io: CliIO): Promise<OpsContext> {
-  const root = process.env.SKYDECK_WORKSPACE || process.cwd();
+/**
+ * The CLI's OpsContext: state in <cwd>/.skydeck (or $SKYDECK_WORKSPACE, or `root` — the
+ * managed-jobs controller's own workspace), progress on stderr.
+ */
+export async function cliContext(io: CliIO, root = process.env.SKYDECK_WORKSPACE || process.cwd()): Promise<OpsContext> {
   const store = await StateStore.openWorkspace(root);
   for (const n of store.notices) io.err(`warning: ${n.message}\n`);
   const verbose = process.env.SKYDECK_VERBOSE === '1';

@@ -7,3 +7,4 @@ export { recoveryPolicy, placementOrder, cloudHealth, classifyEnd, type Recovery
 export { ManagedController, type SubmitRequest, type OpenOptions } from './controller';
 export type { ControllerOptions } from './core';
 export { jobNameOf } from './names';
+export { splitPipeline, type PipelineText } from './pipeline';

@@ -1,0 +1,47 @@
+import { UsageError } from '../args';
+import type { CliCommand } from '../command';
+import { jobsLaunch } from './jobsLaunch';
+import { jobsQueue } from './jobsQueue';
+import { jobsCancel } from './jobsCancel';
+import { jobsLogs } from './jobsLogs';
+import { jobsControllerRun } from './jobsControllerRun';
+
+export const jobsCommand: CliCommand = {
+  name: 'jobs',
+  summary: 'managed jobs: each on its own cluster, recovered when preempted (local controller)',
+  usage: `skydeck jobs launch TASK.yaml [-n NAME] [--env K=V]... [-y] [-d]
+  A multi-document YAML is a pipeline: its tasks run one after another, each on a fresh cluster.
+  -n, --name NAME   the job's name (default: the task's or pipeline's name)
+  -d, --detach-run  submit and return; do not follow the job's output
+  -y, --yes         do not ask for confirmation
+skydeck jobs queue [--all]
+  Unfinished managed jobs (--all: finished ones too): status, recoveries, cluster, duration.
+skydeck jobs cancel ID... | --all [-y]
+  Cancels the jobs; their clusters are torn down with proof. --all needs -y.
+skydeck jobs logs ID
+  Follows the job's output on its current cluster.
+The controller runs on this machine in the background (its state in $SKYDECK_CONTROLLER_HOME,
+default ~/.skydeck/controller) and exits by itself once every job has ended.`,
+  workspace: 'controller',
+  flags: [
+    { name: 'name', short: 'n', takesValue: true }, { name: 'env', takesValue: true, repeated: true },
+    { name: 'yes', short: 'y' }, { name: 'detach-run', short: 'd' }, { name: 'all', short: 'a' },
+    { name: 'idle-seconds', takesValue: true }, { name: 'poll-ms', takesValue: true },
+  ],
+  async run(args, io, context) {
+    const [sub, ...rest] = args.positionals;
+    if (sub === 'launch') return jobsLaunch(io, await context(), rest, args.flags);
+    if (sub === 'queue') {
+      if (rest.length) throw new UsageError('jobs queue takes no arguments');
+      return jobsQueue(io, await context(), !!args.flags.all);
+    }
+    if (sub === 'cancel') return jobsCancel(io, await context(), rest, args.flags);
+    if (sub === 'logs') {
+      if (rest.length !== 1) throw new UsageError('jobs logs takes one managed job id');
+      return jobsLogs(io, await context(), rest[0]);
+    }
+    // Hidden: the background controller loop that `jobs launch` starts.
+    if (sub === 'controller-run') return jobsControllerRun(io, await context(), args.flags);
+    throw new UsageError(sub ? `unknown jobs command "${sub}" (launch, queue, cancel, logs)` : 'jobs needs a command: launch, queue, cancel or logs');
+  },
+};

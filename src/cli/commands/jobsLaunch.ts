@@ -1,0 +1,45 @@
+import * as fs from 'node:fs';
+import { formatDiagnostic, parseTaskFile } from '../../core/task';
+import { ManagedController, splitPipeline } from '../../core/managed';
+import type { OpsContext } from '../../core/ops';
+import { UsageError, type ParsedArgs } from '../args';
+import { EXIT, type CliIO } from '../io';
+import { parseEnvFlags } from '../envFlags';
+import { ensureLocalController, storeFileOf } from '../controllerHome';
+import { followManagedJob } from './jobsLogs';
+
+/** `jobs launch`: validates the YAML (positions on error), records the job, makes sure a controller runs. */
+export async function jobsLaunch(io: CliIO, ctx: OpsContext, rest: string[], flags: ParsedArgs['flags']): Promise<number> {
+  const [file, ...extra] = rest;
+  if (!file || extra.length) throw new UsageError('jobs launch takes exactly one task YAML');
+  const envs = parseEnvFlags(flags.env as string[] | undefined);
+  const parsed = await parseTaskFile(file, { env: envs });
+  const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
+  for (const d of errors) io.err(`${formatDiagnostic(d)}\n`);
+  if (!parsed.ok) return EXIT.usage;
+  const pipeline = splitPipeline(fs.readFileSync(file, 'utf8'));
+  if (pipeline.problem) throw new UsageError(pipeline.problem);
+  if (!pipeline.tasks.length) throw new UsageError(`${file} has no task in it`);
+  const name = (flags.name as string | undefined) ?? pipeline.name;
+  const what = pipeline.tasks.length > 1 ? `a pipeline of ${pipeline.tasks.length} tasks` : 'one task';
+  if (!flags.yes && io.ask) {
+    const a = await io.ask(`Launch managed job ${name ?? '(unnamed)'} (${what}), each task on its own new cluster? [y/N] `);
+    if (!/^y(es)?$/i.test(a.trim())) {
+      io.err('Not launched.\n');
+      return EXIT.failed;
+    }
+  }
+  const c = await ManagedController.open(ctx, { storeFile: storeFileOf(ctx.workspaceRoot) });
+  let id: number;
+  try {
+    // Not started: this only records the job; the controller process picks it up on its scan.
+    id = await c.submit({ tasks: pipeline.tasks, name, envs });
+  } finally {
+    await c.stop();
+  }
+  const ctl = ensureLocalController(ctx.workspaceRoot);
+  io.err(`Managed job ${id} submitted (${what}). ${ctl.started ? `Started the controller (pid ${ctl.pid}; log ${ctl.logFile})` : `Controller pid ${ctl.pid} runs it`}.\n`);
+  io.out(`${id}\n`);
+  if (flags['detach-run']) return EXIT.ok;
+  return followManagedJob(io, ctx, id);
+}

@@ -1,7 +1,6 @@
 // The controller's own store: managed jobs and their status history. Migrations are
 // append-only (as state/schema.ts); the version lives in PRAGMA user_version.
 import type { Database } from 'sql.js';
-import { tableShape } from '../state/schema';
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE managed_jobs (
@@ -54,10 +53,4 @@ export function migrateManaged(db: Database): boolean {
     throw e;
   }
   return true;
-}
-
-/** Tables and columns of a fresh store, to tell a damaged image from an old one. */
-export function expectedManagedShape(db: Database): Map<string, string[]> {
-  migrateManaged(db);
-  return tableShape(db);
 }

@@ -5,21 +5,12 @@ import { loadSqlJs } from '../state/sqlJs';
 import { removeStaleTemps, writeFileAtomic } from '../state/atomicWrite';
 import { FileLock, type LockOptions } from '../state/fileLock';
 import { GroupCommit } from '../state/groupCommit';
-import { missingFromShape } from '../state/schema';
-import { checkSqliteImage } from '../state/integrity';
-import { StateFileError, StateVersionError, type StateNotice } from '../state/errors';
-import { expectedManagedShape, managedSchemaVersion, migrateManaged, MANAGED_SCHEMA_VERSION } from './schema';
+import { moveAsideDamaged, readCheckedImage, shapeOf, type ImageSchema } from '../state/checkedImage';
+import { StateFileError, type StateNotice } from '../state/errors';
+import { managedSchemaVersion, migrateManaged, MANAGED_SCHEMA_VERSION } from './schema';
 
-let shape: Promise<Map<string, string[]>> | undefined;
-const expectedShape = () =>
-  (shape ??= loadSqlJs().then((SQL) => {
-    const db = new SQL.Database();
-    try {
-      return expectedManagedShape(db);
-    } finally {
-      db.close();
-    }
-  }));
+const expectedShape = shapeOf(loadSqlJs, migrateManaged);
+const SCHEMA: ImageSchema = { version: managedSchemaVersion, latest: MANAGED_SCHEMA_VERSION, migrate: migrateManaged, label: () => 'the managed-jobs schema' };
 
 /**
  * The managed-jobs controller's store: one sql.js image, written as the workspace state is
@@ -97,41 +88,14 @@ export class ManagedStore {
     const st = fs.statSync(this.file, { throwIfNoEntry: false });
     if (!st) return this.fresh(new SQL.Database());
     if (!st.isFile()) throw new StateFileError(this.file, st.isDirectory() ? 'a directory' : 'not a regular file');
-    const bytes = fs.readFileSync(this.file);
-    let problem = checkSqliteImage(bytes);
-    let db: Database | undefined;
-    if (!problem) {
-      try {
-        db = new SQL.Database(bytes);
-        const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0]);
-        if (check !== 'ok') problem = `SQLite integrity check failed: ${check}`;
-        const found = managedSchemaVersion(db);
-        if (!problem && found > MANAGED_SCHEMA_VERSION) throw new StateVersionError(this.file, found, MANAGED_SCHEMA_VERSION);
-      } catch (e) {
-        if (e instanceof StateVersionError) {
-          db?.close();
-          throw e;
-        }
-        problem ??= `SQLite could not read it: ${(e as Error).message}`;
-      }
-    }
-    let changed = false;
-    if (!problem) {
-      try {
-        changed = migrateManaged(db!);
-        problem = missingFromShape(db!, await expectedShape());
-      } catch (e) {
-        problem = `its tables do not match the managed-jobs schema (${(e as Error).message})`;
-      }
-    }
-    if (problem) {
-      db?.close();
-      this.moveAside(problem);
+    const read = await readCheckedImage(SQL, this.file, fs.readFileSync(this.file), SCHEMA, expectedShape);
+    if (read.problem !== undefined) {
+      this.moveAside(read.problem);
       return this.fresh(new SQL.Database());
     }
-    this.replace(db!);
+    this.replace(read.db);
     this.loadedAt = this.stamp();
-    return changed;
+    return read.changed;
   }
 
   private fresh(db: Database): boolean {
@@ -141,8 +105,7 @@ export class ManagedStore {
   }
 
   private moveAside(problem: string): void {
-    const movedTo = `${this.file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    fs.renameSync(this.file, movedTo);
+    const movedTo = moveAsideDamaged(this.file);
     this.notices.push({
       kind: 'corrupt-moved', movedTo,
       message: `the managed-jobs store ${this.file} was damaged (${problem}); it was moved to ${movedTo} and a new one started. Clusters of jobs recorded only there may still run: "leaks" lists them.`,

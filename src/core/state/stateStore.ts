@@ -4,9 +4,9 @@ import type { Database } from 'sql.js';
 import { loadSqlJs } from './sqlJs';
 import { removeStaleTemps, writeFileAtomic } from './atomicWrite';
 import { FileLock, LockOptions } from './fileLock';
-import { migrate, missingFromShape, schemaVersion, tableShape, SCHEMA_VERSION } from './schema';
-import { StateFileError, StateNotice, StateVersionError } from './errors';
-import { checkSqliteImage } from './integrity';
+import { migrate, schemaVersion, SCHEMA_VERSION } from './schema';
+import { StateFileError, StateNotice } from './errors';
+import { moveAsideDamaged, readCheckedImage, shapeOf, type ImageSchema } from './checkedImage';
 
 interface FileId {
   ino: bigint;
@@ -16,21 +16,9 @@ interface FileId {
   isDir: boolean;
 }
 
-let shape: Promise<Map<string, string[]>> | undefined;
-
 /** The tables and columns of a fresh state at SCHEMA_VERSION, built once. */
-function expectedShape(): Promise<Map<string, string[]>> {
-  shape ??= loadSqlJs().then((SQL) => {
-    const db = new SQL.Database();
-    try {
-      migrate(db);
-      return tableShape(db);
-    } finally {
-      db.close();
-    }
-  });
-  return shape;
-}
+const expectedShape = shapeOf(loadSqlJs, migrate);
+const SCHEMA: ImageSchema = { version: schemaVersion, latest: SCHEMA_VERSION, migrate, label: (v) => `schema v${v}` };
 
 /**
  * The workspace state: one SQLite image (sql.js) persisted to a file. Every write is a
@@ -139,50 +127,20 @@ export class StateStore {
       return migrate(this.db);
     }
     if (!id.isFile) throw new StateFileError(this.file, id.isDir ? 'a directory' : 'not a regular file');
-    const bytes = fs.readFileSync(this.file);
-    let db: Database | undefined;
-    let problem = checkSqliteImage(bytes);
-    if (!problem) {
-      try {
-        db = new SQL.Database(bytes);
-        const check = String(db.exec('PRAGMA quick_check')[0]?.values[0]?.[0]);
-        if (check !== 'ok') problem = `SQLite integrity check failed: ${check}`;
-      } catch (e) {
-        problem = `SQLite could not read it: ${(e as Error).message}`;
-      }
-    }
-    let changed = false;
-    if (!problem) {
-      const found = schemaVersion(db!);
-      if (found > SCHEMA_VERSION) {
-        db!.close();
-        throw new StateVersionError(this.file, found, SCHEMA_VERSION);
-      }
-      // A readable image can still lack what its version promises (a table dropped by hand, a
-      // file from elsewhere): that is damage too, found here rather than as "no such table".
-      try {
-        changed = migrate(db!);
-        problem = missingFromShape(db!, await expectedShape());
-      } catch (e) {
-        problem = `its tables do not match schema v${found} (${(e as Error).message})`;
-      }
-    }
-    if (problem) {
-      db?.close();
-      this.moveAside(problem);
+    const read = await readCheckedImage(SQL, this.file, fs.readFileSync(this.file), SCHEMA, expectedShape);
+    if (read.problem !== undefined) {
+      this.moveAside(read.problem);
       this.replaceDb(new SQL.Database());
       this.loaded = undefined;
       return migrate(this.db);
     }
-    this.replaceDb(db!);
+    this.replaceDb(read.db);
     this.loaded = id;
-    return changed;
+    return read.changed;
   }
 
   private moveAside(problem: string): void {
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const movedTo = `${this.file}.corrupt-${stamp}`;
-    fs.renameSync(this.file, movedTo);
+    const movedTo = moveAsideDamaged(this.file);
     this.notices.push({
       kind: 'corrupt-moved',
       movedTo,

@@ -11,8 +11,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ManagedStore } from '../core/managed';
-import { isAlive } from '../core/state/atomicWrite';
+import { ManagedController, ManagedStore } from '../core/managed';
+import { liveLocalHolder } from '../core/state/fileLock';
 
 /** `$SKYDECK_CONTROLLER_HOME`, else `~/.skydeck/controller`: the controller's workspace root. */
 export function controllerHome(): string {
@@ -25,13 +25,7 @@ export function storeFileOf(workspaceRoot: string): string {
 
 /** The pid holding the store's controller lease, if it is alive on this host. */
 export function leaseHolder(storeFile: string): number | undefined {
-  try {
-    const o = JSON.parse(fs.readFileSync(`${storeFile}.controller`, 'utf8')) as { pid?: unknown; host?: unknown };
-    if (typeof o.pid === 'number' && o.host === os.hostname() && isAlive(o.pid)) return o.pid;
-  } catch {
-    // No lease, or a half-written one: nobody serves the store.
-  }
-  return undefined;
+  return liveLocalHolder(ManagedController.leaseFileOf(storeFile));
 }
 
 /**

@@ -47,10 +47,15 @@ export class ManagedController implements ControllerCore {
     this.clock = ctx.clock ?? realClock;
     this.slots = new Slots(this.opts.maxParallelLaunches);
     this.wake = new Wakeups(this.clock);
-    this.lease = new FileLock(`${store.file}.controller`, { timeoutMs: o.leaseTimeoutMs ?? 30_000 });
+    this.lease = new FileLock(ManagedController.leaseFileOf(store.file), { timeoutMs: o.leaseTimeoutMs ?? 30_000 });
   }
 
   /** Opens the store; nothing runs until start(). */
+  /** The lease file of a store: held by the one controller serving it. */
+  static leaseFileOf(storeFile: string): string {
+    return `${storeFile}.controller`;
+  }
+
   static async open(ctx: OpsContext, o: OpenOptions = {}): Promise<ManagedController> {
     return new ManagedController(ctx, await ManagedStore.open(o.storeFile ?? ManagedStore.fileIn(ctx.workspaceRoot)), o);
   }

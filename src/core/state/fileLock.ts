@@ -86,6 +86,12 @@ export class FileLock {
   }
 }
 
+/** The pid holding the lock `file`, if it is a live process of this host (else none, or unknown). */
+export function liveLocalHolder(file: string): number | undefined {
+  const owner = readOwner(file);
+  return typeof owner === 'object' && owner.host === os.hostname() && isAlive(owner.pid) ? owner.pid : undefined;
+}
+
 function readOwner(file: string): LockOwner | 'missing' | 'unreadable' {
   let text: string;
   try {

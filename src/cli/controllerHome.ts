@@ -11,7 +11,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ManagedController, ManagedStore } from '../core/managed';
+import { LocalManagedClient, ManagedController, ManagedStore, type ManagedJobsClient } from '../core/managed';
+import type { OpsContext } from '../core/ops';
 import { liveLocalHolder } from '../core/state/fileLock';
 
 /** `$SKYDECK_CONTROLLER_HOME`, else `~/.skydeck/controller`: the controller's workspace root. */
@@ -51,4 +52,12 @@ export function ensureLocalController(workspaceRoot: string): { pid: number; sta
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The client every `jobs` command uses: today the controller on this machine. */
+export async function managedClient(ctx: OpsContext): Promise<ManagedJobsClient> {
+  return LocalManagedClient.open(storeFileOf(ctx.workspaceRoot), () => {
+    const c = ensureLocalController(ctx.workspaceRoot);
+    return { where: 'this machine', started: c.started, detail: c.started ? `started it: pid ${c.pid}, log ${c.logFile}` : `pid ${c.pid}` };
+  }, () => ctx.clock?.now() ?? Date.now());
 }

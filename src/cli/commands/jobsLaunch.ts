@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import { formatDiagnostic, parseTaskFile } from '../../core/task';
-import { ManagedController, splitPipeline } from '../../core/managed';
+import { splitPipeline } from '../../core/managed';
 import type { OpsContext } from '../../core/ops';
 import { UsageError, type ParsedArgs } from '../args';
 import { EXIT, type CliIO } from '../io';
 import { parseEnvFlags } from '../envFlags';
-import { ensureLocalController, storeFileOf } from '../controllerHome';
+import { managedClient } from '../controllerHome';
 import { followManagedJob } from './jobsLogs';
 
 /** `jobs launch`: validates the YAML (positions on error), records the job, makes sure a controller runs. */
@@ -29,16 +29,9 @@ export async function jobsLaunch(io: CliIO, ctx: OpsContext, rest: string[], fla
       return EXIT.failed;
     }
   }
-  const c = await ManagedController.open(ctx, { storeFile: storeFileOf(ctx.workspaceRoot) });
-  let id: number;
-  try {
-    // Not started: this only records the job; the controller process picks it up on its scan.
-    id = await c.submit({ tasks: pipeline.tasks, name, envs });
-  } finally {
-    await c.stop();
-  }
-  const ctl = ensureLocalController(ctx.workspaceRoot);
-  io.err(`Managed job ${id} submitted (${what}). ${ctl.started ? `Started the controller (pid ${ctl.pid}; log ${ctl.logFile})` : `Controller pid ${ctl.pid} runs it`}.\n`);
+  const client = await managedClient(ctx);
+  const { id, controller } = await client.submit({ tasks: pipeline.tasks, name, envs }).finally(() => client.close());
+  io.err(`Managed job ${id} submitted (${what}). Controller on ${controller.where}: ${controller.detail}.\n`);
   io.out(`${id}\n`);
   if (flags['detach-run']) return EXIT.ok;
   return followManagedJob(io, ctx, id);

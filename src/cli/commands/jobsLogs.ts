@@ -1,9 +1,9 @@
 import { logs as logsOp, type OpsContext } from '../../core/ops';
-import { ManagedStore, getJob, isTerminal, type ManagedJob } from '../../core/managed';
+import { isTerminal } from '../../core/managed';
 import { EXIT, type CliIO } from '../io';
 import { parseJobId } from '../ranges';
 import { detachOnInterrupt } from '../follow';
-import { storeFileOf } from '../controllerHome';
+import { managedClient } from '../controllerHome';
 import { OpsError } from '../../core/ops';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -11,7 +11,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** `jobs logs ID`: refuses (with the reason) a job that has no cluster to read from. */
 export async function jobsLogs(io: CliIO, ctx: OpsContext, idText: string): Promise<number> {
   const id = parseJobId(idText);
-  const job = await readJob(ctx, id);
+  const client = await managedClient(ctx);
+  const job = await client.job(id).finally(() => client.close());
   if (!job) throw new OpsError('usage', `there is no managed job ${id}`);
   if (!job.clusterName || job.agentJobId === null) {
     const why = isTerminal(job.status) ? `it has ended (${job.status}) and its cluster is torn down` : `it has no cluster yet (${job.status})`;
@@ -26,12 +27,12 @@ export async function jobsLogs(io: CliIO, ctx: OpsContext, idText: string): Prom
  * after a recovery the next cluster's, with a marked line between; ends with the job.
  */
 export async function followManagedJob(io: CliIO, ctx: OpsContext, id: number): Promise<number> {
-  const store = await ManagedStore.open(storeFileOf(ctx.workspaceRoot));
+  const client = await managedClient(ctx);
   const detach = detachOnInterrupt(io, () => `Follow it again with: skydeck jobs logs ${id}`);
   let followed: string | undefined;
   try {
     while (!detach.signal.aborted) {
-      const j = await store.read((db) => getJob(db, id));
+      const j = await client.job(id);
       if (!j) throw new OpsError('usage', `there is no managed job ${id}`);
       const key = `${j.clusterName}:${j.agentJobId}`;
       // Any status with an agent job: a short run may have ended before this look, and its
@@ -53,15 +54,6 @@ export async function followManagedJob(io: CliIO, ctx: OpsContext, id: number): 
     return EXIT.ok;
   } finally {
     detach.dispose();
-    store.close();
-  }
-}
-
-async function readJob(ctx: OpsContext, id: number): Promise<ManagedJob | undefined> {
-  const store = await ManagedStore.open(storeFileOf(ctx.workspaceRoot));
-  try {
-    return await store.read((db) => getJob(db, id));
-  } finally {
-    store.close();
+    await client.close();
   }
 }

@@ -1,18 +1,13 @@
-import { ManagedStore, listJobs, isTerminal } from '../../core/managed';
+import { isTerminal } from '../../core/managed';
 import type { OpsContext } from '../../core/ops';
 import { EXIT, type CliIO } from '../io';
 import { duration, table } from '../table';
-import { storeFileOf } from '../controllerHome';
+import { managedClient } from '../controllerHome';
 
-/** `jobs queue [--all]`: read straight from the store (no controller needed to look). */
+/** `jobs queue [--all]`: a look at the store (no controller needs to run for it). */
 export async function jobsQueue(io: CliIO, ctx: OpsContext, all: boolean): Promise<number> {
-  const store = await ManagedStore.open(storeFileOf(ctx.workspaceRoot));
-  let listing;
-  try {
-    listing = await store.read((db) => listJobs(db));
-  } finally {
-    store.close();
-  }
+  const client = await managedClient(ctx);
+  const listing = await client.list().finally(() => client.close());
   const now = ctx.clock?.now() ?? Date.now();
   const jobs = listing.jobs.filter((j) => all || !isTerminal(j.status)).reverse();
   if (!jobs.length && !listing.refused.length) {

@@ -4,7 +4,6 @@
 import { realClock, type Clock } from '../provision';
 import { FileLock } from '../state/fileLock';
 import { thisCreator } from '../state';
-import { parseTaskText } from '../task';
 import type { OpsContext } from '../ops';
 import { ManagedStore } from './store';
 import { getJob, insertJob, listJobs, listManagedEvents, moveJob, patchJob, requestCancel, type JobListing, type JobPatch, type ManagedEvent, type ManagedJob } from './jobRows';
@@ -14,6 +13,7 @@ import { driveJob } from './steps';
 import { jobNameOf } from './names';
 import { Slots } from './slots';
 import { Wakeups } from './wakeups';
+import { checkSubmit } from './submitCheck';
 
 export interface SubmitRequest {
   /** Task YAML texts, run in order (a pipeline: one per document). */
@@ -78,14 +78,8 @@ export class ManagedController implements ControllerCore {
 
   /** Records a new PENDING job and starts it at once; returns its id. */
   async submit(req: SubmitRequest): Promise<number> {
-    if (!req.tasks.length) throw new Error('a managed job needs at least one task');
     const envs = req.envs ?? {};
-    let firstName: string | undefined;
-    req.tasks.forEach((text, i) => {
-      const p = parseTaskText(text, `task ${i + 1}`, { env: envs });
-      if (!p.ok || p.tasks.length !== 1) throw new Error(`task ${i + 1} of the managed job is not one valid task: ${p.diagnostics.map((d) => d.message).join('; ') || `${p.tasks.length} documents`}`);
-      firstName ??= p.tasks[0].name;
-    });
+    const firstName = checkSubmit(req.tasks, envs);
     const id = await this.store.write((db) => insertJob(db, { name: jobNameOf(req.name ?? firstName), tasks: req.tasks, envs, now: this.now(), creator: thisCreator() }));
     if (this.started && !this.stopped) this.spawn(id);
     return id;

@@ -8,3 +8,5 @@ export { ManagedController, type SubmitRequest, type OpenOptions } from './contr
 export type { ControllerOptions } from './core';
 export { jobNameOf } from './names';
 export { splitPipeline, type PipelineText } from './pipeline';
+export { LocalManagedClient } from './localClient';
+export type { ManagedJobsClient, ManagedSubmit, CancelOutcome, ControllerNote } from './client';

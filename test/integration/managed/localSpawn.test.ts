@@ -51,7 +51,7 @@ describe('jobs launch starts the local controller in the background', function (
     fs.writeFileSync(path.join(ws, 't.yaml'), 'name: spawned\nresources: {cloud: local}\nrun: echo spawned-hello\n');
     const l = await runCli(['jobs', 'launch', 't.yaml', '-d', '-y']);
     assert.equal(l.code, 0, l.err);
-    const m = /Started the controller \(pid (\d+);/.exec(l.err);
+    const m = /Controller on this machine: started it: pid (\d+),/.exec(l.err);
     assert.ok(m, l.err);
     pid = Number(m[1]);
     const storeFile = ManagedStore.fileIn(home);

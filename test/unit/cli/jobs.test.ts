@@ -32,7 +32,7 @@ describe('cli: skydeck jobs (local controller over the fake cloud)', function ()
   const launchId = async (...argv: string[]) => {
     const r = await run('jobs', 'launch', ...argv, '-d', '-y');
     assert.equal(r.code, 0, r.err);
-    assert.match(r.err, new RegExp(`Controller pid ${process.pid} runs it`));
+    assert.match(r.err, new RegExp(`Controller on this machine: pid ${process.pid}\.`));
     return Number(r.out.trim());
   };
 

@@ -1,0 +1,39 @@
+// What the CLI and the editor need from a managed-jobs controller, wherever it runs: on this
+// machine (localClient.ts) or on a controller cluster reached through its agent connection.
+// Callers never open the store themselves, so moving the controller changes one factory.
+import type { JobListing, ManagedEvent, ManagedJob } from './jobRows';
+
+export interface ManagedSubmit {
+  /** Task YAML texts, run in order (a pipeline: one per document). */
+  tasks: string[];
+  name?: string;
+  envs?: Record<string, string>;
+}
+
+export interface CancelOutcome {
+  /** Cancel recorded: the controller tears their clusters down with proof. */
+  requested: number[];
+  /** Unknown ids, or jobs that had already ended. */
+  skipped: number[];
+}
+
+export interface ControllerNote {
+  /** Where the controller runs: 'this machine' or the controller cluster's name. */
+  where: string;
+  /** True if this call started it (it was not running). */
+  started: boolean;
+  /** Human-readable detail: pid and log file, or cluster and node. */
+  detail: string;
+}
+
+export interface ManagedJobsClient {
+  /** Records the job; makes sure a controller serves it. */
+  submit(req: ManagedSubmit): Promise<{ id: number; controller: ControllerNote }>;
+  list(): Promise<JobListing>;
+  /** undefined: no such job (a damaged row throws, naming the problem). */
+  job(id: number): Promise<ManagedJob | undefined>;
+  events(id: number): Promise<ManagedEvent[]>;
+  /** 'all' = every unfinished job. */
+  cancel(ids: number[] | 'all'): Promise<CancelOutcome>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,52 @@
+// The managed-jobs client for a controller on THIS machine: reads and writes the store file
+// directly (it is local), and asks `startController` to make sure a controller process serves
+// it. Starting the process is the caller's (the CLI knows its own entry; the editor its bundle).
+import { thisCreator } from '../state';
+import { ManagedStore } from './store';
+import { getJob, insertJob, listJobs, listManagedEvents, requestCancel, type JobListing, type ManagedEvent, type ManagedJob } from './jobRows';
+import { isTerminal } from './states';
+import { jobNameOf } from './names';
+import { checkSubmit } from './submitCheck';
+import type { CancelOutcome, ControllerNote, ManagedJobsClient, ManagedSubmit } from './client';
+
+export class LocalManagedClient implements ManagedJobsClient {
+  private constructor(private readonly store: ManagedStore, private readonly startController: () => ControllerNote, private readonly now: () => number) {}
+
+  static async open(storeFile: string, startController: () => ControllerNote, now: () => number = Date.now): Promise<LocalManagedClient> {
+    return new LocalManagedClient(await ManagedStore.open(storeFile), startController, now);
+  }
+
+  async submit(req: ManagedSubmit): Promise<{ id: number; controller: ControllerNote }> {
+    const envs = req.envs ?? {};
+    const firstName = checkSubmit(req.tasks, envs);
+    const id = await this.store.write((db) => insertJob(db, { name: jobNameOf(req.name ?? firstName), tasks: req.tasks, envs, now: this.now(), creator: thisCreator() }));
+    // Written BEFORE the controller check: a controller that is just stopping looks again
+    // after releasing its lease, so the job is never stranded.
+    return { id, controller: this.startController() };
+  }
+
+  list(): Promise<JobListing> {
+    return this.store.read((db) => listJobs(db));
+  }
+
+  events(id: number): Promise<ManagedEvent[]> {
+    return this.store.read((db) => listManagedEvents(db, id));
+  }
+
+  job(id: number): Promise<ManagedJob | undefined> {
+    return this.store.read((db) => getJob(db, id));
+  }
+
+  async cancel(ids: number[] | 'all'): Promise<CancelOutcome> {
+    const now = this.now();
+    const targets = ids === 'all' ? (await this.list()).jobs.filter((j) => !isTerminal(j.status)).map((j) => j.id) : ids;
+    const requested = await this.store.write((db) => targets.filter((id) => requestCancel(db, id, now)));
+    // A controller that died would leave the request unserved: make sure one runs.
+    if (requested.length) this.startController();
+    return { requested, skipped: targets.filter((id) => !requested.includes(id)) };
+  }
+
+  async close(): Promise<void> {
+    this.store.close();
+  }
+}

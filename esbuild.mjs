@@ -78,6 +78,7 @@ const builds = [
   // recognised Long values by constructor name); kept until shown unneeded for the Azure SDK.
   { ...node, entryPoints: { 'clouds/aws': 'src/core/clouds/aws/index.ts', 'clouds/gcp': 'src/core/clouds/gcp/index.ts' }, outdir: dist },
   { ...node, entryPoints: { 'clouds/azure': 'src/core/clouds/azure/index.ts' }, outdir: dist, keepNames: true },
+  { ...node, entryPoints: { 'clouds/kubernetes': 'src/core/clouds/kubernetes/index.ts' }, outdir: dist },
   // One bundle per bucket store, loaded by src/core/storage/buckets/load.ts on first use.
   {
     ...node, outdir: dist,

@@ -200,9 +200,10 @@ export interface Provider {
   /**
    * The account the current credentials and configuration point at (AWS: STS
    * GetCallerIdentity; GCP: the project; Azure: the subscription). Throws a ProviderError
-   * when it cannot be determined. Clouds without accounts leave it out.
+   * when it cannot be determined. Clouds without accounts leave it out. `region`: the placement's
+   * (Kubernetes: the context, whose API server is the "account"); the others ignore it.
    */
-  identity?(): Promise<string>;
+  identity?(region?: string): Promise<string>;
   openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void>;
   /** Zones to try, in order, when a placement names a region but no zone. */
   zonesOf?(region: string): string[];

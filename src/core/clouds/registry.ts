@@ -2,7 +2,7 @@
 // on first use of that cloud, once per process; naming the clouds loads nothing.
 import type { Provider, ProviderRegistry } from './provider';
 
-export const CLOUD_PROVIDERS = ['aws', 'gcp', 'azure'] as const;
+export const CLOUD_PROVIDERS = ['aws', 'gcp', 'azure', 'kubernetes'] as const;
 
 export function cloudProviders(opts: { log?: (m: string) => void } = {}): ProviderRegistry {
   const built = new Map<string, Provider>();
@@ -19,6 +19,11 @@ export function cloudProviders(opts: { log?: (m: string) => void } = {}): Provid
       case 'azure': {
         const { loadAzure } = require('./azure/load') as typeof import('./azure/load');
         return loadAzure().createAzureProvider({ log: opts.log });
+      }
+      case 'kubernetes':
+      case 'k8s': {
+        const { loadKubernetes } = require('./kubernetes/load') as typeof import('./kubernetes/load');
+        return loadKubernetes().createKubernetesProvider({ log: opts.log });
       }
       default:
         return undefined;

@@ -8,6 +8,7 @@ import { localBaseDir } from './context';
 import { OpsError } from './errors';
 import { autostopPlan } from './autostopPlan';
 import { bringUpWorkers } from './multiNode';
+import { kubeHandle } from './kubeHandle';
 
 /**
  * The default bootstrap for provider clusters: reach the head over SSH as the ssh cloud does,
@@ -15,6 +16,7 @@ import { bringUpWorkers } from './multiNode';
  */
 export function agentBootstrap(ctx: OpsContext): Bootstrap {
   return async (row, info) => {
+    if (row.provider === 'kubernetes') return setUp(ctx, row, info, kubeHandle(ctx, row, info), 'mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
     const handle: ReachableHandle = {
       hosts: [info.head, ...info.workers].map((n) => ({
         address: n.address, port: info.sshPort ?? 22, user: info.sshUser, ...(info.sshKeyPath ? { identityFile: info.sshKeyPath } : {}),

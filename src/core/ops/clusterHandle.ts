@@ -13,8 +13,17 @@ export interface ReachableHandle {
   workdir: string;
   /** The head is this machine (the fake cloud in tests): no SSH. */
   local?: boolean;
+  /** Kubernetes: the pods (head first), reached through the API server's exec, no SSH. */
+  kube?: KubeHandle;
   /** The down under way (local/ssh): one at a time per uid; a dead one's claim is taken over. */
   downOwner?: Owner;
+}
+
+export interface KubeHandle {
+  context: string;
+  namespace: string;
+  container: string;
+  pods: string[];
 }
 
 export function readHandle(c: ClusterRecord): ReachableHandle {

@@ -5,7 +5,7 @@ import type { InteractiveShell, ShellOptions, SshTransportOptions, Transport } f
 import type { SshTransport } from '../transport/sshTransport';
 import { notOursReason, type ClusterRecord } from '../state';
 import type { HostSpec } from '../clouds/hostSpec';
-import { readHandle } from './clusterHandle';
+import { readHandle, type KubeHandle } from './clusterHandle';
 import { localBaseDir, localBaseProblem } from './localBase';
 import { OpsError } from './errors';
 
@@ -47,7 +47,9 @@ export class Connections {
   transportForCluster(c: ClusterRecord): Transport {
     this.refuseUntrusted(c);
     // A local agent gets a login-like environment, never the editor's (localEnv.ts).
-    return c.provider === 'local' || readHandle(c).local ? createLocalTransport({ env: localNodeEnv() }) : this.ssh(readHandle(c).hosts[0]);
+    const h = readHandle(c);
+    if (h.kube) return kubeTransport(h.kube);
+    return c.provider === 'local' || h.local ? createLocalTransport({ env: localNodeEnv() }) : this.ssh(h.hosts[0]);
   }
 
   /** A fresh transport to one node (a worker of a multi-node cluster). */
@@ -66,6 +68,7 @@ export class Connections {
    */
   async openShell(c: ClusterRecord, opts: ShellOptions): Promise<InteractiveShell> {
     if (c.provider === 'local') throw new Error(`${c.name} runs on this machine: open a local terminal instead`);
+    if (readHandle(c).kube) throw new Error(`${c.name} runs on Kubernetes: a terminal through the exec API is not built yet; use "kubectl exec -it ${readHandle(c).kube!.pods[0]} -- bash"`);
     this.refuseUntrusted(c);
     const t = this.ssh(readHandle(c).hosts[0]);
     try {
@@ -130,4 +133,10 @@ export class Connections {
       log: this.opts.log,
     });
   }
+}
+
+/** The head pod through the API server's exec (the client library is loaded on first use). */
+function kubeTransport(k: KubeHandle): Transport {
+  const { loadKubernetes } = require('../clouds/kubernetes/load') as typeof import('../clouds/kubernetes/load');
+  return loadKubernetes().createKubeTransport({ context: k.context, namespace: k.namespace, container: k.container, pod: k.pods[0] });
 }

@@ -18,7 +18,7 @@ export async function settleAccount(env: ProvisionEnv, row: ClusterRecord): Prom
   if (row.account || !identity) return { ok: true, row };
   const retry = { clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs };
   const cloud = env.provider.cloud;
-  const id = await callWithRetry(() => identity(), retry);
+  const id = await callWithRetry(() => identity(row.region ?? undefined), retry);
   if (!id.ok) return { ok: false, kind: id.kind, message: `unknown — the ${cloud} account cannot be determined (${describeFailure(id)}), and this cluster has none recorded` };
   const q = await callWithRetry(() => env.provider.queryInstances({ ...refOf(row), account: id.value }), retry);
   if (!q.ok) return { ok: false, kind: q.kind, message: q.message };

@@ -72,7 +72,7 @@ export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promi
   // Leak invariant 7: the intent names the account, so every later look asks that account.
   const identity = env.provider.identity?.bind(env.provider);
   if (identity) {
-    const id = await callWithRetry(() => identity(), { clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs, signal: req.signal });
+    const id = await callWithRetry(() => identity(first?.region), { clock: env.clock, retries: env.timing.transientRetries, backoffMs: env.timing.backoffMs, signal: req.signal });
     if (!id.ok) return { ok: false, attempts: [], error: `could not launch ${req.name}: cannot tell which ${env.provider.cloud} account the credentials point at (${describeFailure(id)})` };
     row.account = id.value;
   }

@@ -9,7 +9,7 @@ import { bucketAccessProblem } from './bucketAccessCheck';
 
 export const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Providers a row may name; "fake" is the test cloud (it acts only where a test registers it). */
-export const KNOWN_PROVIDERS = ['local', 'ssh', 'aws', 'gcp', 'azure', 'fake'] as const;
+export const KNOWN_PROVIDERS = ['local', 'ssh', 'aws', 'gcp', 'azure', 'kubernetes', 'fake'] as const;
 const STATUSES = ['INIT', 'UP', 'STOPPED'];
 const FLAG_VALUES = ['terminating', 'termination-unconfirmed', 'stopping', 'stop-unconfirmed', 'down-unconfirmed'];
 const PLACE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/; // regions, zones, pool names
@@ -94,6 +94,10 @@ function handleProblem(h: unknown, provider: string, name: string, numNodes: num
   } else if (h.base !== undefined) {
     return 'base is set (Skydeck uses the node\'s ~/.skydeck)';
   }
+  if (h.kube !== undefined) {
+    const kp = kubeProblem(h.kube, provider, numNodes);
+    if (kp) return kp;
+  }
   if (h.pool !== undefined && !plainText(h.pool, 128)) return 'pool is not a pool name';
   if (provider === 'ssh' && h.pool === undefined) return 'an ssh cluster names no pool';
   if (provider === 'local' || provider === 'ssh') return undefined;
@@ -126,5 +130,17 @@ function hostProblem(h: unknown, allowJump: boolean): string | undefined {
     if (!allowJump) return 'a jump host has its own jump host';
     return hostProblem(h.proxyJump, false);
   }
+  return undefined;
+}
+
+/** A DNS-1123 name (namespace, pod, container) as Kubernetes allows them. */
+const KUBE_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+function kubeProblem(k: unknown, provider: string, numNodes: number): string | undefined {
+  if (provider !== 'kubernetes') return 'kube is set on a cluster that is not on kubernetes';
+  if (!isObj(k)) return 'kube is not an object';
+  if (!plainText(k.context, 253)) return 'kube.context is not a context name';
+  for (const f of ['namespace', 'container'] as const) if (typeof k[f] !== 'string' || !KUBE_NAME.test(k[f] as string)) return `kube.${f} is not a Kubernetes name`;
+  if (!Array.isArray(k.pods) || !k.pods.length || k.pods.length > numNodes || !k.pods.every((p) => typeof p === 'string' && KUBE_NAME.test(p))) return 'kube.pods is not a list of pod names';
   return undefined;
 }

@@ -8,7 +8,7 @@ export const ALL_CLOUDS = [
 ] as const;
 
 /** Clouds Skydeck can launch on. The others parse, with a warning. */
-export const SKYDECK_CLOUDS = ['aws', 'gcp', 'azure', 'ssh', 'local'] as const;
+export const SKYDECK_CLOUDS = ['aws', 'gcp', 'azure', 'kubernetes', 'ssh', 'local'] as const;
 
 /** Short names accepted in `infra` for Kubernetes. */
 export const KUBERNETES_ALIASES = ['kubernetes', 'k8s'] as const;

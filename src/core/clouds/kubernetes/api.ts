@@ -1,0 +1,63 @@
+// The user's kubeconfig and one API client per context. Credentials stay in the kubeconfig's
+// own chain (client certs, tokens, exec plugins): Skydeck names a context, never copies keys.
+import * as k8s from '@kubernetes/client-node';
+import { ProviderError } from '../provider';
+
+export interface KubeTarget {
+  context: string;
+  namespace: string;
+}
+
+export class KubeApi {
+  private readonly byContext = new Map<string, { kc: k8s.KubeConfig; core: k8s.CoreV1Api; authz: k8s.AuthorizationV1Api }>();
+  private base: k8s.KubeConfig | undefined;
+
+  constructor(private readonly opts: { kubeconfig?: string; namespace?: string } = {}) {}
+
+  /** The loaded kubeconfig (KUBECONFIG, else ~/.kube/config); a missing one is a config error. */
+  config(): k8s.KubeConfig {
+    if (!this.base) {
+      const kc = new k8s.KubeConfig();
+      try {
+        if (this.opts.kubeconfig) kc.loadFromFile(this.opts.kubeconfig);
+        else kc.loadFromDefault();
+      } catch (e) {
+        throw new ProviderError('config', `could not read the kubeconfig: ${(e as Error).message}`, 'set KUBECONFIG or write ~/.kube/config');
+      }
+      if (!kc.getContexts().length) throw new ProviderError('config', 'the kubeconfig has no contexts', 'set KUBECONFIG to a kubeconfig with at least one context');
+      this.base = kc;
+    }
+    return this.base;
+  }
+
+  /** The context a cluster uses: the one named (infra: k8s/<context>) or the current one. */
+  target(context?: string): KubeTarget {
+    const kc = this.config();
+    const name = context ?? kc.getCurrentContext();
+    const ctx = kc.getContextObject(name);
+    if (!ctx) throw new ProviderError('config', `the kubeconfig has no context "${name}"`, `contexts: ${kc.getContexts().map((c) => c.name).join(', ')}`);
+    return { context: name, namespace: this.opts.namespace ?? ctx.namespace ?? 'default' };
+  }
+
+  /** The API server a context points at: the "account" a cluster row records (leak invariant 7). */
+  server(context: string): string {
+    const kc = this.config();
+    const ctx = kc.getContextObject(context);
+    const cluster = ctx ? kc.getCluster(ctx.cluster) : null;
+    if (!cluster) throw new ProviderError('config', `context "${context}" names no cluster in the kubeconfig`);
+    return cluster.server;
+  }
+
+  clients(context: string): { kc: k8s.KubeConfig; core: k8s.CoreV1Api; authz: k8s.AuthorizationV1Api } {
+    let c = this.byContext.get(context);
+    if (!c) {
+      this.target(context);
+      const kc = new k8s.KubeConfig();
+      kc.loadFromString(this.config().exportConfig());
+      kc.setCurrentContext(context);
+      c = { kc, core: kc.makeApiClient(k8s.CoreV1Api), authz: kc.makeApiClient(k8s.AuthorizationV1Api) };
+      this.byContext.set(context, c);
+    }
+    return c;
+  }
+}

@@ -1,0 +1,31 @@
+// The Kubernetes cloud, loaded on first use (it brings @kubernetes/client-node): the registry
+// and the connections require this module (or its bundle, dist/clouds/kubernetes.js) lazily.
+import type { Provider } from '../provider';
+import { KubeApi } from './api';
+import { KubeExecTransport, type PodTarget } from './execTransport';
+import { KubernetesProvider } from './kubeProvider';
+import { kubeOptionsFromEnv, type KubeOptions } from './options';
+
+export { KubernetesProvider } from './kubeProvider';
+export { KubeExecTransport, type PodTarget } from './execTransport';
+export { checkKubernetes, type KubeCheck } from './check';
+export { CONTAINER } from './podSpec';
+
+let shared: KubeApi | undefined;
+
+/** One kubeconfig reading per process, shared by the provider and the transports. */
+function api(opts: KubeOptions): KubeApi {
+  shared ??= new KubeApi({ kubeconfig: opts.kubeconfig, namespace: opts.namespace });
+  return shared;
+}
+
+export function createKubernetesProvider(o: { log?: (m: string) => void } = {}): Provider & KubernetesProvider {
+  const opts = kubeOptionsFromEnv(process.env, o.log);
+  const p = new KubernetesProvider(opts);
+  shared ??= p.api;
+  return p;
+}
+
+export function createKubeTransport(target: PodTarget): KubeExecTransport {
+  return new KubeExecTransport(api(kubeOptionsFromEnv()), target);
+}

@@ -1,0 +1,153 @@
+// Kubernetes as a cloud: a cluster is one pod per node in a context's namespace. The "region"
+// is the context (infra: k8s/<context>); the "account" is the API server it points at, so a
+// kubeconfig switched to another cluster is refused, never read as "no pods" (invariant 7).
+import { ProviderError, accountMismatch, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult, type TaggedListing, type TerminateAnswer } from '../provider';
+import { TAG_UID } from '../provider';
+import { waitUntil } from '../waitInstances';
+import { KubeApi, type KubeTarget } from './api';
+import { isConflict, isNotFound, kubeError } from './errors';
+import { pendingProblem, podInfo } from './pods';
+import { podName, podSpec } from './podSpec';
+import type { KubeOptions } from './options';
+
+/** This long past its grace period a Terminating pod is deleted again with no grace (force). */
+const FORCE_AFTER_MS = 15_000;
+
+export class KubernetesProvider implements Provider {
+  readonly cloud = 'kubernetes';
+  readonly api: KubeApi;
+
+  constructor(readonly opts: KubeOptions) {
+    this.api = new KubeApi({ kubeconfig: opts.kubeconfig, namespace: opts.namespace });
+  }
+
+  async identity(region?: string): Promise<string> {
+    return this.api.server(this.api.target(region).context);
+  }
+
+  /** The context and namespace of a cluster, after checking it still means the recorded API server. */
+  where(ref: ClusterRef): KubeTarget {
+    const t = this.api.target(ref.region);
+    if (ref.account) {
+      const server = this.api.server(t.context);
+      if (server !== ref.account) throw accountMismatch('kubernetes', 'API server', server, ref.account, `point context "${t.context}" back at ${ref.account} (or pick the context that does)`);
+    }
+    return t;
+  }
+
+  async runInstances(req: RunRequest): Promise<RunResult> {
+    if (req.numNodes > 1) throw new ProviderError('config', 'multi-node clusters on Kubernetes are not supported yet', 'use num_nodes: 1');
+    const t = this.where(req);
+    const { core } = this.api.clients(t.context);
+    const created: string[] = [];
+    for (let i = 0; i < req.numNodes; i++) {
+      try {
+        await core.createNamespacedPod({ namespace: t.namespace, body: podSpec(req, i, this.opts) });
+        created.push(podName(req.uid, i));
+      } catch (e) {
+        // Same name = same uid (names derive from it): an earlier call of this launch made it.
+        if (isConflict(e)) continue;
+        throw kubeError(e, `creating pod ${podName(req.uid, i)} in ${t.context}/${t.namespace}`);
+      }
+    }
+    return { created, resumed: [] };
+  }
+
+  async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
+    const t = this.where(ref);
+    const pods = await this.pods(t, `${TAG_UID}=${ref.uid}`);
+    const stuck = pods.map(pendingProblem).find(Boolean);
+    if (stuck) this.opts.log?.(stuck);
+    return pods.map((p) => podInfo(p, t.context));
+  }
+
+  async stopInstances(): Promise<void> {
+    throw new ProviderError('config', 'Kubernetes clusters cannot be stopped (pods have no stopped state)', 'use "down" to delete the pods, or autostop --down');
+  }
+
+  async startInstances(): Promise<void> {
+    throw new ProviderError('config', 'Kubernetes clusters cannot be stopped or started', 'launch again');
+  }
+
+  async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<TerminateAnswer> {
+    const t = this.where(ref);
+    const { core } = this.api.clients(t.context);
+    const listed = await this.pods(t, `${TAG_UID}=${ref.uid}`);
+    const names = ids ?? listed.map((p) => p.metadata!.name!);
+    const ending: string[] = [];
+    for (const name of names) {
+      const pod = listed.find((p) => p.metadata?.name === name);
+      // Only pods whose label names this uid (or, for an id no listing shows, the uid's own name form).
+      if (!pod && !name.includes(ref.uid.toLowerCase())) continue;
+      const since = pod?.metadata?.deletionTimestamp ? Date.now() - new Date(pod.metadata.deletionTimestamp).getTime() : 0;
+      try {
+        // Accepted is not gone: a pod may sit in Terminating; only its absence is proof.
+        await core.deleteNamespacedPod({ name, namespace: t.namespace, ...(since > FORCE_AFTER_MS ? { gracePeriodSeconds: 0 } : {}) });
+      } catch (e) {
+        if (isNotFound(e)) ending.push(name);
+        else throw kubeError(e, `deleting pod ${name} in ${t.context}/${t.namespace}`);
+      }
+    }
+    return { ending };
+  }
+
+  async waitInstances(ref: ClusterRef, state: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    await waitUntil(async () => {
+      const pods = await this.queryInstances(ref);
+      // A pod stuck in Terminating past the grace is deleted again, forced.
+      if (state === 'terminated' && pods.length) await this.terminateInstances(ref, pods.map((p) => p.id));
+      return pods;
+    }, state, `the pods of ${ref.uid}`, timeoutMs, 1_000, signal);
+  }
+
+  async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
+    const pods = (await this.queryInstances(ref)).filter((p) => p.status === 'running').sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
+    const head = pods.find((p) => p.id === podName(ref.uid, 0));
+    if (!head) throw new ProviderError('transient', `the head pod ${podName(ref.uid, 0)} is not running`);
+    const node = (p: InstanceInfo) => ({ id: p.id, address: p.privateIp ?? p.id });
+    return { head: node(head), workers: pods.filter((p) => p !== head).map(node), sshUser: 'root' };
+  }
+
+  async listTagged(account?: string): Promise<TaggedListing> {
+    const current = await this.identity();
+    const server = account ?? current;
+    // Every context of the kubeconfig that points at this API server, each namespace once.
+    const targets = new Map<string, KubeTarget>();
+    for (const c of this.api.config().getContexts()) {
+      let s: string;
+      try {
+        s = this.api.server(c.name);
+      } catch {
+        continue;
+      }
+      if (s !== server) continue;
+      const t = this.api.target(c.name);
+      if (!targets.has(t.namespace)) targets.set(t.namespace, t);
+    }
+    if (!targets.size) throw accountMismatch('kubernetes', 'API server', current, server, 'add a context for that API server to the kubeconfig');
+    const out: TaggedListing = { account: server, instances: [], listed: [], unlisted: [] };
+    for (const t of targets.values()) {
+      try {
+        out.instances.push(...(await this.pods(t, TAG_UID)).map((p) => podInfo(p, t.context)));
+        out.listed.push(`${t.context}/${t.namespace}`);
+      } catch (e) {
+        const pe = kubeError(e, `listing pods in ${t.context}/${t.namespace}`);
+        out.unlisted.push({ region: `${t.context}/${t.namespace}`, kind: pe.kind, message: pe.message });
+      }
+    }
+    return out;
+  }
+
+  async openPorts(): Promise<void> {
+    // Pods on the host network (or reached through a port-forward) need no firewall change.
+  }
+
+  private async pods(t: KubeTarget, labelSelector: string) {
+    const { core } = this.api.clients(t.context);
+    try {
+      return (await core.listNamespacedPod({ namespace: t.namespace, labelSelector })).items;
+    } catch (e) {
+      throw kubeError(e, `listing pods in ${t.context}/${t.namespace}`);
+    }
+  }
+}

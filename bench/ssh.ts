@@ -98,7 +98,7 @@ async function main(): Promise<void> {
     const wd = path.join(ws, 'bigwd');
     for (let i = 0; i < 20_000; i++) {
       const f = path.join(wd, `d${i % 100}`, `f${i}.bin`);
-      if (i % 100 === 0) fs.mkdirSync(path.dirname(f), { recursive: true });
+      if (i < 100) fs.mkdirSync(path.dirname(f), { recursive: true });
       fs.writeFileSync(f, Buffer.alloc(25_000, i % 251));
     }
     const wdTask = task('wd', { workdir: wd, resources: { cpus: 0.01 }, run: 'true' });

@@ -72,9 +72,7 @@ async function check(r: ManifestSyncRequest, nodeState: string, base: string): P
 async function apply(
   r: ManifestSyncRequest, nodeState: string, base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats,
 ): Promise<number> {
-  const script =
-    `set -e; D=${r.remoteDirWord}; mkdir -p "$D"; T=$(mktemp -d "$D/.skydeck-sync.XXXXXX"); trap 'rm -rf "$T"' EXIT; ` +
-    `tar -xf - -C "$T"; ${shellQuote(r.python)} -S -c ${shellQuote(MANIFEST_NODE_PY)} apply "$D" ${shellQuote(nodeState)} ${shellQuote(base)} "$T"`;
+  const script = `exec ${shellQuote(r.python)} -S -c ${shellQuote(MANIFEST_NODE_PY)} apply ${r.remoteDirWord} ${shellQuote(nodeState)} ${shellQuote(base)}`;
   const res = await r.transport.execShell(script, { stdin: archiveDelta(r.localDir, all, delta, stats) });
   if (res.code !== 0 && res.code !== STALE) throw new SyncStepError(res.stderr.toString().trim());
   return res.code ?? 1;

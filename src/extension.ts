@@ -74,7 +74,10 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
         logs,
       }),
       // The Exec CodeLens offers the UP clusters the Clusters view last loaded.
-      ...core.registerTaskYamlSupport(context, async () => model.all.filter((c) => c.status === 'UP').map((c) => c.name), clusters.onDidChangeTreeData),
+      ...core.registerTaskYamlSupport(context, async () => model.all.filter((c) => c.status === 'UP').map((c) => c.name), clusters.onDidChangeTreeData, {
+        workspaceRoot: () => services.workspaceRoot,
+        upClusters: async () => model.all.filter((c) => c.status === 'UP').map((c) => ({ name: c.name, uid: c.uid })),
+      }),
     );
   });
   const isTaskDoc = (d: vscode.TextDocument) => isTaskFileName(d.fileName);

@@ -19,7 +19,10 @@ export interface CoreApi {
   /** The real command handlers (they replace the activation stand-ins). */
   registerCommands(deps: CommandDeps): vscode.Disposable[];
   /** Diagnostics, hover and CodeLens for task YAML files. */
-  registerTaskYamlSupport(context: vscode.ExtensionContext, upClusters: () => Promise<string[]>, clustersChanged?: vscode.Event<unknown>): vscode.Disposable[];
+  registerTaskYamlSupport(
+    context: vscode.ExtensionContext, upClusters: () => Promise<string[]>, clustersChanged?: vscode.Event<unknown>,
+    setup?: { workspaceRoot(): string | undefined; upClusters(): Promise<{ name: string; uid: string }[]> },
+  ): vscode.Disposable[];
   jobLogSource(ops: () => Promise<OpsContext>, key: JobKey): LogSource;
   StateStore: Pick<typeof StateStore, 'open' | 'openWorkspace'>;
   listClusters(db: Database): ClusterRecord[];

@@ -16,6 +16,8 @@ export const launchCommand: CliCommand = {
   -i, --idle-minutes N  autostop after N idle minutes (cloud clusters)
   --down                with autostop: tear down instead of stopping
   -y, --yes             do not ask for confirmation
+  --fast                on an UP cluster: no provisioning or file mounts; sync and setup
+                        only if they changed since the last launch from here
   --share-credentials   let bucket mounts on ssh/local nodes use your own cloud keys
                         (also SKYDECK_SHARE_CREDENTIALS=1; off by default)
 Streams the job's output until it ends and exits with its result; Ctrl-C detaches.`,
@@ -28,6 +30,7 @@ Streams the job's output until it ends and exits with its result; Ctrl-C detache
     { name: 'down' },
     { name: 'yes', short: 'y' },
     { name: 'share-credentials' },
+    { name: 'fast' },
   ],
   async run(args, io, context) {
     const [taskFile, ...extra] = args.positionals;
@@ -56,6 +59,7 @@ Streams the job's output until it ends and exits with its result; Ctrl-C detache
         idleMinutes: idle,
         down: args.flags.down ? true : undefined, // absent: the task's resources.autostop.down decides
         detach: detachRun,
+        fast: !!args.flags.fast,
         onOutput: (d) => io.outBytes(d),
         provisionSignal: provisioning.signal,
         onSubmitted: (id, name) => {

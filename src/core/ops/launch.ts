@@ -27,6 +27,7 @@ import { forCluster, planBuckets } from './bucketPlan';
 import { ensureNamedBuckets } from './namedBuckets';
 import { grantPlannedBuckets } from './bucketGrant';
 import { lookUpS3Regions } from './s3Regions';
+import { setupPlan } from './setupPlan';
 
 export interface LaunchRequest extends FollowOptions {
   taskFile: string;
@@ -46,6 +47,11 @@ export interface LaunchRequest extends FollowOptions {
   onAttempt?(a: AttemptReport): void;
   /** Reorders a cloud launch's placements (a managed job's recovery strategy). */
   placementOrder?(placements: Placement[]): Placement[];
+  /**
+   * --fast: on a cluster that is UP, skip provisioning, file mounts and buckets; the workdir is
+   * sent only if it changed since the last sync from here, setup only if its hash changed.
+   */
+  fast?: boolean;
 }
 
 export interface LaunchResult extends JobOutcome {
@@ -78,8 +84,13 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   // Credentials for bucket mounts are settled (or refused) before anything is provisioned.
   const buckets = await planBuckets(ctx, task, cloud);
   const autostop = autostopOf(ctx, cloud, task, req);
+  const fast = !!req.fast && existing?.status === 'UP';
+  if (req.fast && !fast) ctx.progress(`--fast: ${existing ? `${name} is ${existing.status}, not UP` : `${name} does not exist yet`}; launching in full`);
   let row: ClusterRecord;
-  if (providerOf(ctx, cloud)) {
+  if (fast) {
+    row = existing;
+    ctx.progress(`--fast: reusing ${name} as it is (UP); no provisioning, file mounts or buckets`);
+  } else if (providerOf(ctx, cloud)) {
     row = await launchOnProvider(ctx, name, task, {
       cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal, onAttempt: req.onAttempt,
       placementOrder: req.placementOrder,
@@ -87,18 +98,22 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   } else {
     row = await launchReachable(ctx, name, cloud, task, existing, autostop);
   }
-  await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
-  await lookUpS3Regions(ctx, buckets.filter((p) => p.regionPending), req.provisionSignal);
-  // A reused (or restarted) cluster's identity was made for the buckets of its first launch.
-  if (existing) await grantPlannedBuckets(ctx, row, buckets);
+  if (!fast) {
+    await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
+    await lookUpS3Regions(ctx, buckets.filter((p) => p.regionPending), req.provisionSignal);
+    // A reused (or restarted) cluster's identity was made for the buckets of its first launch.
+    if (existing) await grantPlannedBuckets(ctx, row, buckets);
+  }
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
   // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
-  const extras = { buckets: forCluster(ctx, buckets, row), gitEnvs: { ...envs, ...secrets } };
+  const extras = { buckets: fast ? [] : forCluster(ctx, buckets, row), gitEnvs: { ...envs, ...secrets }, fast };
   await Promise.all([syncAll(ctx, client, task, dir, handle.workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
   if (req.provisionSignal?.aborted) await cancelBeforeSubmit(ctx, row, !existing && isProviderCluster(row));
-  ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}`);
-  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: true, secrets }));
+  const setup = await setupPlan(ctx, client, row, task, envs, secrets, existing?.status === 'UP', fast);
+  ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}${setup.say ? ` (${setup.say})` : ''}`);
+  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: setup.run, secrets }));
+  setup.record(jobId);
   await assertNoTeardownSince(ctx, row, jobId);
   req.onSubmitted?.(jobId, name);
   if (req.detach) return { cluster: name, jobId };

@@ -6,7 +6,7 @@ import type { Task } from '../task';
 import type { OpsContext } from './context';
 import { readHandle } from './clusterHandle';
 import { ensureWorkerAgent, setUpWorkers, tearDownWorker, workerBase, type WorkerNode } from './clusterNodes';
-import { cloneWorkdir, localPath, syncFileMounts, syncWorkdir } from './syncFiles';
+import { cloneWorkdir, localPath, syncFileMounts, syncStateOf, syncWorkdir } from './syncFiles';
 import { attachBuckets, detachBuckets } from './bucketAttach';
 import type { SyncExtras } from './syncExtras';
 
@@ -43,9 +43,9 @@ export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Tas
     const r = await w.transport.execShell('mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
     if (r.code !== 0) throw new Error(`creating ~/sky_workdir on ${w.host.address} failed: ${r.stderr.toString().trim()}`);
     const workdir = r.stdout.toString().trim();
-    if (typeof task.workdir === 'string') await syncWorkdir(w.transport, python, localPath(task.workdir, dir), workdir);
+    if (typeof task.workdir === 'string') await syncWorkdir(w.transport, python, localPath(task.workdir, dir), workdir, syncStateOf(ctx.workspaceRoot, base), extras.fast);
     else if (task.workdir) await cloneWorkdir(w.transport, workdir, task.workdir, extras.gitEnvs ?? {}); // each node clones for itself
-    if (Object.keys(task.fileMounts).length) await syncFileMounts(w.transport, python, task, dir);
+    if (Object.keys(task.fileMounts).length && !extras.fast) await syncFileMounts(w.transport, python, task, dir);
     if (extras.buckets?.length) await attachBuckets(ctx, { name: w.host.address, transport: w.transport, stateBase: `${base}/storage` }, extras.buckets);
   })));
 }

@@ -6,4 +6,6 @@ import type { PlannedMount } from './bucketPlan';
 export interface SyncExtras {
   buckets?: PlannedMount[];
   gitEnvs?: Record<string, string>;
+  /** launch --fast on an UP cluster: no file mounts; an unchanged workdir is not even checked on the node. */
+  fast?: boolean;
 }

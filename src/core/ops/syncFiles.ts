@@ -7,7 +7,10 @@ import { shellQuote } from '../transport/shellQuote';
 import { describeFileMount, printable, type GitWorkdir, type Task } from '../task';
 import { checkGitWorkdir, GitWorkdirError, syncGitWorkdir } from '../sync/gitWorkdir';
 import type { NamedBucketMount } from '../storage/types';
-import { archiveDirectory, archiveFile, ArchiveStats, workdirFingerprint } from '../sync/workdirArchive';
+import { archiveDirectory, archiveFile } from '../sync/workdirArchive';
+import { deltaOf, isEmptyDelta, scanWorkdir, sha256, type ManifestEntry } from '../sync/manifest';
+import { manifestFile, readManifest } from '../sync/manifestStore';
+import { manifestSync, type ManifestSyncStats } from '../sync/manifestSync';
 import { OpsError } from './errors';
 import { remoteDirWord, remotePathWord } from './remotePath';
 import { PLACE_TREE_PY } from '../sync/placeTree';
@@ -100,23 +103,40 @@ async function untar(t: Transport, python: string, dirWord: string, archive: Rea
   if (r.code !== 0) throw new OpsError('failed', `syncing ${what} to ${t.description} failed: ${r.stderr.toString().trim()}`);
 }
 
-const inFlight = new Map<string, Promise<ArchiveStats>>();
+const inFlight = new Map<string, Promise<ManifestSyncStats>>();
+
+/** Where a workdir sync keeps its manifests: on the node (absolute dir) and here. */
+export interface SyncState {
+  nodeStateDir: string;
+  localStateDir: string;
+}
+
+/** Where the ops keep sync manifests: beside the agent on the node, in the workspace here. */
+export function syncStateOf(workspaceRoot: string, agentBase: string): SyncState {
+  return { nodeStateDir: `${agentBase}/sync`, localStateDir: path.join(workspaceRoot, '.skydeck', 'sync') };
+}
 
 /**
- * Syncs a workdir. Many execs of one task at once (a sweep) would each upload the same tree;
- * a sync of identical content to the same place that is already under way is joined instead.
- * Only in-flight syncs are shared, never finished ones, so files a job changed on the node are
- * always restored by the next exec, as with rsync.
+ * Syncs a workdir, sending only what changed since the last sync that finished (manifestSync.ts;
+ * deletions propagate, files a job changed on the node are sent again, as with rsync). Many
+ * execs of one task at once (a sweep) would each upload the same tree; a sync of identical
+ * content to the same place that is already under way is joined instead.
  */
-export function syncWorkdir(t: Transport, python: string, localDir: string, remoteDir: string): Promise<ArchiveStats> {
+export async function syncWorkdir(t: Transport, python: string, localDir: string, remoteDir: string, state: SyncState, trustLocal = false): Promise<ManifestSyncStats> {
   const skip = '.skydeck-sync.*\n';
-  const key = `${t.description}|${remoteDir}|${localDir}|${workdirFingerprint(localDir, skip)}`;
+  const localFile = manifestFile(state.localStateDir, t.description, remoteDir, localDir);
+  const prev = readManifest(localFile) ?? new Map<string, ManifestEntry>();
+  let ignored = 0;
+  const cur = scanWorkdir(localDir, skip, prev, () => ignored++);
+  // --fast: nothing changed here since the last sync that finished → the node is not asked.
+  if (trustLocal && prev.size && isEmptyDelta(deltaOf(prev, cur, localDir))) return { files: 0, bytes: 0, ignored, mode: 'skipped', removed: 0 };
+  const key = `${t.description}|${remoteDir}|${localDir}|${sha256(JSON.stringify(cur))}`;
   const running = inFlight.get(key);
   if (running) return running;
-  const stats: ArchiveStats = { files: 0, bytes: 0, ignored: 0 };
-  const dirWord = remoteDirWord(remoteDir);
-  const p = untar(t, python, dirWord, archiveDirectory(localDir, stats, skip), `workdir ${localDir}`)
-    .then(() => stats)
+  const p = manifestSync({
+    transport: t, python, localDir, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, localFile, prev, cur, ignored,
+  })
+    .catch((e: unknown) => { throw new OpsError('failed', `syncing workdir ${localDir} to ${t.description} failed: ${(e as Error).message}`); })
     .finally(() => inFlight.delete(key));
   inFlight.set(key, p);
   return p;

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import { Readable } from 'node:stream';
-import { createHash } from 'node:crypto';
 import { walkWorkdir } from './workdirWalk';
 import { bodyPadding, END_OF_ARCHIVE, entryHeader } from './tarWriter';
 
@@ -40,15 +39,6 @@ export function archiveDirectory(
     yield END_OF_ARCHIVE;
   }
   return Readable.from(all(), { objectMode: false });
-}
-
-/** A fingerprint of what a sync of `root` would send (names, types, sizes, mtimes, modes). */
-export function workdirFingerprint(root: string, extraRules = ''): string {
-  const h = createHash('sha256');
-  for (const { rel, stat: st } of walkWorkdir(root, extraRules)) {
-    h.update(`${rel}\0${st.mode}\0${st.isFile() ? st.size : 0}\0${st.mtimeMs}\n`);
-  }
-  return h.digest('hex');
 }
 
 /** A single file as a one-entry archive (for file_mounts of a file). */

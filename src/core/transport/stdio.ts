@@ -9,7 +9,10 @@ export function feedStdin(target: Writable, stdin: Buffer | string | NodeJS.Read
   } else if (typeof stdin === 'string' || Buffer.isBuffer(stdin)) {
     target.end(stdin);
   } else {
-    // pipe() keeps back-pressure, so a large stream never piles up in memory.
+    // pipe() keeps back-pressure, so a large stream never piles up in memory. pipe() does not end
+    // the target when the source fails (e.g. a file changed size mid-sync): the command would
+    // wait for input forever, so its stdin is cut off and it sees a truncated stream.
+    (stdin as Readable).once('error', () => target.destroy());
     stdin.pipe(target);
   }
 }

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { TaskCodeLensProvider } from './taskCodeLens';
 import { MountCodeLensProvider } from './mountCodeLens';
+import { SetupCodeLensProvider, type SetupLensSource } from './setupCodeLens';
 import { TaskDiagnostics } from './taskDiagnostics';
 import { TaskHoverProvider } from './taskHover';
 import { TASK_FILE_PATTERN } from './taskFiles';
@@ -27,6 +28,7 @@ export function registerTaskYamlSupport(
   _context: vscode.ExtensionContext,
   clusters: () => Promise<string[]>,
   clustersChanged?: vscode.Event<unknown>,
+  setup?: SetupLensSource,
 ): vscode.Disposable[] {
   const lenses = new TaskCodeLensProvider(clusters);
   const out: vscode.Disposable[] = [
@@ -36,6 +38,8 @@ export function registerTaskYamlSupport(
     vscode.languages.registerCodeLensProvider(SELECTOR, new MountCodeLensProvider()),
     vscode.languages.registerHoverProvider(SELECTOR, new TaskHoverProvider()),
   ];
-  if (clustersChanged) out.push(clustersChanged(() => lenses.refresh()));
+  const setupLenses = setup && new SetupCodeLensProvider(setup);
+  if (setupLenses) out.push(setupLenses, vscode.languages.registerCodeLensProvider(SELECTOR, setupLenses));
+  if (clustersChanged) out.push(clustersChanged(() => { lenses.refresh(); setupLenses?.refresh(); }));
   return out;
 }

@@ -103,7 +103,7 @@ describe('task YAML: file_mounts destinations', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-wd-'));
     for (const remote of ['sky_workdir', '../../', '/home/u/../../etc', '~/sky_workdir']) {
       const t = recordingTransport();
-      await assert.rejects(async () => syncWorkdir(t, 'python3', dir, remote), (e: unknown) => e instanceof OpsError && /refusing to sync into it/.test(e.message), remote);
+      await assert.rejects(async () => syncWorkdir(t, 'python3', dir, remote, { nodeStateDir: path.join(dir, 'node-state'), localStateDir: path.join(dir, 'local-state') }), (e: unknown) => e instanceof OpsError && /refusing to sync into it/.test(e.message), remote);
       assert.deepEqual(t.commands, [], `${remote}: a command was run`);
     }
   });

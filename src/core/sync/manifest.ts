@@ -1,0 +1,109 @@
+// The manifest of a synced workdir: what was sent last time, so the next sync sends only what
+// changed. The local copy carries content hashes and exact mtimes; the node keeps only its view
+// (path, type, size, whole-second mtime, link target), and the sha256 of that view's bytes
+// — the digest — is how the two sides prove they agree before a delta is trusted.
+import * as fs from 'node:fs';
+import { createHash } from 'node:crypto';
+import { walkWorkdir } from './workdirWalk';
+
+export interface ManifestEntry {
+  p: string; // posix path below the root
+  t: 'f' | 'd' | 'l';
+  s: number; // bytes (files)
+  m: number; // mtime in ms
+  x: number; // permission bits
+  h: string; // sha256 of the content (files) or the link target (symlinks); '' for dirs
+  l?: string; // symlink target
+}
+
+/** A walk of `root` as entries, hashes reused from `prev` where the stat is unchanged. */
+export function scanWorkdir(root: string, extraRules: string, prev: Map<string, ManifestEntry>, onIgnored?: () => void): ManifestEntry[] {
+  const out: ManifestEntry[] = [];
+  for (const { rel, abs, stat: st } of walkWorkdir(root, extraRules, onIgnored)) {
+    const x = st.mode & 0o7777;
+    if (st.isDirectory()) out.push({ p: rel, t: 'd', s: 0, m: st.mtimeMs, x, h: '' });
+    else if (st.isSymbolicLink()) {
+      const l = fs.readlinkSync(abs);
+      out.push({ p: rel, t: 'l', s: 0, m: st.mtimeMs, x, h: sha256(l), l });
+    } else if (st.isFile()) {
+      const old = prev.get(rel);
+      const same = old && old.t === 'f' && old.s === st.size && old.m === st.mtimeMs && old.x === x;
+      // '' = not known yet: hashed while it is sent, or before, to tell a touch from an edit.
+      out.push({ p: rel, t: 'f', s: st.size, m: st.mtimeMs, x, h: same ? old.h : '' });
+    }
+    // Sockets, fifos and devices are not synced.
+  }
+  return out;
+}
+
+/** The node's view of a manifest, as bytes (JSON lines-free, deterministic). */
+export function nodeView(entries: ManifestEntry[]): Buffer {
+  const rows = entries.map((e) => (e.t === 'l' ? [e.p, e.t, e.s, wholeSeconds(e.m), e.l ?? ''] : [e.p, e.t, e.s, wholeSeconds(e.m)]));
+  return Buffer.from(JSON.stringify({ v: 1, entries: rows }));
+}
+
+export function digestOf(entries: ManifestEntry[]): string {
+  return sha256(nodeView(entries));
+}
+
+/** What tar records, and so the node's mtime: whole seconds. */
+export function wholeSeconds(ms: number): number {
+  return Math.max(0, Math.floor(ms / 1000));
+}
+
+export interface ManifestDelta {
+  /** Entries to send (new, changed, or drifted on the node). */
+  send: ManifestEntry[];
+  /** Paths gone locally, deepest first. */
+  remove: string[];
+  /** Files whose content is unchanged but whose mtime moved: the node only sets the time. */
+  touch: ManifestEntry[];
+}
+
+/**
+ * What to send so the node, holding `prev`, ends up holding `cur`. `drift` names paths the node
+ * reported as not matching `prev` (a job edited or removed them): they are sent again.
+ */
+export function deltaOf(prev: Map<string, ManifestEntry>, cur: ManifestEntry[], root: string, drift: Set<string> = new Set()): ManifestDelta {
+  const send: ManifestEntry[] = [];
+  const touch: ManifestEntry[] = [];
+  const here = new Set<string>();
+  for (const e of cur) {
+    here.add(e.p);
+    const old = prev.get(e.p);
+    if (!old || old.t !== e.t || drift.has(e.p)) send.push(e);
+    else if (e.t === 'l' && old.l !== e.l) send.push(e);
+    else if (e.t === 'f' && (old.s !== e.s || old.x !== e.x)) send.push(e);
+    else if (e.t === 'f' && old.m !== e.m) {
+      if (!e.h) e.h = hashFile(`${root}/${e.p}`);
+      if (e.h === old.h) touch.push(e);
+      else send.push(e);
+    }
+  }
+  const remove = [...prev.keys()].filter((p) => !here.has(p)).sort((a, b) => depth(b) - depth(a) || (a < b ? 1 : -1));
+  return { send, remove, touch };
+}
+
+export function isEmptyDelta(d: ManifestDelta): boolean {
+  return !d.send.length && !d.remove.length && !d.touch.length;
+}
+
+function depth(p: string): number {
+  return p.split('/').length;
+}
+
+export function hashFile(file: string): string {
+  const h = createHash('sha256');
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (let n; (n = fs.readSync(fd, buf, 0, buf.length, null)) > 0;) h.update(buf.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return h.digest('hex');
+}
+
+export function sha256(b: string | Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
+}

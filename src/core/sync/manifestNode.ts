@@ -1,0 +1,133 @@
+/**
+ * Python (stdlib) run on the node for a manifest sync. The node keeps its view of the last
+ * sync that finished in STATE; its sha256 is the digest both sides compare.
+ *
+ *   check DEST STATE DIGEST  → prints {"state": "ok", "drift": [...]} when STATE's digest is
+ *     DIGEST (drift: entries a job removed or changed since: wrong type, size, mtime, target),
+ *     else {"state": "missing"|"differs"}.
+ *   apply DEST STATE BASE < TAR → the tar (meta/manifest.json, meta/ops.json, tree/) is unpacked
+ *     into a private temp dir in DEST. Under a lock: if BASE is not "" and STATE's digest is not BASE, exit 75 (stale: sync fully).
+ *     STATE is removed first, so a sync killed half-way leaves no manifest and the next one is
+ *     full; then removals (never through a link, never outside DEST), the tree renamed into
+ *     place (each file whole: old or new), touches, and STATE written last.
+ */
+export const MANIFEST_NODE_PY = String.raw`
+import fcntl, hashlib, json, os, shutil, stat, sys, tarfile, tempfile
+mode, dst, state = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def digest():
+    try:
+        with open(state, 'rb') as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except FileNotFoundError:
+        return None
+
+real_dst = os.path.realpath(dst)
+parents = {}
+
+def inside(rel):
+    # Refuse any path whose parent is not the real directory it names (a link on the way).
+    # Parents are resolved once each: a workdir has far fewer directories than files.
+    parts = rel.split('/')
+    if not rel or any(p in ('', '.', '..') for p in parts):
+        return None
+    key = '/'.join(parts[:-1])
+    ok = parents.get(key)
+    if ok is None:
+        parent = os.path.join(dst, *parts[:-1])
+        ok = parents[key] = os.path.realpath(parent) == os.path.normpath(os.path.join(real_dst, *parts[:-1]))
+    return os.path.join(dst, *parts) if ok else None
+
+if mode == 'check':
+    d = digest()
+    if d is None:
+        print(json.dumps({'state': 'missing'})); sys.exit(0)
+    if d != sys.argv[4]:
+        print(json.dumps({'state': 'differs'})); sys.exit(0)
+    with open(state, 'rb') as f:
+        rows = json.loads(f.read().decode('utf-8'))['entries']
+    drift = []
+    for row in rows:
+        p, t = row[0], row[1]
+        path = inside(p)
+        try:
+            st = os.lstat(path) if path else None
+        except OSError:
+            st = None
+        if st is None:
+            drift.append(p); continue
+        m = st.st_mode
+        kind = 'l' if stat.S_ISLNK(m) else 'd' if stat.S_ISDIR(m) else 'f' if stat.S_ISREG(m) else '?'
+        if kind != t or (t == 'f' and (st.st_size != row[2] or int(st.st_mtime) != row[3])) or (t == 'l' and os.readlink(path) != row[4]):
+            drift.append(p)
+    print(json.dumps({'state': 'ok', 'drift': drift}))
+    sys.exit(0)
+
+def apply_tree():
+    with open(os.path.join(tmp, 'meta', 'ops.json'), 'rb') as f:
+        ops = json.loads(f.read().decode('utf-8'))
+    for rel in ops['remove']:
+        path = inside(rel)
+        if path is None or not os.path.lexists(path):
+            continue
+        if os.path.isdir(path) and not os.path.islink(path):
+            try:
+                os.rmdir(path)  # only when empty: files a job made there stay
+            except OSError:
+                pass
+        else:
+            os.unlink(path)
+    src = os.path.join(tmp, 'tree')
+    for root, dirs, files in os.walk(src):
+        rel = os.path.relpath(root, src)
+        target = dst if rel == '.' else os.path.join(dst, rel)
+        if not os.path.isdir(target) or os.path.islink(target):
+            if os.path.lexists(target):
+                os.unlink(target)
+            os.makedirs(target, exist_ok=True)
+        links = [d for d in dirs if os.path.islink(os.path.join(root, d))]
+        for name in files + links:
+            to = os.path.join(target, name)
+            if os.path.isdir(to) and not os.path.islink(to):
+                sys.exit('cannot replace directory %s with a file' % to)
+            os.replace(os.path.join(root, name), to)
+        dirs[:] = [d for d in dirs if d not in links]
+    for rel, sec in ops['touch']:
+        path = inside(rel)
+        if path is not None and os.path.isfile(path) and not os.path.islink(path):
+            os.utime(path, (sec, sec))
+    new = os.path.join(os.path.dirname(state), '.%s.tmp-%d' % (os.path.basename(state), os.getpid()))
+    with open(new, 'wb') as f:
+        shutil.copyfileobj(open(os.path.join(tmp, 'meta', 'manifest.json'), 'rb'), f)
+        f.flush(); os.fsync(f.fileno())
+    os.replace(new, state)
+
+base = sys.argv[4]
+os.makedirs(dst, exist_ok=True)
+tmp = tempfile.mkdtemp(prefix='.skydeck-sync.', dir=dst)
+try:
+    # The tar on stdin is read here (no tar binary, fewer processes). Skydeck wrote it, but its
+    # names are checked anyway: meta/ or tree/, relative, no "..".
+    with tarfile.open(fileobj=sys.stdin.buffer, mode='r|') as tar:
+        for member in tar:
+            parts = member.name.rstrip('/').split('/')
+            if parts[0] not in ('meta', 'tree') or member.name.startswith('/') or '..' in parts or not (member.isfile() or member.isdir() or member.issym()):
+                sys.exit('refusing archive member %r' % member.name)
+            if member.isdir():
+                # Made plainly: a read-only mode on a directory would stop its files landing.
+                os.makedirs(os.path.join(tmp, member.name), exist_ok=True)
+            elif hasattr(tarfile, 'fully_trusted_filter'):
+                tar.extract(member, tmp, filter='fully_trusted')
+            else:
+                tar.extract(member, tmp)
+    os.makedirs(os.path.dirname(state), exist_ok=True)
+    lock = open(state + '.lock', 'a')
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    if base and digest() != base:
+        sys.stderr.write('the node holds another sync than this delta was made for\n'); sys.exit(75)
+    if os.path.lexists(state):
+        os.unlink(state)
+    apply_tree()
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+`;

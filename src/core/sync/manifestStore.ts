@@ -1,0 +1,81 @@
+// The local copy of a sync manifest, in <workspace>/.skydeck/sync/<key>.json. The workspace may
+// come from someone else, so a file is checked entry by entry when read and anything odd means
+// "no manifest" (a full sync). Its digest is never stored: it is recomputed from the entries
+// and must equal the node's, so a tampered list cannot pass for the node's.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { writeFileAtomic } from '../state/atomicWrite';
+import { sha256, type ManifestEntry } from './manifest';
+
+/** Far above a 20,000-file workdir (~3 MB); a bigger file is refused unread. */
+const MAX_BYTES = 256 * 1024 * 1024;
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** The state file for one (node, remote dir, local dir) triple. */
+export function manifestFile(stateDir: string, node: string, remoteDir: string, localDir: string): string {
+  return path.join(stateDir, `${sha256(`${node}\0${remoteDir}\0${path.resolve(localDir)}`).slice(0, 32)}.json`);
+}
+
+/** Why a path cannot be an entry of a manifest, or undefined. Deletions come from these names. */
+export function entryPathProblem(p: unknown): string | undefined {
+  if (typeof p !== 'string' || !p) return 'not a non-empty string';
+  if (p.includes('\0') || p.includes('\\')) return 'has a NUL or a backslash';
+  if (p.startsWith('/')) return 'is absolute';
+  if (p.split('/').some((s) => s === '' || s === '.' || s === '..')) return 'has an empty, "." or ".." segment';
+  return undefined;
+}
+
+function entryOk(e: unknown): e is ManifestEntry {
+  if (!e || typeof e !== 'object') return false;
+  const o = e as Record<string, unknown>;
+  const num = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  if (entryPathProblem(o.p) || !num(o.s) || !num(o.m) || !Number.isInteger(o.x) || (o.x as number) < 0 || (o.x as number) > 0o7777) return false;
+  if (o.t === 'd') return o.h === '';
+  if (o.t === 'f') return Number.isInteger(o.s) && typeof o.h === 'string' && (o.h === '' || HEX64.test(o.h));
+  if (o.t === 'l') return typeof o.l === 'string' && !o.l.includes('\0') && o.h === sha256(o.l);
+  return false;
+}
+
+/** The entries recorded in `file`, or undefined (missing, unreadable, malformed, a link). */
+export function readManifest(file: string): Map<string, ManifestEntry> | undefined {
+  try {
+    const st = fs.lstatSync(file);
+    if (!st.isFile() || st.size > MAX_BYTES) return undefined;
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { v?: unknown; entries?: unknown };
+    if (doc?.v !== 1 || !Array.isArray(doc.entries)) return undefined;
+    const out = new Map<string, ManifestEntry>();
+    for (const e of doc.entries) {
+      if (!entryOk(e) || out.has(e.p)) return undefined;
+      out.set(e.p, e);
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Records the manifest of a sync that finished (atomic: old or new, never half). */
+export function writeManifest(file: string, entries: ManifestEntry[]): void {
+  const dir = path.dirname(file);
+  const problem = linkOnTheWay(dir);
+  if (problem) throw new Error(problem);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileAtomic(file, Buffer.from(JSON.stringify({ v: 1, entries })));
+}
+
+/** Forgets a manifest (before a sync whose outcome is not known yet). */
+export function dropManifest(file: string): void {
+  fs.rmSync(file, { force: true });
+}
+
+/** A symlink at <ws>/.skydeck or <ws>/.skydeck/sync would send our writes elsewhere. */
+function linkOnTheWay(dir: string): string | undefined {
+  for (const p of [path.dirname(dir), dir]) {
+    try {
+      if (fs.lstatSync(p).isSymbolicLink()) return `${p} is a symbolic link; Skydeck keeps sync manifests only in a real directory`;
+    } catch {
+      // Missing: made below.
+    }
+  }
+  return undefined;
+}

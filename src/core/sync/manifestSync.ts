@@ -1,0 +1,81 @@
+// A workdir sync that sends only what changed since the last sync that finished, proven by
+// both sides holding the same manifest (see manifest.ts, manifestNode.ts). Anything that does
+// not add up — no manifest here, none or another there, a concurrent sync — means a full sync.
+import * as path from 'node:path';
+import type { Transport } from '../transport';
+import { shellQuote } from '../transport/shellQuote';
+import { deltaOf, digestOf, sha256, type ManifestDelta, type ManifestEntry } from './manifest';
+import { writeManifest } from './manifestStore';
+import { MANIFEST_NODE_PY } from './manifestNode';
+import { archiveDelta } from './deltaArchive';
+import type { ArchiveStats } from './workdirArchive';
+
+export interface ManifestSyncStats extends ArchiveStats {
+  /** 'delta': only changes were sent; 'full': everything (first sync, or the node disagreed); 'skipped': --fast and nothing changed. */
+  mode: 'delta' | 'full' | 'skipped';
+  removed: number;
+}
+
+export interface ManifestSyncRequest {
+  transport: Transport;
+  python: string;
+  localDir: string;
+  /** The workdir on the node, as a checked shell word, and as a string (for the state name). */
+  remoteDir: string;
+  remoteDirWord: string;
+  /** The node directory where the node's manifest lives (absolute). */
+  nodeStateDir: string;
+  /** The local manifest file (manifestStore.ts manifestFile). */
+  localFile: string;
+  /** The last finished sync's entries (manifestStore.ts readManifest) and the workdir now. */
+  prev: Map<string, ManifestEntry>;
+  cur: ManifestEntry[];
+  ignored: number;
+}
+
+/** Raised by the node when its manifest moved under us (another sync finished meanwhile). */
+const STALE = 75;
+
+export async function manifestSync(r: ManifestSyncRequest): Promise<ManifestSyncStats> {
+  const { prev, cur } = r;
+  const nodeState = path.posix.join(r.nodeStateDir, `${sha256(r.remoteDir).slice(0, 32)}.json`);
+  const base = prev.size ? digestOf([...prev.values()]) : '';
+  const stats: ManifestSyncStats = { files: 0, bytes: 0, ignored: r.ignored, mode: 'full', removed: 0 };
+  const drift = base ? await check(r, nodeState, base) : undefined;
+  if (drift) {
+    const delta = deltaOf(prev, cur, r.localDir, drift);
+    const code = await apply(r, nodeState, base, cur, delta, stats);
+    if (code === 0) {
+      writeManifest(r.localFile, cur);
+      return { ...stats, mode: 'delta', removed: delta.remove.length };
+    }
+    if (code !== STALE) throw new Error(`exit ${code}`);
+    stats.files = stats.bytes = 0;
+  }
+  const code = await apply(r, nodeState, '', cur, { send: cur, remove: [], touch: [] }, stats);
+  if (code !== 0) throw new Error(`exit ${code}`);
+  writeManifest(r.localFile, cur);
+  return stats;
+}
+
+/** The paths the node says drifted, or undefined when its manifest is not `base`. */
+async function check(r: ManifestSyncRequest, nodeState: string, base: string): Promise<Set<string> | undefined> {
+  const res = await r.transport.execShell(
+    `exec ${shellQuote(r.python)} -S -c ${shellQuote(MANIFEST_NODE_PY)} check ${r.remoteDirWord} ${shellQuote(nodeState)} ${shellQuote(base)}`,
+  );
+  if (res.code !== 0) throw new SyncStepError(`checking the last sync failed: ${res.stderr.toString().trim()}`);
+  const doc = JSON.parse(res.stdout.toString()) as { state: string; drift?: unknown };
+  if (doc.state !== 'ok' || !Array.isArray(doc.drift)) return undefined;
+  return new Set(doc.drift.filter((p): p is string => typeof p === 'string'));
+}
+
+async function apply(
+  r: ManifestSyncRequest, nodeState: string, base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats,
+): Promise<number> {
+  const script = `exec ${shellQuote(r.python)} -S -c ${shellQuote(MANIFEST_NODE_PY)} apply ${r.remoteDirWord} ${shellQuote(nodeState)} ${shellQuote(base)}`;
+  const res = await r.transport.execShell(script, { stdin: archiveDelta(r.localDir, all, delta, stats) });
+  if (res.code !== 0 && res.code !== STALE) throw new SyncStepError(res.stderr.toString().trim());
+  return res.code ?? 1;
+}
+
+export class SyncStepError extends Error {}

@@ -1,24 +1,27 @@
 """A gang rank on a worker, started with no Python there: a constant POSIX sh script.
 
-The gang driver (gang.py) runs `sh -c RANK skydeck-rank BASE JOB RANK PHASE PY AGENT` on the
-worker over ssh; none of those arguments comes from the spec. The job's variables (secrets too),
-the head's workdir and home, the umask and the phase's script arrive on stdin as sh assignments
-whose every value is single-quoted here (payload()), so the worker's sh only ever evaluates
-quoted literals; they stay in memory, never on the worker's disk except the script itself, as
-`_rank` wrote it. What `_rank` (rank.py) did in Python, this does in sh: the job marker of the
-worker's base dir, the workdir mapped from the head's home to this node's, the user's shell,
-the exit file; only a node with MOUNT_CACHED mounts registered starts Python, after run, for the
-upload wait (`_rankwait`).
+The gang driver (gang.py) runs `sh -c BOOT skydeck-rank BASE JOB RANK PHASE PY AGENT` on the
+worker over ssh; none of those arguments comes from the spec, and BOOT is one line. The job's
+variables (secrets too), the head's workdir and home, the umask, the phase's script and the rank
+script itself arrive on stdin as sh assignments whose every value is single-quoted here
+(payload()), so the worker's sh only evaluates quoted literals; they stay in memory, never on
+the worker's disk except the phase's script, as `_rank` wrote it. What `_rank` (rank.py) did in
+Python, this does in sh: the job marker of the worker's base dir, the workdir mapped from the
+head's home to this node's, the user's shell, the exit file. Only a node with MOUNT_CACHED
+mounts registered starts Python, after run, for the upload wait (`_rankwait`).
 """
 import re
 import shlex
 
 NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
 
+# The remote command line is this one line (any login shell, csh too, passes it to sh as is):
+# the request on stdin is evaluated, checked for its end line, and carries the script below.
+BOOT = ('umask 077; eval "$(cat)" || exit 1; [ "${_sd_end-}" = 1 ] || '
+        '{ echo "skydeck: the rank request was cut short"; exit 1; }; eval "$_sd_rank"')
+
 RANK = r'''base=$1 job=$2 rank=$3 phase=$4 py=$5 agent=$6
-umask 077
-eval "$(cat)" || exit 1
-[ "${_sd_end-}" = 1 ] || { echo 'skydeck: the rank request was cut short'; exit 1; }
+unset _sd_rank
 unset SKYDECK_JOB_ID SKYDECK_NUM_NODES SKYDECK_NODE_RANK SKYDECK_NODE_IPS SKYDECK_CLUSTER_NAME \
   SKYDECK_JOB_NAME SKYDECK_JOB_MARKER
 real=$(cd "$base" && pwd -P) || exit 1
@@ -61,7 +64,7 @@ exit "$code"
 
 def argv(worker, job_id, rank, phase):
     """The worker-side command (ssh quotes each word for the remote shell)."""
-    return ['sh', '-c', RANK, 'skydeck-rank', worker['base'], str(job_id), str(rank), phase,
+    return ['sh', '-c', BOOT, 'skydeck-rank', worker['base'], str(job_id), str(rank), phase,
             worker['python'], worker['agent']]
 
 
@@ -73,5 +76,6 @@ def payload(variables, script, cwd, head_home, umask):
     lines.append('_sd_vars=%s' % shlex.quote(' '.join(names)))
     for k, v in (('script', script), ('cwd', cwd or ''), ('home', head_home or ''), ('umask', umask or '')):
         lines.append('_sd_%s=%s' % (k, shlex.quote(v)))
+    lines.append('_sd_rank=%s' % shlex.quote(RANK))
     lines.append('_sd_end=1')
     return ('\n'.join(lines) + '\n').encode('utf-8', 'surrogateescape')

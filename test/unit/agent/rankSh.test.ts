@@ -21,6 +21,8 @@ function runRank(opts: { vars: Record<string, string>; script: string; cwd: stri
   const made = spawnSync(PY, ['-c', build], { input: JSON.stringify({ ...opts, agent: AGENT, phase: opts.phase ?? 'run' }) });
   assert.equal(made.status, 0, made.stderr.toString());
   const { argv, stdin } = JSON.parse(made.stdout.toString()) as { argv: string[]; stdin: string };
+  // One line for the worker's login shell, whatever it is (csh rejects a newline in quotes).
+  assert.ok(argv.every((a) => !a.includes('\n')), 'the remote command has no newline');
   const r = spawnSync(argv[0], argv.slice(1), { input: Buffer.from(stdin, 'latin1'), env: { PATH: process.env.PATH, HOME: opts.home } });
   return { code: r.status, out: r.stdout.toString(), err: r.stderr.toString() };
 }

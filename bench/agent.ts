@@ -20,6 +20,7 @@ import {
 import { runBench } from './runBench';
 import { pssMb, SleepWatch } from './procWatch';
 import { requireTsp } from './tsp';
+import { compare, median, r4, versus } from './versus';
 import { tspCancel10, tspRelease64, tspSubmitRate } from './tspWorkloads';
 
 const env = { ...process.env, SKYDECK_TICK_INTERVAL: '2', SKYDECK_DAEMON_IDLE_EXIT: '5' };
@@ -28,10 +29,6 @@ function emit(figure: string, value: number, unit: string, extra: Json = {}): vo
   process.stdout.write(JSON.stringify({ figure, value: Number(value.toFixed(4)), unit, ...extra }) + '\n');
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
@@ -232,31 +229,6 @@ async function queue10k(): Promise<void> {
     emit('agent.queue_full_10k_ms', median(full), 'ms', { jobs: total, runs: full.length, min: Number(Math.min(...full).toFixed(2)), target: '<= 50' });
     emit('agent.queue_delta_10k_ms', median(delta), 'ms', { jobs: total, changed: 1, runs: delta.length, min: Number(Math.min(...delta).toFixed(2)), target: '<= 5' });
   });
-}
-
-const REPS = Math.max(3, Number(process.env.BENCH_REPS || 3));
-const r4 = (x: number) => Number(x.toFixed(4));
-
-/**
- * One workload on Skydeck and on task-spooler, REPS times each, interleaved (Skydeck, tsp,
- * Skydeck, ...) so a busy moment of the machine falls on both; medians are compared.
- */
-async function versus<T>(ours: () => Promise<T>, theirs: () => Promise<T>): Promise<{ ours: T[]; theirs: T[] }> {
-  const out = { ours: [] as T[], theirs: [] as T[] };
-  for (let i = 0; i < REPS; i++) {
-    out.ours.push(await ours());
-    await sleep(200);
-    out.theirs.push(await theirs());
-    await sleep(200);
-  }
-  return out;
-}
-
-function compare(figure: string, unit: string, ours: number[], theirs: number[], lowerIsBetter: boolean, extra: Json = {}): void {
-  const a = median(ours);
-  const b = median(theirs);
-  emit(`agent.${figure}`, a, unit, { reps: ours.length, all: ours.map(r4), tsp: r4(b), tsp_all: theirs.map(r4), ...extra });
-  emit(`agent.${figure.replace(/_(s|mb|jobs)$/, '')}_vs_tsp`, lowerIsBetter ? b / a : a / b, 'x', { note: '> 1: Skydeck better', skydeck: r4(a), tsp: r4(b) });
 }
 
 async function submitVs(): Promise<void> {

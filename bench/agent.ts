@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
   AgentFixture,
+  baseProcs,
   isAlive,
   markedProcs,
   markerPrefix,
@@ -17,6 +18,10 @@ import {
   Json,
 } from '../test/unit/agent/helpers';
 import { runBench } from './runBench';
+import { pssMb, SleepWatch } from './procWatch';
+import { requireTsp } from './tsp';
+import { compare, median, r4, versus } from './versus';
+import { tspCancel10, tspRelease64, tspSubmitRate } from './tspWorkloads';
 
 const env = { ...process.env, SKYDECK_TICK_INTERVAL: '2', SKYDECK_DAEMON_IDLE_EXIT: '5' };
 
@@ -24,10 +29,6 @@ function emit(figure: string, value: number, unit: string, extra: Json = {}): vo
   process.stdout.write(JSON.stringify({ figure, value: Number(value.toFixed(4)), unit, ...extra }) + '\n');
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
@@ -50,53 +51,8 @@ function sleepsOf(base: string, ids: Set<number>): number[] {
     .map((p) => p.pid);
 }
 
-function listPids(): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((n) => n.charCodeAt(0) >= 48 && n.charCodeAt(0) <= 57)
-    .map(Number);
-}
-
-/**
- * Counts processes that started after construction and now run `sleep ARG` with `needle` in
- * their environment. Cheap enough to poll every few ms without stealing the CPU the agent
- * and the jobs need (only new pids are read, environ only once a cmdline matches).
- */
-class SleepWatch {
-  private readonly before = new Set(listPids());
-  private readonly matched = new Set<number>();
-  constructor(
-    private readonly arg: string,
-    private readonly needle: string,
-  ) {}
-
-  count(): number {
-    const want = `sleep\0${this.arg}\0`;
-    for (const pid of listPids()) {
-      if (this.before.has(pid) || this.matched.has(pid)) continue;
-      try {
-        if (fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1') !== want) continue;
-        if (fs.readFileSync(`/proc/${pid}/environ`, 'latin1').includes(this.needle)) this.matched.add(pid);
-      } catch {
-        /* gone */
-      }
-    }
-    return this.matched.size;
-  }
-}
-
-function pssMb(pid: number): number {
-  try {
-    const s = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const m = /^Pss:\s+(\d+) kB/m.exec(s);
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-async function submitRate(): Promise<void> {
-  await withAgent(async (c) => {
+async function submitRate(): Promise<number> {
+  return withAgent(async (c) => {
     // A blocker holds the only CPU, so the measured submits queue (the scheduling step still
     // runs on every submit).
     await c.call('configure', { capacity: { cpus: 1 } });
@@ -107,13 +63,28 @@ async function submitRate(): Promise<void> {
       const r = await c.call('submit', { name: `job-${i}`, run: 'sleep 1000', resources: { cpus: 1 } });
       if (r.status !== 'PENDING') throw new Error(`unexpected status ${r.status}`);
     }
-    const s = (now() - t0) / 1000;
-    emit('agent.submit_rate', n / s, 'jobs/s', { jobs: n, seconds: Number(s.toFixed(3)), target: '>= 500' });
+    return n / ((now() - t0) / 1000);
   });
 }
 
-async function release64(): Promise<void> {
-  await withAgent(async (c, fx) => {
+interface Release {
+  seconds: number;
+  pssMb: number;
+  wrapperMb: number;
+  supervisorMb: number;
+}
+
+/** The daemon and its guard: what watches every running job (Skydeck's supervisor). */
+function supervisorMb(base: string): number {
+  const pids = baseProcs(base).filter((p) => {
+    const cmd = fs.readFileSync(`/proc/${p}/cmdline`, 'latin1');
+    return cmd.includes('\0_daemon') || cmd.includes('skydeck-guard');
+  });
+  return pids.reduce((a, p) => a + pssMb(p), 0);
+}
+
+async function release64(): Promise<Release> {
+  return withAgent(async (c, fx) => {
     await c.call('configure', { capacity: { cpus: 64 } });
     const blocker = await c.call('submit', { run: 'sleep 999', resources: { cpus: 64 } });
     const ids = new Set<number>();
@@ -123,37 +94,24 @@ async function release64(): Promise<void> {
     await waitUntil(() => sleepsOf(fx.base, new Set([blocker.job_id])).length === 1, 5000, 'blocker runs');
     const watch = new SleepWatch('1000', `SKYDECK_JOB_MARKER=${markerPrefix(fx.base)}:`);
     const t0 = now();
-    let answered = 0;
-    const cancelled = c.call('cancel', { job_ids: [blocker.job_id], grace: 10 }).then(() => (answered = now()));
+    const cancelled = c.call('cancel', { job_ids: [blocker.job_id], grace: 10 });
     await waitUntil(() => watch.count() >= 64, 10000, '64 jobs alive', 5);
     const s = (now() - t0) / 1000;
     await cancelled;
-    const floor = await plainShellFloor();
-    const spawnMs = await spawnCostMs();
-    emit('agent.release64_s', s, 's', {
-      jobs: 64,
-      via: 'blocker cancelled',
-      counted: 'until the user command (sleep) of all 64 jobs runs',
-      cancel_answered_s: Number(((answered - t0) / 1000).toFixed(4)),
-      floor_plain_shell_s: Number(floor.toFixed(4)),
-      spawn_sh_true_ms: Number(spawnMs.toFixed(2)),
-      target: '<= 0.3',
-    });
 
-    // PSS of what Skydeck adds per running job: the sh driver (its session leader). The
-    // user's shell running run.sh and the user's command are reported separately.
+    // PSS of what Skydeck adds per running job: the sh driver (its session leader), plus the
+    // daemon and its guard shared by the 64. The user's shell and command are the payload.
     const procs = markedProcs(fx.base).filter((p) => ids.has(p.jobId));
     const drivers = procs.filter((p) => p.pid === p.sid);
-    const shells = procs.filter((p) => p.pid !== p.sid && p.comm !== 'sleep');
-    const driverPss = drivers.reduce((a, p) => a + pssMb(p.pid), 0) / drivers.length;
-    const shellPss = shells.reduce((a, p) => a + pssMb(p.pid), 0) / Math.max(1, shells.length);
-    emit('agent.pss_per_job_mb', driverPss, 'MB', {
-      jobs: drivers.length,
-      counted: 'sh driver per job',
-      user_shell_mb: Number(shellPss.toFixed(3)),
-      target: '<= 0.5',
-    });
+    const wrapperMb = drivers.reduce((a, p) => a + pssMb(p.pid), 0) / drivers.length;
+    const sup = supervisorMb(fx.base);
+    return { seconds: s, pssMb: wrapperMb + sup / 64, wrapperMb, supervisorMb: sup };
   });
+}
+
+async function releaseExtras(): Promise<void> {
+  emit('agent.release_floor_plain_shell_s', await plainShellFloor(), 's', { jobs: 64, note: 'a plain sh starting 64 bash run.sh, no agent' });
+  emit('agent.spawn_sh_true_ms', await spawnCostMs(), 'ms');
   await withAgent(async (c, fx) => {
     // Variant: the pending jobs are released by declaring more capacity.
     await c.call('configure', { capacity: { cpus: 1 } });
@@ -208,8 +166,8 @@ async function spawnCostMs(): Promise<number> {
   return Number(out);
 }
 
-async function cancel10(): Promise<void> {
-  await withAgent(async (c, fx) => {
+async function cancel10(): Promise<number> {
+  return withAgent(async (c, fx) => {
     await c.call('configure', { capacity: { cpus: 10 } });
     const ids: number[] = [];
     for (let i = 0; i < 10; i++) ids.push((await c.call('submit', { run: 'sleep 1000', resources: { cpus: 1 } })).job_id);
@@ -220,7 +178,7 @@ async function cancel10(): Promise<void> {
     await waitUntil(() => pids.every((p) => !isAlive(p)), 5000, 'all exited', 1);
     const s = (now() - t0) / 1000;
     await answer;
-    emit('agent.cancel10_s', s, 's', { jobs: 10, processes: pids.length, target: '<= 0.1' });
+    return s;
   });
 }
 
@@ -273,12 +231,36 @@ async function queue10k(): Promise<void> {
   });
 }
 
+async function submitVs(): Promise<void> {
+  const r = await versus(submitRate, tspSubmitRate);
+  compare('submit_rate', 'jobs/s', r.ours, r.theirs, false, { jobs: 500, target: '>= 500', tsp_via: 'one tsp call per job' });
+}
+
+async function releaseVs(): Promise<void> {
+  const r = await versus(release64, tspRelease64);
+  compare('release64_s', 's', r.ours.map((x) => x.seconds), r.theirs.map((x) => x.seconds), true, {
+    jobs: 64, via: 'blocker cancelled (tsp -k)', counted: 'until the user command (sleep) of all 64 jobs runs', target: '<= 0.3',
+  });
+  compare('pss_per_job_mb', 'MB', r.ours.map((x) => x.pssMb), r.theirs.map((x) => x.pssMb), true, {
+    counted: 'per running job: its wrapper (Skydeck: sh driver; tsp: its client) + supervisor / 64 (Skydeck: daemon + guard; tsp: server); payload (bash, sleep) excluded',
+    wrapper_mb: r4(median(r.ours.map((x) => x.wrapperMb))), tsp_wrapper_mb: r4(median(r.theirs.map((x) => x.wrapperMb))),
+    supervisor_mb: r4(median(r.ours.map((x) => x.supervisorMb))), tsp_supervisor_mb: r4(median(r.theirs.map((x) => x.supervisorMb))),
+  });
+  await releaseExtras();
+}
+
+async function cancelVs(): Promise<void> {
+  const r = await versus(cancel10, tspCancel10);
+  compare('cancel10_s', 's', r.ours, r.theirs, true, { jobs: 10, target: '<= 0.1', tsp_via: 'tsp -k per job' });
+}
+
 async function main(): Promise<void> {
+  requireTsp();
   const only = process.argv.slice(2);
   const all: [string, () => Promise<void>][] = [
-    ['submit', submitRate],
-    ['release', release64],
-    ['cancel', cancel10],
+    ['submit', submitVs],
+    ['release', releaseVs],
+    ['cancel', cancelVs],
     ['trap', trapKill],
     ['queue', queue10k],
   ];

@@ -210,6 +210,9 @@ def _internal(cmd, rest, base, agent_path):
     if cmd == '_rank' and len(rest) == 3:
         from . import rank
         return rank.run_rank(ctx, int(rest[0]), int(rest[1]), rest[2])
+    if cmd == '_rankwait' and len(rest) == 2:
+        from . import rank
+        return rank.wait_after_run(ctx, int(rest[0]), int(rest[1]))
     if cmd == '_selfstop' and not rest:
         from . import selfstop
         return selfstop.run(ctx)

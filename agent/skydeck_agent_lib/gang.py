@@ -13,7 +13,7 @@ import signal
 import subprocess
 import time
 
-from . import cgroups, db, flushwait, nodes, remote, scheduler
+from . import cgroups, db, flushwait, nodes, rank_sh, remote, scheduler
 from .job_cgroups import leave_cgroup
 from .paths import MARKER_VAR
 from .private import UMASK_VAR, restore_for_job
@@ -55,7 +55,9 @@ def _run(ctx, job_id):
     for phase in phases:
         if os.path.exists(os.path.join(job_dir, 'cancelled')):
             return 143
-        ranks = [start(ctx, cluster, spec, env0, private, phase, r, node) for r, node in enumerate(chosen)]
+        # Workers first: their ranks have an ssh session to open, rank 0 only a fork.
+        ranks = [start(ctx, cluster, spec, env0, private, phase, r, node)
+                 for r, node in reversed(list(enumerate(chosen)))][::-1]
         failure = wait_all(ctx, cluster, ranks, job_id, phase)
         if os.path.exists(os.path.join(job_dir, 'cancelled')):
             return 143
@@ -112,13 +114,13 @@ def start(ctx, cluster, spec, env0, private, phase, r, node):
         else:
             w = cluster['workers'][node - 1]
             with open(script, 'rb') as f:
-                req = {'vars': rank_vars(env0, spec, r), 'script': f.read().decode('utf-8', 'surrogateescape'),
-                       'cwd': private['_SKYDECK_CWD'], 'head_home': os.path.expanduser('~'),
-                       'umask': private.get(UMASK_VAR)}
-            argv = nodes.ssh_argv(ctx.paths, w, nodes.agent_argv(w, '_rank', str(job_id), str(r), phase))
+                req = rank_sh.payload(rank_vars(env0, spec, r), f.read().decode('utf-8', 'surrogateescape'),
+                                      private['_SKYDECK_CWD'], os.path.expanduser('~'), private.get(UMASK_VAR))
+            # No Python start on the worker: the rank is a constant sh script (rank_sh.py).
+            argv = nodes.ssh_argv(ctx.paths, w, rank_sh.argv(w, job_id, r, phase))
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
                                     env=dict((k, v) for k, v in env0.items() if k != MARKER_VAR))
-            proc.stdin.write(json.dumps(req).encode('utf-8', 'surrogateescape'))
+            proc.stdin.write(req)
             proc.stdin.close()
     finally:
         if out is not None:

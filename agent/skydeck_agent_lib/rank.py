@@ -63,6 +63,12 @@ def _flushed(ctx, job_id, code):
     return code
 
 
+def wait_after_run(ctx, job_id, code):
+    """`_rankwait JOB CODE`: the sh rank (rank_sh.py) found cached mounts registered here; wait
+    for their uploads as `_rank` does. Exits with the rank's code, or 1 when a mount did not."""
+    return _flushed(ctx, job_id, code)
+
+
 def exit_file(paths, job_id, rank, phase):
     return os.path.join(paths.job_dir(job_id), 'rank-%d-%s.exit' % (rank, phase))
 

@@ -10,3 +10,7 @@ export { jobNameOf } from './names';
 export { splitPipeline, type PipelineText } from './pipeline';
 export { LocalManagedClient } from './localClient';
 export type { ManagedJobsClient, ManagedSubmit, CancelOutcome, ControllerNote } from './client';
+export { controllerHome, storeFileOf, controllerLogFile, leaseHolder, ensureLocalController, openLocalClient, type CliEntry } from './localHome';
+export { keepLog, readKeptLog, keptLogDir, recoveryMarker, KEPT_LOG_MAX_BYTES } from './keptLogs';
+export { linesAbout } from './controllerLog';
+export { followManagedLog, type FollowState, type SegmentFollower } from './followLog';

@@ -56,10 +56,22 @@ export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | '
         Object.assign(st, { segment: key, offset: 0, finished: false });
       }
       if (!st.finished) {
-        await o.follow({ cluster: j.clusterName, agentJobId: j.agentJobId }, st.offset, (d) => {
-          st.offset += d.length;
-          o.onOutput(d);
-        }, o.signal).catch((e: Error) => o.log?.(`managed job ${id}: log of ${j.clusterName} ended: ${e.message}`));
+        const seg = new AbortController();
+        const stop = () => seg.abort();
+        o.signal.addEventListener('abort', stop, { once: true });
+        // A preempted head never answers again (the read would reconnect forever): the
+        // segment ends once the job has moved off this cluster.
+        const watching = watchMove(client, id, key, o.pollMs ?? 200, seg);
+        try {
+          await o.follow({ cluster: j.clusterName, agentJobId: j.agentJobId }, st.offset, (d) => {
+            st.offset += d.length;
+            o.onOutput(d);
+          }, seg.signal).catch((e: Error) => o.log?.(`managed job ${id}: log of ${j.clusterName} ended: ${e.message}`));
+        } finally {
+          seg.abort();
+          o.signal.removeEventListener('abort', stop);
+          await watching;
+        }
         if (!o.signal.aborted) st.finished = true;
         continue;
       }
@@ -76,6 +88,17 @@ export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | '
     await sleep(o.pollMs ?? 200, o.signal);
   }
   return undefined;
+}
+
+/** Aborts `seg` once job `id` is no longer on `key` (ends when `seg` is aborted anyway). */
+async function watchMove(client: Pick<ManagedJobsClient, 'job'>, id: number, key: string, pollMs: number, seg: AbortController): Promise<void> {
+  const every = Math.max(pollMs * 5, 500);
+  while (!seg.signal.aborted) {
+    await sleep(every, seg.signal);
+    if (seg.signal.aborted) return;
+    const j = await client.job(id).catch(() => undefined);
+    if (j && `${j.clusterName}:${j.agentJobId}` !== key) seg.abort();
+  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

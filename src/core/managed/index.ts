@@ -14,3 +14,5 @@ export { controllerHome, storeFileOf, controllerLogFile, leaseHolder, ensureLoca
 export { keepLog, readKeptLog, keptLogDir, recoveryMarker, KEPT_LOG_MAX_BYTES } from './keptLogs';
 export { linesAbout } from './controllerLog';
 export { followManagedLog, type FollowState, type SegmentFollower } from './followLog';
+export { clusterRate, type ClusterRate } from './jobCost';
+export { managedJobViews, listManagedJobs, type ManagedJobView, type ManagedJobsListing } from './jobViews';

@@ -1,11 +1,10 @@
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StateStore } from '../core/state';
 import type { Connections, OpsContext, ReconcileOutcome } from '../core/ops';
-import { machineSetting } from './settings';
 import { notify } from './notify';
 import type { CoreApi } from './coreApi';
+import { opsContextOver } from './opsContextOver';
 import type { ManagedJobsClient } from '../core/managed';
 
 /** What dist/extension-core.js gives the shell (src/extensionCore.ts). */
@@ -144,36 +143,7 @@ export class Services implements vscode.Disposable {
   }
 
   private opsOver(root: string, store: StateStore): { ctx: OpsContext; connections: Connections } {
-    const { Connections, defaultKnownHostsFile, loadSshPools, cloudProviders } = this.core();
-    const connections = new Connections({
-      workspaceRoot: root,
-      knownHostsFile: defaultKnownHostsFile(),
-      onUnknownHostKey: (host, fingerprint, type) => this.askHostKey(host, fingerprint, type),
-      maxChannels: machineSetting<number>('ssh.channelsPerConnection'),
-      log: (m) => this.log.debug(m),
-    });
-    const ctx: OpsContext = {
-      store,
-      workspaceRoot: root,
-      // Read on each use so edits to the setting apply without a reload.
-      sshPools: () => loadSshPools(machineSetting('sshPools')),
-      connections,
-      // Commands with a progress notification pass a per-call copy whose progress reports there.
-      progress: (step) => this.log.info(step),
-      log: (m) => this.log.debug(m),
-      warn: (m) => {
-        this.log.warn(m);
-        void notify.warning(`Skydeck: ${m}`);
-      },
-      user: safeUser(),
-      // Each cloud's SDK loads from its own bundle when that cloud is first used.
-      providers: cloudProviders({ log: (m) => this.log.debug(m) }),
-      // Read on each use (each command's context copies it), like sshPools.
-      get storageCredentials() {
-        return machineSetting<boolean>('storage.shareCredentials') === true ? 'share' as const : 'never' as const;
-      },
-    };
-    return { ctx, connections };
+    return opsContextOver(this.core(), root, store, this.log, (host, fp, type) => this.askHostKey(host, fp, type));
   }
 
   /** Like ssh's first-connection question, as a modal: trusting a key is a security decision. */
@@ -220,12 +190,4 @@ export class Services implements vscode.Disposable {
  */
 function loadCoreChunk(): Core {
   return (require(path.join(__dirname, 'extension-core.js')) as { core: CoreApi }).core;
-}
-
-function safeUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env.USER ?? 'unknown';
-  }
 }

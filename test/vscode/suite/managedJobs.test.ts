@@ -73,7 +73,12 @@ describe('issue 17: managed jobs in the editor (extension host, fake cloud, in-p
     const m = path.join(home, `ran-${process.pid}`);
     const uri = taskFile('mj-recover', `name: mj-recover\nresources:\n  infra: aws/r1\n` +
       `run: if [ -e ${m} ]; then echo after-recovery; else touch ${m}; echo before-preempt; sleep 60; fi\n`);
-    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
+    // Lenses are asked of an open document, as the editor does.
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    const lenses = await until('the task file\'s CodeLenses', 30_000, async () => {
+      const l = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
+      return l?.length ? l : undefined;
+    });
     const lens = lenses.find((l) => l.command?.command === 'skydeck.launchManagedJob');
     assert.ok(lens, `no Launch as Managed Job lens; got ${JSON.stringify(lenses.map((l) => l.command?.title))}`);
     assert.deepEqual([lens.command?.title, lens.range.start.line, String(lens.command?.arguments?.[0])], ['▶ Launch as Managed Job', 0, uri.toString()]);

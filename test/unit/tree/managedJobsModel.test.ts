@@ -6,6 +6,7 @@ import { clusterRate, type ManagedJob } from '../../../src/core/managed';
 import type { ClusterRecord } from '../../../src/core/state';
 import { costText, ManagedJobsModel, managedJobDescription } from '../../../src/ui/tree/managedJobsModel';
 import { tempRoot } from '../managed/helpers';
+import { ClustersModel } from '../../../src/ui/tree/clustersModel';
 
 const job = (p: Partial<ManagedJob>): ManagedJob => ({
   id: 3, name: 'train', submittedAt: 0, status: 'RUNNING', tasks: ['run: x'], envs: {}, taskIndex: 0, recoveryCount: 2, restartsOnErrors: 0,
@@ -58,5 +59,22 @@ describe('tree: Managed jobs section', () => {
     assert.equal(clusterRate(undefined, dir).kind, 'unknown');
     assert.equal(clusterRate(row({ provider: 'local' }), dir).kind, 'free');
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reloads with the clusters; a failing listing shows on the section and never fails the reload', async () => {
+    let fail = false;
+    const model = new ClustersModel({
+      listClusters: async () => [], queue: async () => [],
+      listManagedJobs: async () => {
+        if (fail) throw new Error('store unreadable');
+        return { jobs: [{ job: job({}), rate: { kind: 'unknown', why: '' } }], refused: [] };
+      },
+    });
+    await model.reload();
+    assert.equal(model.managed.job(3)?.job.name, 'train');
+    fail = true;
+    await model.reload();
+    assert.equal(model.managed.job(3)?.job.name, 'train', 'the jobs last seen stay');
+    assert.match(model.managed.summary, /listing failed$/);
   });
 });

@@ -41,10 +41,13 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     },
     queue: async (cluster) => services.core().queue(await services.ops(), cluster),
     listBuckets: async () => services.core().listBuckets(await services.state()),
+    listManagedJobs: async () => services.core().listManagedJobs(services.controllerHome, () => services.managed(), () => services.controllerClusters()),
   });
   const clusters = new ClustersTreeProvider(model);
   const view = vscode.window.createTreeView('skydeck.clusters', { treeDataProvider: clusters, showCollapseAll: true });
-  const logs = new LogPanelManager(context.extensionUri, (key) => services.core().jobLogSource(() => services.ops(), key), services.log);
+  const logs = new LogPanelManager(context.extensionUri, (key) => key.managed
+    ? services.core().managedLogSource(() => services.managed(), () => services.controllerOps(), key.jobId)
+    : services.core().jobLogSource(() => services.ops(), key), services.log);
   const standIns = new DeferredCommands(DeferredCommands.contributedIds(context.extension.packageJSON), () => services.core());
   context.subscriptions.push(
     services,
@@ -72,6 +75,8 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
         model,
         refresh: () => clusters.refresh(),
         logs,
+        managed: () => services.managed(),
+        controllerOps: () => services.controllerOps(),
       }),
       // The Exec CodeLens offers the UP clusters the Clusters view last loaded.
       ...core.registerTaskYamlSupport(context, async () => model.all.filter((c) => c.status === 'UP').map((c) => c.name), clusters.onDidChangeTreeData, {

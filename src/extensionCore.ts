@@ -10,6 +10,9 @@ import { StateStore, listClusters } from './core/state';
 import { Connections, defaultKnownHostsFile, deleteBucket, listBuckets, queue, reconcile, reconcileBuckets } from './core/ops';
 import { loadSshPools } from './core/clouds/sshPools';
 import { cloudProviders } from './core/clouds/registry';
+import * as path from 'node:path';
+import { controllerHome, listManagedJobs, openLocalClient } from './core/managed';
+import { managedLogSource } from './ui/commands/support/managedLogSource';
 
 export const core: CoreApi = {
   registerCommands,
@@ -26,4 +29,10 @@ export const core: CoreApi = {
   cloudProviders,
   listBuckets,
   deleteBucket,
+  controllerHome,
+  // The controller is the bundled CLI next to this file (dist/cli.js), run by this process's
+  // runtime: in VS Code that is Electron, which runs plain Node code only with ELECTRON_RUN_AS_NODE.
+  openManagedClient: (home) => openLocalClient(home, { execPath: process.execPath, args: [path.join(__dirname, 'cli.js')], env: { ELECTRON_RUN_AS_NODE: '1' } }),
+  listManagedJobs,
+  managedLogSource,
 };

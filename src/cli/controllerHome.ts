@@ -1,63 +1,11 @@
-// The `local` managed-jobs controller: the controller loop runs on THIS machine, as a detached
-// background process of the CLI, with its own workspace under the user's home.
-//
-// Why local-only, and why a detached child: this slice lets managed jobs be tried without a
-// controller cluster. The store and its lease are files on this machine, so the CLI can write a
-// job and know (from the lease's pid) whether a controller already serves the store; if none
-// does, it starts one that outlives the CLI invocation (detached, its own process group, stdio
-// to a log file) and that exits by itself once every job has ended and it has been idle a while.
-// A remote controller (a cluster that outlives the laptop) replaces the spawn, not the store.
-import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { LocalManagedClient, ManagedController, ManagedStore, type ManagedJobsClient } from '../core/managed';
+// The CLI's side of the local managed-jobs controller (core/managed/localHome.ts): it starts
+// the controller by running itself, the same node and CLI entry, so versions match.
+import { controllerHome, openLocalClient, storeFileOf, type ManagedJobsClient } from '../core/managed';
 import type { OpsContext } from '../core/ops';
-import { liveLocalHolder } from '../core/state/fileLock';
 
-/** `$SKYDECK_CONTROLLER_HOME`, else `~/.skydeck/controller`: the controller's workspace root. */
-export function controllerHome(): string {
-  return process.env.SKYDECK_CONTROLLER_HOME || path.join(os.homedir(), '.skydeck', 'controller');
-}
-
-export function storeFileOf(workspaceRoot: string): string {
-  return ManagedStore.fileIn(workspaceRoot);
-}
-
-/** The pid holding the store's controller lease, if it is alive on this host. */
-export function leaseHolder(storeFile: string): number | undefined {
-  return liveLocalHolder(ManagedController.leaseFileOf(storeFile));
-}
-
-/**
- * Starts `skydeck jobs controller-run` in the background unless a live controller holds the
- * lease; returns its pid (or the holder's). The job is written BEFORE this check, and the
- * controller looks for unfinished jobs AFTER releasing its lease, so a job is never stranded.
- */
-export function ensureLocalController(workspaceRoot: string): { pid: number; started: boolean; logFile: string } {
-  const logFile = path.join(workspaceRoot, 'controller.log');
-  const held = leaseHolder(storeFileOf(workspaceRoot));
-  if (held !== undefined) return { pid: held, started: false, logFile };
-  fs.mkdirSync(workspaceRoot, { recursive: true, mode: 0o700 });
-  const fd = fs.openSync(logFile, 'a', 0o600);
-  try {
-    // The same node and CLI entry as this process (process.argv[1]), so versions match.
-    const child = spawn(process.execPath, [...process.execArgv, process.argv[1], 'jobs', 'controller-run'], {
-      detached: true, stdio: ['ignore', fd, fd], cwd: workspaceRoot,
-      env: { ...process.env, SKYDECK_CONTROLLER_HOME: workspaceRoot },
-    });
-    child.unref();
-    if (child.pid === undefined) throw new Error(`could not start the managed-jobs controller (see ${logFile})`);
-    return { pid: child.pid, started: true, logFile };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+export { controllerHome, storeFileOf };
 
 /** The client every `jobs` command uses: today the controller on this machine. */
-export async function managedClient(ctx: OpsContext): Promise<ManagedJobsClient> {
-  return LocalManagedClient.open(storeFileOf(ctx.workspaceRoot), () => {
-    const c = ensureLocalController(ctx.workspaceRoot);
-    return { where: 'this machine', started: c.started, detail: c.started ? `started it: pid ${c.pid}, log ${c.logFile}` : `pid ${c.pid}` };
-  }, () => ctx.clock?.now() ?? Date.now());
+export function managedClient(ctx: OpsContext): Promise<ManagedJobsClient> {
+  return openLocalClient(ctx.workspaceRoot, { execPath: process.execPath, args: [...process.execArgv, process.argv[1]] }, () => ctx.clock?.now() ?? Date.now());
 }

@@ -9,6 +9,7 @@ import type { Database } from 'sql.js';
 import type { CommandDeps } from './commands/command';
 import type { JobKey } from './logs/protocol';
 import type { LogSource } from './logs/logSource';
+import type { ManagedJobsClient, ManagedJobsListing } from '../core/managed';
 
 /**
  * What the lazily loaded core chunk (dist/extension-core.js, src/extensionCore.ts) gives the UI
@@ -38,4 +39,12 @@ export interface CoreApi {
   listBuckets(store: StateStore): Promise<BucketListing[]>;
   /** Deletes one of them with proof; `force` also deletes a bucket Skydeck did not create. */
   deleteBucket(ctx: OpsContext, name: string, store: StoreKind, force: boolean): Promise<BucketDeleteResult>;
+  /** The managed-jobs controller's workspace root ($SKYDECK_CONTROLLER_HOME, ~/.skydeck/controller). */
+  controllerHome(): string;
+  /** The client of the controller; starting one runs the bundled dist/cli.js (core/managed/localHome.ts). */
+  openManagedClient(home: string): Promise<ManagedJobsClient>;
+  /** The Managed jobs section's rows (nothing opened before the first managed job). */
+  listManagedJobs(home: string, client: () => Promise<ManagedJobsClient>, clusters: () => Promise<StateStore>): Promise<ManagedJobsListing>;
+  /** A managed job's one continuous log across its clusters, for a log panel. */
+  managedLogSource(client: () => Promise<ManagedJobsClient>, controllerOps: () => Promise<OpsContext>, id: number): LogSource;
 }

@@ -1,11 +1,11 @@
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StateStore } from '../core/state';
 import type { Connections, OpsContext, ReconcileOutcome } from '../core/ops';
-import { machineSetting } from './settings';
 import { notify } from './notify';
 import type { CoreApi } from './coreApi';
+import { opsContextOver } from './opsContextOver';
+import type { ManagedJobsClient } from '../core/managed';
 
 /** What dist/extension-core.js gives the shell (src/extensionCore.ts). */
 export type Core = CoreApi;
@@ -22,6 +22,10 @@ export class Services implements vscode.Disposable {
   private store: Promise<StateStore> | undefined;
   private opsContext: Promise<OpsContext> | undefined;
   private connections: Connections | undefined;
+  private managedClient: Promise<ManagedJobsClient> | undefined;
+  private controllerStore: Promise<StateStore> | undefined;
+  private controllerContext: Promise<OpsContext> | undefined;
+  private controllerConnections: Connections | undefined;
   private disposed = false;
   private readonly reconciled = new vscode.EventEmitter<readonly ReconcileOutcome[]>();
   /** Fires when the start-up reconcile changed a cluster (the view may refresh early). */
@@ -94,37 +98,52 @@ export class Services implements vscode.Disposable {
     return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.context.globalStorageUri.fsPath;
   }
 
-  private async buildOps(): Promise<OpsContext> {
-    const store = await this.state();
-    const { Connections, defaultKnownHostsFile, loadSshPools, cloudProviders } = this.core();
-    this.connections = new Connections({
-      workspaceRoot: this.workspaceRoot,
-      knownHostsFile: defaultKnownHostsFile(),
-      onUnknownHostKey: (host, fingerprint, type) => this.askHostKey(host, fingerprint, type),
-      maxChannels: machineSetting<number>('ssh.channelsPerConnection'),
-      log: (m) => this.log.debug(m),
+  /** The managed-jobs controller's workspace (its store, its clusters' state, its log). */
+  get controllerHome(): string {
+    return this.core().controllerHome();
+  }
+
+  /** One client of the controller for the window (the tree polls it, commands submit through it). */
+  managed(): Promise<ManagedJobsClient> {
+    this.managedClient ??= this.core().openManagedClient(this.controllerHome).catch((e) => {
+      this.managedClient = undefined;
+      throw e;
     });
-    return {
-      store,
-      workspaceRoot: this.workspaceRoot,
-      // Read on each use so edits to the setting apply without a reload.
-      sshPools: () => loadSshPools(machineSetting('sshPools')),
-      connections: this.connections,
-      // Commands with a progress notification pass a per-call copy whose progress reports there.
-      progress: (step) => this.log.info(step),
-      log: (m) => this.log.debug(m),
-      warn: (m) => {
-        this.log.warn(m);
-        void notify.warning(`Skydeck: ${m}`);
-      },
-      user: safeUser(),
-      // Each cloud's SDK loads from its own bundle when that cloud is first used.
-      providers: cloudProviders({ log: (m) => this.log.debug(m) }),
-      // Read on each use (each command's context copies it), like sshPools.
-      get storageCredentials() {
-        return machineSetting<boolean>('storage.shareCredentials') === true ? 'share' as const : 'never' as const;
-      },
-    };
+    return this.managedClient;
+  }
+
+  /**
+   * An OpsContext over the controller's workspace: its managed jobs' clusters are recorded
+   * there, not in this window's state, so their logs are read through it.
+   */
+  controllerOps(): Promise<OpsContext> {
+    this.controllerContext ??= (async () => {
+      this.controllerStore ??= this.core().StateStore.openWorkspace(this.controllerHome);
+      const { ctx, connections } = this.opsOver(this.controllerHome, await this.controllerStore);
+      this.controllerConnections = connections;
+      return ctx;
+    })().catch((e) => {
+      this.controllerContext = undefined;
+      this.controllerStore = undefined;
+      throw e;
+    });
+    return this.controllerContext;
+  }
+
+  /** The controller workspace's cluster state, for the Managed jobs section's costs. */
+  async controllerClusters(): Promise<StateStore> {
+    this.controllerStore ??= this.core().StateStore.openWorkspace(this.controllerHome);
+    return this.controllerStore;
+  }
+
+  private async buildOps(): Promise<OpsContext> {
+    const { ctx, connections } = this.opsOver(this.workspaceRoot, await this.state());
+    this.connections = connections;
+    return ctx;
+  }
+
+  private opsOver(root: string, store: StateStore): { ctx: OpsContext; connections: Connections } {
+    return opsContextOver(this.core(), root, store, this.log, (host, fp, type) => this.askHostKey(host, fp, type));
   }
 
   /** Like ssh's first-connection question, as a modal: trusting a key is a security decision. */
@@ -157,6 +176,9 @@ export class Services implements vscode.Disposable {
     this.disposed = true;
     this.reconciled.dispose();
     void this.connections?.closeAll().catch(() => undefined);
+    void this.controllerConnections?.closeAll().catch(() => undefined);
+    void this.managedClient?.then((c) => c.close(), () => undefined);
+    void this.controllerStore?.then((s) => s.close(), () => undefined);
     this.log.dispose();
     void this.store?.then((s) => s.close());
   }
@@ -168,12 +190,4 @@ export class Services implements vscode.Disposable {
  */
 function loadCoreChunk(): Core {
   return (require(path.join(__dirname, 'extension-core.js')) as { core: CoreApi }).core;
-}
-
-function safeUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env.USER ?? 'unknown';
-  }
 }

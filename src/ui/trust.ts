@@ -13,4 +13,5 @@ export const TRUSTED_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   'skydeck.launchTask', 'skydeck.execTask', 'skydeck.showLogs', 'skydeck.cancelJob', 'skydeck.cancelAllJobs',
   'skydeck.stopCluster', 'skydeck.startCluster', 'skydeck.downCluster', 'skydeck.retryDown', 'skydeck.terminateLeaked', 'skydeck.deleteLeakedIdentity',
   'skydeck.openTerminal', 'skydeck.connectRemoteSsh', 'skydeck.deleteBucket',
+  'skydeck.launchManagedJob', 'skydeck.cancelManagedJob', 'skydeck.showManagedJobLogs',
 ]);

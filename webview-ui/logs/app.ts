@@ -123,6 +123,7 @@ export class LogsApp {
     const state: PanelState = {
       v: 1, cluster: this.key.cluster, jobId: this.key.jobId, name: this.key.name, offset: this.offset,
       ...(this.key.rank ? { rank: this.key.rank } : {}),
+      ...(this.key.managed ? { managed: true } : {}),
     };
     this.host.setState(state);
   }

@@ -18,15 +18,18 @@ skydeck jobs queue [--all]
   Unfinished managed jobs (--all: finished ones too): status, recoveries, cluster, duration.
 skydeck jobs cancel ID... | --all [-y]
   Cancels the jobs; their clusters are torn down with proof. --all needs -y.
-skydeck jobs logs ID
-  Follows the job's output on its current cluster.
+skydeck jobs logs ID [--controller]
+  Follows the job's output across its recoveries (a marked line at each); an ended job's
+  output as the controller kept it before tearing its clusters down.
+  --controller      what the controller recorded about the job: its status changes with
+                    times and reasons, and its log's lines about the job
 The controller runs on this machine in the background (its state in $SKYDECK_CONTROLLER_HOME,
 default ~/.skydeck/controller) and exits by itself once every job has ended.`,
   workspace: 'controller',
   flags: [
     { name: 'name', short: 'n', takesValue: true }, { name: 'env', takesValue: true, repeated: true },
     { name: 'yes', short: 'y' }, { name: 'detach-run', short: 'd' }, { name: 'all', short: 'a' },
-    { name: 'idle-seconds', takesValue: true }, { name: 'poll-ms', takesValue: true },
+    { name: 'controller' }, { name: 'idle-seconds', takesValue: true }, { name: 'poll-ms', takesValue: true },
   ],
   async run(args, io, context) {
     const [sub, ...rest] = args.positionals;
@@ -38,7 +41,7 @@ default ~/.skydeck/controller) and exits by itself once every job has ended.`,
     if (sub === 'cancel') return jobsCancel(io, await context(), rest, args.flags);
     if (sub === 'logs') {
       if (rest.length !== 1) throw new UsageError('jobs logs takes one managed job id');
-      return jobsLogs(io, await context(), rest[0]);
+      return jobsLogs(io, await context(), rest[0], !!args.flags.controller);
     }
     // Hidden: the background controller loop that `jobs launch` starts.
     if (sub === 'controller-run') return jobsControllerRun(io, await context(), args.flags);

@@ -19,7 +19,7 @@ export async function jobsControllerRun(io: CliIO, ctx: OpsContext, flags: Parse
   const storeFile = storeFileOf(ctx.workspaceRoot);
   const say = (m: string) => io.err(`${new Date().toISOString()} controller pid ${process.pid}: ${m}\n`);
   for (;;) {
-    const c = await ManagedController.open(ctx, { storeFile, pollMs, leaseTimeoutMs: 2_000 });
+    const c = await ManagedController.open(ctx, { storeFile, pollMs, leaseTimeoutMs: 2_000, log: say });
     try {
       await c.start();
     } catch (e) {

@@ -1,57 +1,71 @@
-import { logs as logsOp, type OpsContext } from '../../core/ops';
-import { isTerminal } from '../../core/managed';
+import { logs as logsOp, OpsError, type OpsContext } from '../../core/ops';
+import { followManagedLog, isTerminal } from '../../core/managed';
 import { EXIT, type CliIO } from '../io';
 import { parseJobId } from '../ranges';
 import { detachOnInterrupt } from '../follow';
 import { managedClient } from '../controllerHome';
-import { OpsError } from '../../core/ops';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** `jobs logs ID`: refuses (with the reason) a job that has no cluster to read from. */
-export async function jobsLogs(io: CliIO, ctx: OpsContext, idText: string): Promise<number> {
+/**
+ * `jobs logs ID [--controller]`: the job's output (live, or what the controller kept of an
+ * ended job); with --controller, what the controller recorded about the job instead.
+ */
+export async function jobsLogs(io: CliIO, ctx: OpsContext, idText: string, controller = false): Promise<number> {
   const id = parseJobId(idText);
   const client = await managedClient(ctx);
-  const job = await client.job(id).finally(() => client.close());
-  if (!job) throw new OpsError('usage', `there is no managed job ${id}`);
-  if (!job.clusterName || job.agentJobId === null) {
-    const why = isTerminal(job.status) ? `it has ended (${job.status}) and its cluster is torn down` : `it has no cluster yet (${job.status})`;
-    io.err(`skydeck jobs logs: no output to show for managed job ${id}: ${why}.\n`);
-    return EXIT.failed;
+  try {
+    const job = await client.job(id);
+    if (!job) throw new OpsError('usage', `there is no managed job ${id}`);
+    if (controller) return await controllerView(io, client, id);
+    if (!job.clusterName || job.agentJobId === null) {
+      const kept = isTerminal(job.status) ? await client.keptLog?.(id) : undefined;
+      if (!kept?.length) {
+        const why = isTerminal(job.status) ? `it has ended (${job.status}), its cluster is torn down and no output of it was kept` : `it has no cluster yet (${job.status})`;
+        io.err(`skydeck jobs logs: no output to show for managed job ${id}: ${why}.\n`);
+        return EXIT.failed;
+      }
+    }
+  } finally {
+    await client.close();
   }
   return followManagedJob(io, ctx, id);
 }
 
-/**
- * Follows the job's agent job on whichever cluster it currently runs (the ops logs path), and
- * after a recovery the next cluster's, with a marked line between; ends with the job.
- */
+/** The job's recorded status changes (time, move, reason), then the controller log's lines about it. */
+async function controllerView(io: CliIO, client: Awaited<ReturnType<typeof managedClient>>, id: number): Promise<number> {
+  for (const e of await client.events(id)) io.out(`${new Date(e.ts).toISOString()}  ${e.from ?? '-'} -> ${e.to}  ${oneLine(e.reason)}\n`);
+  const lines = client.controllerLog ? await client.controllerLog(id) : undefined;
+  if (lines === undefined) io.err('(this controller does not share its log file)\n');
+  else if (!lines.length) io.err(`(the controller's log has no line about managed job ${id})\n`);
+  for (const l of lines ?? []) io.out(`${oneLine(l)}\n`);
+  return EXIT.ok;
+}
+
+/** Reasons quote cloud and agent messages: one line each, control characters shown escaped. */
+function oneLine(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f\u009b]/g, (c) => (c === '\n' ? '\\n' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+}
+
+/** Follows the job across its recoveries (core followManagedLog over ops logs); ends with the job. */
 export async function followManagedJob(io: CliIO, ctx: OpsContext, id: number): Promise<number> {
   const client = await managedClient(ctx);
   const detach = detachOnInterrupt(io, () => `Follow it again with: skydeck jobs logs ${id}`);
-  let followed: string | undefined;
   try {
-    while (!detach.signal.aborted) {
-      const j = await client.job(id);
-      if (!j) throw new OpsError('usage', `there is no managed job ${id}`);
-      const key = `${j.clusterName}:${j.agentJobId}`;
-      // Any status with an agent job: a short run may have ended before this look, and its
-      // cluster is kept until torn down, so its log can still be read whole.
-      if (j.clusterName && j.agentJobId !== null && key !== followed) {
-        if (followed) io.err(`--- managed job ${id}: now on cluster ${j.clusterName} (recoveries: ${j.recoveryCount}) ---\n`);
-        followed = key;
-        await logsOp(ctx, { cluster: j.clusterName, jobId: j.agentJobId, follow: true, onOutput: (d) => io.outBytes(d), signal: detach.signal })
-          .catch((e: Error) => ctx.log(`managed job ${id}: log of ${j.clusterName} ended: ${e.message}`));
-        continue;
-      }
-      if (isTerminal(j.status)) {
-        const ok = j.status === 'SUCCEEDED';
-        io.err(`${ok ? '✓' : '✗'} Managed job ${id} ${j.status}${j.lastError && !ok ? `: ${j.lastError}` : ''}.\n`);
-        return ok ? EXIT.ok : EXIT.failed;
-      }
-      await sleep(200);
-    }
-    return EXIT.ok;
+    const j = await followManagedLog(client, id, {
+      signal: detach.signal,
+      log: (m) => ctx.log(m),
+      onOutput: (d) => io.outBytes(d),
+      onMarker: (line) => io.err(`${line}\n`),
+      // The CLI reads each cluster's log from its start (a resumed follow is a new command).
+      follow: async (seg, _from, onChunk, signal) => {
+        await logsOp(ctx, { cluster: seg.cluster, jobId: seg.agentJobId, follow: true, onOutput: onChunk, signal });
+      },
+    }).catch((e: Error) => {
+      throw /^there is no managed job/.test(e.message) ? new OpsError('usage', e.message) : e;
+    });
+    if (!j) return EXIT.ok;
+    const ok = j.status === 'SUCCEEDED';
+    io.err(`${ok ? '✓' : '✗'} Managed job ${id} ${j.status}${j.lastError && !ok ? `: ${j.lastError}` : ''}.\n`);
+    return ok ? EXIT.ok : EXIT.failed;
   } finally {
     detach.dispose();
     await client.close();

@@ -35,5 +35,12 @@ export interface ManagedJobsClient {
   events(id: number): Promise<ManagedEvent[]>;
   /** 'all' = every unfinished job. */
   cancel(ids: number[] | 'all'): Promise<CancelOutcome>;
+  /**
+   * The job's output kept by the controller from clusters already torn down (keptLogs.ts), a
+   * marked line between clusters; undefined: none kept. Optional: a controller that keeps none.
+   */
+  keptLog?(id: number): Promise<Buffer | undefined>;
+  /** Lines of the controller's own log that mention the job. Optional, like keptLog. */
+  controllerLog?(id: number): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -27,6 +27,8 @@ export interface OpenOptions extends Partial<ControllerOptions> {
   storeFile?: string;
   /** How long start() waits for another controller of the same store to go. Default 30 s. */
   leaseTimeoutMs?: number;
+  /** Where the controller's own messages go (its errors per job); default ctx.log. */
+  log?: (message: string) => void;
 }
 
 const UNFINISHED = `WHERE status NOT IN ('SUCCEEDED','FAILED','FAILED_SETUP','FAILED_NO_RESOURCE','FAILED_CONTROLLER','CANCELLED') OR cluster_name IS NOT NULL`;
@@ -42,7 +44,10 @@ export class ManagedController implements ControllerCore {
   private started = false;
   private scanning: Promise<void> | undefined;
 
+  private readonly say: (message: string) => void;
+
   private constructor(readonly ctx: OpsContext, readonly store: ManagedStore, o: OpenOptions) {
+    this.say = o.log ?? ((m) => ctx.log(m));
     this.opts = { pollMs: o.pollMs ?? 5_000, maxParallelLaunches: o.maxParallelLaunches ?? 64, launchRetries: o.launchRetries ?? 3, maxErrors: o.maxErrors ?? 8 };
     this.clock = ctx.clock ?? realClock;
     this.slots = new Slots(this.opts.maxParallelLaunches);
@@ -119,7 +124,7 @@ export class ManagedController implements ControllerCore {
   }
 
   log(message: string): void {
-    this.ctx.log(message);
+    this.say(message);
   }
 
   get(id: number): Promise<ManagedJob | undefined> {

@@ -1,7 +1,10 @@
 // The managed-jobs client for a controller on THIS machine: reads and writes the store file
 // directly (it is local), and asks `startController` to make sure a controller process serves
 // it. Starting the process is the caller's (the CLI knows its own entry; the editor its bundle).
+import * as path from 'node:path';
 import { thisCreator } from '../state';
+import { readKeptLog } from './keptLogs';
+import { linesAbout } from './controllerLog';
 import { ManagedStore } from './store';
 import { getJob, insertJob, listJobs, listManagedEvents, requestCancel, type JobListing, type ManagedEvent, type ManagedJob } from './jobRows';
 import { isTerminal } from './states';
@@ -10,10 +13,14 @@ import { checkSubmit } from './submitCheck';
 import type { CancelOutcome, ControllerNote, ManagedJobsClient, ManagedSubmit } from './client';
 
 export class LocalManagedClient implements ManagedJobsClient {
-  private constructor(private readonly store: ManagedStore, private readonly startController: () => ControllerNote, private readonly now: () => number) {}
+  private constructor(
+    private readonly store: ManagedStore, private readonly startController: () => ControllerNote, private readonly now: () => number,
+    private readonly home: string | undefined,
+  ) {}
 
-  static async open(storeFile: string, startController: () => ControllerNote, now: () => number = Date.now): Promise<LocalManagedClient> {
-    return new LocalManagedClient(await ManagedStore.open(storeFile), startController, now);
+  /** `home`: the controller's workspace root (its kept logs and log file); absent: neither is read. */
+  static async open(storeFile: string, startController: () => ControllerNote, now: () => number = Date.now, home?: string): Promise<LocalManagedClient> {
+    return new LocalManagedClient(await ManagedStore.open(storeFile), startController, now, home);
   }
 
   async submit(req: ManagedSubmit): Promise<{ id: number; controller: ControllerNote }> {
@@ -44,6 +51,14 @@ export class LocalManagedClient implements ManagedJobsClient {
     // A controller that died would leave the request unserved: make sure one runs.
     if (requested.length) this.startController();
     return { requested, skipped: targets.filter((id) => !requested.includes(id)) };
+  }
+
+  async keptLog(id: number): Promise<Buffer | undefined> {
+    return this.home === undefined ? undefined : readKeptLog(this.home, id);
+  }
+
+  async controllerLog(id: number): Promise<string[]> {
+    return this.home === undefined ? [] : linesAbout(path.join(this.home, 'controller.log'), id);
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@
 import { parseTaskText } from '../task';
 import type { Placement } from '../clouds/provider';
 import { cancelAgentJob, launchOrAdopt, observe, tearDown } from './clusterOps';
+import { keepLog } from './keptLogs';
 import { classifyEnd, placementOrder, recoveryPolicy, type RecoveryPolicy } from './recovery';
 import { isTerminal, type ManagedStatus } from './states';
 import type { JobPatch, ManagedJob } from './jobRows';
@@ -49,6 +50,7 @@ async function step(c: ControllerCore, job: ManagedJob): Promise<boolean> {
       return false;
     case 'CANCELLING':
       await cancelAgentJob(c.ctx, job);
+      await keepLog(c.ctx, job);
       await tearDown(c.ctx, job);
       await c.move(job.id, 'CANCELLED', 'cancelled; its cluster is torn down with proof', { clusterName: null, clusterUid: null, endedAt: c.now() });
       return false;
@@ -56,6 +58,7 @@ async function step(c: ControllerCore, job: ManagedJob): Promise<boolean> {
       // Ended: the cluster goes (with proof) before the job forgets it.
       if (!job.clusterName) return true;
       await cancelAgentJob(c.ctx, job);
+      await keepLog(c.ctx, job);
       await tearDown(c.ctx, job);
       await c.patch(job.id, { clusterName: null, clusterUid: null });
       return true;
@@ -72,6 +75,9 @@ function nextCluster(job: ManagedJob): JobPatch {
 async function ensureCluster(c: ControllerCore, job: ManagedJob): Promise<void> {
   if (job.clusterUid) {
     await cancelAgentJob(c.ctx, job);
+    // Its output first: `jobs logs` of the job reads it once the cluster is gone (briefly: a
+    // preempted head does not answer, and the replacement should not wait on it).
+    await keepLog(c.ctx, job, { timeoutMs: 5_000 });
     await tearDown(c.ctx, job);
     await c.patch(job.id, nextCluster(job));
     return;

@@ -3,6 +3,7 @@ import type { OpsContext } from '../../core/ops';
 import type { StateStore } from '../../core/state';
 import type { ClustersModel } from '../tree/clustersModel';
 import type { LogPanelManager } from '../logs';
+import type { ManagedJobsClient } from '../../core/managed';
 
 /**
  * Everything a command may use. Each command names the parts it touches (Command<'model' | …>),
@@ -20,6 +21,10 @@ export interface CommandDeps {
   /** Reloads the Clusters view now. */
   refresh(): Promise<void>;
   logs: Pick<LogPanelManager, 'open'>;
+  /** The managed-jobs controller's client (shared; opened on first use). */
+  managed(): Promise<ManagedJobsClient>;
+  /** An OpsContext over the controller's workspace, where its jobs' clusters are recorded. */
+  controllerOps(): Promise<OpsContext>;
 }
 
 /** One palette/menu command; each lives in its own file. */

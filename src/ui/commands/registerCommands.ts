@@ -20,6 +20,9 @@ import { deleteBucket } from './deleteBucket';
 import { retryDown } from './retryDown';
 import { stopCluster } from './stopCluster';
 import { startCluster } from './startCluster';
+import { launchManagedJob } from './launchManagedJob';
+import { cancelManagedJob } from './cancelManagedJob';
+import { showManagedJobLogs } from './showManagedJobLogs';
 import { Dismissed } from './support/pickers';
 import { CancelledByUser } from './support/progress';
 import { TRUSTED_ONLY_COMMANDS } from '../trust';
@@ -28,6 +31,7 @@ import { testProbe, type CommandOutcome } from '../testProbe';
 
 const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, openTerminal, copySshCommand, connectRemoteSsh, openExampleTask, checkCloudsCommand,
   findLeaked, terminateLeaked, deleteLeakedIdentity, retryDown, stopCluster, startCluster, deleteBucket,
+  launchManagedJob, cancelManagedJob, showManagedJobLogs,
   ...pendingCommands];
 
 export function registerCommands(ctx: CommandDeps): vscode.Disposable[] {

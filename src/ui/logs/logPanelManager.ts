@@ -52,7 +52,7 @@ export class LogPanelManager implements vscode.Disposable {
       panel.dispose();
       return Promise.resolve();
     }
-    const key: JobKey = { cluster: saved.cluster, jobId: saved.jobId, name: saved.name, ...(saved.rank ? { rank: saved.rank } : {}) };
+    const key: JobKey = { cluster: saved.cluster, jobId: saved.jobId, name: saved.name, ...(saved.rank ? { rank: saved.rank } : {}), ...(saved.managed ? { managed: true } : {}) };
     if (this.panels.has(keyId(key))) {
       panel.dispose(); // already open (opened again before the restore ran)
       return Promise.resolve();

@@ -10,6 +10,8 @@ export interface JobKey {
   name?: string;
   /** A multi-node job's rank (each rank's log has its own panel); absent/0: the job log. */
   rank?: number;
+  /** A managed job: `jobId` is its managed job id, and its log spans every cluster it ran on. */
+  managed?: boolean;
 }
 
 /** What the status line shows. Times are epoch seconds, as the agent reports them. */
@@ -75,6 +77,7 @@ export interface PanelState {
   name?: string;
   offset: number;
   rank?: number;
+  managed?: boolean;
 }
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
@@ -127,14 +130,16 @@ export function parsePanelState(s: unknown): PanelState | undefined {
     name: typeof o.name === 'string' && o.name ? o.name : undefined,
     offset: isInt(o.offset) ? o.offset : 0,
     ...(isInt(o.rank) && o.rank > 0 ? { rank: o.rank } : {}),
+    ...(o.managed === true ? { managed: true } : {}),
   };
 }
 
 /** Panel title: `cluster #id name`, the job as the tree shows it under its cluster (and the rank, for one rank's log). */
 export function panelTitle(key: JobKey): string {
+  if (key.managed) return `managed job ${key.jobId}${key.name ? ` ${key.name}` : ''}`;
   return `${key.cluster} #${key.jobId}${key.name ? ` ${key.name}` : ''}${key.rank ? ` · rank ${key.rank}` : ''}`;
 }
 
 export function keyId(key: JobKey): string {
-  return `${key.cluster}\u0000${key.jobId}\u0000${key.rank ?? 0}`;
+  return `${key.managed ? 'managed' : key.cluster}\u0000${key.jobId}\u0000${key.rank ?? 0}\u0000${key.managed ? 1 : 0}`;
 }

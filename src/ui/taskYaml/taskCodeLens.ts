@@ -1,4 +1,4 @@
-// "▶ Launch" and "▶ Exec on <cluster>" above a task file. The UP clusters come from a callback
+// "▶ Launch", "▶ Launch as Managed Job" and "▶ Exec on <cluster>" above a task file. The UP clusters come from a callback
 // so this file does not depend on how the state store is opened.
 
 import * as vscode from 'vscode';
@@ -18,6 +18,8 @@ export class TaskCodeLensProvider implements vscode.CodeLensProvider, vscode.Dis
     const top = new vscode.Range(0, 0, 0, 0);
     const lenses = [
       new vscode.CodeLens(top, { title: '▶ Launch', command: 'skydeck.launchTask', arguments: [document.uri] }),
+      // Asks before launching (the command's modal): a managed job starts clusters that outlive the window.
+      new vscode.CodeLens(top, { title: '▶ Launch as Managed Job', command: 'skydeck.launchManagedJob', arguments: [document.uri] }),
     ];
     let clusters: string[] = [];
     try {

@@ -3,6 +3,8 @@ import type { JobRow } from '../../core/jobs';
 import type { BucketListing } from '../../core/ops/storageListing';
 import { LeaksModel } from './leaksModel';
 import { StorageModel } from './storageModel';
+import { ManagedJobsModel } from './managedJobsModel';
+import type { ManagedJobsListing } from '../../core/managed/jobViews';
 
 /** Where the model gets its data; the extension passes state + ops.queue, tests pass fakes. */
 export interface ClustersSource {
@@ -11,6 +13,8 @@ export interface ClustersSource {
   queue(cluster: string): Promise<JobRow[]>;
   /** Buckets Skydeck created (the Storage section); absent: the section never shows. */
   listBuckets?(): Promise<BucketListing[]>;
+  /** Managed jobs of the controller (the Managed jobs section); absent: the section never shows. */
+  listManagedJobs?(): Promise<ManagedJobsListing>;
 }
 
 /**
@@ -29,6 +33,8 @@ export class ClustersModel {
   readonly leaks = new LeaksModel(() => this.notify());
   /** Buckets Skydeck created ("Storage" node), reloaded with the clusters. */
   readonly storage = new StorageModel(() => this.notify());
+  /** Managed jobs ("Managed jobs" node), reloaded with the clusters. */
+  readonly managed = new ManagedJobsModel();
 
   constructor(private readonly source: ClustersSource) {}
 
@@ -61,6 +67,7 @@ export class ClustersModel {
     const names = new Set(clusters.map((c) => c.name));
     await Promise.all([
       this.reloadBuckets(),
+      this.reloadManaged(),
       ...clusters.map(async (c) => {
         if (c.status !== 'UP') {
           this.jobs.delete(c.name);
@@ -90,6 +97,16 @@ export class ClustersModel {
       this.storage.set(await this.source.listBuckets());
     } catch (e) {
       this.storage.failed((e as Error).message);
+    }
+  }
+
+  /** Like the buckets: a failed listing shows on the section, never fails the reload. */
+  private async reloadManaged(): Promise<void> {
+    if (!this.source.listManagedJobs) return;
+    try {
+      this.managed.set(await this.source.listManagedJobs());
+    } catch (e) {
+      this.managed.failed((e as Error).message);
     }
   }
 

@@ -6,12 +6,14 @@ import { LeakedGroupNode, LeakedIdentityNode, LeakedInstanceNode, LeakSweepError
 import type { LeakEntry } from './leaksModel';
 import { BucketNode, StorageErrorNode, StorageGroupNode } from './storageNodes';
 import type { StorageEntry } from './storageModel';
+import { ManagedErrorNode, ManagedGroupNode, ManagedJobNode } from './managedNodes';
+import type { ManagedEntry } from './managedJobsModel';
 
 // The node classes are small and import only vscode and a few core types, so they are built into
 // the activation bundle with this provider. Commands recognise a node by its `kind` field, never
 // by instanceof: they run from the lazily loaded core chunk, a separate copy of any class.
 export type ClustersTreeNode = ClusterNode | JobNode | LeakedGroupNode | OtherWorkspacesNode | LeakedInstanceNode | LeakSweepErrorNode
-  | LeakedIdentityNode | StorageGroupNode | BucketNode | StorageErrorNode;
+  | LeakedIdentityNode | StorageGroupNode | BucketNode | StorageErrorNode | ManagedGroupNode | ManagedJobNode | ManagedErrorNode;
 
 /** Draws the ClustersModel; reloading and polling are the model's and the poller's business. */
 export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTreeNode>, vscode.Disposable {
@@ -43,7 +45,11 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
       case 'leak-identity':
       case 'bucket':
       case 'storage-error':
+      case 'managed-job':
+      case 'managed-error':
         return [];
+      case 'managed':
+        return this.model.managed.entries().map(managedNode);
       case 'storage':
         return this.model.storage.entries().map(storageNode);
       case 'cluster': {
@@ -59,6 +65,7 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
     if (!this.loaded) await this.model.reload();
     const nodes: ClustersTreeNode[] = this.model.all.map((c) => new ClusterNode(c, this.model.errorOf(c.name), this.model.jobsOf(c.name).length > 0));
     // After the clusters: the sweep's findings stay visible until the next sweep or termination.
+    if (this.model.managed.visible) nodes.push(new ManagedGroupNode(this.model.managed.summary));
     if (this.model.storage.visible) nodes.push(new StorageGroupNode(this.model.storage.summary));
     if (this.model.leaks.visible) nodes.push(new LeakedGroupNode(this.model.leaks.summary, this.model.leaks.identities().length > 0));
     return nodes;
@@ -85,4 +92,8 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
 
 function storageNode(e: StorageEntry): ClustersTreeNode {
   return e.kind === 'bucket' ? new BucketNode(e.bucket) : new StorageErrorNode(e.message);
+}
+
+function managedNode(e: ManagedEntry): ClustersTreeNode {
+  return e.kind === 'managed-job' ? new ManagedJobNode(e.view) : new ManagedErrorNode(e.message);
 }

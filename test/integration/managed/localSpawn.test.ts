@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { bundleWorker } from '../../support/bundleWorker';
 import { cleanupBase } from '../../unit/agent/helpers';
-import { ManagedStore, listJobs } from '../../../src/core/managed';
+import { ManagedStore, listJobs, openLocalClient } from '../../../src/core/managed';
 import { isAlive } from '../../../src/core/state/atomicWrite';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -70,5 +70,24 @@ describe('jobs launch starts the local controller in the background', function (
     await until(() => !isAlive(pid!), 'the idle controller to exit');
     assert.equal(fs.existsSync(`${storeFile}.controller`), false, 'the lease is released');
     assert.match(fs.readFileSync(path.join(home, 'controller.log'), 'utf8'), /idle for 1 s with every job ended; exiting/);
+  });
+
+  it('the editor\'s way (core openLocalClient: the bundled CLI under ELECTRON_RUN_AS_NODE) starts it too; the ended job\'s output is kept', async () => {
+    const home2 = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-mj-home2-'));
+    const client = await openLocalClient(home2, { execPath: process.execPath, args: [cli], env: { ELECTRON_RUN_AS_NODE: '1', SKYDECK_CONTROLLER_IDLE_S: '1', SKYDECK_CONTROLLER_POLL_MS: '200' } });
+    let pid2: number | undefined;
+    try {
+      const { id, controller } = await client.submit({ tasks: ['name: editor\nresources: {cloud: local}\nrun: printf \'kept \\377\\n\'\n'] });
+      const m = /^started it: pid (\d+),/.exec(controller.detail);
+      assert.ok(controller.started && m, controller.detail);
+      pid2 = Number(m[1]);
+      await until(async () => { const j = await client.job(id); return j?.status === 'SUCCEEDED' && j.clusterName === null; }, 'SUCCEEDED');
+      assert.deepEqual(await client.keptLog!(id), Buffer.from('kept \xff\n', 'latin1'));
+      await until(() => !isAlive(pid2!), 'the idle controller to exit');
+    } finally {
+      await client.close();
+      if (pid2 !== undefined && isAlive(pid2)) process.kill(-pid2, 'SIGKILL');
+      await cleanupBase(home2);
+    }
   });
 });

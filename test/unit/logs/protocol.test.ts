@@ -30,4 +30,12 @@ describe('logs protocol', () => {
     assert.equal(keyId({ cluster: 'a', jobId: 1, rank: 0 }), keyId({ cluster: 'a', jobId: 1 }));
     assert.equal(parsePanelState({ v: 1, cluster: 'c', jobId: 4, rank: 2 })?.rank, 2);
   });
+
+  it('a managed job\'s panel: its own title and key (never a cluster\'s job of the same number), kept across a reload', () => {
+    assert.equal(panelTitle({ cluster: 'managed', jobId: 3, name: 'train', managed: true }), 'managed job 3 train');
+    assert.notEqual(keyId({ cluster: 'managed', jobId: 3, managed: true }), keyId({ cluster: 'managed', jobId: 3 }));
+    assert.equal(keyId({ cluster: 'x', jobId: 3, managed: true }), keyId({ cluster: 'managed', jobId: 3, managed: true }));
+    assert.equal(parsePanelState({ v: 1, cluster: 'managed', jobId: 3, managed: true })?.managed, true);
+    assert.equal(parsePanelState({ v: 1, cluster: 'managed', jobId: 3, managed: 'yes' })?.managed, undefined);
+  });
 });

@@ -106,16 +106,18 @@ describe('task YAML editor support (extension host)', () => {
     const sub = provider.onDidChangeCodeLenses(() => fired++);
     try {
       const first = await provider.provideCodeLenses(doc);
-      assert.deepEqual(first.map((l) => l.command?.title), ['▶ Launch', '▶ Exec on alpha']);
-      assert.equal(first[1].command?.command, 'skydeck.execTask');
-      assert.deepEqual(first[1].command?.arguments, [doc.uri, 'alpha']);
+      assert.deepEqual(first.map((l) => l.command?.title), ['▶ Launch', '▶ Launch as Managed Job', '▶ Exec on alpha']);
+      assert.equal(first[1].command?.command, 'skydeck.launchManagedJob');
+      assert.deepEqual(first[1].command?.arguments, [doc.uri]);
+      assert.equal(first[2].command?.command, 'skydeck.execTask');
+      assert.deepEqual(first[2].command?.arguments, [doc.uri, 'alpha']);
       up = ['alpha', 'beta'];
       provider.refresh();
       assert.equal(fired, 1);
-      assert.equal((await provider.provideCodeLenses(doc)).length, 3);
+      assert.equal((await provider.provideCodeLenses(doc)).length, 4);
       // A state store that fails to open still leaves Launch.
       const broken = new TaskCodeLensProvider(() => Promise.reject(new Error('no state')));
-      assert.deepEqual((await broken.provideCodeLenses(doc)).map((l) => l.command?.title), ['▶ Launch']);
+      assert.deepEqual((await broken.provideCodeLenses(doc)).map((l) => l.command?.title), ['▶ Launch', '▶ Launch as Managed Job']);
       broken.dispose();
     } finally {
       sub.dispose();

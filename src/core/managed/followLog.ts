@@ -1,0 +1,114 @@
+// Following a managed job's output across its recoveries, for the CLI (`jobs logs`, `jobs
+// launch`) and the editor's log panel alike: the job's agent job on whichever cluster it runs
+// now, then, after a recovery, the next cluster's, with a marked line between; ends with the
+// job. How one cluster's log is read is the caller's (ops logs, or the agent client by offset).
+import type { ManagedJobsClient } from './client';
+import type { ManagedJob } from './jobRows';
+import { recoveryMarker } from './keptLogs';
+import { isTerminal } from './states';
+
+/** Reads cluster `seg.cluster`'s agent job from byte `from` until it ends or `signal` aborts. */
+export type SegmentFollower = (
+  seg: { cluster: string; agentJobId: number }, from: number, onChunk: (d: Buffer) => void, signal: AbortSignal,
+) => Promise<void>;
+
+/**
+ * Where a follow is: kept by a caller that may stop and resume (the panel's Retry), so the
+ * resumed follow continues the same cluster's log at the next unread byte.
+ */
+export interface FollowState {
+  /** `<cluster>:<agent job>` being followed. */
+  segment?: string;
+  /** Bytes of that segment already passed on. */
+  offset: number;
+  /** The segment was read to its end. */
+  finished?: boolean;
+  /** The kept output (clusters already torn down) was passed on. */
+  keptShown?: boolean;
+}
+
+export interface FollowOptions {
+  follow: SegmentFollower;
+  onOutput(d: Buffer): void;
+  /** A recovery moved the job to another cluster: one line, no newline. */
+  onMarker(line: string): void;
+  /** Every look at the job (status lines). */
+  onJob?(j: ManagedJob): void;
+  signal: AbortSignal;
+  pollMs?: number;
+  state?: FollowState;
+  log?(m: string): void;
+}
+
+/** Resolves with the ended job, or undefined when `signal` aborted first. */
+export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | 'keptLog'>, id: number, o: FollowOptions): Promise<ManagedJob | undefined> {
+  const st = o.state ?? { offset: 0 };
+  while (!o.signal.aborted) {
+    const j = await client.job(id);
+    if (!j) throw new Error(`there is no managed job ${id}`);
+    o.onJob?.(j);
+    // Any status with an agent job: a short run may have ended before this look, and its
+    // cluster is kept until torn down, so its log can still be read whole.
+    if (j.clusterName && j.agentJobId !== null) {
+      const key = `${j.clusterName}:${j.agentJobId}`;
+      if (key !== st.segment) {
+        if (st.segment) o.onMarker(recoveryMarker(id, j.clusterName, `recoveries: ${j.recoveryCount}`));
+        Object.assign(st, { segment: key, offset: 0, finished: false });
+      }
+      if (!st.finished) {
+        const seg = new AbortController();
+        const stop = () => seg.abort();
+        o.signal.addEventListener('abort', stop, { once: true });
+        // A preempted head never answers again (the read would reconnect forever): the
+        // segment ends once the job has moved off this cluster.
+        const watching = watchMove(client, id, key, o.pollMs ?? 200, seg);
+        try {
+          await o.follow({ cluster: j.clusterName, agentJobId: j.agentJobId }, st.offset, (d) => {
+            st.offset += d.length;
+            o.onOutput(d);
+          }, seg.signal).catch((e: Error) => o.log?.(`managed job ${id}: log of ${j.clusterName} ended: ${e.message}`));
+        } finally {
+          seg.abort();
+          o.signal.removeEventListener('abort', stop);
+          await watching;
+        }
+        if (!o.signal.aborted) st.finished = true;
+        continue;
+      }
+    }
+    if (isTerminal(j.status)) {
+      // Nothing followed live (the job ended, its clusters gone): what the controller kept.
+      if (!st.segment && !st.keptShown) {
+        st.keptShown = true;
+        const kept = await client.keptLog?.(id);
+        if (kept?.length) o.onOutput(kept);
+      }
+      return j;
+    }
+    await sleep(o.pollMs ?? 200, o.signal);
+  }
+  return undefined;
+}
+
+/** Aborts `seg` once job `id` is no longer on `key` (ends when `seg` is aborted anyway). */
+async function watchMove(client: Pick<ManagedJobsClient, 'job'>, id: number, key: string, pollMs: number, seg: AbortController): Promise<void> {
+  const every = Math.max(pollMs * 5, 500);
+  while (!seg.signal.aborted) {
+    await sleep(every, seg.signal);
+    if (seg.signal.aborted) return;
+    const j = await client.job(id).catch(() => undefined);
+    if (j && `${j.clusterName}:${j.agentJobId}` !== key) seg.abort();
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

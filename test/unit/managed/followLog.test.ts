@@ -1,0 +1,99 @@
+// followManagedLog (core, shared by `jobs logs` and the editor's panel) over a scripted client:
+// which cluster's log is read when, the marked line at a move, resuming, and the kept output.
+import assert from 'node:assert/strict';
+import { followManagedLog, type FollowState, type ManagedJob } from '../../../src/core/managed';
+
+function job(p: Partial<ManagedJob>): ManagedJob {
+  return {
+    id: 3, name: 'j', submittedAt: 0, status: 'RUNNING', tasks: ['run: x'], envs: {}, taskIndex: 0, recoveryCount: 0, restartsOnErrors: 0,
+    launches: 1, clusterName: null, clusterUid: null, agentJobId: null, region: null, lastError: null, startedAt: 1, endedAt: null,
+    updatedAt: 0, cancelRequested: false, ...p,
+  };
+}
+
+/** A client whose job is each of `states` in turn (one per look; the last repeats). */
+function scripted(states: ManagedJob[], kept?: Buffer) {
+  let i = 0;
+  return {
+    looks: () => i,
+    job: async () => states[Math.min(i++, states.length - 1)],
+    keptLog: async () => kept,
+  };
+}
+
+describe('managed: followManagedLog', () => {
+  it('reads each cluster\'s log once, with a marked line at the move, and ends with the job', async () => {
+    const a = job({ clusterName: 'j-mj3-1', agentJobId: 1 });
+    const b = job({ status: 'RUNNING', clusterName: 'j-mj3-2', agentJobId: 1, recoveryCount: 1, launches: 2 });
+    const c = job({ status: 'SUCCEEDED', endedAt: 9 });
+    const client = scripted([a, a, job({ status: 'RECOVERING', clusterName: 'j-mj3-1', agentJobId: 1 }), b, b, c]);
+    const out: string[] = [];
+    const reads: string[] = [];
+    const end = await followManagedLog(client, 3, {
+      signal: new AbortController().signal, pollMs: 1,
+      follow: async (seg, from, onChunk) => {
+        reads.push(`${seg.cluster}@${from}`);
+        onChunk(Buffer.from(`out of ${seg.cluster}\n`));
+      },
+      onOutput: (d) => out.push(d.toString()),
+      onMarker: (l) => out.push(`[${l}]`),
+    });
+    assert.equal(end?.status, 'SUCCEEDED');
+    assert.deepEqual(reads, ['j-mj3-1@0', 'j-mj3-2@0']);
+    assert.deepEqual(out, ['out of j-mj3-1\n', '[--- managed job 3: now on cluster j-mj3-2 (recoveries: 1) ---]', 'out of j-mj3-2\n']);
+  });
+
+  it('a stopped follow resumes the same cluster at the next unread byte (the panel\'s Retry)', async () => {
+    const a = job({ clusterName: 'j-mj3-1', agentJobId: 4 });
+    const state: FollowState = { offset: 0 };
+    const first = new AbortController();
+    const reads: number[] = [];
+    const none = await followManagedLog(scripted([a]), 3, {
+      signal: first.signal, state, pollMs: 1, onOutput: () => undefined, onMarker: () => assert.fail('no move happened'),
+      follow: async (_s, from, onChunk) => {
+        reads.push(from);
+        onChunk(Buffer.from('12345'));
+        first.abort();
+      },
+    });
+    assert.equal(none, undefined, 'aborted: no end');
+    assert.deepEqual(state, { segment: 'j-mj3-1:4', offset: 5, finished: false });
+    const end = await followManagedLog(scripted([a, job({ status: 'FAILED' })]), 3, {
+      signal: new AbortController().signal, state, pollMs: 1, onOutput: () => undefined, onMarker: () => assert.fail('same cluster: no marker'),
+      follow: async (_s, from) => void reads.push(from),
+    });
+    assert.equal(end?.status, 'FAILED');
+    assert.deepEqual(reads, [0, 5]);
+  });
+
+  it('a head that never answers again (preempted) does not hold the follow: it moves on once the job has', async () => {
+    const a = job({ clusterName: 'j-mj3-1', agentJobId: 1 });
+    const b = job({ clusterName: 'j-mj3-2', agentJobId: 1, recoveryCount: 1 });
+    let looks = 0;
+    const client = { job: async () => (++looks < 3 ? a : looks < 6 ? b : job({ status: 'SUCCEEDED' })) };
+    const reads: string[] = [];
+    const end = await followManagedLog(client, 3, {
+      signal: new AbortController().signal, pollMs: 1, onOutput: () => undefined, onMarker: () => undefined,
+      follow: (seg, _f, _c, signal) => {
+        reads.push(seg.cluster);
+        // The first cluster's read hangs until aborted, as a reconnecting read of a gone head does.
+        return seg.cluster.endsWith('-1') ? new Promise((r) => signal.addEventListener('abort', () => r(), { once: true })) : Promise.resolve();
+      },
+    });
+    assert.equal(end?.status, 'SUCCEEDED');
+    assert.deepEqual(reads, ['j-mj3-1', 'j-mj3-2']);
+  });
+
+  it('an ended job with nothing to follow live: the kept output; no such job: an error', async () => {
+    const out: Buffer[] = [];
+    const kept = Buffer.from([0xff, 0x0d, 0x0a]);
+    const end = await followManagedLog(scripted([job({ status: 'CANCELLED' })], kept), 3, {
+      signal: new AbortController().signal, onOutput: (d) => out.push(d), onMarker: () => undefined, follow: async () => assert.fail('no cluster'),
+    });
+    assert.equal(end?.status, 'CANCELLED');
+    assert.deepEqual(Buffer.concat(out), kept);
+    await assert.rejects(followManagedLog({ job: async () => undefined }, 9, {
+      signal: new AbortController().signal, onOutput: () => undefined, onMarker: () => undefined, follow: async () => undefined,
+    }), /there is no managed job 9/);
+  });
+});

@@ -27,6 +27,7 @@ import { forCluster, planBuckets } from './bucketPlan';
 import { ensureNamedBuckets } from './namedBuckets';
 import { grantPlannedBuckets } from './bucketGrant';
 import { lookUpS3Regions } from './s3Regions';
+import { checkReuse, keepRegistryPasswordSecret, readyContainer, taskContainerImage } from './containerLaunch';
 
 export interface LaunchRequest extends FollowOptions {
   taskFile: string;
@@ -60,6 +61,7 @@ export interface LaunchResult extends JobOutcome {
 export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<LaunchResult> {
   const { task, envs, secrets, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
   warnings.forEach((w) => ctx.warn(w));
+  keepRegistryPasswordSecret(envs, secrets);
   const name = req.cluster ?? generateClusterName(ctx.user);
   checkClusterName(name);
   checkSyncSources(task, dir);
@@ -85,7 +87,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
       placementOrder: req.placementOrder,
     });
   } else {
-    row = await launchReachable(ctx, name, cloud, task, existing, autostop);
+    row = await launchReachable(ctx, name, cloud, task, existing, autostop, { ...envs, ...secrets });
   }
   await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
   await lookUpS3Regions(ctx, buckets.filter((p) => p.regionPending), req.provisionSignal);
@@ -131,7 +133,10 @@ export async function assertNoTeardownSince(ctx: OpsContext, row: ClusterRecord,
 /** local and ssh: claim this machine or pool hosts, install the agent, mark UP. */
 async function launchReachable(
   ctx: OpsContext, name: string, cloud: string, task: Task, existing: ClusterRecord | undefined, autostop: { minutes: number | null; down: boolean },
+  envs: Record<string, string>,
 ): Promise<ClusterRecord> {
+  const image = taskContainerImage(task);
+  if (existing) checkReuse(existing, image);
   if (!(REACHABLE_CLOUDS as readonly string[]).includes(cloud)) {
     throw new OpsError('unavailable', `launching on ${cloud} is not available yet; this version runs tasks on "local" (this machine) and "ssh" (your machines)`);
   }
@@ -156,8 +161,10 @@ async function launchReachable(
   if (intent.cleared) {
     ctx.progress(`Removed files no cluster row owned from ${localBaseDir(ctx.workspaceRoot, name)} (left by an earlier cluster ${name}, or shipped with the workspace)`);
   }
-  const client = ctx.connections.client(row);
   try {
+    // The container first: the agent is installed into it (containerLaunch.ts).
+    if (image && row.status !== 'UP') row = await readyContainer(ctx, row, image, task, envs);
+    const client = ctx.connections.client(row);
     ctx.progress(`Connecting to ${name} and checking its agent`);
     const loc = await client.connect();
     if (row.status !== 'UP') {

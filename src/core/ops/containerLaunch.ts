@@ -6,10 +6,9 @@ import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { readHandle } from './clusterHandle';
 import { updateCluster } from './provisionReachable';
-import { containerImageOf, containerNameOf, type ContainerHandle } from '../containers/image';
+import { containerImageOf, containerNameOf } from '../containers/image';
 import { ContainerError, DEFAULT_RUNTIMES, provisionContainer, removeContainer } from '../containers/provision';
 import { registryAuthOf } from '../containers/registryAuth';
-import type { Transport } from '../transport';
 
 /** The task's container image, or undefined; a malformed `docker:` value is a usage error. */
 export function taskContainerImage(task: Task): string | undefined {
@@ -64,10 +63,29 @@ export async function readyContainer(ctx: OpsContext, row: ClusterRecord, image:
 }
 
 /** Is the cluster's container there and running (down skips the agent when it is not)? */
-export async function containerRunning(host: Transport, c: ContainerHandle, runtimes?: string[]): Promise<boolean> {
-  const rts = c.runtime ? [c.runtime] : (runtimes ?? DEFAULT_RUNTIMES);
-  const r = await host.exec(['/bin/sh', '-c', 'N=$1; shift; for rt in "$@"; do command -v "$rt" >/dev/null 2>&1 && [ "$("$rt" container inspect --format "{{.State.Running}}" "$N" 2>/dev/null)" = true ] && exit 0; done; exit 1', 'sh', c.name, ...rts]);
+export async function containerRunning(ctx: OpsContext, row: ClusterRecord): Promise<boolean> {
+  const c = readHandle(row).container!;
+  const rts = c.runtime ? [c.runtime] : (ctx.containerRuntimes ?? DEFAULT_RUNTIMES);
+  const host = ctx.connections.hostTransportForCluster(row);
+  const r = await host.exec(['/bin/sh', '-c', 'N=$1; shift; for rt in "$@"; do command -v "$rt" >/dev/null 2>&1 && [ "$("$rt" container inspect --format "{{.State.Running}}" "$N" 2>/dev/null)" = true ] && exit 0; done; exit 1', 'sh', c.name, ...rts])
+    .finally(() => host.close());
   return r.code === 0;
+}
+
+/**
+ * Down of a container cluster after its jobs and agent are stopped: the container goes (the
+ * ssh base and workdir live in it), then a local cluster's bind-mounted directory on the host.
+ */
+export async function removeContainerAndBase(ctx: OpsContext, row: ClusterRecord): Promise<string[]> {
+  const notes = [await removeClusterContainer(ctx, row) ?? ''];
+  const base = readHandle(row).base;
+  if (row.provider === 'local' && base) {
+    const t = ctx.connections.hostTransportForCluster(row);
+    const r = await t.exec(['rm', '-rf', '--', base]).finally(() => t.close());
+    if (r.code !== 0) throw new Error(`removing ${base} failed: ${r.stderr.toString().trim()}`);
+    notes.push(`removed ${base}`);
+  }
+  return notes.filter(Boolean);
 }
 
 /** Down's last step on a container cluster: the container goes, proved gone. */

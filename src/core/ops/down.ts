@@ -13,7 +13,7 @@ import { detachWorkerBuckets, downWorkers } from './multiNode';
 import { detachBuckets } from './bucketAttach';
 import { deleteClusterBuckets } from './bucketDelete';
 import { unmountCloudBuckets } from './cloudUnmount';
-import { containerRunning, removeClusterContainer } from './containerLaunch';
+import { containerRunning, removeClusterContainer, removeContainerAndBase } from './containerLaunch';
 
 export interface DownOptions {
   graceSeconds?: number;
@@ -109,16 +109,10 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
   try {
     // A container that never started (or is gone) holds no job and no agent: it is removed below.
     const ctr = readHandle(row).container;
-    if (ctr && !(await stillRunning(ctx, row))) {
+    if (ctr && !(await containerRunning(ctx, row))) {
       notes.push(`container ${ctr.name} was not running: no job or agent to stop`);
       await ours();
-      const note = await removeClusterContainer(ctx, row);
-      if (note) notes.push(note);
-      if (row.provider === 'local' && readHandle(row).base) {
-        const t = ctx.connections.hostTransportForCluster(row);
-        const r = await t.exec(['rm', '-rf', '--', readHandle(row).base!]).finally(() => t.close());
-        if (r.code !== 0) throw new Error(`removing ${readHandle(row).base} failed: ${r.stderr.toString().trim()}`);
-      }
+      notes.push(...(await removeContainerAndBase(ctx, row)));
       return await forgetRow(ctx, row, owner, notes);
     }
     ctx.progress(`Cancelling the jobs on ${name}`);
@@ -151,14 +145,16 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
     const base = (await client.connect()).base;
     await ctx.connections.forget(name);
     await ours();
-    const transport = ctx.connections.transportForCluster(row);
-    const r = await transport.exec(['rm', '-rf', '--', base]);
-    await transport.close();
-    if (r.code !== 0) throw new Error(`removing ${base} failed: ${r.stderr.toString().trim()}`);
-    notes.push(`removed ${base}${row.provider === 'ssh' ? ` on ${readHandle(row).hosts.map((h) => h.address).join(', ')}` : ''}`);
-    await ours();
-    const removed = await removeClusterContainer(ctx, row);
-    if (removed) notes.push(removed);
+    // A container cluster's base is in the container (ssh) or bind-mounted into it (local).
+    if (ctr) {
+      notes.push(...(await removeContainerAndBase(ctx, row)));
+    } else {
+      const transport = ctx.connections.transportForCluster(row);
+      const r = await transport.exec(['rm', '-rf', '--', base]);
+      await transport.close();
+      if (r.code !== 0) throw new Error(`removing ${base} failed: ${r.stderr.toString().trim()}`);
+      notes.push(`removed ${base}${row.provider === 'ssh' ? ` on ${readHandle(row).hosts.map((h) => h.address).join(', ')}` : ''}`);
+    }
   } catch (e) {
     if (e instanceof NotOurs) {
       const cur = await ctx.store.read((db) => getCluster(db, name));
@@ -176,15 +172,6 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
     if (removed) notes.push(removed);
   }
   return forgetRow(ctx, row, owner, notes);
-}
-
-async function stillRunning(ctx: OpsContext, row: ClusterRecord): Promise<boolean> {
-  const t = ctx.connections.hostTransportForCluster(row);
-  try {
-    return await containerRunning(t, readHandle(row).container!, ctx.containerRuntimes);
-  } finally {
-    await t.close();
-  }
 }
 
 async function forgetRow(ctx: OpsContext, row: ClusterRecord, owner: Owner, notes: string[]): Promise<{ cleaned: boolean; notes: string[] }> {

@@ -24,8 +24,13 @@ set -u
 RTS=$1 IMG=$2 NAME=$3 UID_=$4 GPU=$5 REAPER_PY=$6; shift 6
 RT=
 for c in $RTS; do if command -v "$c" >/dev/null 2>&1; then RT=$c; break; fi; done
-if [ -z "$RT" ]; then echo "error no-runtime no container runtime ($RTS) on $(hostname)"; exit 3; fi
+if [ -z "$RT" ]; then echo "error no-runtime no container runtime ($RTS) on $(uname -n)"; exit 3; fi
 echo "runtime $RT"
+# A runtime that is installed but cannot run (rootless podman without newuidmap, a docker
+# daemon the user may not reach) is said here, not as a failed pull.
+if ! err=$("$RT" info 2>&1 >/dev/null); then
+  printf '%s\n' "$err" | tail -n 4 >&2; echo "error runtime $RT on $(uname -n) cannot run containers"; exit 3
+fi
 IFS= read -r SRV || SRV=
 if [ -n "$SRV" ]; then
   IFS= read -r USR; IFS= read -r PW

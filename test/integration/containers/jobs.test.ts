@@ -39,7 +39,8 @@ describe('jobs in a container cluster (podman)', function () {
     const id = await submit('daemons', 'setsid sleep 601 &\n(nohup sleep 602 >/dev/null 2>&1 &)\nsh -c "sleep 603 &"\nsleep 604');
     await running(id);
     await running(keep);
-    await waitFor('the daemons started', async () => [601, 602, 603, 604].every((n) => ps().some((a) => a.includes(`sleep ${n}`))));
+    await waitFor('the daemons started', async () => [601, 602, 603, 604].every((n) => ps().some((a) => a.includes(`sleep ${n}`))), 60_000)
+      .catch((e: Error) => { throw new Error(`${e.message}; in the container: ${ps().join(' | ')}`); });
     assert.deepEqual((await cancel(ops, 'jobs', { jobIds: [id] }, 1)).cancelled, [id]);
     await waitFor('every process of the job gone', async () => !ps().some((a) => /sleep 60[1-4]/.test(a)));
     assert.equal((await jobRow(id)).status, 'CANCELLED');
@@ -66,7 +67,7 @@ describe('jobs in a container cluster (podman)', function () {
     await running(id);
     const pid = (await jobRow(id)).driver_pid;
     assert.ok(typeof pid === 'number' && pid > 1, `driver pid ${pid}`);
-    execFileSync('podman', ['exec', ctr, 'kill', '-9', String(pid)]);
+    execFileSync('podman', ['exec', ctr, '/bin/sh', '-c', 'kill -9 "$1"', 'sh', String(pid)]);
     const row = await waitFor('FAILED_DRIVER', async () => { const r = await jobRow(id); return r.status === 'FAILED_DRIVER' && r; }, 60_000);
     assert.match(String(row.reason), /driver/);
     await waitFor('the job\'s sleep gone', async () => !ps().some((a) => a.includes('sleep 621')), 60_000);

@@ -28,7 +28,19 @@ export function containerImageOf(imageId: string | Record<string, string> | unde
   if (image.length > 255 || !REFERENCE.test(image)) {
     return { problem: `image_id: ${JSON.stringify(image).slice(0, 300)} is not an image reference ([registry/]name[:tag][@sha256:digest], lower-case name)` };
   }
-  return { image };
+  return { image: qualified(image) };
+}
+
+/**
+ * Docker Hub's names spelled out (`ubuntu:22.04` → `docker.io/library/ubuntu:22.04`), as docker
+ * reads them: podman refuses a short name when no search registry is configured (Debian's
+ * default), and SkyPilot tasks name Hub images short.
+ */
+export function qualified(image: string): string {
+  const first = image.split('/')[0];
+  const hasDomain = image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  if (hasDomain) return image;
+  return image.includes('/') ? `docker.io/${image}` : `docker.io/library/${image}`;
 }
 
 /** The container of a cluster uid (names allow [a-zA-Z0-9_.-]; a uid is hex and dashes). */

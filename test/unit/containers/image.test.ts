@@ -7,10 +7,12 @@ import type { ExecOptions, Transport } from '../../../src/core/transport';
 
 describe('containers: image_id docker:…', () => {
   it('takes SkyPilot\'s docker: references and leaves machine images alone', () => {
-    assert.deepEqual(containerImageOf('docker:ubuntu:22.04'), { image: 'ubuntu:22.04' });
+    assert.deepEqual(containerImageOf('docker:ubuntu:22.04'), { image: 'docker.io/library/ubuntu:22.04' }, 'Hub names spelled out');
+    assert.deepEqual(containerImageOf('docker:vllm/vllm-openai:latest'), { image: 'docker.io/vllm/vllm-openai:latest' });
+    assert.deepEqual(containerImageOf('docker:localhost/skydeck-test:1'), { image: 'localhost/skydeck-test:1' });
     assert.deepEqual(containerImageOf('docker:nvcr.io/nvidia/pytorch:24.01-py3'), { image: 'nvcr.io/nvidia/pytorch:24.01-py3' });
     assert.deepEqual(containerImageOf('docker:localhost:5000/a/b'), { image: 'localhost:5000/a/b' });
-    assert.deepEqual(containerImageOf(`docker:img@sha256:${'a'.repeat(64)}`), { image: `img@sha256:${'a'.repeat(64)}` });
+    assert.deepEqual(containerImageOf(`docker:img@sha256:${'a'.repeat(64)}`), { image: `docker.io/library/img@sha256:${'a'.repeat(64)}` });
     assert.equal(containerImageOf('ami-0123456789'), undefined);
     assert.equal(containerImageOf({ 'us-east-1': 'docker:x' }), undefined);
     assert.equal(containerImageOf(undefined), undefined);

@@ -2,9 +2,12 @@
 // the node, an image without python3, a hostile image_id — and registry passwords kept out of
 // messages and the state file.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { down, launch, status } from '../../../src/core/ops';
+import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { testOps, TestOps, writeTask } from '../ops/helpers';
 import { containersOf, requireTestImage } from '../../support/containers/testImage';
 
@@ -12,9 +15,10 @@ describe('container launch errors (podman)', function () {
   this.timeout(240_000);
   let ops: TestOps;
   let noPython: string;
+  let image: string;
   before(function () {
     this.timeout(900_000);
-    requireTestImage(this);
+    image = requireTestImage(this);
     noPython = requireTestImage(this, 'no-python');
   });
   beforeEach(async () => {
@@ -46,6 +50,27 @@ describe('container launch errors (podman)', function () {
     await assert.rejects(launch(ops, { taskFile: task(noPython), cluster: 'bad' }),
       /lacks what the Skydeck agent needs inside it: \/bin\/sh, python3 \(3\.8 or newer, with sqlite3\)/);
     assert.deepEqual(containersOf((await status(ops))[0].cluster.uid), []);
+  });
+
+  it('a workspace path with spaces and quotes works; a container killed under the cluster is still downed, proved gone', async () => {
+    await ops.dispose();
+    ops = await testOps({ root: fs.mkdtempSync(path.join(os.tmpdir(), "sky deck 'q' $(x) ")) });
+    const r = await launch(ops, { taskFile: task(image), cluster: 'bad' });
+    assert.equal(r.final?.status, 'SUCCEEDED');
+    const row = (await status(ops))[0].cluster;
+    execFileSync('podman', ['kill', readHandle(row).container!.name], { stdio: 'ignore' });
+    const d = await down(ops, 'bad', { graceSeconds: 1 });
+    assert.equal(d.cleaned, true);
+    assert.ok(d.notes.some((n) => /was not running/.test(n)), d.notes.join('\n'));
+    assert.deepEqual(containersOf(row.uid), []);
+    assert.equal(fs.existsSync(path.join(ops.workspaceRoot, '.skydeck', 'local', 'bad')), false);
+  });
+
+  it('a workspace path holding ":" cannot be bind-mounted: refused, and down clears the row', async () => {
+    await ops.dispose();
+    ops = await testOps({ root: fs.mkdtempSync(path.join(os.tmpdir(), 'sky:deck-')) });
+    await assert.rejects(launch(ops, { taskFile: task(image), cluster: 'bad' }), /cannot bind-mount .*sky:deck-/);
+    assert.equal((await down(ops, 'bad', { graceSeconds: 1 })).cleaned, true);
   });
 
   it('a hostile image_id never reaches a node', async () => {

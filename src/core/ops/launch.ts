@@ -82,6 +82,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   const autostop = autostopOf(ctx, cloud, task, req);
   let row: ClusterRecord;
   if (providerOf(ctx, cloud)) {
+    if (taskContainerImage(task)) throw new OpsError('unavailable', `image_id: docker:… runs on the local and ssh clouds for now, not on ${cloud}: use an ssh pool, or drop image_id`);
     row = await launchOnProvider(ctx, name, task, {
       cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal, onAttempt: req.onAttempt,
       placementOrder: req.placementOrder,

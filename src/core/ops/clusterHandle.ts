@@ -1,6 +1,7 @@
 import type { ClusterRecord } from '../state';
 import type { HostSpec } from '../clouds/hostSpec';
 import type { Owner } from '../provision/owner';
+import type { ContainerHandle } from '../containers/image';
 
 /** What a local or ssh cluster row keeps in its `handle` column. */
 export interface ReachableHandle {
@@ -15,6 +16,8 @@ export interface ReachableHandle {
   local?: boolean;
   /** Kubernetes: the pods (head first), reached through the API server's exec, no SSH. */
   kube?: KubeHandle;
+  /** `image_id: docker:…`: every node runs the task in this container (containers/). */
+  container?: ContainerHandle;
   /** The down under way (local/ssh): one at a time per uid; a dead one's claim is taken over. */
   downOwner?: Owner;
 }

@@ -5,9 +5,11 @@ import type { InteractiveShell, ShellOptions, SshTransportOptions, Transport } f
 import type { SshTransport } from '../transport/sshTransport';
 import { notOursReason, type ClusterRecord } from '../state';
 import type { HostSpec } from '../clouds/hostSpec';
+import type { ContainerHandle } from '../containers/image';
 import { readHandle, type KubeHandle } from './clusterHandle';
 import { localBaseDir, localBaseProblem } from './localBase';
 import { OpsError } from './errors';
+import { ContainerTransport } from '../containers/containerTransport';
 
 export interface ConnectionsOptions {
   knownHostsFile: string;
@@ -43,8 +45,15 @@ export class Connections {
     return client;
   }
 
-  /** A fresh transport to the cluster's head, for work outside the agent channel. */
+  /** A fresh transport to the cluster's head (inside its container, if it has one), for work outside the agent channel. */
   transportForCluster(c: ClusterRecord): Transport {
+    const host = this.hostTransportForCluster(c);
+    const container = readHandle(c).container;
+    return container ? new ContainerTransport(host, container) : host;
+  }
+
+  /** The head machine itself, outside any container (the runtime's own commands run here). */
+  hostTransportForCluster(c: ClusterRecord): Transport {
     this.refuseUntrusted(c);
     // A local agent gets a login-like environment, never the editor's (localEnv.ts).
     const h = readHandle(c);
@@ -52,8 +61,13 @@ export class Connections {
     return c.provider === 'local' || h.local ? createLocalTransport({ env: localNodeEnv() }) : this.ssh(h.hosts[0]);
   }
 
-  /** A fresh transport to one node (a worker of a multi-node cluster). */
-  transportForHost(h: HostSpec): SshTransport {
+  /** A fresh transport to one node (a worker of a multi-node cluster), in `container` when given. */
+  transportForHost(h: HostSpec, container?: ContainerHandle): Transport {
+    return container ? new ContainerTransport(this.ssh(h), container) : this.ssh(h);
+  }
+
+  /** The worker node itself, outside any container. */
+  hostTransportForHost(h: HostSpec): SshTransport {
     return this.ssh(h);
   }
 
@@ -72,7 +86,8 @@ export class Connections {
     this.refuseUntrusted(c);
     const t = this.ssh(readHandle(c).hosts[0]);
     try {
-      const shell = await t.openShell(opts);
+      // A container cluster's terminal lands in its container, where the jobs run.
+      const shell = await t.openShell({ ...opts, container: readHandle(c).container });
       shell.onClose(() => void t.close());
       return shell;
     } catch (e) {

@@ -29,6 +29,8 @@ export interface OpsContext {
   timing?: Partial<ProvisionTiming>;
   /** How long down waits for a terminated cluster's identities (AWS bucket role) to be deleted; default 10 min. */
   identityReleaseMs?: number;
+  /** Container runtimes tried on a node, in order; default podman, then docker (tests: a missing one). */
+  containerRuntimes?: string[];
   /** How a provider cluster's head gets its agent; default: over SSH (agentBootstrap.ts). */
   bootstrap?: Bootstrap;
   /**

@@ -13,6 +13,7 @@ import { detachWorkerBuckets, downWorkers } from './multiNode';
 import { detachBuckets } from './bucketAttach';
 import { deleteClusterBuckets } from './bucketDelete';
 import { unmountCloudBuckets } from './cloudUnmount';
+import { containerRunning, removeClusterContainer, removeContainerAndBase } from './containerLaunch';
 
 export interface DownOptions {
   graceSeconds?: number;
@@ -106,6 +107,14 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
     if (!holds(await ctx.store.read((db) => getCluster(db, name)), row, owner)) throw new NotOurs();
   };
   try {
+    // A container that never started (or is gone) holds no job and no agent: it is removed below.
+    const ctr = readHandle(row).container;
+    if (ctr && !(await containerRunning(ctx, row))) {
+      notes.push(`container ${ctr.name} was not running: no job or agent to stop`);
+      await ours();
+      notes.push(...(await removeContainerAndBase(ctx, row)));
+      return await forgetRow(ctx, row, owner, notes);
+    }
     ctx.progress(`Cancelling the jobs on ${name}`);
     const deadline = Date.now() + (grace + 15) * 1000;
     // Cancel until none is alive: a launch that read the row just before the flag may still
@@ -136,11 +145,16 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
     const base = (await client.connect()).base;
     await ctx.connections.forget(name);
     await ours();
-    const transport = ctx.connections.transportForCluster(row);
-    const r = await transport.exec(['rm', '-rf', '--', base]);
-    await transport.close();
-    if (r.code !== 0) throw new Error(`removing ${base} failed: ${r.stderr.toString().trim()}`);
-    notes.push(`removed ${base}${row.provider === 'ssh' ? ` on ${readHandle(row).hosts.map((h) => h.address).join(', ')}` : ''}`);
+    // A container cluster's base is in the container (ssh) or bind-mounted into it (local).
+    if (ctr) {
+      notes.push(...(await removeContainerAndBase(ctx, row)));
+    } else {
+      const transport = ctx.connections.transportForCluster(row);
+      const r = await transport.exec(['rm', '-rf', '--', base]);
+      await transport.close();
+      if (r.code !== 0) throw new Error(`removing ${base} failed: ${r.stderr.toString().trim()}`);
+      notes.push(`removed ${base}${row.provider === 'ssh' ? ` on ${readHandle(row).hosts.map((h) => h.address).join(', ')}` : ''}`);
+    }
   } catch (e) {
     if (e instanceof NotOurs) {
       const cur = await ctx.store.read((db) => getCluster(db, name));
@@ -153,7 +167,15 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
       throw new OpsError('failed', `could not clean up ${name}: ${(e as Error).message}. The cluster is kept; retry, or use --purge to forget it anyway (its processes may keep running)`);
     }
     notes.push(`--purge: forgot ${name} without cleaning its machine (${(e as Error).message}); processes there may still run`);
+    // Its container, though, is named by the uid: removing it is safe and stops them.
+    const removed = await removeClusterContainer(ctx, row).catch((err: Error) => `container not removed: ${err.message}`);
+    if (removed) notes.push(removed);
   }
+  return forgetRow(ctx, row, owner, notes);
+}
+
+async function forgetRow(ctx: OpsContext, row: ClusterRecord, owner: Owner, notes: string[]): Promise<{ cleaned: boolean; notes: string[] }> {
+  const name = row.name;
   const deleted = await ctx.store.write((db) => {
     if (!holds(getCluster(db, name), row, owner)) return false;
     appendEvent(db, { cluster: name, kind: 'down', message: notes.join('; '), data: { uid: row.uid } });

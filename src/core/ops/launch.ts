@@ -28,6 +28,7 @@ import { ensureNamedBuckets } from './namedBuckets';
 import { grantPlannedBuckets } from './bucketGrant';
 import { lookUpS3Regions } from './s3Regions';
 import { setupPlan } from './setupPlan';
+import { checkReuse, keepRegistryPasswordSecret, readyContainer, taskContainerImage } from './containerLaunch';
 
 export interface LaunchRequest extends FollowOptions {
   taskFile: string;
@@ -66,6 +67,7 @@ export interface LaunchResult extends JobOutcome {
 export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<LaunchResult> {
   const { task, envs, secrets, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
   warnings.forEach((w) => ctx.warn(w));
+  keepRegistryPasswordSecret(envs, secrets);
   const name = req.cluster ?? generateClusterName(ctx.user);
   checkClusterName(name);
   checkSyncSources(task, dir);
@@ -91,12 +93,13 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     row = existing;
     ctx.progress(`--fast: reusing ${name} as it is (UP); no provisioning, file mounts or buckets`);
   } else if (providerOf(ctx, cloud)) {
+    if (taskContainerImage(task)) throw new OpsError('unavailable', `image_id: docker:… runs on the local and ssh clouds for now, not on ${cloud}: use an ssh pool, or drop image_id`);
     row = await launchOnProvider(ctx, name, task, {
       cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal, onAttempt: req.onAttempt,
       placementOrder: req.placementOrder,
     });
   } else {
-    row = await launchReachable(ctx, name, cloud, task, existing, autostop);
+    row = await launchReachable(ctx, name, cloud, task, existing, autostop, { ...envs, ...secrets });
   }
   if (!fast) {
     await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
@@ -146,7 +149,10 @@ export async function assertNoTeardownSince(ctx: OpsContext, row: ClusterRecord,
 /** local and ssh: claim this machine or pool hosts, install the agent, mark UP. */
 async function launchReachable(
   ctx: OpsContext, name: string, cloud: string, task: Task, existing: ClusterRecord | undefined, autostop: { minutes: number | null; down: boolean },
+  envs: Record<string, string>,
 ): Promise<ClusterRecord> {
+  const image = taskContainerImage(task);
+  if (existing) checkReuse(existing, image);
   if (!(REACHABLE_CLOUDS as readonly string[]).includes(cloud)) {
     throw new OpsError('unavailable', `launching on ${cloud} is not available yet; this version runs tasks on "local" (this machine) and "ssh" (your machines)`);
   }
@@ -171,8 +177,10 @@ async function launchReachable(
   if (intent.cleared) {
     ctx.progress(`Removed files no cluster row owned from ${localBaseDir(ctx.workspaceRoot, name)} (left by an earlier cluster ${name}, or shipped with the workspace)`);
   }
-  const client = ctx.connections.client(row);
   try {
+    // The container first: the agent is installed into it (containerLaunch.ts).
+    if (image && row.status !== 'UP') row = await readyContainer(ctx, row, image, task, envs);
+    const client = ctx.connections.client(row);
     ctx.progress(`Connecting to ${name} and checking its agent`);
     const loc = await client.connect();
     if (row.status !== 'UP') {

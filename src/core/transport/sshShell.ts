@@ -6,12 +6,13 @@ import { StreamChannel } from './streamChannel';
 import type { InteractiveShell, ShellOptions } from './types';
 
 /** The remote command: cd to the directory if it is there, then the user's login shell. */
-export function shellCommand(cwd: string | undefined): string {
-  const start = 'exec "${SHELL:-/bin/sh}" -l';
-  if (!cwd) return start;
-  // "~/x" is expanded by the remote shell: quote only what follows it.
-  const dir = cwd === '~' ? '"$HOME"' : cwd.startsWith('~/') ? `"$HOME"/${shellQuote(cwd.slice(2))}` : shellQuote(cwd);
-  return `cd ${dir} 2>/dev/null; ${start}`;
+export function shellCommand(cwd: string | undefined, container?: { runtime: string; name: string }): string {
+  const start = container ? 'command -v bash >/dev/null && exec bash -l; exec sh -l' : 'exec "${SHELL:-/bin/sh}" -l';
+  // "~/x" is expanded by the (container's) shell: quote only what follows it.
+  const dir = !cwd ? undefined : cwd === '~' ? '"$HOME"' : cwd.startsWith('~/') ? `"$HOME"/${shellQuote(cwd.slice(2))}` : shellQuote(cwd);
+  const inner = dir ? `cd ${dir} 2>/dev/null; ${start}` : start;
+  if (!container) return inner;
+  return `exec ${shellQuote(container.runtime)} exec -it ${shellQuote(container.name)} /bin/sh -c ${shellQuote(inner)}`;
 }
 
 export function wrapShellStream(stream: ClientChannel, opts: ShellOptions, release: () => void): InteractiveShell {

@@ -177,7 +177,7 @@ export class SshTransport implements Transport {
     this.assertOpen();
     const pty = { term: 'xterm-256color', cols: opts.cols, rows: opts.rows };
     const { value: stream, release } = await this.conn.openSession<ClientChannel>((c, cb) =>
-      c.exec(shellCommand(opts.cwd), { pty }, cb));
+      c.exec(shellCommand(opts.cwd, opts.container), { pty }, cb));
     return wrapShellStream(stream, opts, release);
   }
 

@@ -127,4 +127,6 @@ export interface ShellOptions {
   rows: number;
   /** Start in this directory when it exists (a leading "~/" means home). */
   cwd?: string;
+  /** Open the shell inside this container of the node (`<runtime> exec -it`). */
+  container?: { runtime: string; name: string };
 }

@@ -23,3 +23,5 @@ export { listBuckets, deleteBucket, type BucketListing, type BucketDeleteResult 
 export { ensureNamedBuckets, type EnsuredBucket } from './namedBuckets';
 export { deleteClusterBuckets, deleteRecordedBucket, reconcileBuckets, type BucketReconcileOutcome } from './bucketDelete';
 export { findLeakedBuckets, type LeakedBucketSweep } from './leakedBuckets';
+export { launchPlan, type LaunchPlan } from './launchPlan';
+export { loadTaskForRun, type TaskInput } from './loadTask';

@@ -37,7 +37,7 @@ export async function retryUntilUp<T>(
     } catch (e) {
       if (!(e instanceof OpsError) || e.kind !== 'failed' || signal?.aborted) throw e;
       const stop = whyNotRetry(attempts);
-      if (stop) throw new OpsError('failed', `${e.message}\n--retry-until-up stops: a ${stop} is not fixed by waiting`);
+      if (stop) throw new OpsError('failed', `${e.message}\n--retry-until-up stops: the ${stop} is not fixed by waiting`);
       // A row left behind (a cleanup it could not prove) must be settled first, by down.
       if (await ctx.store.read((db) => getCluster(db, name))) throw e;
       ctx.warn(`round ${round}: no placement came up; trying again in ${Math.round(wait / 1000)} s (--retry-until-up; Ctrl-C stops)`);

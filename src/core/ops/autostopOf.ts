@@ -3,7 +3,7 @@ import type { OpsContext } from './context';
 import { autostopPlan } from './autostopPlan';
 
 /** SkyPilot's default idle time when autostop is asked for without one. */
-const DEFAULT_IDLE_MINUTES = 5;
+export const DEFAULT_IDLE_MINUTES = 5;
 
 /**
  * The autostop to record on the row (the bootstrap hands it to the head's agent): from

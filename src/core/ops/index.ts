@@ -25,3 +25,6 @@ export { deleteClusterBuckets, deleteRecordedBucket, reconcileBuckets, type Buck
 export { findLeakedBuckets, type LeakedBucketSweep } from './leakedBuckets';
 export { launchPlan, type LaunchPlan } from './launchPlan';
 export { loadTaskForRun, type TaskInput } from './loadTask';
+export { setAutostop, changeProblem, type AutostopChange } from './autostopSet';
+export { expandClusterNames, globRegExp, isGlob } from './clusterGlobs';
+export { clusterEndpoints, type Endpoint } from './endpoints';

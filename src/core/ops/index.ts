@@ -28,3 +28,5 @@ export { loadTaskForRun, type TaskInput } from './loadTask';
 export { setAutostop, changeProblem, type AutostopChange } from './autostopSet';
 export { expandClusterNames, globRegExp, isGlob } from './clusterGlobs';
 export { clusterEndpoints, type Endpoint } from './endpoints';
+export { syncPlanLines, localUploadLines } from './taskPaths';
+export { localPath } from './syncFiles';

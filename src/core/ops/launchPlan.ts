@@ -1,10 +1,11 @@
 import { getCluster, type ClusterRecord } from '../state';
-import { describeFileMount, type Task } from '../task';
+import type { Task } from '../task';
 import { describePlacement, placementsOf } from '../provision';
 import type { OpsContext } from './context';
 import { checkClusterName, generateClusterName } from './clusterNames';
 import { loadTaskForRun, type TaskInput } from './loadTask';
-import { checkSyncSources, localPath } from './syncFiles';
+import { checkSyncSources } from './syncFiles';
+import { syncPlanLines } from './taskPaths';
 import { autostopPlan } from './autostopPlan';
 import { pricePlacement, priceText } from './planPrice';
 
@@ -59,18 +60,8 @@ export async function launchPlan(ctx: OpsContext, req: PlanRequest): Promise<Lau
     cluster: name, cloud, numNodes: task.numNodes,
     ...(existing ? { existing: existing.status } : {}),
     candidates,
-    sync: syncLines(task, dir),
+    sync: syncPlanLines(task, dir),
     setup: !task.setup ? 'none in the task' : req.noSetup ? 'skipped (--no-setup)' : 'runs',
     warnings,
   };
-}
-
-function syncLines(task: Task, dir: string): string[] {
-  const out: string[] = [];
-  if (typeof task.workdir === 'string') out.push(`workdir ${localPath(task.workdir, dir)} → ~/sky_workdir`);
-  else if (task.workdir) out.push(`workdir: git ${task.workdir.url}${task.workdir.ref ? `@${task.workdir.ref}` : ''} cloned to ~/sky_workdir`);
-  for (const [dst, m] of Object.entries(task.fileMounts)) {
-    out.push(m.kind === 'copy' ? `file_mounts ${localPath(m.source, dir)} → ${dst}` : `file_mounts ${dst}: ${describeFileMount(m)}`);
-  }
-  return out;
 }

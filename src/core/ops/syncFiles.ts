@@ -12,11 +12,8 @@ import { OpsError } from './errors';
 import { remoteDirWord, remotePathWord } from './remotePath';
 import { PLACE_TREE_PY } from '../sync/placeTree';
 
-/** A local path of a task, resolved against the folder the caller chose (loadTask.ts TaskInput.pathBase). */
-export function localPath(p: string, taskDir: string): string {
-  const home = p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
-  return path.resolve(taskDir, home);
-}
+export { localPath } from '../task/localPath';
+import { localPath } from '../task/localPath';
 
 
 /**

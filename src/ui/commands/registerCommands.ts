@@ -20,6 +20,7 @@ import { deleteBucket } from './deleteBucket';
 import { retryDown } from './retryDown';
 import { stopCluster } from './stopCluster';
 import { startCluster } from './startCluster';
+import { setAutostop } from './setAutostop';
 import { Dismissed } from './support/pickers';
 import { CancelledByUser } from './support/progress';
 import { TRUSTED_ONLY_COMMANDS } from '../trust';
@@ -27,7 +28,7 @@ import { notify } from '../notify';
 import { testProbe, type CommandOutcome } from '../testProbe';
 
 const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, openTerminal, copySshCommand, connectRemoteSsh, openExampleTask, checkCloudsCommand,
-  findLeaked, terminateLeaked, deleteLeakedIdentity, retryDown, stopCluster, startCluster, deleteBucket,
+  findLeaked, terminateLeaked, deleteLeakedIdentity, retryDown, stopCluster, startCluster, setAutostop, deleteBucket,
   ...pendingCommands];
 
 export function registerCommands(ctx: CommandDeps): vscode.Disposable[] {

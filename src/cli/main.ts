@@ -17,12 +17,13 @@ import { checkCommand } from './commands/check';
 import { storageCommand } from './commands/storage';
 import { jobsCommand } from './commands/jobs';
 import { controllerHome } from './controllerHome';
+import { autostopCommand } from './commands/autostop';
 
 export const VERSION = '0.1.0';
 
 const COMMANDS: CliCommand[] = [
   launchCommand, execCommand, queueCommand, logsCommand, cancelCommand, statusCommand,
-  stopCommand, startCommand, downCommand, leaksCommand, storageCommand, jobsCommand, checkCommand, validateCommand,
+  stopCommand, startCommand, autostopCommand, downCommand, leaksCommand, storageCommand, jobsCommand, checkCommand, validateCommand,
 ];
 
 function help(): string {

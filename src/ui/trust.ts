@@ -11,7 +11,7 @@ export type MachineSetting = typeof MACHINE_SETTINGS[number];
  */
 export const TRUSTED_ONLY_COMMANDS: ReadonlySet<string> = new Set([
   'skydeck.launchTask', 'skydeck.execTask', 'skydeck.showLogs', 'skydeck.cancelJob', 'skydeck.cancelAllJobs',
-  'skydeck.stopCluster', 'skydeck.startCluster', 'skydeck.downCluster', 'skydeck.retryDown', 'skydeck.terminateLeaked', 'skydeck.deleteLeakedIdentity',
+  'skydeck.stopCluster', 'skydeck.startCluster', 'skydeck.setAutostop', 'skydeck.downCluster', 'skydeck.retryDown', 'skydeck.terminateLeaked', 'skydeck.deleteLeakedIdentity',
   'skydeck.openTerminal', 'skydeck.connectRemoteSsh', 'skydeck.deleteBucket',
   'skydeck.launchManagedJob', 'skydeck.cancelManagedJob', 'skydeck.showManagedJobLogs',
 ]);

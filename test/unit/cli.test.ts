@@ -89,9 +89,9 @@ describe('cli', () => {
       [['down', 'c', '-y', '--grace', '-1'], /--grace "-1" is not a number of seconds/],
       [['logs', 'c', '--rank', '1000'], /--rank 1000 is out of range \(0-999\)/],
       [['launch', 't.yaml', '--idle-minutes', '99999999999'], /--idle-minutes 99999999999 is out of range/],
-      [['status', 'extra', 'junk'], /status takes no arguments \(got "extra" "junk"\)/],
+      [['status', 'extra', 'junk'], /no cluster named "extra", "junk"/],
       [['leaks', 'junk'], /leaks takes no arguments/],
-      [['queue', 'c', 'extra'], /queue takes one cluster name/],
+      [['queue', 'c', 'extra'], /no cluster named "c"/],
       [['check', 'nocloud'], /unknown cloud "nocloud"/],
     ];
     for (const [argv, message] of cases) {

@@ -1,4 +1,4 @@
-import { down as downOp } from '../../core/ops';
+import { down as downOp, expandClusterNames } from '../../core/ops';
 import { UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { OpsError } from '../../core/ops';
@@ -8,7 +8,7 @@ import { flagText, parseGraceSeconds } from '../ranges';
 export const downCommand: CliCommand = {
   name: 'down',
   summary: "tear clusters down (cloud: terminate and confirm; local/ssh: cancel jobs, remove Skydeck's files)",
-  usage: `skydeck down CLUSTER... -y [--purge]
+  usage: `skydeck down CLUSTER... -y [--purge]     (CLUSTER may be a glob: 'dev-*')
   -y, --yes   required: confirms the teardown
   --purge     forget the cluster even if its cleanup cannot be confirmed (says what it
               skipped; "skydeck leaks" finds cloud instances left behind)
@@ -24,7 +24,7 @@ export const downCommand: CliCommand = {
     const graceSeconds = graceText === undefined ? undefined : parseGraceSeconds(graceText);
     const ctx = await context();
     let code = 0;
-    for (const name of args.positionals) {
+    for (const name of await expandClusterNames(ctx, args.positionals)) {
       try {
         const r = await downOp(ctx, name, { purge: !!args.flags.purge, graceSeconds });
         io.out(`Cluster ${name} (uid ${r.uid}) is down${r.notes.length ? ` (${r.notes.join('; ')})` : ''}.\n`);

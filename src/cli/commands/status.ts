@@ -1,4 +1,5 @@
-import { refusedClusters, status as statusOp, type LiveAutostop } from '../../core/ops';
+import { expandClusterNames, refusedClusters, status as statusOp, type LiveAutostop } from '../../core/ops';
+import { endpointsOutput } from '../endpoints';
 import { UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { ago, table } from '../table';
@@ -6,17 +7,23 @@ import { ago, table } from '../table';
 export const statusCommand: CliCommand = {
   name: 'status',
   summary: 'list clusters',
-  usage: `skydeck status [-r]
+  usage: `skydeck status [CLUSTER...] [-r] [--endpoints | --endpoint PORT]
+  CLUSTER may be a glob pattern ('dev-*'); none: every cluster
+  --endpoints     the cluster's opened ports (resources.ports) as HOST:PORT; one cluster
+  --endpoint PORT that port's HOST:PORT only
   -r, --refresh   check cloud clusters against their cloud (finishing interrupted
                   teardowns, removing clusters proven gone) and ask every UP cluster's
                   agent for its live job counts`,
-  flags: [{ name: 'refresh', short: 'r' }],
+  flags: [{ name: 'refresh', short: 'r' }, { name: 'endpoints' }, { name: 'endpoint', takesValue: true }],
   async run(args, io, context) {
-    if (args.positionals.length) throw new UsageError(`status takes no arguments (got ${args.positionals.map((p) => JSON.stringify(p)).join(' ')})`);
+    if (args.flags.endpoints || args.flags.endpoint !== undefined) return endpointsOutput(args, io, await context());
     const ctx = await context();
+    const only = args.positionals.length ? new Set(await expandClusterNames(ctx, args.positionals)) : undefined;
     const refused = await refusedClusters(ctx);
     for (const m of refused) io.err(`warning: ${m}\n`);
-    const rows = await statusOp(ctx, { refresh: !!args.flags.refresh });
+    const rows = (await statusOp(ctx, { refresh: !!args.flags.refresh })).filter((r) => !only || only.has(r.cluster.name));
+    const missing = [...(only ?? [])].filter((n) => !rows.some((r) => r.cluster.name === n));
+    if (missing.length) throw new UsageError(`no cluster named ${missing.map((n) => JSON.stringify(n)).join(', ')}`);
     for (const r of rows) if (r.notOurs) io.err(`${r.cluster.name}: ${r.notOurs}\n`);
     if (!rows.length) {
       io.out('No clusters. Launch one with: skydeck launch TASK.yaml -c NAME\n');

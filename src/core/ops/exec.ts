@@ -1,6 +1,6 @@
 import type { OpsContext } from './context';
 import { requireCluster } from './findCluster';
-import { loadTaskForRun } from './loadTask';
+import { loadTaskForRun, type TaskInput } from './loadTask';
 import { checkSyncSources } from './syncFiles';
 import { readHandle } from './clusterHandle';
 import { assertNoTeardownSince } from './launch';
@@ -13,10 +13,8 @@ import { forCluster, planBuckets } from './bucketPlan';
 import { grantPlannedBuckets } from './bucketGrant';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 
-export interface ExecRequest extends FollowOptions {
+export interface ExecRequest extends FollowOptions, TaskInput {
   cluster: string;
-  taskFile: string;
-  envs?: Record<string, string>;
   detach?: boolean;
   /** Cancels before the submit (the editor's Cancel); after it, nothing is undone. */
   signal?: AbortSignal;
@@ -31,7 +29,7 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   // Connecting (SSH handshake, agent check) overlaps with reading the task.
   const connecting = client.connect();
   connecting.catch(() => undefined);
-  const { task, envs, secrets, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
+  const { task, envs, secrets, dir, warnings } = await loadTaskForRun(req);
   warnings.forEach((w) => ctx.warn(w));
   checkSyncSources(task, dir);
   // Unlike SkyPilot's exec (which leaves storage alone), the task's bucket mounts are ensured

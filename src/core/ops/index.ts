@@ -23,3 +23,10 @@ export { listBuckets, deleteBucket, type BucketListing, type BucketDeleteResult 
 export { ensureNamedBuckets, type EnsuredBucket } from './namedBuckets';
 export { deleteClusterBuckets, deleteRecordedBucket, reconcileBuckets, type BucketReconcileOutcome } from './bucketDelete';
 export { findLeakedBuckets, type LeakedBucketSweep } from './leakedBuckets';
+export { launchPlan, type LaunchPlan } from './launchPlan';
+export { loadTaskForRun, type TaskInput } from './loadTask';
+export { setAutostop, changeProblem, type AutostopChange } from './autostopSet';
+export { expandClusterNames, globRegExp, isGlob } from './clusterGlobs';
+export { clusterEndpoints, type Endpoint } from './endpoints';
+export { syncPlanLines, localUploadLines } from './taskPaths';
+export { localPath } from './syncFiles';

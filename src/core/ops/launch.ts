@@ -5,7 +5,7 @@ import { localMountNote, type Task } from '../task';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { checkClusterName, generateClusterName } from './clusterNames';
-import { loadTaskForRun } from './loadTask';
+import { loadTaskForRun, type TaskInput } from './loadTask';
 import { checkSyncSources } from './syncFiles';
 import { syncAll } from './syncHead';
 import { choosePool, REACHABLE_CLOUDS, updateCluster, writeIntent } from './provisionReachable';
@@ -13,13 +13,14 @@ import { readHandle } from './clusterHandle';
 import { localBaseProblem } from './localBase';
 import { localBaseDir } from './context';
 import { bringUpWorkers, syncWorkers } from './multiNode';
-import { autostopPlan } from './autostopPlan';
+import { autostopOf } from './autostopOf';
 import { jobSpecOf } from './jobSpec';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 import type { AttemptReport } from '../provision';
 import type { Placement } from '../clouds/provider';
 import type { ClusterRecord } from '../state';
-import { placementsOf, teardownUnderWay } from '../provision';
+import { teardownUnderWay } from '../provision';
+import { cloudFor } from './launchPlan';
 import { isProviderCluster, providerOf } from './providerEnv';
 import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
@@ -29,11 +30,10 @@ import { grantPlannedBuckets } from './bucketGrant';
 import { lookUpS3Regions } from './s3Regions';
 import { setupPlan } from './setupPlan';
 import { checkReuse, keepRegistryPasswordSecret, readyContainer, taskContainerImage } from './containerLaunch';
+import { retryUntilUp } from './retryUntilUp';
 
-export interface LaunchRequest extends FollowOptions {
-  taskFile: string;
+export interface LaunchRequest extends FollowOptions, TaskInput {
   cluster?: string;
-  envs?: Record<string, string>;
   /** --cloud: overrides the task's resources.cloud. */
   cloud?: string;
   /** A region for candidates that name none (the editor's pick for a task that names no cloud). */
@@ -42,6 +42,10 @@ export interface LaunchRequest extends FollowOptions {
   down?: boolean;
   /** -d: submit and return without following the output. */
   detach?: boolean;
+  /** --no-setup: run only `run` (the task's setup is skipped, as `sky launch --no-setup`). */
+  noSetup?: boolean;
+  /** --retry-until-up: a cloud launch whose every placement lacked capacity starts over (retryUntilUp.ts). */
+  retryUntilUp?: boolean;
   /** Cancels provisioning of a cloud cluster (what was created is terminated with proof). */
   provisionSignal?: AbortSignal;
   /** Each provisioning attempt on a cloud cluster, as it ends. */
@@ -65,15 +69,14 @@ export interface LaunchResult extends JobOutcome {
  * as a new job. Launching onto an existing cluster reuses it, as SkyPilot does.
  */
 export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<LaunchResult> {
-  const { task, envs, secrets, dir, warnings } = await loadTaskForRun(req.taskFile, req.envs ?? {});
+  const { task, envs, secrets, dir, warnings } = await loadTaskForRun(req);
   warnings.forEach((w) => ctx.warn(w));
   keepRegistryPasswordSecret(envs, secrets);
   const name = req.cluster ?? generateClusterName(ctx.user);
   checkClusterName(name);
   checkSyncSources(task, dir);
   const existing = await ctx.store.read((db) => getCluster(db, name));
-  const firstCloud = placementsOf(task.resources)[0]?.cloud || undefined;
-  const cloud = (req.cloud ?? task.resources.cloud ?? existing?.provider ?? firstCloud ?? 'local').toLowerCase();
+  const cloud = cloudFor(req, task, existing);
   const notOurs = existing && notOursReason(existing);
   if (notOurs) throw new OpsError('failed', `cluster ${name} exists but ${notOurs}: Skydeck does not launch into it; pick another name (-c)`);
   if (existing && existing.provider !== cloud) {
@@ -94,10 +97,12 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     ctx.progress(`--fast: reusing ${name} as it is (UP); no provisioning, file mounts or buckets`);
   } else if (providerOf(ctx, cloud)) {
     if (taskContainerImage(task)) throw new OpsError('unavailable', `image_id: docker:… runs on the local and ssh clouds for now, not on ${cloud}: use an ssh pool, or drop image_id`);
-    row = await launchOnProvider(ctx, name, task, {
-      cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal, onAttempt: req.onAttempt,
+    const round = (onRound?: (a: AttemptReport) => void) => launchOnProvider(ctx, name, task, {
+      cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal,
+      onAttempt: (a) => { onRound?.(a); req.onAttempt?.(a); },
       placementOrder: req.placementOrder,
     });
+    row = req.retryUntilUp ? await retryUntilUp(ctx, name, req.provisionSignal, round) : await round();
   } else {
     row = await launchReachable(ctx, name, cloud, task, existing, autostop, { ...envs, ...secrets });
   }
@@ -114,9 +119,10 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   await Promise.all([syncAll(ctx, client, task, dir, handle.workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
   if (req.provisionSignal?.aborted) await cancelBeforeSubmit(ctx, row, !existing && isProviderCluster(row));
   const setup = await setupPlan(ctx, client, row, task, envs, secrets, existing?.status === 'UP', fast);
-  ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}${setup.say ? ` (${setup.say})` : ''}`);
-  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup: setup.run, secrets }));
-  setup.record(jobId);
+  const withSetup = setup.run && !req.noSetup;
+  ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}${req.noSetup ? ' (--no-setup)' : setup.say ? ` (${setup.say})` : ''}`);
+  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup, secrets }));
+  if (withSetup) setup.record(jobId);
   await assertNoTeardownSince(ctx, row, jobId);
   req.onSubmitted?.(jobId, name);
   if (req.detach) return { cluster: name, jobId };
@@ -210,26 +216,4 @@ async function makeWorkdir(client: AgentClient, base: string, cloud: string): Pr
   const r = await client.transport.exec(['/bin/sh', '-c', script, 'sh', base]);
   if (r.code !== 0) throw new OpsError('failed', `could not create the workdir on ${client.transport.description}: ${r.stderr.toString().trim()}`);
   return r.stdout.toString().trim();
-}
-
-/** SkyPilot's default idle time when autostop is asked for without one. */
-const DEFAULT_IDLE_MINUTES = 5;
-
-/**
- * The autostop to record on the row (the bootstrap hands it to the head's agent): from
- * --idle-minutes / --down, else the task's resources.autostop. A cloud that cannot do it
- * (autostopPlan.ts) gets none, with a warning saying why.
- */
-function autostopOf(ctx: OpsContext, cloud: string, task: Task, req: LaunchRequest): { minutes: number | null; down: boolean } {
-  const fromTask = task.resources.autostop?.enabled ? task.resources.autostop : undefined;
-  const asked = req.idleMinutes !== undefined || req.down || fromTask;
-  if (!asked) return { minutes: null, down: false };
-  const down = req.down ?? fromTask?.down ?? false;
-  const minutes = req.idleMinutes ?? fromTask?.idleMinutes ?? DEFAULT_IDLE_MINUTES;
-  const plan = autostopPlan(cloud, down);
-  if (!plan.ok) {
-    ctx.warn(`autostop is not set: ${plan.why}`);
-    return { minutes: null, down: false };
-  }
-  return { minutes, down };
 }

@@ -15,11 +15,8 @@ import { OpsError } from './errors';
 import { remoteDirWord, remotePathWord } from './remotePath';
 import { PLACE_TREE_PY } from '../sync/placeTree';
 
-/** Local paths in a task resolve against the task file's directory, as SkyPilot does. */
-export function localPath(p: string, taskDir: string): string {
-  const home = p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p;
-  return path.resolve(taskDir, home);
-}
+export { localPath } from '../task/localPath';
+import { localPath } from '../task/localPath';
 
 
 /**

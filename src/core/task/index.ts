@@ -16,3 +16,5 @@ export { localMountNote, mountDestinationProblem } from './mountPaths';
 export { printable } from './printable';
 export { MAX_TASK_FILE_BYTES } from './parse';
 export { describeBucketMount, describeFileMount } from './bucketText';
+export { overrideTask, overrideDocument, hasOverrides, type TaskOverrides, type OverrideResult } from './overrides';
+export { parseEnvFile } from './envFile';

@@ -6,6 +6,7 @@ import type { Command } from './command';
 import { clusterFromArg, optionsArg, resolveTaskFile } from './support/pickers';
 import { withOpsProgress } from './support/progress';
 import { jobLogSource } from './support/jobLogSource';
+import { confirmUploads, taskPathBase } from './support/taskPathBase';
 
 export interface ExecTaskOptions {
   cluster: string;
@@ -24,8 +25,10 @@ export const execTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh'> = {
     const opts = typeof options === 'string' ? { cluster: options } : optionsArg<ExecTaskOptions>(options);
     const cluster = opts.cluster ?? (await clusterFromArg(ctx.model, isNode(arg, 'cluster') ? arg : undefined, 'Skydeck: exec on which cluster?', (c) => c.status === 'UP'));
     const file = opts.taskFile ?? (await resolveTaskFile(arg instanceof vscode.Uri ? arg : undefined));
+    const pathBase = taskPathBase(file);
+    if (opts.cluster === undefined && opts.taskFile === undefined) await confirmUploads(file.fsPath, pathBase, `Exec ${path.basename(file.fsPath)} on ${cluster}`);
     const result = await withOpsProgress(ctx, `Skydeck: running ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed, signal) =>
-      exec(ops, { cluster, taskFile: file.fsPath, detach: true, onSubmitted: committed, signal }),
+      exec(ops, { cluster, taskFile: file.fsPath, pathBase, detach: true, onSubmitted: committed, signal }),
     );
     await ctx.refresh().catch((e) => ctx.log.warn(`refresh after exec: ${(e as Error).message}`));
     if (opts.showLogs !== false) {

@@ -8,6 +8,7 @@ import { withOpsProgress } from './support/progress';
 import { jobLogSource } from './support/jobLogSource';
 import { pickCloudFor } from './support/pickCloud';
 import { notify } from '../notify';
+import { confirmUploads, taskPathBase } from './support/taskPathBase';
 
 export interface LaunchTaskOptions {
   /** Skip the cluster prompt (CodeLens, tests). */
@@ -31,10 +32,12 @@ export const launchTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh'> =
     // Prompts only for a new cluster (an existing one keeps its cloud) and not for tests/CodeLens
     // callers that name the cluster.
     const where = opts.cluster === undefined && !ctx.model.cluster(cluster) ? await pickCloudFor(file.fsPath) : undefined;
+    const pathBase = taskPathBase(file);
+    if (opts.cluster === undefined) await confirmUploads(file.fsPath, pathBase, `Launch ${path.basename(file.fsPath)} on ${cluster}`);
     let attempts = 0;
     const result = await withOpsProgress(ctx, `Skydeck: launching ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true, extraCancel: opts.cancel }, (ops, committed, signal) =>
       launch(ops, {
-        taskFile: file.fsPath, cluster, detach: true, onSubmitted: committed, cloud: where?.cloud, region: where?.region,
+        taskFile: file.fsPath, pathBase, cluster, detach: true, onSubmitted: committed, cloud: where?.cloud, region: where?.region,
         // Cancel reaches the provision loop as its AbortSignal: what it created is terminated
         // with proof before the command returns.
         provisionSignal: signal,

@@ -23,6 +23,7 @@ import { startCluster } from './startCluster';
 import { launchManagedJob } from './launchManagedJob';
 import { cancelManagedJob } from './cancelManagedJob';
 import { showManagedJobLogs } from './showManagedJobLogs';
+import { setAutostop } from './setAutostop';
 import { Dismissed } from './support/pickers';
 import { CancelledByUser } from './support/progress';
 import { TRUSTED_ONLY_COMMANDS } from '../trust';
@@ -30,7 +31,7 @@ import { notify } from '../notify';
 import { testProbe, type CommandOutcome } from '../testProbe';
 
 const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, openTerminal, copySshCommand, connectRemoteSsh, openExampleTask, checkCloudsCommand,
-  findLeaked, terminateLeaked, deleteLeakedIdentity, retryDown, stopCluster, startCluster, deleteBucket,
+  findLeaked, terminateLeaked, deleteLeakedIdentity, retryDown, stopCluster, startCluster, setAutostop, deleteBucket,
   launchManagedJob, cancelManagedJob, showManagedJobLogs,
   ...pendingCommands];
 

@@ -8,7 +8,8 @@ import { parseTaskText, type FileMount, type GitWorkdir, type Task } from '../..
 import { substituteEnvVars, substitutionValues } from '../../core/task/envs';
 import { locate } from '../../core/task/positions';
 import { parseYamlDocuments } from '../../core/task/yamlSource';
-import { fileMountHoverText, fileMountLensText, gitWorkdirHoverText, gitWorkdirLensText } from './mountText';
+import { fileMountHoverText, fileMountLensText, gitWorkdirHoverText, gitWorkdirLensText, localWorkdirHoverText, localWorkdirLensText } from './mountText';
+import { localPath } from '../../core/task/localPath';
 
 export interface MountEntry {
   /** 0-based line and column of the key (the destination, or `workdir`). */
@@ -24,8 +25,12 @@ export interface MountEntry {
 
 type Dict = Record<string, unknown>;
 
-/** Every entry of every task in `text`, in document order. Never throws. */
-export function mountEntries(text: string): MountEntry[] {
+/**
+ * Every entry of every task in `text`, in document order. Never throws. With `base` (the
+ * workspace folder holding the file, where a launch resolves relative paths) a local workdir
+ * gets an entry too, naming the folder it resolves to.
+ */
+export function mountEntries(text: string, base?: string): MountEntry[] {
   try {
     const body = text.replace(/^\uFEFF/, '');
     const { tasks } = parseTaskText(body);
@@ -45,6 +50,11 @@ export function mountEntries(text: string): MountEntry[] {
       const git = gitOf(task);
       const workdir = git && locate(doc, ['workdir']).pair;
       if (git && workdir) entry(workdir.key as Node, workdir.value as Node, gitWorkdirLensText(git), gitWorkdirHoverText(git));
+      const local = base !== undefined && typeof task.workdir === 'string' ? locate(doc, ['workdir']).pair : undefined;
+      if (local) {
+        const resolved = localPath(task.workdir as string, base!);
+        entry(local.key as Node, local.value as Node, localWorkdirLensText(resolved), localWorkdirHoverText(resolved, base!));
+      }
       const mounts = locate(doc, ['file_mounts']).node;
       if (!isMap(mounts)) continue;
       const vars = substitutionValues(isDict(task.raw) ? task.raw : {});

@@ -3,6 +3,7 @@
 
 import type { BucketMount, MountMode, StoreKind } from '../../core/storage/types';
 import type { FileMount, GitWorkdir } from '../../core/task';
+import { printable } from '../../core/task/printable';
 
 /** What the job sees in each mode (SkyPilot's semantics, as Skydeck runs them with rclone). */
 export const MODE_EFFECT: Record<MountMode, string> = {
@@ -85,4 +86,15 @@ export function code(s: string): string {
   const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
   const pad = s.startsWith('`') || s.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${s}${pad}${fence}`;
+}
+
+/** The CodeLens title of a local `workdir:` (resolved as a launch from the editor resolves it). */
+export function localWorkdirLensText(resolved: string): string {
+  return `workdir ${printable(resolved)} → ~/sky_workdir`;
+}
+
+/** The hover sentence (Markdown) for a local workdir. */
+export function localWorkdirHoverText(resolved: string, base: string): string {
+  return `Uploaded from ${code(printable(resolved))} to ${code('~/sky_workdir')} on every node. A relative workdir resolves ` +
+    `against the workspace folder ${code(printable(base))}, as \`sky\` resolves it against the folder it runs in.`;
 }

@@ -6,13 +6,14 @@
 // job and know (from the lease's pid) whether a controller already serves the store; if none
 // does, it starts one that outlives the CLI invocation (detached, its own process group, stdio
 // to a log file) and that exits by itself once every job has ended and it has been idle a while.
-// A remote controller (a cluster that outlives the laptop) replaces the spawn, not the store.
+// A controller cluster (jobs.controller: local-cluster or ssh:<pool>) runs this same code on its
+// node: the remote client calls the node's CLI, which uses the local client there.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LocalManagedClient, ManagedController, ManagedStore, type ManagedJobsClient } from '../core/managed';
-import type { OpsContext } from '../core/ops';
+import { LocalManagedClient, ManagedController, ManagedStore, openRemoteClient, readControllerSetting, type ManagedJobsClient } from '../core/managed';
+import { OpsError, type OpsContext } from '../core/ops';
 import { liveLocalHolder } from '../core/state/fileLock';
 
 /** `$SKYDECK_CONTROLLER_HOME`, else `~/.skydeck/controller`: the controller's workspace root. */
@@ -54,8 +55,20 @@ export function ensureLocalController(workspaceRoot: string): { pid: number; sta
   }
 }
 
-/** The client every `jobs` command uses: today the controller on this machine. */
-export async function managedClient(ctx: OpsContext): Promise<ManagedJobsClient> {
+/**
+ * The client every `jobs` command uses: the controller on this machine, or on the controller
+ * cluster that $SKYDECK_JOBS_CONTROLLER / jobs.controller names (launched on first use).
+ */
+export async function managedClient(ctx: OpsContext, o: { copyCredentials?: boolean } = {}): Promise<ManagedJobsClient> {
+  let setting;
+  try {
+    setting = readControllerSetting();
+  } catch (e) {
+    throw new OpsError('usage', (e as Error).message);
+  }
+  if (setting.place.kind !== 'this-machine') {
+    return openRemoteClient(ctx, setting.place, { copyCredentials: o.copyCredentials || setting.copyCredentials });
+  }
   return LocalManagedClient.open(storeFileOf(ctx.workspaceRoot), () => {
     const c = ensureLocalController(ctx.workspaceRoot);
     return { where: 'this machine', started: c.started, detail: c.started ? `started it: pid ${c.pid}, log ${c.logFile}` : `pid ${c.pid}` };

@@ -31,6 +31,8 @@ export async function followManagedJob(io: CliIO, ctx: OpsContext, id: number): 
   const detach = detachOnInterrupt(io, () => `Follow it again with: skydeck jobs logs ${id}`);
   let followed: string | undefined;
   try {
+    // A controller elsewhere holds the job clusters' rows: it follows there, we relay the bytes.
+    if (client.follow) return await client.follow(id, { out: (b) => io.outBytes(b), err: (b) => io.err(b.toString()) }, detach.signal);
     while (!detach.signal.aborted) {
       const j = await client.job(id);
       if (!j) throw new OpsError('usage', `there is no managed job ${id}`);

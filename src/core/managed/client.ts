@@ -26,6 +26,11 @@ export interface ControllerNote {
   detail: string;
 }
 
+export interface FollowIO {
+  out(b: Buffer): void;
+  err(b: Buffer): void;
+}
+
 export interface ManagedJobsClient {
   /** Records the job; makes sure a controller serves it. */
   submit(req: ManagedSubmit): Promise<{ id: number; controller: ControllerNote }>;
@@ -35,5 +40,10 @@ export interface ManagedJobsClient {
   events(id: number): Promise<ManagedEvent[]>;
   /** 'all' = every unfinished job. */
   cancel(ids: number[] | 'all'): Promise<CancelOutcome>;
+  /**
+   * A controller elsewhere follows the job's output where its clusters are (their rows live
+   * there): bytes as they come; resolves with the exit code. Absent: the caller follows itself.
+   */
+  follow?(id: number, io: FollowIO, signal?: AbortSignal): Promise<number>;
   close(): Promise<void>;
 }

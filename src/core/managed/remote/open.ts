@@ -1,0 +1,33 @@
+// Opens the client of a controller cluster: the cluster up (launched on first use), the runtime
+// on its node (bundle and node), then a RemoteManagedClient over the cluster's connection.
+import type { OpsContext } from '../../ops';
+import { readHandle } from '../../ops/clusterHandle';
+import { cliBundle, type CliBundle } from './bundle';
+import { ensureControllerCluster } from './controllerCluster';
+import { ensureRuntime } from './runtime';
+import { RemoteManagedClient } from './remoteClient';
+import { copyPoolAccess } from './credentials';
+import type { ControllerPlace } from './setting';
+
+export interface RemoteOpenOptions {
+  /** Default: the bundle of the running CLI. */
+  bundle?: CliBundle;
+  /** Opt-in: give the controller the ssh pools' entries, keys and host keys (credentials.ts). */
+  copyCredentials?: boolean;
+}
+
+export async function openRemoteClient(ctx: OpsContext, place: Exclude<ControllerPlace, { kind: 'this-machine' }>, o: RemoteOpenOptions = {}): Promise<RemoteManagedClient> {
+  const bundle = o.bundle ?? cliBundle();
+  const row = await ensureControllerCluster(ctx, place);
+  const transport = ctx.connections.transportForCluster(row);
+  try {
+    // A local cluster keeps everything in its own directory; on an ssh host, ~/.skydeck/jobs-controller.
+    const base = readHandle(row).base;
+    const runtime = await ensureRuntime(transport, place.kind === 'local-cluster' && base ? `${base}/jobs-controller` : '', bundle, (m) => ctx.progress(m));
+    const env = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : {};
+    return new RemoteManagedClient(ctx, row, transport, runtime, env);
+  } catch (e) {
+    await transport.close();
+    throw e;
+  }
+}

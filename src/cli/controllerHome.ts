@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { LocalManagedClient, ManagedController, ManagedStore, openRemoteClient, readControllerSetting, type ManagedJobsClient } from '../core/managed';
 import { OpsError, type OpsContext } from '../core/ops';
 import { liveLocalHolder } from '../core/state/fileLock';
+import { askHandover } from './controllerHandover';
 
 /** `$SKYDECK_CONTROLLER_HOME`, else `~/.skydeck/controller`: the controller's workspace root. */
 export function controllerHome(): string {
@@ -35,15 +36,15 @@ export function leaseHolder(storeFile: string): number | undefined {
  * lease; returns its pid (or the holder's). The job is written BEFORE this check, and the
  * controller looks for unfinished jobs AFTER releasing its lease, so a job is never stranded.
  */
-export function ensureLocalController(workspaceRoot: string): { pid: number; started: boolean; logFile: string } {
+export function ensureLocalController(workspaceRoot: string, entry = process.argv[1]): { pid: number; started: boolean; logFile: string; handover?: boolean } {
   const logFile = path.join(workspaceRoot, 'controller.log');
   const held = leaseHolder(storeFileOf(workspaceRoot));
-  if (held !== undefined) return { pid: held, started: false, logFile };
+  if (held !== undefined) return { pid: held, started: false, logFile, handover: askHandover(workspaceRoot, entry) };
   fs.mkdirSync(workspaceRoot, { recursive: true, mode: 0o700 });
   const fd = fs.openSync(logFile, 'a', 0o600);
   try {
     // The same node and CLI entry as this process (process.argv[1]), so versions match.
-    const child = spawn(process.execPath, [...process.execArgv, process.argv[1], 'jobs', 'controller-run'], {
+    const child = spawn(process.execPath, [...process.execArgv, entry, 'jobs', 'controller-run'], {
       detached: true, stdio: ['ignore', fd, fd], cwd: workspaceRoot,
       env: { ...process.env, SKYDECK_CONTROLLER_HOME: workspaceRoot },
     });
@@ -71,6 +72,7 @@ export async function managedClient(ctx: OpsContext, o: { copyCredentials?: bool
   }
   return LocalManagedClient.open(storeFileOf(ctx.workspaceRoot), () => {
     const c = ensureLocalController(ctx.workspaceRoot);
-    return { where: 'this machine', started: c.started, detail: c.started ? `started it: pid ${c.pid}, log ${c.logFile}` : `pid ${c.pid}` };
+    const held = c.handover ? `pid ${c.pid}, asked to hand over to this version` : `pid ${c.pid}`;
+    return { where: 'this machine', started: c.started, detail: c.started ? `started it: pid ${c.pid}, log ${c.logFile}` : held };
   }, () => ctx.clock?.now() ?? Date.now());
 }

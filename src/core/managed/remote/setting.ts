@@ -34,7 +34,7 @@ export function parsePlace(text: string): ControllerPlace | string {
   if (v === 'local-cluster') return { kind: 'local-cluster' };
   const m = /^ssh:(.*)$/.exec(v);
   if (m && POOL.test(m[1])) return { kind: 'ssh', pool: m[1] };
-  return `"${v}" is not a controller place: use this-machine, local-cluster or ssh:<pool>`;
+  return `${JSON.stringify(v)} is not a controller place: use this-machine, local-cluster or ssh:<pool>`;
 }
 
 const TRUE = /^(1|true|yes)$/i;

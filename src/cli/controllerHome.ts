@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { LocalManagedClient, ManagedController, ManagedStore, openRemoteClient, readControllerSetting, type ManagedJobsClient } from '../core/managed';
 import { OpsError, type OpsContext } from '../core/ops';
 import { liveLocalHolder } from '../core/state/fileLock';
+import { isAlive } from '../core/state/atomicWrite';
 import { askHandover } from './controllerHandover';
 
 /** `$SKYDECK_CONTROLLER_HOME`, else `~/.skydeck/controller`: the controller's workspace root. */
@@ -54,6 +55,16 @@ export function ensureLocalController(workspaceRoot: string, entry = process.arg
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Ends the live controller of the store (SIGTERM, then waits); returns its pid, if one ran. */
+export async function stopLocalController(workspaceRoot: string): Promise<number | undefined> {
+  const pid = leaseHolder(storeFileOf(workspaceRoot));
+  if (pid === undefined) return undefined;
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  if (isAlive(pid)) throw new Error(`the managed-jobs controller (pid ${pid}) did not stop within 10 s`);
+  return pid;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { ManagedJob } from '../../core/managed';
 import type { OpsContext } from '../../core/ops';
 import { UsageError } from '../args';
 import { EXIT, type CliIO } from '../io';
-import { managedClient } from '../controllerHome';
+import { managedClient, stopLocalController } from '../controllerHome';
 import { followManagedJob } from './jobsLogs';
 
 const MAX_REQUEST = 16 * 1024 * 1024;
@@ -47,6 +47,10 @@ export async function jobsRemoteCall(io: CliIO, ctx: OpsContext, method: string 
     return req.id;
   };
   if (method === 'follow') return followManagedJob(io, ctx, id());
+  if (method === 'stop') {
+    io.out(`${JSON.stringify({ stopped: (await stopLocalController(ctx.workspaceRoot)) ?? null })}\n`);
+    return EXIT.ok;
+  }
   const client = await managedClient(ctx);
   try {
     let answer: unknown;

@@ -41,7 +41,7 @@ export function queueRow(out: string, id: number): string[] | undefined {
   return line?.split(/ {2,}/).map((s) => s.trim());
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 120_000, extra?: () => Promise<string>): Promise<T> {
+export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 600_000, extra?: () => Promise<string>): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

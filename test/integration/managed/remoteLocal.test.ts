@@ -9,10 +9,10 @@ import { cliBundle, controllerClusterName } from '../../../src/core/managed';
 import { localBaseDir } from '../../../src/core/ops';
 import { thisCreator } from '../../../src/core/state';
 import { isAlive } from '../../../src/core/state/atomicWrite';
-import { cliBundleCopy, queueRow, runCli, type CliRun } from './remoteCli';
+import { cliBundleCopy, queueRow, runCli, until, type CliRun } from './remoteCli';
 
 describe('jobs with the controller on a local controller cluster', function () {
-  this.timeout(300_000);
+  this.timeout(900_000);
   let cli: string;
   let home: string;
   let ws: string;
@@ -63,5 +63,30 @@ describe('jobs with the controller on a local controller cluster', function () {
     assert.match(logs.err, /no output to show for managed job 1: it has ended \(SUCCEEDED\)/);
     const st = await runCli(cli, ['status'], { ...vars, SKYDECK_WORKSPACE: home }, ws);
     assert.match(st.out, /skydeck-jobs-[0-9a-f]{8} .* local .* UP/);
+  });
+
+  it('down of the controller cluster is refused while a managed job is unfinished, then stops the controller', async () => {
+    const name = controllerClusterName({ kind: 'local-cluster' }, thisCreator());
+    const down = () => runCli(cli, ['down', name, '-y', '--grace', '0'], { ...vars, SKYDECK_WORKSPACE: home }, ws);
+    fs.writeFileSync(path.join(ws, 'long.yaml'), 'name: long\nresources: {cloud: local}\nrun: sleep 600\n');
+    const l = await jobs(['launch', 'long.yaml', '-y', '-d']);
+    assert.equal(l.code, 0, l.err);
+    const id = Number(l.out.trim());
+    const refused = await down();
+    assert.equal(refused.code, 1, refused.err);
+    assert.match(refused.err, new RegExp(`${name} is the managed-jobs controller of 1 unfinished job\\(s\\) \\(${id}\\)`));
+    assert.equal(fs.existsSync(path.join(ctlRoot(), 'home', '.skydeck', 'managed.db')), true, 'nothing was removed');
+    assert.equal((await jobs(['cancel', String(id)])).code, 0);
+    await until(`job ${id} CANCELLED with its cluster down`, async () => {
+      const r = queueRow((await jobs(['queue', '--all'])).out, id);
+      return r?.[2] === 'CANCELLED' && r[4] === '-';
+    });
+    const lease = path.join(ctlRoot(), 'home', '.skydeck', 'managed.db.controller');
+    const pid = fs.existsSync(lease) ? (JSON.parse(fs.readFileSync(lease, 'utf8')) as { pid: number }).pid : undefined;
+    const ok = await down();
+    assert.equal(ok.code, 0, ok.err);
+    assert.match(ok.out, new RegExp(`Cluster ${name} \\(uid [0-9a-f-]+\\) is down`));
+    if (pid !== undefined) assert.equal(isAlive(pid), false, 'the controller process was stopped');
+    assert.equal(fs.existsSync(ctlRoot()), false);
   });
 });

@@ -11,7 +11,7 @@ import { cliBundle, controllerClusterName } from '../../../src/core/managed';
 import { cliBundleCopy, queueRow, runCli, until, type CliRun } from './remoteCli';
 
 describe('jobs with the controller on an ssh pool host', function () {
-  this.timeout(300_000);
+  this.timeout(900_000);
   let env: TestHosts;
   let h: TestHost;
   let cli: string;
@@ -25,7 +25,7 @@ describe('jobs with the controller on an ssh pool host', function () {
     until(`job ${id} ${want}`, async () => {
       const r = await statusOf(id);
       return !!r && want.test(r[2]) && (!cluster || cluster.test(r[4])) && r;
-    }, 180_000, ctlLog);
+    }, 600_000, ctlLog);
   const controllerPid = async () => Number((await h.exec(`sed -n 's/.*"pid":\\([0-9]*\\).*/\\1/p' ~/.skydeck/jobs-controller/home/.skydeck/managed.db.controller 2>/dev/null`)).stdout.trim() || NaN);
 
   before(async () => {
@@ -90,7 +90,7 @@ describe('jobs with the controller on an ssh pool host', function () {
   });
 
   it('a controller killed -9 mid-job is restarted by the next jobs command; the job runs once', async () => {
-    fs.writeFileSync(path.join(ws, 'once.yaml'), 'name: remote-once\nresources: {cloud: local}\nrun: |\n  echo started >> "$HOME/once-runs"\n  sleep 30\n  echo finished\n');
+    fs.writeFileSync(path.join(ws, 'once.yaml'), 'name: remote-once\nresources: {cloud: local}\nrun: |\n  echo started >> "$HOME/once-runs"\n  sleep 60\n  echo finished\n');
     const l = await jobs(['launch', 'once.yaml', '-y', '-d']);
     const id = Number(l.out.trim());
     await waitStatus(id, /^RUNNING$/);
@@ -126,7 +126,7 @@ describe('jobs with the controller on an ssh pool host', function () {
       assert.equal(l.code, 0, l.err);
       assert.match(l.err, /asked to hand over to this version/);
       const id = Number(l.out.trim());
-      await until(`job ${id} SUCCEEDED under v2`, async () => queueRow((await jobs(['queue', '--all'], v2)).out, id)?.[2] === 'SUCCEEDED', 180_000, ctlLog);
+      await until(`job ${id} SUCCEEDED under v2`, async () => queueRow((await jobs(['queue', '--all'], v2)).out, id)?.[2] === 'SUCCEEDED', 600_000, ctlLog);
       const now = await controllerPid();
       assert.match((await h.exec(`tr '\\0' ' ' < /proc/${now}/cmdline`)).stdout, new RegExp(`bundles/${cliBundle(v2).hash}/cli\\.js jobs controller-run`));
       assert.match(await ctlLog(), /handed over to \S+\/bundles\/[0-9a-f]{16}\/cli\.js/);

@@ -1,6 +1,7 @@
 // Opens the client of a controller cluster: the cluster up (launched on first use), the runtime
 // on its node (bundle and node), then a RemoteManagedClient over the cluster's connection.
 import type { OpsContext } from '../../ops';
+import type { ClusterRecord } from '../../state';
 import { readHandle } from '../../ops/clusterHandle';
 import { cliBundle, type CliBundle } from './bundle';
 import { ensureControllerCluster } from './controllerCluster';
@@ -18,12 +19,17 @@ export interface RemoteOpenOptions {
 
 export async function openRemoteClient(ctx: OpsContext, place: Exclude<ControllerPlace, { kind: 'this-machine' }>, o: RemoteOpenOptions = {}): Promise<RemoteManagedClient> {
   const bundle = o.bundle ?? cliBundle();
-  const row = await ensureControllerCluster(ctx, place);
+  return connectController(ctx, await ensureControllerCluster(ctx, place), { ...o, bundle });
+}
+
+/** A client of the controller on an UP controller cluster `row` (its runtime put there first). */
+export async function connectController(ctx: OpsContext, row: ClusterRecord, o: RemoteOpenOptions = {}): Promise<RemoteManagedClient> {
+  const bundle = o.bundle ?? cliBundle();
   const transport = ctx.connections.transportForCluster(row);
   try {
     // A local cluster keeps everything in its own directory; on an ssh host, ~/.skydeck/jobs-controller.
     const base = readHandle(row).base;
-    const runtime = await ensureRuntime(transport, place.kind === 'local-cluster' && base ? `${base}/jobs-controller` : '', bundle, (m) => ctx.progress(m));
+    const runtime = await ensureRuntime(transport, row.provider === 'local' && base ? `${base}/jobs-controller` : '', bundle, (m) => ctx.progress(m));
     const env = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : {};
     return new RemoteManagedClient(ctx, row, transport, runtime, env);
   } catch (e) {

@@ -68,6 +68,11 @@ export class RemoteManagedClient implements ManagedJobsClient {
     return this.call('cancel', { ids });
   }
 
+  /** Stops the node's controller process (used before its cluster is torn down). */
+  async stopController(): Promise<void> {
+    await this.call('stop', {});
+  }
+
   /** Follows the job's output on the node (its log across recoveries); resolves with the exit code there. */
   async follow(id: number, io: FollowIO, signal?: AbortSignal): Promise<number> {
     const ch = await this.transport.openChannel(this.argv('follow'), { env: this.env(), cwd: this.runtime.root, signal });

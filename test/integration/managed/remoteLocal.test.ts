@@ -57,7 +57,7 @@ describe('jobs with the controller on a local controller cluster', function () {
     assert.equal(fs.existsSync(path.join(ctlRoot(), 'bundles', cliBundle(cli).hash, '.complete')), true);
     assert.equal(fs.existsSync(path.join(ctlRoot(), 'home', '.skydeck', 'managed.db')), true, 'the store is on the controller cluster');
     const q = await jobs(['queue', '--all']);
-    assert.deepEqual(queueRow(q.out, 1)?.slice(0, 5), ['1', "it's local", 'SUCCEEDED', '0', '-']);
+    assert.deepEqual(queueRow(q.out, 1)?.slice(0, 5), ['1', 'it-s-local', 'SUCCEEDED', '0', '-']);
     const logs = await jobs(['logs', '1']);
     assert.equal(logs.code, 1);
     assert.match(logs.err, /no output to show for managed job 1: it has ended \(SUCCEEDED\)/);

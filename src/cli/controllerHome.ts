@@ -71,7 +71,7 @@ export async function stopLocalController(workspaceRoot: string): Promise<number
  * The client every `jobs` command uses: the controller on this machine, or on the controller
  * cluster that $SKYDECK_JOBS_CONTROLLER / jobs.controller names (launched on first use).
  */
-export async function managedClient(ctx: OpsContext, o: { copyCredentials?: boolean } = {}): Promise<ManagedJobsClient> {
+export async function managedClient(ctx: OpsContext, o: { copyCredentials?: boolean; launch?: boolean } = {}): Promise<ManagedJobsClient> {
   let setting;
   try {
     setting = readControllerSetting();
@@ -79,7 +79,7 @@ export async function managedClient(ctx: OpsContext, o: { copyCredentials?: bool
     throw new OpsError('usage', (e as Error).message);
   }
   if (setting.place.kind !== 'this-machine') {
-    return openRemoteClient(ctx, setting.place, { copyCredentials: o.copyCredentials || setting.copyCredentials });
+    return openRemoteClient(ctx, setting.place, { copyCredentials: o.copyCredentials || setting.copyCredentials, launch: o.launch });
   }
   return LocalManagedClient.open(storeFileOf(ctx.workspaceRoot), () => {
     const c = ensureLocalController(ctx.workspaceRoot);

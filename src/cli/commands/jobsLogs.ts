@@ -11,7 +11,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** `jobs logs ID`: refuses (with the reason) a job that has no cluster to read from. */
 export async function jobsLogs(io: CliIO, ctx: OpsContext, idText: string): Promise<number> {
   const id = parseJobId(idText);
-  const client = await managedClient(ctx);
+  const client = await managedClient(ctx, { launch: false });
   const job = await client.job(id).finally(() => client.close());
   if (!job) throw new OpsError('usage', `there is no managed job ${id}`);
   if (!job.clusterName || job.agentJobId === null) {

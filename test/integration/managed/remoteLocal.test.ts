@@ -46,6 +46,17 @@ describe('jobs with the controller on a local controller cluster', function () {
     assert.equal(fs.existsSync(path.join(ws, 'x')), false);
   });
 
+  it('a look (queue, cancel) before any launch launches no controller cluster', async () => {
+    const q = await jobs(['queue']);
+    assert.equal(q.code, 0, q.err);
+    assert.match(q.out, /No unfinished managed jobs/);
+    const c = await jobs(['cancel', '3']);
+    assert.equal(c.code, 1);
+    assert.match(c.err, /Not cancelled \(unknown or already ended\): 3/);
+    const st = await runCli(cli, ['status'], { ...vars, SKYDECK_WORKSPACE: home }, ws);
+    assert.match(st.out, /No clusters/);
+  });
+
   it('runs a job on a job cluster of the controller cluster; hostile env values arrive intact', async () => {
     const nasty = `a'b"c $(touch ${path.join(ws, 'pwned')}) \`id\` ;|&\nsecond line`;
     fs.writeFileSync(path.join(ws, 't.yaml'), `name: "it's local"\nresources: {cloud: local}\nrun: |\n  sleep 3\n  printf '[%s]\\n' "$NASTY"\n`);

@@ -4,7 +4,10 @@ import type { OpsContext } from '../../ops';
 import type { ClusterRecord } from '../../state';
 import { readHandle } from '../../ops/clusterHandle';
 import { cliBundle, type CliBundle } from './bundle';
-import { ensureControllerCluster } from './controllerCluster';
+import { controllerClusterName, ensureControllerCluster } from './controllerCluster';
+import { AbsentControllerClient } from './absentClient';
+import { getCluster } from '../../state';
+import type { ManagedJobsClient } from '../client';
 import { ensureRuntime } from './runtime';
 import { RemoteManagedClient } from './remoteClient';
 import { copyPoolAccess } from './credentials';
@@ -15,10 +18,16 @@ export interface RemoteOpenOptions {
   bundle?: CliBundle;
   /** Opt-in: give the controller the ssh pools' entries, keys and host keys (credentials.ts). */
   copyCredentials?: boolean;
+  /** false: a look only; with no controller cluster yet, answer "no jobs" instead of launching one. */
+  launch?: boolean;
 }
 
-export async function openRemoteClient(ctx: OpsContext, place: Exclude<ControllerPlace, { kind: 'this-machine' }>, o: RemoteOpenOptions = {}): Promise<RemoteManagedClient> {
+export async function openRemoteClient(ctx: OpsContext, place: Exclude<ControllerPlace, { kind: 'this-machine' }>, o: RemoteOpenOptions = {}): Promise<ManagedJobsClient> {
   const bundle = o.bundle ?? cliBundle();
+  if (o.launch === false) {
+    const name = controllerClusterName(place);
+    if (!(await ctx.store.read((db) => getCluster(db, name)))) return new AbsentControllerClient(name);
+  }
   return connectController(ctx, await ensureControllerCluster(ctx, place), { ...o, bundle });
 }
 

@@ -44,7 +44,7 @@ describe('a controller on an ssh host runs a job on another ssh pool (--copy-cre
     const l = await jobs(['launch', 'p.yaml', '-y', '--copy-credentials']);
     assert.equal(l.code, 0, l.err);
     assert.match(l.err, /Copied 2 ssh pool entries and 1 key file\(s\) to the controller \(--copy-credentials\)/);
-    assert.match(l.out, new RegExp(`ran as ${b.user}`));
+    assert.match(l.out, new RegExp(`ran as ${b.user}`), `${l.err}\n${(await a.exec("cat ~/.skydeck/jobs-controller/home/controller.log")).stdout}`);
     assert.match(l.err, /✓ Managed job 1 SUCCEEDED/);
     const access = '~/.skydeck/jobs-controller/access';
     assert.deepEqual((await a.exec(`ls -A ${access}`)).stdout.trim().split('\n').sort(), ['keys', 'known_hosts', 'ssh_pools.yaml']);

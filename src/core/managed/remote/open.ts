@@ -39,7 +39,7 @@ export async function connectController(ctx: OpsContext, row: ClusterRecord, o: 
     // A local cluster keeps everything in its own directory; on an ssh host, ~/.skydeck/jobs-controller.
     const base = readHandle(row).base;
     const runtime = await ensureRuntime(transport, row.provider === 'local' && base ? `${base}/jobs-controller` : '', bundle, (m) => ctx.progress(m));
-    const env = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : {};
+    const env = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : runtime.accessEnv;
     return new RemoteManagedClient(ctx, row, transport, runtime, env);
   } catch (e) {
     await transport.close();

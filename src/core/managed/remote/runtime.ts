@@ -15,6 +15,8 @@ export interface ControllerRuntime {
   /** $SKYDECK_CONTROLLER_HOME on the node: its store, lease and controller.log. */
   home: string;
   root: string;
+  /** The env pointing at pool access copied there earlier (--copy-credentials), else empty. */
+  accessEnv: Record<string, string>;
 }
 
 const PROBE = `root="\${1:-$HOME/.skydeck/jobs-controller}"
@@ -23,6 +25,8 @@ printf 'uname=%s\\n' "$(uname -sm)"
 if n=$(command -v node 2>/dev/null); then printf 'node=%s\\nnodever=%s\\n' "$n" "$("$n" --version 2>/dev/null | head -n 1)"; fi
 [ -f "$root/bundles/$2/.complete" ] && echo bundle=yes
 [ -x "$root/node/$3/node" ] && echo uploaded=yes
+[ -f "$root/access/ssh_pools.yaml" ] && echo access_pools=yes
+[ -f "$root/access/known_hosts" ] && echo access_known=yes
 exit 0`;
 
 // Moves a finished .part directory into place; one already there (a racing upload) wins.
@@ -74,5 +78,9 @@ export async function ensureRuntime(t: Transport, root: string, bundle: CliBundl
     await sh(t, PLACE, [part, final], 'placing node');
     node = `${final}/node`;
   }
-  return { node, entry: `${bundleDir}/${bundle.entry}`, home: `${dir}/home`, root: dir };
+  // Access copied once (--copy-credentials) is used by every later call too, as by the controller.
+  const accessEnv: Record<string, string> = {};
+  if (field(out, 'access_pools') === 'yes') accessEnv.SKYDECK_SSH_POOLS = `${dir}/access/ssh_pools.yaml`;
+  if (field(out, 'access_known') === 'yes') accessEnv.SKYDECK_KNOWN_HOSTS = `${dir}/access/known_hosts`;
+  return { node, entry: `${bundleDir}/${bundle.entry}`, home: `${dir}/home`, root: dir, accessEnv };
 }

@@ -60,8 +60,12 @@ describe('jobs with the controller on a local controller cluster', function () {
   it('runs a job on a job cluster of the controller cluster; hostile env values arrive intact', async () => {
     const nasty = `a'b"c $(touch ${path.join(ws, 'pwned')}) \`id\` ;|&\nsecond line`;
     fs.writeFileSync(path.join(ws, 't.yaml'), `name: "it's local"\nresources: {cloud: local}\nrun: |\n  sleep 3\n  printf '[%s]\\n' "$NASTY"\n`);
-    const l = await jobs(['launch', 't.yaml', '-y', '--env', `NASTY=${nasty}`]);
+    // Forced here: the upload path a node without Node.js 20+ takes (same OS and CPU as this one).
+    const l = await jobs(['launch', 't.yaml', '-y', '--env', `NASTY=${nasty}`], { SKYDECK_JOBS_CONTROLLER_NODE: 'upload' });
     assert.equal(l.code, 0, l.err);
+    assert.match(l.err, /Uploading this machine's node v\d+/);
+    const tag = `${process.version}-${process.platform}-${process.arch}`;
+    assert.equal(fs.statSync(path.join(ctlRoot(), 'node', tag, 'node')).mode & 0o111, 0o111, 'the uploaded node is executable');
     assert.match(l.err, /Controller on controller cluster skydeck-jobs-[0-9a-f]{8}: local/);
     assert.ok(l.out.includes(`[${nasty}]\n`), l.out);
     assert.equal(fs.existsSync(path.join(ws, 'pwned')), false);

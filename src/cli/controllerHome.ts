@@ -1,11 +1,53 @@
-// The CLI's side of the local managed-jobs controller (core/managed/localHome.ts): it starts
-// the controller by running itself, the same node and CLI entry, so versions match.
-import { controllerHome, openLocalClient, storeFileOf, type ManagedJobsClient } from '../core/managed';
-import type { OpsContext } from '../core/ops';
+// The CLI's side of the managed-jobs controller. On this machine (core/managed/localHome.ts) it
+// starts the controller by running itself, the same node and CLI entry, so versions match; a
+// controller of another bundle is asked to hand over (controllerHandover.ts). A controller
+// cluster (jobs.controller: local-cluster or ssh:<pool>) runs this same code on its node: the
+// remote client calls the node's CLI, which uses the local client there.
+import {
+  LocalManagedClient, controllerHome, ensureLocalController as ensureWith, leaseHolder, openRemoteClient, readControllerSetting, storeFileOf,
+  type CliEntry, type ManagedJobsClient,
+} from '../core/managed';
+import { OpsError, type OpsContext } from '../core/ops';
+import { isAlive } from '../core/state/atomicWrite';
+import { askHandover } from './controllerHandover';
 
-export { controllerHome, storeFileOf };
+export { controllerHome, storeFileOf, leaseHolder };
 
-/** The client every `jobs` command uses: today the controller on this machine. */
-export function managedClient(ctx: OpsContext): Promise<ManagedJobsClient> {
-  return openLocalClient(ctx.workspaceRoot, { execPath: process.execPath, args: [...process.execArgv, process.argv[1]] }, () => ctx.clock?.now() ?? Date.now());
+const cliEntry = (entry: string): CliEntry => ({ execPath: process.execPath, args: [...process.execArgv, entry] });
+
+/** Starts the controller unless one runs; one running another bundle is asked to hand over. */
+export function ensureLocalController(workspaceRoot: string, entry = process.argv[1]): { pid: number; started: boolean; logFile: string; handover?: boolean } {
+  const c = ensureWith(workspaceRoot, cliEntry(entry));
+  return c.started ? c : { ...c, handover: askHandover(workspaceRoot, entry) };
+}
+
+/** Ends the live controller of the store (SIGTERM, then waits); returns its pid, if one ran. */
+export async function stopLocalController(workspaceRoot: string): Promise<number | undefined> {
+  const pid = leaseHolder(storeFileOf(workspaceRoot));
+  if (pid === undefined) return undefined;
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  if (isAlive(pid)) throw new Error(`the managed-jobs controller (pid ${pid}) did not stop within 10 s`);
+  return pid;
+}
+
+/**
+ * The client every `jobs` command uses: the controller on this machine, or on the controller
+ * cluster that $SKYDECK_JOBS_CONTROLLER / jobs.controller names (launched on first use).
+ */
+export async function managedClient(ctx: OpsContext, o: { copyCredentials?: boolean; launch?: boolean } = {}): Promise<ManagedJobsClient> {
+  let setting;
+  try {
+    setting = readControllerSetting();
+  } catch (e) {
+    throw new OpsError('usage', (e as Error).message);
+  }
+  if (setting.place.kind !== 'this-machine') {
+    return openRemoteClient(ctx, setting.place, { copyCredentials: o.copyCredentials || setting.copyCredentials, launch: o.launch });
+  }
+  return LocalManagedClient.open(storeFileOf(ctx.workspaceRoot), () => {
+    const c = ensureLocalController(ctx.workspaceRoot);
+    const held = c.handover ? `pid ${c.pid}, asked to hand over to this version` : `pid ${c.pid}`;
+    return { where: 'this machine', started: c.started, detail: c.started ? `started it: pid ${c.pid}, log ${c.logFile}` : held };
+  }, () => ctx.clock?.now() ?? Date.now(), ctx.workspaceRoot);
 }

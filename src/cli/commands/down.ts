@@ -1,4 +1,5 @@
 import { down as downOp, expandClusterNames } from '../../core/ops';
+import { guardControllerDown } from '../../core/managed';
 import { UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { OpsError } from '../../core/ops';
@@ -26,6 +27,7 @@ export const downCommand: CliCommand = {
     let code = 0;
     for (const name of await expandClusterNames(ctx, args.positionals)) {
       try {
+        await guardControllerDown(ctx, name, !!args.flags.purge);
         const r = await downOp(ctx, name, { purge: !!args.flags.purge, graceSeconds });
         io.out(`Cluster ${name} (uid ${r.uid}) is down${r.notes.length ? ` (${r.notes.join('; ')})` : ''}.\n`);
       } catch (e) {

@@ -5,15 +5,18 @@ import { jobsQueue } from './jobsQueue';
 import { jobsCancel } from './jobsCancel';
 import { jobsLogs } from './jobsLogs';
 import { jobsControllerRun } from './jobsControllerRun';
+import { jobsRemoteCall } from './jobsRemoteCall';
 
 export const jobsCommand: CliCommand = {
   name: 'jobs',
-  summary: 'managed jobs: each on its own cluster, recovered when preempted (local controller)',
-  usage: `skydeck jobs launch TASK.yaml [-n NAME] [--env K=V]... [-y] [-d]
+  summary: 'managed jobs: each on its own cluster, recovered when preempted',
+  usage: `skydeck jobs launch TASK.yaml [-n NAME] [--env K=V]... [-y] [-d] [--copy-credentials]
   A multi-document YAML is a pipeline: its tasks run one after another, each on a fresh cluster.
   -n, --name NAME   the job's name (default: the task's or pipeline's name)
   -d, --detach-run  submit and return; do not follow the job's output
   -y, --yes         do not ask for confirmation
+  --copy-credentials  give a controller cluster your ssh pools' entries, keys and host keys
+                    (needed for jobs on ssh pools; never cloud credentials)
 skydeck jobs queue [--all]
   Unfinished managed jobs (--all: finished ones too): status, recoveries, cluster, duration.
 skydeck jobs cancel ID... | --all [-y]
@@ -23,13 +26,16 @@ skydeck jobs logs ID [--controller]
   output as the controller kept it before tearing its clusters down.
   --controller      what the controller recorded about the job: its status changes with
                     times and reasons, and its log's lines about the job
-The controller runs on this machine in the background (its state in $SKYDECK_CONTROLLER_HOME,
-default ~/.skydeck/controller) and exits by itself once every job has ended.`,
+Where the controller runs: $SKYDECK_JOBS_CONTROLLER or jobs.controller in ~/.skydeck/config.yaml:
+  this-machine   (default) in the background here; its state in $SKYDECK_CONTROLLER_HOME
+                 (default ~/.skydeck/controller); it exits once every job has ended
+  local-cluster  on a local cluster (skydeck-jobs-…, in that workspace's status/down)
+  ssh:POOL       on a host of the ssh pool POOL: keeps running when this machine is off`,
   workspace: 'controller',
   flags: [
     { name: 'name', short: 'n', takesValue: true }, { name: 'env', takesValue: true, repeated: true },
     { name: 'yes', short: 'y' }, { name: 'detach-run', short: 'd' }, { name: 'all', short: 'a' },
-    { name: 'controller' }, { name: 'idle-seconds', takesValue: true }, { name: 'poll-ms', takesValue: true },
+    { name: 'controller' }, { name: 'idle-seconds', takesValue: true }, { name: 'poll-ms', takesValue: true }, { name: 'copy-credentials' },
   ],
   async run(args, io, context) {
     const [sub, ...rest] = args.positionals;
@@ -45,6 +51,8 @@ default ~/.skydeck/controller) and exits by itself once every job has ended.`,
     }
     // Hidden: the background controller loop that `jobs launch` starts.
     if (sub === 'controller-run') return jobsControllerRun(io, await context(), args.flags);
+    // Hidden: what the remote client runs on a controller node (JSON on stdin and stdout).
+    if (sub === 'remote-call') return jobsRemoteCall(io, await context(), rest[0]);
     throw new UsageError(sub ? `unknown jobs command "${sub}" (launch, queue, cancel, logs)` : 'jobs needs a command: launch, queue, cancel or logs');
   },
 };

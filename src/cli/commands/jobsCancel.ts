@@ -13,7 +13,7 @@ export async function jobsCancel(io: CliIO, ctx: OpsContext, ids: string[], flag
   if (all === (ids.length > 0)) throw new UsageError('name the managed jobs to cancel, or pass --all (not both)');
   if (all && !flags.yes) throw new UsageError('this cancels every unfinished managed job; pass -y to confirm');
   const wanted = ids.map(parseJobId);
-  const client = await managedClient(ctx);
+  const client = await managedClient(ctx, { launch: false });
   try {
     const { requested, skipped } = await client.cancel(all ? 'all' : wanted);
     io.out(requested.length ? `Cancelling managed job(s) ${requested.join(', ')}; their clusters are torn down with proof (see skydeck jobs queue).\n` : 'No unfinished managed job to cancel.\n');

@@ -3,7 +3,8 @@ import type { OpsContext } from '../../core/ops';
 import { UsageError, type ParsedArgs } from '../args';
 import { EXIT, type CliIO } from '../io';
 import { flagText } from '../ranges';
-import { storeFileOf } from '../controllerHome';
+import { ensureLocalController, storeFileOf } from '../controllerHome';
+import { clearHandover, handoverWanted, recordEntry } from '../controllerHandover';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -28,9 +29,18 @@ export async function jobsControllerRun(io: CliIO, ctx: OpsContext, flags: Parse
       return EXIT.ok;
     }
     say(`serving ${storeFile}`);
+    recordEntry(ctx.workspaceRoot, process.argv[1]);
     let idleSince: number | undefined;
     while (idleSince === undefined || Date.now() - idleSince < idleMs) {
       await sleep(Math.min(1_000, Math.max(50, idleMs / 4)));
+      const next = handoverWanted(ctx.workspaceRoot, process.argv[1]);
+      if (next) {
+        await c.stop();
+        clearHandover(ctx.workspaceRoot);
+        const n = ensureLocalController(ctx.workspaceRoot, next);
+        say(`handed over to ${next} (pid ${n.pid}); exiting`);
+        return EXIT.ok;
+      }
       const busy = await hasWork(c);
       idleSince = busy ? undefined : (idleSince ?? Date.now());
     }

@@ -29,7 +29,7 @@ export async function jobsLaunch(io: CliIO, ctx: OpsContext, rest: string[], fla
       return EXIT.failed;
     }
   }
-  const client = await managedClient(ctx);
+  const client = await managedClient(ctx, { copyCredentials: !!flags['copy-credentials'] });
   const { id, controller } = await client.submit({ tasks: pipeline.tasks, name, envs }).finally(() => client.close());
   io.err(`Managed job ${id} submitted (${what}). Controller on ${controller.where}: ${controller.detail}.\n`);
   io.out(`${id}\n`);

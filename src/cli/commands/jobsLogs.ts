@@ -11,12 +11,13 @@ import { managedClient } from '../controllerHome';
  */
 export async function jobsLogs(io: CliIO, ctx: OpsContext, idText: string, controller = false): Promise<number> {
   const id = parseJobId(idText);
-  const client = await managedClient(ctx);
+  const client = await managedClient(ctx, { launch: false });
   try {
     const job = await client.job(id);
     if (!job) throw new OpsError('usage', `there is no managed job ${id}`);
     if (controller) return await controllerView(io, client, id);
-    if (!job.clusterName || job.agentJobId === null) {
+    // A controller elsewhere keeps the job's output there; its follow prints it.
+    if (!client.follow && (!job.clusterName || job.agentJobId === null)) {
       const kept = isTerminal(job.status) ? await client.keptLog?.(id) : undefined;
       if (!kept?.length) {
         const why = isTerminal(job.status) ? `it has ended (${job.status}), its cluster is torn down and no output of it was kept` : `it has no cluster yet (${job.status})`;
@@ -50,6 +51,8 @@ export async function followManagedJob(io: CliIO, ctx: OpsContext, id: number): 
   const client = await managedClient(ctx);
   const detach = detachOnInterrupt(io, () => `Follow it again with: skydeck jobs logs ${id}`);
   try {
+    // A controller elsewhere holds the job clusters' rows: it follows there, we relay the bytes.
+    if (client.follow) return await client.follow(id, { out: (b) => io.outBytes(b), err: (b) => io.err(b.toString()) }, detach.signal);
     const j = await followManagedLog(client, id, {
       signal: detach.signal,
       log: (m) => ctx.log(m),

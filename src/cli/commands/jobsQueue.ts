@@ -6,7 +6,7 @@ import { managedClient } from '../controllerHome';
 
 /** `jobs queue [--all]`: a look at the store (no controller needs to run for it). */
 export async function jobsQueue(io: CliIO, ctx: OpsContext, all: boolean): Promise<number> {
-  const client = await managedClient(ctx);
+  const client = await managedClient(ctx, { launch: false });
   const listing = await client.list().finally(() => client.close());
   const now = ctx.clock?.now() ?? Date.now();
   const jobs = listing.jobs.filter((j) => all || !isTerminal(j.status)).reverse();

@@ -26,6 +26,11 @@ export interface ControllerNote {
   detail: string;
 }
 
+export interface FollowIO {
+  out(b: Buffer): void;
+  err(b: Buffer): void;
+}
+
 export interface ManagedJobsClient {
   /** Records the job; makes sure a controller serves it. */
   submit(req: ManagedSubmit): Promise<{ id: number; controller: ControllerNote }>;
@@ -42,5 +47,10 @@ export interface ManagedJobsClient {
   keptLog?(id: number): Promise<Buffer | undefined>;
   /** Lines of the controller's own log that mention the job. Optional, like keptLog. */
   controllerLog?(id: number): Promise<string[]>;
+  /**
+   * A controller elsewhere follows the job's output where its clusters are (their rows live
+   * there): bytes as they come; resolves with the exit code. Absent: the caller follows itself.
+   */
+  follow?(id: number, io: FollowIO, signal?: AbortSignal): Promise<number>;
   close(): Promise<void>;
 }

@@ -12,6 +12,8 @@ import { jobNameOf } from './names';
 import { checkSubmit } from './submitCheck';
 import type { CancelOutcome, ControllerNote, ManagedJobsClient, ManagedSubmit } from './client';
 
+const hasWork = (j: ManagedJob) => !isTerminal(j.status) || j.clusterName !== null;
+
 export class LocalManagedClient implements ManagedJobsClient {
   private constructor(
     private readonly store: ManagedStore, private readonly startController: () => ControllerNote, private readonly now: () => number,
@@ -32,21 +34,34 @@ export class LocalManagedClient implements ManagedJobsClient {
     return { id, controller: this.startController() };
   }
 
-  list(): Promise<JobListing> {
-    return this.store.read((db) => listJobs(db));
+  /** Any look at a store with work left makes sure a controller serves it (one killed is restarted). */
+  async list(): Promise<JobListing> {
+    const listing = await this.store.read((db) => listJobs(db));
+    if (listing.jobs.some(hasWork)) this.ensureOnce();
+    return listing;
+  }
+
+  // Once per client: a follow looks every 200 ms, and a just-spawned controller takes a moment to hold the lease.
+  private ensured = false;
+  private ensureOnce(): void {
+    if (this.ensured) return;
+    this.ensured = true;
+    this.startController();
   }
 
   events(id: number): Promise<ManagedEvent[]> {
     return this.store.read((db) => listManagedEvents(db, id));
   }
 
-  job(id: number): Promise<ManagedJob | undefined> {
-    return this.store.read((db) => getJob(db, id));
+  async job(id: number): Promise<ManagedJob | undefined> {
+    const j = await this.store.read((db) => getJob(db, id));
+    if (j && hasWork(j)) this.ensureOnce();
+    return j;
   }
 
   async cancel(ids: number[] | 'all'): Promise<CancelOutcome> {
     const now = this.now();
-    const targets = ids === 'all' ? (await this.list()).jobs.filter((j) => !isTerminal(j.status)).map((j) => j.id) : ids;
+    const targets = ids === 'all' ? (await this.store.read((db) => listJobs(db))).jobs.filter((j) => !isTerminal(j.status)).map((j) => j.id) : ids;
     const requested = await this.store.write((db) => targets.filter((id) => requestCancel(db, id, now)));
     // A controller that died would leave the request unserved: make sure one runs.
     if (requested.length) this.startController();

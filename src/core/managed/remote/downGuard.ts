@@ -1,0 +1,35 @@
+// `down` of a controller cluster removes the controller's store with Skydeck's directory on the
+// node: done while managed jobs are unfinished, their clusters would be left with no controller.
+// So the down is refused until every job has ended (or --purge), and the idle controller
+// process is stopped first, so it does not run on over deleted files.
+import { getCluster } from '../../state';
+import { OpsError, type OpsContext } from '../../ops';
+import { isTerminal } from '../states';
+import { connectController } from './open';
+
+export const CONTROLLER_CLUSTER = /^skydeck-jobs-[0-9a-f]{8}$/;
+
+export async function guardControllerDown(ctx: OpsContext, name: string, purge: boolean): Promise<void> {
+  if (!CONTROLLER_CLUSTER.test(name)) return;
+  const row = await ctx.store.read((db) => getCluster(db, name));
+  if (!row || row.status !== 'UP') return;
+  let client;
+  try {
+    client = await connectController(ctx, row);
+  } catch (e) {
+    if (purge) return ctx.warn(`could not reach the managed-jobs controller on ${name} (${(e as Error).message}); --purge goes on`);
+    throw new OpsError('failed', `${name} is a managed-jobs controller and its jobs cannot be checked (${(e as Error).message}); --purge tears it down anyway`);
+  }
+  try {
+    const busy = (await client.list()).jobs.filter((j) => !isTerminal(j.status) || j.clusterName !== null);
+    if (busy.length && !purge) {
+      throw new OpsError('failed',
+        `${name} is the managed-jobs controller of ${busy.length} unfinished job(s) (${busy.map((j) => j.id).join(', ')}); their clusters would be left with no controller. ` +
+        'Cancel them (skydeck jobs cancel --all -y), wait until "skydeck jobs queue" lists none, then down it');
+    }
+    if (busy.length) ctx.warn(`--purge: managed jobs ${busy.map((j) => j.id).join(', ')} lose their controller; their clusters stay on the node's state until you down them there`);
+    await client.stopController();
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,48 @@
+// Opens the client of a controller cluster: the cluster up (launched on first use), the runtime
+// on its node (bundle and node), then a RemoteManagedClient over the cluster's connection.
+import type { OpsContext } from '../../ops';
+import type { ClusterRecord } from '../../state';
+import { readHandle } from '../../ops/clusterHandle';
+import { cliBundle, type CliBundle } from './bundle';
+import { controllerClusterName, ensureControllerCluster } from './controllerCluster';
+import { AbsentControllerClient } from './absentClient';
+import { getCluster } from '../../state';
+import type { ManagedJobsClient } from '../client';
+import { ensureRuntime } from './runtime';
+import { RemoteManagedClient } from './remoteClient';
+import { copyPoolAccess } from './credentials';
+import type { ControllerPlace } from './setting';
+
+export interface RemoteOpenOptions {
+  /** Default: the bundle of the running CLI. */
+  bundle?: CliBundle;
+  /** Opt-in: give the controller the ssh pools' entries, keys and host keys (credentials.ts). */
+  copyCredentials?: boolean;
+  /** false: a look only; with no controller cluster yet, answer "no jobs" instead of launching one. */
+  launch?: boolean;
+}
+
+export async function openRemoteClient(ctx: OpsContext, place: Exclude<ControllerPlace, { kind: 'this-machine' }>, o: RemoteOpenOptions = {}): Promise<ManagedJobsClient> {
+  const bundle = o.bundle ?? cliBundle();
+  if (o.launch === false) {
+    const name = controllerClusterName(place);
+    if (!(await ctx.store.read((db) => getCluster(db, name)))) return new AbsentControllerClient(name);
+  }
+  return connectController(ctx, await ensureControllerCluster(ctx, place), { ...o, bundle });
+}
+
+/** A client of the controller on an UP controller cluster `row` (its runtime put there first). */
+export async function connectController(ctx: OpsContext, row: ClusterRecord, o: RemoteOpenOptions = {}): Promise<RemoteManagedClient> {
+  const bundle = o.bundle ?? cliBundle();
+  const transport = ctx.connections.transportForCluster(row);
+  try {
+    // A local cluster keeps everything in its own directory; on an ssh host, ~/.skydeck/jobs-controller.
+    const base = readHandle(row).base;
+    const runtime = await ensureRuntime(transport, row.provider === 'local' && base ? `${base}/jobs-controller` : '', bundle, (m) => ctx.progress(m));
+    const env = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : runtime.accessEnv;
+    return new RemoteManagedClient(ctx, row, transport, runtime, env);
+  } catch (e) {
+    await transport.close();
+    throw e;
+  }
+}

@@ -1,0 +1,97 @@
+// Where the controller lives (env over config file), which node runs its bundle, and the
+// bundle's content hash.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { readControllerSetting, parsePlace, cliBundle } from '../../../src/core/managed';
+import { chooseNode, localUname, nodeMajor } from '../../../src/core/managed/remote/nodeChoice';
+
+describe('managed-jobs controller setting', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cfg-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = () => path.join(dir, 'config.yaml');
+
+  it('defaults to this machine with no copy of credentials', () => {
+    const s = readControllerSetting({}, file());
+    assert.deepEqual(s.place, { kind: 'this-machine' });
+    assert.equal(s.copyCredentials, false);
+  });
+
+  it('reads jobs.controller and jobs.copy_credentials from the config; the env wins', () => {
+    fs.writeFileSync(file(), 'jobs:\n  controller: ssh:lab\n  copy_credentials: true\n');
+    assert.deepEqual(readControllerSetting({}, file()).place, { kind: 'ssh', pool: 'lab' });
+    assert.equal(readControllerSetting({}, file()).copyCredentials, true);
+    const s = readControllerSetting({ SKYDECK_JOBS_CONTROLLER: 'local-cluster', SKYDECK_JOBS_COPY_CREDENTIALS: '0' }, file());
+    assert.deepEqual(s.place, { kind: 'local-cluster' });
+    assert.equal(s.copyCredentials, false);
+    assert.equal(s.source, 'SKYDECK_JOBS_CONTROLLER');
+  });
+
+  it('refuses what is not a place, naming the forms and where it came from', () => {
+    for (const bad of ['ssh:', 'ssh:a b', 'ssh:$(id)', "ssh:x'y", 'aws', 'ssh:lab\nx']) {
+      assert.equal(typeof parsePlace(bad), 'string', bad);
+      assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: bad }, file()), /SKYDECK_JOBS_CONTROLLER: .*this-machine, local-cluster or ssh:<pool>/);
+    }
+    fs.writeFileSync(file(), 'jobs:\n  controller: 7\n');
+    assert.throws(() => readControllerSetting({}, file()), /jobs\.controller: expected a string/);
+    fs.writeFileSync(file(), 'jobs: [\n');
+    assert.throws(() => readControllerSetting({}, file()), /not valid YAML/);
+  });
+});
+
+describe('the node that runs the controller bundle', () => {
+  const here = { uname: 'Linux x86_64', version: 'v20.11.0' };
+
+  it("uses the node's own node 20+, else uploads this machine's when the platform matches", () => {
+    assert.deepEqual(chooseNode({ uname: 'Linux x86_64', nodePath: '/usr/bin/node', nodeVersion: 'v22.1.0', uploaded: false }, here), { use: 'node', path: '/usr/bin/node' });
+    assert.deepEqual(chooseNode({ uname: 'Linux x86_64', nodePath: '/usr/bin/node', nodeVersion: 'v18.19.0', uploaded: false }, here), { use: 'upload' });
+    assert.deepEqual(chooseNode({ uname: 'Linux x86_64', uploaded: true }, here), { use: 'uploaded' });
+    assert.deepEqual(chooseNode({ uname: 'Linux x86_64', nodePath: '/usr/bin/node', nodeVersion: 'v22.1.0', uploaded: false }, here, 'upload'), { use: 'upload' });
+  });
+
+  it('names what to install when neither works', () => {
+    const c = chooseNode({ uname: 'Linux aarch64', nodePath: '/usr/bin/node', nodeVersion: 'v16.0.0', uploaded: false }, here);
+    assert.equal(c.use, 'none');
+    assert.match((c as { why: string }).why, /Linux aarch64\) has node v16\.0\.0 at \/usr\/bin\/node; it needs Node\.js 20 or newer.*built for Linux x86_64/);
+    const none = chooseNode({ uname: 'Linux aarch64', uploaded: false }, here);
+    assert.match((none as { why: string }).why, /has no node/);
+  });
+
+  it('speaks uname and node versions', () => {
+    assert.equal(localUname('linux', 'x64'), 'Linux x86_64');
+    assert.equal(localUname('linux', 'arm64'), 'Linux aarch64');
+    assert.equal(localUname('darwin', 'arm64'), 'Darwin arm64');
+    assert.equal(nodeMajor('v20.3.1\n'), 20);
+    assert.equal(nodeMajor('garbage'), undefined);
+  });
+});
+
+describe('the CLI bundle shipped to a controller', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-bundle-'));
+    fs.writeFileSync(path.join(dir, 'cli.js'), 'console.log(1)\n');
+    fs.writeFileSync(path.join(dir, 'sql-wasm.wasm'), 'wasm');
+    fs.mkdirSync(path.join(dir, 'agent', '__pycache__'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'agent', 'a.py'), 'x = 1\n');
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('hashes every part; any byte changes the directory name, caches do not', () => {
+    const a = cliBundle(path.join(dir, 'cli.js'));
+    assert.match(a.hash, /^[0-9a-f]{16}$/);
+    assert.deepEqual(a.parts, ['cli.js', 'sql-wasm.wasm', 'agent']);
+    fs.writeFileSync(path.join(dir, 'agent', '__pycache__', 'a.pyc'), 'cache');
+    assert.equal(cliBundle(path.join(dir, 'cli.js')).hash, a.hash);
+    fs.writeFileSync(path.join(dir, 'agent', 'a.py'), 'x = 2\n');
+    assert.notEqual(cliBundle(path.join(dir, 'cli.js')).hash, a.hash);
+  });
+
+  it('refuses a bundle missing a part, or an entry that is not a built .js', () => {
+    fs.rmSync(path.join(dir, 'sql-wasm.wasm'));
+    assert.throws(() => cliBundle(path.join(dir, 'cli.js')), /lacks sql-wasm\.wasm: rebuild it/);
+    assert.throws(() => cliBundle(path.join(dir, 'main.ts')), /build it with "npm run build"/);
+  });
+});

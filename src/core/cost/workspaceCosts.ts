@@ -1,5 +1,5 @@
 import type { Database } from 'sql.js';
-import { listClusters, type ClusterRecord } from '../state';
+import { listClusters, type ClusterRecord, type StateSnapshot } from '../state';
 import type { OpsContext } from '../ops/context';
 import { isKnown, sum, type PriceAnswer } from './price';
 import { PriceBook } from './priceBook';
@@ -25,7 +25,7 @@ function existingWorkspaceId(db: Database): string | undefined {
 }
 
 /** Rates and spend of every cluster of the workspace, from its state alone (no network). */
-export async function workspaceCosts(ctx: Pick<OpsContext, 'store' | 'clock'>, book = new PriceBook()): Promise<WorkspaceCosts> {
+export async function workspaceCosts(ctx: { store: Pick<StateSnapshot, 'read'>; clock?: OpsContext['clock'] }, book = new PriceBook()): Promise<WorkspaceCosts> {
   const now = ctx.clock?.now() ?? Date.now();
   return ctx.store.read((db) => {
     const clusters = listClusters(db).map((cluster): CostedCluster => {

@@ -21,14 +21,14 @@ export const statusCommand: CliCommand = {
     for (const m of refused) io.err(`warning: ${m}\n`);
     const rows = await statusOp(ctx, { refresh: !!args.flags.refresh });
     for (const r of rows) if (r.notOurs) io.err(`${r.cluster.name}: ${r.notOurs}\n`);
+    // $/H is what the cluster's status bills now (a stopped one: its disks); SPEND is so far.
+    const costs = await workspaceCosts(ctx);
+    publishCosts(ctx, costs);
     if (!rows.length) {
       io.out('No clusters. Launch one with: skydeck launch TASK.yaml -c NAME\n');
       return 0;
     }
     for (const r of rows) if (r.note) io.err(`${r.cluster.name}: ${r.note}\n`);
-    // $/H is what the cluster's status bills now (a stopped one: its disks); SPEND is so far.
-    const costs = await workspaceCosts(ctx);
-    publishCosts(ctx, costs);
     const costOf = new Map(costs.clusters.map((c) => [c.cluster.uid, c]));
     for (const r of rows) {
       for (const p of r.live?.autostop?.problems ?? []) io.err(`${r.cluster.name}: autostop could not stop the cluster: ${p}\n`);

@@ -10,6 +10,7 @@ import { StateStore, listClusters } from './core/state';
 import { Connections, defaultKnownHostsFile, deleteBucket, listBuckets, queue, reconcile, reconcileBuckets } from './core/ops';
 import { loadSshPools } from './core/clouds/sshPools';
 import { cloudProviders } from './core/clouds/registry';
+import { costView } from './core/cost/costView';
 
 export const core: CoreApi = {
   registerCommands,
@@ -26,4 +27,5 @@ export const core: CoreApi = {
   cloudProviders,
   listBuckets,
   deleteBucket,
+  costView,
 };

@@ -12,3 +12,4 @@ export { readIndex, publishWorkspace, otherBilling, indexDir, type WorkspaceInde
 export { workspaceCosts, publishCosts, type WorkspaceCosts, type CostedCluster } from './workspaceCosts';
 export { skydeckHome } from './home';
 export { readSpotCache, writeSpotCache, spotCachePath } from './spotCache';
+export { costView, type CostView, type ClusterCostText } from './costView';

@@ -6,6 +6,7 @@ import { ClustersModel } from './ui/tree/clustersModel';
 import { ClustersTreeProvider } from './ui/tree/clustersTreeProvider';
 import { RefreshWhileVisible } from './ui/tree/refreshWhileVisible';
 import { ClustersStatusBar } from './ui/statusBar/clustersStatusBar';
+import { IdleWarning } from './ui/cost/idleWarning';
 import { LogPanelManager, registerLogPanelSerializer } from './ui/logs';
 import { isTaskFileName } from './ui/taskYaml/taskFiles';
 import { testProbe, type TestProbe } from './ui/testProbe';
@@ -42,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     queue: async (cluster) => services.core().queue(await services.ops(), cluster),
     listBuckets: async () => services.core().listBuckets(await services.state()),
     listManagedJobs: async () => services.core().listManagedJobs(services.controllerHome, () => services.managed(), () => services.controllerClusters()),
+    costs: async () => services.core().costView(await services.ops()),
   });
   const clusters = new ClustersTreeProvider(model);
   const view = vscode.window.createTreeView('skydeck.clusters', { treeDataProvider: clusters, showCollapseAll: true });
@@ -60,6 +62,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     // Start-up reconcile may adopt or finish clusters: show it without waiting for the next poll.
     services.onDidReconcile(() => void clusters.refresh().catch(() => undefined)),
     new ClustersStatusBar(model),
+    new IdleWarning(model),
   );
 
   // Whatever loads the core first (a command, the view's first refresh, a task file) wires the

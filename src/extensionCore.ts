@@ -13,6 +13,7 @@ import { cloudProviders } from './core/clouds/registry';
 import * as path from 'node:path';
 import { controllerHome, listManagedJobs, openLocalClient } from './core/managed';
 import { managedLogSource } from './ui/commands/support/managedLogSource';
+import { costView } from './core/cost/costView';
 
 export const core: CoreApi = {
   registerCommands,
@@ -35,4 +36,5 @@ export const core: CoreApi = {
   openManagedClient: (home) => openLocalClient(home, { execPath: process.execPath, args: [path.join(__dirname, 'cli.js')], env: { ELECTRON_RUN_AS_NODE: '1' } }),
   listManagedJobs,
   managedLogSource,
+  costView,
 };

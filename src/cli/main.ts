@@ -16,6 +16,9 @@ import { leaksCommand } from './commands/leaks';
 import { checkCommand } from './commands/check';
 import { storageCommand } from './commands/storage';
 import { jobsCommand } from './commands/jobs';
+import { showGpusCommand } from './commands/showGpus';
+import { costReportCommand } from './commands/costReport';
+import { publishCosts, workspaceCosts } from '../core/cost';
 import { controllerHome } from './controllerHome';
 import { autostopCommand } from './commands/autostop';
 
@@ -24,6 +27,7 @@ export const VERSION = '0.1.0';
 const COMMANDS: CliCommand[] = [
   launchCommand, execCommand, queueCommand, logsCommand, cancelCommand, statusCommand,
   stopCommand, startCommand, autostopCommand, downCommand, leaksCommand, storageCommand, jobsCommand, checkCommand, validateCommand,
+  showGpusCommand, costReportCommand,
 ];
 
 function help(): string {
@@ -73,6 +77,8 @@ export async function runCli(argv: string[], io: CliIO = processIO, makeContext?
   } finally {
     if (ctx && !makeContext) {
       const c = await ctx.catch(() => undefined);
+      // Keep the per-user index of live clusters current after whatever the verb changed.
+      if (c) await workspaceCosts(c).then((w) => publishCosts(c, w)).catch(() => undefined);
       await c?.connections.closeAll();
       c?.store.close();
     }

@@ -6,6 +6,7 @@ import type { JobRow } from '../core/jobs/protocol';
 import type { PoolsResult } from '../core/clouds/sshPools';
 import type { ProviderRegistry } from '../core/clouds/provider';
 import type { Database } from 'sql.js';
+import type { CostView } from '../core/cost/costView';
 import type { CommandDeps } from './commands/command';
 import type { JobKey } from './logs/protocol';
 import type { LogSource } from './logs/logSource';
@@ -35,6 +36,8 @@ export interface CoreApi {
   reconcileBuckets(ctx: OpsContext): Promise<BucketReconcileOutcome[]>;
   loadSshPools(settings: unknown): PoolsResult;
   cloudProviders(opts?: { log?: (m: string) => void }): ProviderRegistry;
+  /** Rates and spend of this workspace's clusters, and what other folders still bill (cost/costView.ts). */
+  costView(ctx: OpsContext): Promise<CostView>;
   /** Buckets Skydeck created, from the state's buckets table (the Storage section). */
   listBuckets(store: StateStore): Promise<BucketListing[]>;
   /** Deletes one of them with proof; `force` also deletes a bucket Skydeck did not create. */

@@ -1,5 +1,6 @@
-import { appendEvent, deleteClusterAfterProof, type ClusterRecord } from '../state';
+import { appendEvent, deleteClusterAfterProof, getClusterByUid, type ClusterRecord } from '../state';
 import { downWithProof } from '../provision';
+import { recordEnded } from '../cost/history';
 import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { envFor } from './providerEnv';
@@ -33,6 +34,8 @@ export async function downProvider(ctx: OpsContext, row: ClusterRecord, purge: b
   const note = `--purge: forgot ${row.name} without proof that its instances are gone${ids.length ? `: ${ids.join(', ')} may still be running` : ''}; "skydeck leaks" lists them`;
   // Only the uid this down looked at: a newer launch of the name is none of its business.
   const forgot = await ctx.store.write((db) => {
+    const cur = getClusterByUid(db, row.uid);
+    if (cur) recordEnded(db, cur, ctx.clock?.now() ?? Date.now());
     if (!deleteClusterAfterProof(db, row.uid)) return false;
     appendEvent(db, { cluster: row.name, kind: 'purge', message: note, data: { uid: row.uid, reason: r.reason } });
     return true;

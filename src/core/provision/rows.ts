@@ -1,6 +1,7 @@
 import { appendEvent, deleteClusterAfterProof, getCluster, putCluster, type ClusterRecord } from '../state';
 import type { ProvisionEnv } from './env';
 import { providerHandle, type ProviderHandle } from './handle';
+import { recordEnded } from '../cost/history';
 
 export interface RowEvent {
   kind: string;
@@ -31,6 +32,10 @@ export async function saveRow(
     const next: ClusterRecord = { ...base, ...fields, handle, updated_at: env.clock.now() };
     putCluster(db, next);
     if (event) appendEvent(db, { cluster: row.name, ...event, ts: env.clock.now() });
+    // Billing follows the status (cost/timeline.ts): each change is logged with its uid.
+    if (cur && cur.status !== next.status) {
+      appendEvent(db, { cluster: row.name, kind: 'status', message: `${cur.status} -> ${next.status}`, data: { uid: row.uid, from: cur.status, to: next.status }, ts: env.clock.now() });
+    }
     return next;
   });
 }
@@ -53,6 +58,7 @@ export async function deleteAfterProof(env: ProvisionEnv, row: ClusterRecord, ev
     if (!cur || cur.uid !== row.uid) return false;
     if (unchangedSince && JSON.stringify(cur) !== JSON.stringify(unchangedSince)) return false;
     appendEvent(db, { cluster: row.name, ...event, ts: env.clock.now() });
+    recordEnded(db, cur, env.clock.now());
     return deleteClusterAfterProof(db, row.uid);
   });
 }

@@ -11,3 +11,4 @@ export { clusterRowProblem, KNOWN_PROVIDERS, localBaseSuffix } from './rowCheck'
 export { machineId, thisCreator, notOursReason, type Creator } from './creator';
 export * from './buckets';
 export { bucketRowProblem } from './bucketRowCheck';
+export { readStateSnapshot, type StateSnapshot } from './snapshot';

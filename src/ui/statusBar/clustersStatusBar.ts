@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ClustersModel } from '../tree/clustersModel';
 
-/** `$(cloud) N up · M running`; hidden with no clusters so it never nags users who have none. */
+/** `$(cloud) N up · M running · $X/h`; hidden with no clusters so it never nags users who have none. */
 export class ClustersStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('skydeck.clusters', vscode.StatusBarAlignment.Left, 50);
   private readonly unsubscribe: () => void;
@@ -21,7 +21,9 @@ export class ClustersStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    this.item.text = `$(cloud) ${up} up · ${running} running`;
+    // The workspace's total $/h (running nodes plus stopped clusters' disks); "unknown" if a price is.
+    const rate = this.model.cost?.totalRate;
+    this.item.text = `$(cloud) ${up} up · ${running} running${rate ? ` · ${rate}` : ''}`;
     this.item.show();
   }
 

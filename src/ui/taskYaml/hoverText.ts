@@ -4,6 +4,7 @@
 
 import { describeFieldAt } from './fieldDescriptions';
 import { mountEntryAt } from './mountEntries';
+import { taskCostMarkdown } from './costText';
 
 export interface HoverText {
   markdown: string;
@@ -29,6 +30,11 @@ export function taskHoverMarkdown(text: string, offset: number): HoverText | und
     parts.push(`**${plain(field.path)}**\n\n${field.description}`);
   }
   if (mount) parts.push(mount.hover);
+  // On the `resources:` key itself: what launch would pick and the cheapest alternatives.
+  if (field?.path === 'resources') {
+    const cost = taskCostMarkdown(text);
+    if (cost) parts.push(cost);
+  }
   const start = field?.start ?? mount!.start;
   const end = field?.end ?? mount!.end;
   return { markdown: parts.join('\n\n'), start, end };

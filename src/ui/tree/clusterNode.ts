@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ClusterRecord } from '../../core/state';
 import { clusterContextValue, flagState } from './clusterFlags';
+import type { ClusterCostText } from '../../core/cost/costView';
 
 const ICONS: Record<string, vscode.ThemeIcon> = {
   UP: new vscode.ThemeIcon('vm-running', new vscode.ThemeColor('testing.iconPassed')),
@@ -16,17 +17,19 @@ const IN_PROGRESS = new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('lis
 export class ClusterNode extends vscode.TreeItem {
   readonly kind = 'cluster';
 
-  constructor(readonly cluster: ClusterRecord, refreshError: string | undefined, hasJobs: boolean) {
+  constructor(readonly cluster: ClusterRecord, refreshError: string | undefined, hasJobs: boolean, readonly cost?: ClusterCostText) {
     super(cluster.name, hasJobs ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     this.id = `cluster:${cluster.uid}`;
     const flag = flagState(cluster);
     this.iconPath = flag ? (flag.needsAction ? UNCONFIRMED : IN_PROGRESS) : refreshError ? UNREACHABLE : ICONS[cluster.status] ?? new vscode.ThemeIcon('question');
-    this.description = [flag?.label, summarizeResources(cluster.resources), cluster.region, cluster.provider].filter(Boolean).join(' · ');
+    // "$3.06/h · $12.40 so far" first: what a cluster costs is what users scan the list for.
+    const money = cost?.billed ? `${cost.rate} · ${cost.spend} so far` : undefined;
+    this.description = [flag?.label, money, summarizeResources(cluster.resources), cluster.region, cluster.provider].filter(Boolean).join(' · ');
     // status, where it runs (ssh-only actions match ":remote"), then ":stoppable" for clouds and
     // the flag token (Retry Down matches ":down-unconfirmed"); see clusterFlags.ts.
     this.contextValue = clusterContextValue(cluster);
     const error = refreshError ?? cluster.last_error;
-    this.tooltip = clusterTooltip(cluster, flag?.hint, refreshError ?? cluster.last_error);
+    this.tooltip = clusterTooltip(cluster, flag?.hint, refreshError ?? cluster.last_error, cost);
   }
 }
 
@@ -35,7 +38,7 @@ export class ClusterNode extends vscode.TreeItem {
  * the state file and remote hosts, so they are appended escaped (links, icons and all) and the
  * string is never trusted to run commands.
  */
-function clusterTooltip(cluster: ClusterRecord, hint: string | undefined, error: string | null | undefined): vscode.MarkdownString {
+function clusterTooltip(cluster: ClusterRecord, hint: string | undefined, error: string | null | undefined, cost?: ClusterCostText): vscode.MarkdownString {
   const md = new vscode.MarkdownString('', true); // $(warning) in the flag line
   md.isTrusted = false;
   const line = (label: string, value: string): void => {
@@ -53,7 +56,9 @@ function clusterTooltip(cluster: ClusterRecord, hint: string | undefined, error:
   line('uid: ', cluster.uid);
   if (cluster.head_address) line('head: ', cluster.head_address);
   md.appendMarkdown('\n\n');
-  md.appendText(`launched: ${new Date(cluster.launched_at * 1000).toLocaleString()}`);
+  // launched_at is epoch ms (provision/loop.ts).
+  md.appendText(`launched: ${new Date(cluster.launched_at).toLocaleString()}`);
+  for (const l of cost?.detail ?? []) line('cost: ', l);
   if (cluster.autostop_minutes !== null) {
     md.appendMarkdown('\n\n');
     md.appendText(`autostop: after ${cluster.autostop_minutes} idle minutes, ${cluster.autostop_down ? 'torn down' : 'stopped'}`);

@@ -5,6 +5,7 @@ import { LeaksModel } from './leaksModel';
 import { StorageModel } from './storageModel';
 import { ManagedJobsModel } from './managedJobsModel';
 import type { ManagedJobsListing } from '../../core/managed/jobViews';
+import type { CostView, ClusterCostText } from '../../core/cost/costView';
 
 /** Where the model gets its data; the extension passes state + ops.queue, tests pass fakes. */
 export interface ClustersSource {
@@ -15,6 +16,8 @@ export interface ClustersSource {
   listBuckets?(): Promise<BucketListing[]>;
   /** Managed jobs of the controller (the Managed jobs section); absent: the section never shows. */
   listManagedJobs?(): Promise<ManagedJobsListing>;
+  /** Rates and spend (cost/costView.ts); absent: no cost is shown. */
+  costs?(): Promise<CostView>;
 }
 
 /**
@@ -68,6 +71,7 @@ export class ClustersModel {
     await Promise.all([
       this.reloadBuckets(),
       this.reloadManaged(),
+      this.reloadCosts(),
       ...clusters.map(async (c) => {
         if (c.status !== 'UP') {
           this.jobs.delete(c.name);
@@ -88,6 +92,28 @@ export class ClustersModel {
     for (const n of [...this.errors.keys()]) if (!names.has(n)) this.errors.delete(n);
     this.clusters = clusters;
     this.notify();
+  }
+
+  private costs: CostView | undefined;
+
+  /** Cost is a hint: a failure leaves the last figures and never fails the reload. */
+  private async reloadCosts(): Promise<void> {
+    if (!this.source.costs) return;
+    try {
+      this.costs = await this.source.costs();
+    } catch {
+      // The next reload tries again.
+    }
+  }
+
+  /** This cluster's $/h and spend, if known. */
+  costOf(uid: string): ClusterCostText | undefined {
+    return this.costs?.byUid[uid];
+  }
+
+  /** The workspace's total $/h and what other folders bill. */
+  get cost(): CostView | undefined {
+    return this.costs;
   }
 
   /** A failed listing is shown on the Storage node; it never fails the clusters' reload. */

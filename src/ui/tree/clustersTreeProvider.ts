@@ -8,12 +8,13 @@ import { BucketNode, StorageErrorNode, StorageGroupNode } from './storageNodes';
 import type { StorageEntry } from './storageModel';
 import { ManagedErrorNode, ManagedGroupNode, ManagedJobNode } from './managedNodes';
 import type { ManagedEntry } from './managedJobsModel';
+import { otherFoldersNode, type OtherFolderNode, type OtherFoldersNode } from './otherFoldersNode';
 
 // The node classes are small and import only vscode and a few core types, so they are built into
 // the activation bundle with this provider. Commands recognise a node by its `kind` field, never
 // by instanceof: they run from the lazily loaded core chunk, a separate copy of any class.
 export type ClustersTreeNode = ClusterNode | JobNode | LeakedGroupNode | OtherWorkspacesNode | LeakedInstanceNode | LeakSweepErrorNode
-  | LeakedIdentityNode | StorageGroupNode | BucketNode | StorageErrorNode | ManagedGroupNode | ManagedJobNode | ManagedErrorNode;
+  | LeakedIdentityNode | StorageGroupNode | BucketNode | StorageErrorNode | ManagedGroupNode | ManagedJobNode | ManagedErrorNode | OtherFoldersNode | OtherFolderNode;
 
 /** Draws the ClustersModel; reloading and polling are the model's and the poller's business. */
 export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTreeNode>, vscode.Disposable {
@@ -38,6 +39,7 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
   }
 
   async getChildren(parent?: ClustersTreeNode): Promise<ClustersTreeNode[]> {
+    if (parent?.kind === 'other-folders') return parent.children();
     switch (parent?.kind) {
       case 'job':
       case 'leak':
@@ -47,6 +49,7 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
       case 'storage-error':
       case 'managed-job':
       case 'managed-error':
+      case 'other-folder':
         return [];
       case 'managed':
         return this.model.managed.entries().map(managedNode);
@@ -63,7 +66,9 @@ export class ClustersTreeProvider implements vscode.TreeDataProvider<ClustersTre
     }
     // First draw: nothing loaded yet (the poller may not have run if the view opened hidden).
     if (!this.loaded) await this.model.reload();
-    const nodes: ClustersTreeNode[] = this.model.all.map((c) => new ClusterNode(c, this.model.errorOf(c.name), this.model.jobsOf(c.name).length > 0));
+    const nodes: ClustersTreeNode[] = this.model.all.map((c) => new ClusterNode(c, this.model.errorOf(c.name), this.model.jobsOf(c.name).length > 0, this.model.costOf(c.uid)));
+    const others = otherFoldersNode(this.model.cost);
+    if (others) nodes.push(others);
     // After the clusters: the sweep's findings stay visible until the next sweep or termination.
     if (this.model.managed.visible) nodes.push(new ManagedGroupNode(this.model.managed.summary));
     if (this.model.storage.visible) nodes.push(new StorageGroupNode(this.model.storage.summary));

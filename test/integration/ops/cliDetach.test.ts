@@ -59,7 +59,7 @@ describe('the skydeck CLI on the local cloud', function () {
     assert.equal(cancel.code, 0, cancel.err);
     assert.match(cancel.out, /Cancelled job\(s\) 1 on c\./);
     const status = await runCli(cli, ws, ['status']);
-    assert.match(status.out, /^NAME +LAUNCHED +CLOUD +REGION +NODES +STATUS +AUTOSTOP +JOBS$/m);
+    assert.match(status.out, /^NAME +LAUNCHED +CLOUD +REGION +NODES +STATUS +AUTOSTOP +\$\/H +SPEND +JOBS$/m);
     assert.match(status.out, /^c +\S+ ago +local +- +1 +UP/m);
     const bad = await runCli(cli, ws, ['cancel', 'c', '99']);
     assert.equal(bad.code, 2);

@@ -133,7 +133,7 @@ describe('cli on a cloud cluster (fake provider as aws)', function () {
     // The head's agent got it: on AWS an OS shutdown of every node (the shutdown behaviour terminates).
     const agent = await cli(localBaseDir(root, 'as1'), ['status']);
     assert.deepEqual([agent.autostop.idle_minutes, agent.autostop.down, agent.autostop.action], [12, true, 'shutdown']);
-    assert.match((await run('status', '--refresh')).out, /as1 .* UP +12m \(down\), in 1[12]m +0 running/);
+    assert.match((await run('status', '--refresh')).out, /as1 .* UP +12m \(down\), in 1[12]m +\$\S+ +\$\S+ +0 running/);
     assert.equal((await launch(ctx, { taskFile: task, cluster: 'as2', cloud: 'aws', idleMinutes: 3 })).final?.status, 'SUCCEEDED');
     assert.deepEqual(await stop('as2'), [3, 1]);
     // A real cloud's terminate ends the head's agent with the machine; here the agent runs on

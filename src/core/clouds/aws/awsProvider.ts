@@ -13,6 +13,7 @@ import { awsErrorCode, ec2Call } from './errors';
 import { ensureKeyPair, ensureLocalKey, defaultKeyDir, type LocalKey } from './keys';
 import { ensureGroup, groupsOf, openGroupPorts } from './securityGroup';
 import { awsCatalog } from './catalogFetch';
+import { fetchSpotPrices } from './spotPrices';
 import { launch } from './launch';
 import { CleanupWatchers } from './cleanupWatchers';
 import { deleteBucketProfile, ensureBucketProfile } from './bucketRole';
@@ -167,6 +168,11 @@ export class AwsProvider implements Provider {
     const [group] = await groupsOf(ec2, ref.uid);
     if (!group) throw new ProviderError('config', `cluster ${ref.uid} has no security group in ${region}`);
     await openGroupPorts(ec2, group, ports);
+  }
+
+  /** Current spot prices of `types` in `region`, cached for the price book (cost/spotCache.ts). */
+  spotPrices(region: string, types: string[]): Promise<unknown> {
+    return fetchSpotPrices(this.clients.get(region), region, types, this.opts.catalogDir ?? defaultCatalogDir());
   }
 
   /** The region's instance-type catalog (cached on disk with its fetch time). */

@@ -1,0 +1,47 @@
+// What a task would cost, for the hover on `resources:` (and, later, Launch's confirmation and
+// launch --dryrun): the chosen candidate and the cheapest alternatives, per node and for
+// num_nodes, on-demand and spot, each price with its source; "unknown" never 0. No vscode
+// import (unit-tested in plain Node).
+
+import { formatRate, isKnown, launchPlan, PriceBook, type LaunchPlan, type PricedCandidate, type PriceAnswer } from '../../core/cost';
+import { parseTaskText } from '../../core/task';
+
+function plain(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-!~|<>]/g, (c) => `\\${c}`);
+}
+
+function row(c: PricedCandidate): string {
+  const gpu = c.gpus ? `${c.gpus.name}:${c.gpus.count}` : '-';
+  return `| ${plain(c.cloud)} | ${plain(c.region)}${c.regionAssumed ? '\\*' : ''} | ${plain(c.instanceType)} | ${plain(gpu)} | ${formatRate(c.onDemand)} | ${formatRate(c.spotPrice)} | ${formatRate(c.total)} |`;
+}
+
+function sources(ps: PriceAnswer[]): string {
+  const known = [...new Set(ps.filter(isKnown).map((p) => `${p.source} (${p.asOf})`))];
+  return known.length ? `Prices: ${plain(known.join('; '))}.` : 'No price known on this machine.';
+}
+
+/** Markdown for a plan; one table, the chosen row first. */
+export function planMarkdown(plan: LaunchPlan, nodes: number): string {
+  const rows = [...(plan.chosen ? [plan.chosen] : []), ...plan.alternatives];
+  const out: string[] = [];
+  if (plan.notBilled) out.push(plain(plan.notBilled));
+  if (plan.chosen) out.push(`**Launch picks** ${plain(plan.chosen.instanceType)} on ${plain(plan.chosen.cloud)}: ${formatRate(plan.chosen.total)}${nodes > 1 ? ` for ${nodes} nodes` : ''}${plan.chosen.spot ? ' (spot)' : ''}`);
+  if (rows.length) {
+    out.push(`| cloud | region | type | GPUs | on-demand/node | spot/node | ${nodes > 1 ? `× ${nodes} nodes` : 'total'} |\n|---|---|---|---|---|---|---|\n${rows.map(row).join('\n')}`);
+    out.push(`${sources(rows.flatMap((c) => [c.onDemand, c.spotPrice]))}${rows.some((c) => c.regionAssumed) ? ' \\* no region named: priced in the cloud\'s reference region.' : ''}`);
+  }
+  for (const u of plan.unmatched) out.push(plain(u));
+  return out.join('\n\n');
+}
+
+/** The plan's Markdown for a task file's text, or undefined if it does not parse. Never throws. */
+export function taskCostMarkdown(text: string, book = new PriceBook()): string | undefined {
+  try {
+    const r = parseTaskText(text);
+    const task = r.ok ? r.tasks[0] : undefined;
+    if (!task) return undefined;
+    return planMarkdown(launchPlan(task, book), task.numNodes);
+  } catch {
+    return undefined;
+  }
+}

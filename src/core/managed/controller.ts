@@ -11,8 +11,9 @@ import type { ControllerCore, ControllerOptions } from './core';
 import type { ManagedStatus } from './states';
 import { driveJob } from './steps';
 import { jobNameOf } from './names';
-import { Slots } from './slots';
+import { LaunchSlot, Slots } from './slots';
 import { Wakeups } from './wakeups';
+import { CloudPoll } from './cloudPoll';
 import { checkSubmit } from './submitCheck';
 
 export interface SubmitRequest {
@@ -37,6 +38,7 @@ export class ManagedController implements ControllerCore {
   private readonly workers = new Map<number, Promise<void>>();
   private readonly failures = new Map<number, number>();
   private readonly slots: Slots;
+  readonly cloudPoll: CloudPoll;
   private readonly wake: Wakeups;
   private readonly lease: FileLock;
   private started = false;
@@ -47,6 +49,7 @@ export class ManagedController implements ControllerCore {
     this.clock = ctx.clock ?? realClock;
     this.slots = new Slots(this.opts.maxParallelLaunches);
     this.wake = new Wakeups(this.clock);
+    this.cloudPoll = new CloudPoll(ctx, this.clock, this.opts.pollMs);
     this.lease = new FileLock(ManagedController.leaseFileOf(store.file), { timeoutMs: o.leaseTimeoutMs ?? 30_000 });
   }
 
@@ -142,8 +145,8 @@ export class ManagedController implements ControllerCore {
     return this.wake.signalFor(id);
   }
 
-  withLaunchSlot<T>(fn: () => Promise<T>): Promise<T> {
-    return this.slots.run(fn);
+  launchSlot(signal: AbortSignal): LaunchSlot {
+    return new LaunchSlot(this.slots, signal);
   }
 
   launchFailed(id: number): number {

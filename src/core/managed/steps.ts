@@ -37,9 +37,11 @@ async function step(c: ControllerCore, job: ManagedJob): Promise<boolean> {
     return false;
   }
   switch (job.status) {
-    case 'PENDING':
-      await c.move(job.id, 'STARTING', `launching task ${job.taskIndex + 1} of ${job.tasks.length}`, { ...nextCluster(job), startedAt: c.now() });
+    case 'PENDING': {
+      const m = startMove(job, c.now());
+      await c.move(job.id, 'STARTING', m.reason, m.patch);
       return false;
+    }
     case 'STARTING':
     case 'RECOVERING':
       await ensureCluster(c, job);
@@ -60,6 +62,11 @@ async function step(c: ControllerCore, job: ManagedJob): Promise<boolean> {
       await c.patch(job.id, { clusterName: null, clusterUid: null });
       return true;
   }
+}
+
+/** PENDING → STARTING: the job names its first cluster (the controller's submit records it at once). */
+export function startMove(job: ManagedJob, now: number): { reason: string; patch: JobPatch } {
+  return { reason: `launching task ${job.taskIndex + 1} of ${job.tasks.length}`, patch: { ...nextCluster(job), startedAt: now } };
 }
 
 /** The cluster for the next launch: a fresh name per launch, never a reused one. */

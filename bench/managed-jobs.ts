@@ -1,8 +1,10 @@
 // Benchmark: the managed-jobs controller on the fake cloud (as aws; its instances are this
 // machine). 256 jobs submitted back to back: submit → the job's cluster launch started (the
-// cloud's RunInstances), p50; then all 256 cancelled at once → every job CANCELLED and every
-// cluster torn down with proof. One JSON line per figure.
-//   npx tsx bench/managed-jobs.ts   (MJ_JOBS=256 MJ_SLOTS=<parallel launches>)
+// cloud's RunInstances), p50; then MJ_RECOVER of them preempted by the cloud: the controller
+// noticing (the job recorded RECOVERING) → its replacement's RunInstances, p50; then all
+// cancelled at once → every job CANCELLED and every cluster torn down with proof. One JSON
+// line per figure.
+//   npx tsx bench/managed-jobs.ts   (MJ_JOBS=256 MJ_SLOTS=<parallel setups> MJ_RECOVER=8)
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-bench-mj-'));
   const clock = scaledClock(100);
   const started = new Map<string, number>();
+  const recover = Number(process.env.MJ_RECOVER ?? 8);
   class Recording extends FakeProvider {
     override runInstances(req: RunRequest) {
       const name = req.tags['skydeck-cluster'];
@@ -46,7 +49,13 @@ async function main(): Promise<void> {
   ctx.bootstrap = localAgentBootstrap(ctx);
   const ctl = await ManagedController.open(ctx, { pollMs: 2_000, ...(slots ? { maxParallelLaunches: slots } : {}) });
   await ctl.start();
-  const heap0 = process.memoryUsage().heapUsed;
+  const noticed = new Map<number, number>();
+  const move = ctl.move.bind(ctl);
+  ctl.move = (id, to, ...rest) => {
+    if (to === 'RECOVERING' && !noticed.has(id)) noticed.set(id, performance.now());
+    return move(id, to, ...rest);
+  };
+  const mem0 = process.memoryUsage();
   const submitted = new Map<number, number>();
   for (let i = 0; i < n; i++) {
     const t = performance.now();
@@ -57,7 +66,23 @@ async function main(): Promise<void> {
   while (started.size < n && performance.now() < end) await new Promise((r) => setTimeout(r, 20));
   const waits = [...submitted].map(([id, t]) => (started.get(`b-mj${id}-1`) ?? Infinity) - t);
   emit('jobs.schedule_s', pct(waits, 0.5) / 1000, 's', { p90: pct(waits, 0.9) / 1000, jobs: n, launches_started: started.size, slots: ctl.opts.maxParallelLaunches, submit_all_s: submitS });
-  emit('jobs.controller_heap_mb_per_job', (process.memoryUsage().heapUsed - heap0) / 1e6 / n, 'MB', { note: 'in-process heap while every launch is in flight; no separate controller process yet' });
+  const mem = process.memoryUsage();
+  emit('jobs.controller_mb_per_job', (mem.rss - mem0.rss) / 1e6 / n, 'MB', {
+    heap_mb_per_job: Number(((mem.heapUsed - mem0.heapUsed) / 1e6 / n).toFixed(3)), note: 'RSS growth of the bench process (controller in-process) with every launch under way',
+  });
+  // Recovery: the first jobs to run are preempted by the cloud.
+  const endR = performance.now() + 300_000;
+  let running: { id: number; clusterUid: string | null }[] = [];
+  while (recover > 0 && performance.now() < endR) {
+    running = (await ctl.list()).jobs.filter((j) => j.status === 'RUNNING' && j.clusterUid);
+    if (running.length >= recover) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const victims = running.slice(0, recover);
+  for (const j of victims) cloud.cloudActs('preempt', { uid: j.clusterUid! });
+  while (victims.some((j) => !started.has(`b-mj${j.id}-2`)) && performance.now() < endR + 120_000) await new Promise((r) => setTimeout(r, 20));
+  const rec = victims.map((j) => (started.get(`b-mj${j.id}-2`) ?? Infinity) - (noticed.get(j.id) ?? Infinity));
+  if (victims.length) emit('jobs.recovery_s', pct(rec, 0.5) / 1000, 's', { max: Math.max(...rec) / 1000, preempted: victims.length, relaunched: rec.filter(Number.isFinite).length, while_active: n });
   const t0 = performance.now();
   await Promise.all([...submitted.keys()].map((id) => ctl.cancel(id)));
   await ctl.whenIdle();

@@ -5,9 +5,11 @@ import * as path from 'node:path';
 import { getCluster, type ClusterRecord } from '../state';
 import type { Placement } from '../clouds/provider';
 import { refreshOne, teardownUnderWay } from '../provision';
-import { down, launch, type OpsContext } from '../ops';
+import { agentBootstrap, down, launch, type OpsContext } from '../ops';
+import type { LaunchSlot } from './slots';
 import { envFor, isProviderCluster } from '../ops/providerEnv';
-import { cloudHealth, type CloudHealth, type EndObservation } from './recovery';
+import { cloudHealth, endedOnItsOwn, type CloudHealth, type EndObservation } from './recovery';
+import type { CloudPoll } from './cloudPoll';
 import type { ManagedJob } from './jobRows';
 
 const AGENT_TIMEOUT_MS = 20_000;
@@ -26,7 +28,7 @@ export interface Launched {
  * finished by launch (resume), never launched a second time.
  */
 export async function launchOrAdopt(
-  ctx: OpsContext, job: ManagedJob, opts: { signal: AbortSignal; order?(p: Placement[]): Placement[] },
+  ctx: OpsContext, job: ManagedJob, opts: { signal: AbortSignal; order?(p: Placement[]): Placement[]; slot: LaunchSlot },
 ): Promise<Launched> {
   const name = job.clusterName!;
   let row = await ctx.store.read((db) => getCluster(db, name));
@@ -39,7 +41,11 @@ export async function launchOrAdopt(
     const last = jobs?.at(-1);
     if (last) return { uid: row.uid, agentJobId: last.job_id, region: row.region, adopted: true };
   }
-  const r = await launch(ctx, {
+  // The slot is taken only for the head's setup (bootstrap, then upload and submit, until the
+  // launch ends): recording the intent and creating the instances never wait for one.
+  const base = ctx.bootstrap ?? agentBootstrap(ctx);
+  const gated: OpsContext = { ...ctx, bootstrap: async (row, info, signal) => (await opts.slot.take(), base(row, info, signal)) };
+  const r = await launch(gated, {
     taskFile: writeTaskFile(ctx, job), cluster: name, envs: job.envs, detach: true, provisionSignal: opts.signal, placementOrder: opts.order,
   });
   const now = await ctx.store.read((db) => getCluster(db, name));
@@ -56,12 +62,21 @@ function writeTaskFile(ctx: OpsContext, job: ManagedJob): string {
   return file;
 }
 
-/** The agent's view of the job and the cloud's of the cluster, each "unknown" when not answered. */
-export async function observe(ctx: OpsContext, job: ManagedJob): Promise<EndObservation> {
+/**
+ * The agent's view of the job and the cloud's of the cluster, each "unknown" when not answered.
+ * The cloud's view comes from the shared listing (cloudPoll.ts) while it shows the cluster
+ * healthy and the agent its job going; any other case is decided on a fresh look at the uid.
+ */
+export async function observe(ctx: OpsContext, job: ManagedJob, poll: CloudPoll): Promise<EndObservation> {
   const row = await ctx.store.read((db) => getCluster(db, job.clusterName!));
   if (!row || row.uid !== job.clusterUid) return { cloud: { kind: 'not-running', why: `cluster ${job.clusterName} was removed (proven gone)` } };
-  const [agent, cloud] = await Promise.all([agentView(ctx, row, job.agentJobId!), cloudView(ctx, row)]);
-  return { agent, cloud: !isProviderCluster(row) ? (agent ? { kind: 'healthy' } : { kind: 'unknown', why: 'the head did not answer' }) : cloud };
+  if (!isProviderCluster(row)) {
+    const agent = await agentView(ctx, row, job.agentJobId!);
+    return { agent, cloud: agent ? { kind: 'healthy' } : { kind: 'unknown', why: 'the head did not answer' } };
+  }
+  const [agent, listed] = await Promise.all([agentView(ctx, row, job.agentJobId!), poll.instancesOf(row)]);
+  if (agent && !endedOnItsOwn(agent.status) && listed && cloudHealth(listed, row.num_nodes).kind === 'healthy') return { agent, cloud: { kind: 'healthy' } };
+  return { agent, cloud: await cloudView(ctx, row) };
 }
 
 async function agentView(ctx: OpsContext, row: ClusterRecord, id: number): Promise<EndObservation['agent']> {

@@ -2,11 +2,13 @@
 import type { OpsContext } from '../ops';
 import type { JobPatch, ManagedJob } from './jobRows';
 import type { ManagedStatus } from './states';
+import type { LaunchSlot } from './slots';
+import type { CloudPoll } from './cloudPoll';
 
 export interface ControllerOptions {
   /** Between looks at a running job, and the base of error back-off (clock ms). Default 5000. */
   pollMs: number;
-  /** Cluster launches in flight at once, over all jobs (each mostly waits on the cloud). Default 64. */
+  /** Launches in their head's setup at once, over all jobs (creating instances takes no slot). Default 64. */
   maxParallelLaunches: number;
   /** Failed launches of one cluster before the job is FAILED_NO_RESOURCE. Default 3. */
   launchRetries: number;
@@ -18,6 +20,8 @@ export interface ControllerCore {
   readonly ctx: OpsContext;
   readonly opts: ControllerOptions;
   readonly stopped: boolean;
+  /** One shared listing per cloud and account per poll, for watching running jobs. */
+  readonly cloudPoll: CloudPoll;
   now(): number;
   log(message: string): void;
   get(id: number): Promise<ManagedJob | undefined>;
@@ -28,8 +32,8 @@ export interface ControllerCore {
   nap(id: number, ms: number): Promise<void>;
   /** Aborted when the job is cancelled or the controller stops: passed to launches. */
   signalFor(id: number): AbortSignal;
-  /** Runs a launch when a slot is free (maxParallelLaunches). */
-  withLaunchSlot<T>(fn: () => Promise<T>): Promise<T>;
+  /** The launch's slot for its head's setup (maxParallelLaunches), taken on first need. */
+  launchSlot(signal: AbortSignal): LaunchSlot;
   /** Counts a failed launch of the job; returns the count so far. */
   launchFailed(id: number): number;
 }

@@ -64,6 +64,11 @@ export type EndVerdict =
 
 const FAILED_BY_USER: ReadonlySet<JobStatus> = new Set<JobStatus>(['FAILED', 'FAILED_SETUP', 'FAILED_DRIVER', 'CANCELLED']);
 
+/** The agent says the job failed or was cancelled: whose doing it was needs the cloud's fresh word. */
+export function endedOnItsOwn(s: JobStatus): boolean {
+  return FAILED_BY_USER.has(s);
+}
+
 /**
  * A success the agent recorded stands even if the cloud took the cluster afterwards. Otherwise
  * a cluster the cloud no longer runs was preempted, whatever its agent last said; a failure

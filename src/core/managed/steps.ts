@@ -38,9 +38,11 @@ async function step(c: ControllerCore, job: ManagedJob): Promise<boolean> {
     return false;
   }
   switch (job.status) {
-    case 'PENDING':
-      await c.move(job.id, 'STARTING', `launching task ${job.taskIndex + 1} of ${job.tasks.length}`, { ...nextCluster(job), startedAt: c.now() });
+    case 'PENDING': {
+      const m = startMove(job, c.now());
+      await c.move(job.id, 'STARTING', m.reason, m.patch);
       return false;
+    }
     case 'STARTING':
     case 'RECOVERING':
       await ensureCluster(c, job);
@@ -65,6 +67,11 @@ async function step(c: ControllerCore, job: ManagedJob): Promise<boolean> {
   }
 }
 
+/** PENDING → STARTING: the job names its first cluster (the controller's submit records it at once). */
+export function startMove(job: ManagedJob, now: number): { reason: string; patch: JobPatch } {
+  return { reason: `launching task ${job.taskIndex + 1} of ${job.tasks.length}`, patch: { ...nextCluster(job), startedAt: now } };
+}
+
 /** The cluster for the next launch: a fresh name per launch, never a reused one. */
 function nextCluster(job: ManagedJob): JobPatch {
   const k = job.launches + 1;
@@ -86,14 +93,17 @@ async function ensureCluster(c: ControllerCore, job: ManagedJob): Promise<void> 
   const order = job.status === 'RECOVERING' ? (p: Placement[]) => placementOrder(p, policy.strategy, job.region) : undefined;
   const signal = c.signalFor(job.id);
   let got;
+  const slot = c.launchSlot(signal);
   try {
-    got = await c.withLaunchSlot(() => launchOrAdopt(c.ctx, job, { signal, order }));
+    got = await launchOrAdopt(c.ctx, job, { signal, order, slot });
   } catch (e) {
     if (c.stopped || signal.aborted) return;
     const tries = c.launchFailed(job.id);
     if (tries < c.opts.launchRetries) throw e;
     await c.move(job.id, 'FAILED_NO_RESOURCE', `no placement could be launched: ${(e as Error).message}`, { lastError: (e as Error).message, endedAt: c.now() });
     return;
+  } finally {
+    slot.done();
   }
   if (c.stopped) return;
   await c.move(job.id, 'RUNNING', `${got.adopted ? 'adopted' : 'launched'} ${job.clusterName}${got.region ? ` in ${got.region}` : ''}, agent job ${got.agentJobId}`, {
@@ -108,7 +118,7 @@ async function watch(c: ControllerCore, job: ManagedJob): Promise<void> {
     await c.nap(job.id, c.opts.pollMs);
     const cur = await c.get(job.id);
     if (c.stopped || !cur || cur.cancelRequested || cur.status !== 'RUNNING') return;
-    const v = classifyEnd(await observe(c.ctx, cur), policy, cur.restartsOnErrors);
+    const v = classifyEnd(await observe(c.ctx, cur, c.cloudPoll), policy, cur.restartsOnErrors);
     if (v.kind === 'running' || v.kind === 'unknown') continue;
     if (v.kind === 'succeeded') {
       const next = cur.taskIndex + 1;

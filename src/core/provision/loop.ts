@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getCluster, thisCreator, workspaceId, type ClusterRecord } from '../state';
+import { getCluster, knownWorkspaceId, thisCreator, workspaceId, type ClusterRecord } from '../state';
 import type { Placement } from '../clouds/provider';
 import type { PortRange } from '../task';
 import type { ProvisionEnv } from './env';
@@ -55,7 +55,9 @@ const STOP_KINDS: ReadonlySet<FailureKind> = new Set<FailureKind>(['auth', 'conf
  * When every attempt failed and was cleaned up, the row is removed after that proof.
  */
 export async function provision(env: ProvisionEnv, req: ProvisionRequest): Promise<ProvisionResult> {
-  const wsId = await env.store.write((db) => workspaceId(db));
+  // Read first: a write (a save, an fsync) only the first time; hundreds of launches at once
+  // then record nothing but their intents before the cloud's create.
+  const wsId = (await env.store.read((db) => knownWorkspaceId(db))) ?? (await env.store.write((db) => workspaceId(db)));
   const now = env.clock.now();
   const first = req.placements[0];
   const creator = thisCreator();

@@ -5,7 +5,7 @@ export { SCHEMA_VERSION } from './schema';
 export * from './clusters';
 export * from './jobs';
 export * from './events';
-export { workspaceId } from './meta';
+export { knownWorkspaceId, workspaceId } from './meta';
 export { clusterNameProblem, printable } from './clusterName';
 export { clusterRowProblem, KNOWN_PROVIDERS, localBaseSuffix } from './rowCheck';
 export { machineId, thisCreator, notOursReason, type Creator } from './creator';

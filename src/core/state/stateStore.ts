@@ -4,6 +4,7 @@ import type { Database } from 'sql.js';
 import { loadSqlJs } from './sqlJs';
 import { removeStaleTemps, writeFileAtomic } from './atomicWrite';
 import { FileLock, LockOptions } from './fileLock';
+import { GroupCommit } from './groupCommit';
 import { migrate, schemaVersion, SCHEMA_VERSION } from './schema';
 import { StateFileError, StateNotice } from './errors';
 import { moveAsideDamaged, readCheckedImage, shapeOf, type ImageSchema } from './checkedImage';
@@ -30,10 +31,13 @@ export class StateStore {
   readonly notices: StateNotice[] = [];
   private loaded: FileId | undefined;
   private readonly lock: FileLock;
-  private writeQueue: Promise<unknown> = Promise.resolve();
+  private readonly writer: GroupCommit;
 
   private constructor(readonly file: string, private db: Database, lockOpts: LockOptions) {
     this.lock = new FileLock(`${file}.lock`, lockOpts);
+    this.writer = new GroupCommit({
+      lock: this.lock, refresh: () => this.refresh(), db: () => this.db, save: () => this.save(), invalidate: () => void (this.loaded = undefined),
+    });
   }
 
   /** Opens `<workspace>/.skydeck/state.db`, keeping it out of git. */
@@ -73,33 +77,13 @@ export class StateStore {
   }
 
   /**
-   * Runs `fn` in a transaction over the latest saved state and saves the result. Writers of
-   * this process queue here first, so they never poll their own lock file.
+   * Runs `fn` in a transaction over the latest saved state and saves the result before it
+   * resolves. Writers of this process queue here (never polling their own lock file); those
+   * queued while a save is under way share the next one (groupCommit.ts), so hundreds of
+   * launches at once (a managed-jobs controller) pay a few saves, not one each.
    */
   write<T>(fn: (db: Database) => T): Promise<T> {
-    const run = this.writeQueue.then(() => this.writeLocked(fn));
-    this.writeQueue = run.catch(() => undefined);
-    return run;
-  }
-
-  private async writeLocked<T>(fn: (db: Database) => T): Promise<T> {
-    await this.lock.acquire();
-    try {
-      await this.refresh();
-      this.db.exec('BEGIN');
-      let result: T;
-      try {
-        result = fn(this.db);
-        this.db.exec('COMMIT');
-      } catch (e) {
-        this.db.exec('ROLLBACK');
-        throw e;
-      }
-      this.save();
-      return result;
-    } finally {
-      this.lock.release();
-    }
+    return this.writer.write(fn);
   }
 
   close(): void {

@@ -9,6 +9,7 @@ export interface KillChildConfig {
   root: string;
   cloudFile: string;
   epoch: number;
+  /** 0: never (the parent kills it at a random instant instead). */
   killAtCall: number;
 }
 
@@ -18,7 +19,7 @@ async function main(cfg: KillChildConfig): Promise<void> {
   const { ctx } = await makeCtx(cfg.root, {
     clock, storage: fileStorage(cfg.cloudFile),
     onCall: (_op, at, n) => {
-      if (n >= cfg.killAtCall && at === 'before') process.kill(process.pid, 'SIGKILL');
+      if (cfg.killAtCall > 0 && n >= cfg.killAtCall && at === 'before') process.kill(process.pid, 'SIGKILL');
     },
   });
   const ctl = await openController(ctx);

@@ -47,10 +47,7 @@ export class IdleWarning implements vscode.Disposable {
     );
     if (pick === 'Stop') await vscode.commands.executeCommand('skydeck.stopCluster', name);
     else if (pick === 'Down') await vscode.commands.executeCommand('skydeck.downCluster', name);
-    else if (pick === 'Set Autostop') {
-      // Autostop is set at launch (task `resources.autostop`, or launch's --idle-minutes): say how.
-      await notify.info(`Autostop is set when a cluster is launched: add "autostop: 10m" under resources in the task (or pass --idle-minutes 10 to skydeck launch) when you next launch ${name}; until then Stop or Down it by hand.`);
-    }
+    else if (pick === 'Set Autostop') await vscode.commands.executeCommand('skydeck.setAutostop', name);
   }
 
   dispose(): void {

@@ -73,8 +73,12 @@ describe('cli: skydeck jobs logs (kept output, --controller)', function () {
     assert.equal(j.status, 'SUCCEEDED', j.lastError ?? '');
     const r = await run('jobs', 'logs', String(id));
     assert.equal(r.code, 0, r.err);
-    assert.equal(r.out, `[skydeck: the output on cluster ${j.name}-mj${id}-1 could not be kept: cluster ${j.name}-mj${id}-1 is gone]\n` +
-      `--- managed job ${id}: now on cluster ${j.name}-mj${id}-2 (launch 2) ---\nafter-recovery\n`);
+    // Why it could not be kept depends on when the controller looked (the row already gone, or
+    // the head no longer answering); that it says so, in place, does not.
+    const note = `[skydeck: the output on cluster ${j.name}-mj${id}-1 could not be kept: `;
+    assert.ok(r.out.startsWith(note), r.out);
+    assert.ok(r.out.endsWith(`]\n--- managed job ${id}: now on cluster ${j.name}-mj${id}-2 (launch 2) ---\nafter-recovery\n`), r.out);
+    assert.equal(r.out.split('\n').length, 4, r.out);
     assert.deepEqual(await leaks({ store: ctx.store, cloud }), []);
   });
 

@@ -7,6 +7,16 @@
 import { inCi } from './ci.mjs';
 import { interrupted, runSuite } from './suiteRunner.mjs';
 import { testSuites } from './testSuites.mjs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// Skydeck's per-user files (the index of live clusters, the managed-jobs controller) go to a
+// scratch home for the whole run: tests must not see each other's there, nor the user's.
+const userHome = mkdtempSync(join(tmpdir(), 'skydeck-test-home-'));
+process.env.SKYDECK_HOME ??= join(userHome, 'skydeck');
+process.env.SKYDECK_CONTROLLER_HOME ??= join(userHome, 'controller');
+process.on('exit', () => rmSync(userHome, { recursive: true, force: true }));
 
 const ci = inCi();
 const suites = testSuites({ ci });

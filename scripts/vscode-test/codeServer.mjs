@@ -157,6 +157,10 @@ export async function startCodeServer(opts = {}) {
           ...(opts.env ?? {}),
           EXTENSIONS_GALLERY: '{}', // no marketplace look-ups
           SKYDECK_TEST_CONSOLE_MARK: CONSOLE_MARK, // see extensionHostText()
+          // This server's own per-user Skydeck files: other tests' clusters and managed jobs
+          // would otherwise show in its tree (the index of other folders, the controller's jobs).
+          SKYDECK_HOME: join(scratch, 'skydeck-home'),
+          SKYDECK_CONTROLLER_HOME: join(scratch, 'skydeck-controller'),
           XDG_CONFIG_HOME: join(xdg, 'config'),
           XDG_DATA_HOME: join(xdg, 'data'),
           XDG_CACHE_HOME: join(xdg, 'cache'),

@@ -44,7 +44,7 @@ export interface ManagedJobsClient {
    * The job's output kept by the controller from clusters already torn down (keptLogs.ts), a
    * marked line between clusters; undefined: none kept. Optional: a controller that keeps none.
    */
-  keptLog?(id: number): Promise<Buffer | undefined>;
+  keptLog?(id: number, afterCluster?: string): Promise<Buffer | undefined>;
   /** Lines of the controller's own log that mention the job. Optional, like keptLog. */
   controllerLog?(id: number): Promise<string[]>;
   /**

@@ -77,10 +77,12 @@ export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | '
       }
     }
     if (isTerminal(j.status)) {
-      // Nothing followed live (the job ended, its clusters gone): what the controller kept.
-      if (!st.segment && !st.keptShown) {
+      // What was not followed live (the job ended, or moved on and ended, before this look):
+      // what the controller kept, after the last cluster shown here.
+      if (!st.keptShown) {
         st.keptShown = true;
-        const kept = await client.keptLog?.(id);
+        const shown = st.segment?.slice(0, st.segment.lastIndexOf(':'));
+        const kept = await client.keptLog?.(id, shown);
         if (kept?.length) o.onOutput(kept);
       }
       return j;

@@ -98,12 +98,17 @@ function segments(workspaceRoot: string, id: number): Segment[] {
 }
 
 /** The kept output of every cluster the job ran on, in order, a marker line between; undefined: none kept. */
-export function readKeptLog(workspaceRoot: string, id: number): Buffer | undefined {
-  const segs = segments(workspaceRoot, id);
+export function readKeptLog(workspaceRoot: string, id: number, afterCluster?: string): Buffer | undefined {
+  let segs = segments(workspaceRoot, id);
+  // A follower that showed `afterCluster` live wants only the clusters after it, each marked.
+  // (Not kept at all: nothing, rather than the shown output a second time.)
+  const shown = afterCluster === undefined ? -1 : segs.findIndex((s) => s.cluster === afterCluster);
+  if (afterCluster !== undefined && shown < 0) return undefined;
+  if (shown >= 0) segs = segs.slice(shown + 1);
   if (!segs.length) return undefined;
   const parts: Buffer[] = [];
   segs.forEach((s, i) => {
-    if (i) parts.push(Buffer.from(`${endsWithNewline(parts) ? '' : '\n'}${recoveryMarker(id, s.cluster, `launch ${s.launch}`)}\n`));
+    if (i || shown >= 0) parts.push(Buffer.from(`${endsWithNewline(parts) ? '' : '\n'}${recoveryMarker(id, s.cluster, `launch ${s.launch}`)}\n`));
     const body = fs.readFileSync(s.file);
     parts.push(s.missing ? Buffer.from(`[skydeck: the output on cluster ${s.cluster} could not be kept: ${body.toString('utf8')}]\n`) : body);
   });

@@ -68,8 +68,8 @@ export class LocalManagedClient implements ManagedJobsClient {
     return { requested, skipped: targets.filter((id) => !requested.includes(id)) };
   }
 
-  async keptLog(id: number): Promise<Buffer | undefined> {
-    return this.home === undefined ? undefined : readKeptLog(this.home, id);
+  async keptLog(id: number, afterCluster?: string): Promise<Buffer | undefined> {
+    return this.home === undefined ? undefined : readKeptLog(this.home, id, afterCluster);
   }
 
   async controllerLog(id: number): Promise<string[]> {

@@ -15,6 +15,7 @@ import { FakeProvider } from '../../support/fakeCloud/fakeProvider';
 
 describe('cli: status $/H and SPEND, show-gpus, cost-report (fake cloud as aws)', function () {
   this.timeout(120_000);
+  let savedHome: string | undefined;
   let ctx: OpsContext;
   let root: string;
   let home: string;
@@ -29,6 +30,7 @@ describe('cli: status $/H and SPEND, show-gpus, cost-report (fake cloud as aws)'
     process.env.SKYDECK_SHUTDOWN_COMMAND = 'echo "test: shutdown skipped"';
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cli-cost-'));
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cli-cost-home-'));
+    savedHome = process.env.SKYDECK_HOME;
     process.env.SKYDECK_HOME = home;
     const clock = scaledClock(100);
     ctx = {
@@ -41,7 +43,8 @@ describe('cli: status $/H and SPEND, show-gpus, cost-report (fake cloud as aws)'
   });
   after(async () => {
     delete process.env.SKYDECK_SHUTDOWN_COMMAND;
-    delete process.env.SKYDECK_HOME;
+    if (savedHome === undefined) delete process.env.SKYDECK_HOME;
+    else process.env.SKYDECK_HOME = savedHome;
     await ctx.connections.closeAll();
     ctx.store.close();
     await cleanupBase(root);

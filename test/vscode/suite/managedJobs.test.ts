@@ -26,7 +26,8 @@ describe('issue 17: managed jobs in the editor (extension host, fake cloud, in-p
   let cloud: FakeProvider;
   let ctl: ManagedController;
   let root: string;
-  const home = path.join(os.homedir(), '.skydeck', 'controller');
+  // Where the extension's controllerHome() looks: the test runner may name it (a scratch home).
+  const home = process.env.SKYDECK_CONTROLLER_HOME || path.join(os.homedir(), '.skydeck', 'controller');
   const files: string[] = [];
 
   const taskFile = (name: string, text: string): vscode.Uri => {
@@ -107,7 +108,12 @@ describe('issue 17: managed jobs in the editor (extension host, fake cloud, in-p
     const done = await jobOf(id, ended, 'ended');
     assert.equal(done.status, 'SUCCEEDED', done.lastError ?? '');
     const text = await until('the recovered cluster\'s output in the same panel', 60_000, () => (/after-recovery/.test(panel.text()) ? panel.text() : undefined));
-    assert.equal(text, `before-preempt\n\x1b[1;33m--- managed job ${id}: now on cluster mj-recover-mj${id}-2 (recoveries: 1) ---\x1b[0m\nafter-recovery\n`);
+    // The recovered cluster's output comes live (a styled marker naming the recovery count) or,
+    // when the job ran there and ended between two looks, as the controller kept it (a plain
+    // marker naming the launch): one continuous log either way.
+    const live = `before-preempt\n\x1b[1;33m--- managed job ${id}: now on cluster mj-recover-mj${id}-2 (recoveries: 1) ---\x1b[0m\nafter-recovery\n`;
+    const kept = `before-preempt\n--- managed job ${id}: now on cluster mj-recover-mj${id}-2 (launch 2) ---\nafter-recovery\n`;
+    assert.ok(text === live || text === kept, JSON.stringify(text));
     await until('the page to acknowledge the whole log', 30_000, () => (panel.acknowledged() >= Buffer.byteLength(text) ? true : undefined));
 
     const after = await jobNode(id);

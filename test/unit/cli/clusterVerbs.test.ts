@@ -2,7 +2,8 @@
 // aws (instances = this machine, so each head runs a real agent).
 import assert from 'node:assert/strict';
 import { getCluster } from '../../../src/core/state';
-import { globRegExp, localBaseDir } from '../../../src/core/ops';
+import { globRegExp, localBaseDir, queue as queueOp } from '../../../src/core/ops';
+import { TERMINAL_STATUSES } from '../../../src/core/jobs/protocol';
 import { cli as agentCli } from '../agent/helpers';
 import { leaks } from '../../support/fakeCloud/harness';
 import { openBench, type Bench } from './helpers';
@@ -84,7 +85,17 @@ describe('cli: autostop, queue, endpoints and globs (fake cloud as aws)', functi
   });
 
   it("down 'dev-*' tears down both, and nothing leaks", async () => {
-    for (const n of ['dev-1', 'dev-2']) await b.ctx.connections.client((await row(n))!).shutdown();
+    // The detached `exec … true` of the queue test may still be finishing on a loaded machine:
+    // the agent refuses to shut down with a job unfinished, so wait for every job to end first.
+    for (const n of ['dev-1', 'dev-2']) {
+      for (let i = 0; ; i++) {
+        const jobs = await queueOp(b.ctx, n);
+        if (jobs.every((j) => TERMINAL_STATUSES.has(j.status))) break;
+        if (i > 600) assert.fail(`jobs of ${n} still unfinished after 60 s: ${jobs.map((j) => `${j.job_id} ${j.status}`).join(', ')}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await b.ctx.connections.client((await row(n))!).shutdown();
+    }
     const r = await b.run('down', 'dev-*', '-y');
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /Cluster dev-1 .* is down[\s\S]*Cluster dev-2 .* is down/);

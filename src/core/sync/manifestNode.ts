@@ -1,3 +1,4 @@
+import { PLACE_FN_PY } from './placeTree';
 /**
  * Python (stdlib) run on the node for a manifest sync. The node keeps its view of the last
  * sync that finished in STATE; its sha256 is the digest both sides compare.
@@ -13,6 +14,7 @@
  */
 export const MANIFEST_NODE_PY = String.raw`
 import fcntl, hashlib, json, os, shutil, stat, sys, tarfile, tempfile
+${PLACE_FN_PY}
 mode, dst, state = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def digest():
@@ -77,21 +79,7 @@ def apply_tree():
                 pass
         else:
             os.unlink(path)
-    src = os.path.join(tmp, 'tree')
-    for root, dirs, files in os.walk(src):
-        rel = os.path.relpath(root, src)
-        target = dst if rel == '.' else os.path.join(dst, rel)
-        if not os.path.isdir(target) or os.path.islink(target):
-            if os.path.lexists(target):
-                os.unlink(target)
-            os.makedirs(target, exist_ok=True)
-        links = [d for d in dirs if os.path.islink(os.path.join(root, d))]
-        for name in files + links:
-            to = os.path.join(target, name)
-            if os.path.isdir(to) and not os.path.islink(to):
-                sys.exit('cannot replace directory %s with a file' % to)
-            os.replace(os.path.join(root, name), to)
-        dirs[:] = [d for d in dirs if d not in links]
+    place(os.path.join(tmp, 'tree'), dst)
     for rel, sec in ops['touch']:
         path = inside(rel)
         if path is not None and os.path.isfile(path) and not os.path.islink(path):

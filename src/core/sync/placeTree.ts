@@ -1,13 +1,10 @@
 /**
- * Python (stdlib) run on the node after a tar stream was unpacked into a private temp dir: it
- * renames every entry into the destination, so a job reading the workdir, or another exec
- * syncing the same workdir at the same moment, sees each file whole — old or new, never torn.
- * argv: TEMP_DIR DEST_DIR
+ * Python (stdlib) `place(src, dst)`: renames every entry of an unpacked tree into the
+ * destination, so a job reading the workdir, or another exec syncing the same workdir at the
+ * same moment, sees each file whole — old or new, never torn. Shared by both sync scripts.
  */
-export const PLACE_TREE_PY = `
-import os, shutil, sys
-src, dst = sys.argv[1], sys.argv[2]
-try:
+export const PLACE_FN_PY = `
+def place(src, dst):
     for root, dirs, files in os.walk(src):
         rel = os.path.relpath(root, src)
         target = dst if rel == '.' else os.path.join(dst, rel)
@@ -22,6 +19,15 @@ try:
                 sys.exit('cannot replace directory %s with a file' % to)
             os.replace(os.path.join(root, name), to)
         dirs[:] = [d for d in dirs if d not in links]
+`;
+
+/** Run on the node after a tar stream was unpacked into a private temp dir. argv: TEMP_DIR DEST_DIR */
+export const PLACE_TREE_PY = `
+import os, shutil, sys
+${PLACE_FN_PY}
+src, dst = sys.argv[1], sys.argv[2]
+try:
+    place(src, dst)
 finally:
     shutil.rmtree(src, ignore_errors=True)
 `;

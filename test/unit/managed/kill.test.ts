@@ -15,6 +15,7 @@ import { leaks } from '../../support/fakeCloud/harness';
 import { propertySeed } from '../../support/fakeCloud/seed';
 import { clustersOf, makeCtx, openController, SCALE, tempRoot } from './helpers';
 import type { KillChildConfig } from './killChild';
+import { prng as rng } from '../../support/prng';
 
 function runChild(cfg: KillChildConfig, killAfterMs?: number): Promise<{ code: number | null; signal: string | null; err: string }> {
   return new Promise((resolve) => {
@@ -29,17 +30,6 @@ function runChild(cfg: KillChildConfig, killAfterMs?: number): Promise<{ code: n
   });
 }
 
-/** mulberry32: a small seeded generator, so a failing schedule can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 describe('managed jobs controller killed with SIGKILL, then restarted', function () {
   this.timeout(600_000);

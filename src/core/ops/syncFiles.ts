@@ -10,7 +10,7 @@ import type { NamedBucketMount } from '../storage/types';
 import { archiveDirectory, archiveFile } from '../sync/workdirArchive';
 import { deltaOf, isEmptyDelta, scanWorkdir, sha256, type ManifestEntry } from '../sync/manifest';
 import { manifestFile, readManifest } from '../sync/manifestStore';
-import { manifestSync, type ManifestSyncStats } from '../sync/manifestSync';
+import { manifestSync, startCheck, type ManifestSyncStats } from '../sync/manifestSync';
 import { OpsError } from './errors';
 import { remoteDirWord, remotePathWord } from './remotePath';
 import { PLACE_TREE_PY } from '../sync/placeTree';
@@ -100,7 +100,8 @@ async function untar(t: Transport, python: string, dirWord: string, archive: Rea
   if (r.code !== 0) throw new OpsError('failed', `syncing ${what} to ${t.description} failed: ${r.stderr.toString().trim()}`);
 }
 
-const inFlight = new Map<string, Promise<ManifestSyncStats>>();
+/** Syncs under way, by (node, remote dir, local dir), each with the content it is sending. */
+const inFlight = new Map<string, { content: () => string; done: Promise<ManifestSyncStats> }[]>();
 
 /** Where a workdir sync keeps its manifests: on the node (absolute dir) and here. */
 export interface SyncState {
@@ -115,28 +116,36 @@ export function syncStateOf(workspaceRoot: string, agentBase: string): SyncState
 
 /**
  * Syncs a workdir, sending only what changed since the last sync that finished (manifestSync.ts;
- * deletions propagate, files a job changed on the node are sent again, as with rsync). Many
- * execs of one task at once (a sweep) would each upload the same tree; a sync of identical
- * content to the same place that is already under way is joined instead.
+ * deletions propagate, files a job changed on the node are sent again, as with rsync). The node
+ * is asked about the last sync while the local tree is scanned. Many execs of one task at once
+ * (a sweep) would each upload the same tree; a sync of identical content to the same place that
+ * is already under way is joined instead.
  */
 export async function syncWorkdir(t: Transport, python: string, localDir: string, remoteDir: string, state: SyncState, trustLocal = false): Promise<ManifestSyncStats> {
   const skip = '.skydeck-sync.*\n';
   const localFile = manifestFile(state.localStateDir, t.description, remoteDir, localDir);
   const prev = readManifest(localFile) ?? new Map<string, ManifestEntry>();
+  const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev };
+  const checked = trustLocal ? undefined : startCheck(where);
   let ignored = 0;
   const cur = scanWorkdir(localDir, skip, prev, () => ignored++);
   // --fast: nothing changed here since the last sync that finished → the node is not asked.
   if (trustLocal && prev.size && isEmptyDelta(deltaOf(prev, cur, localDir))) return { files: 0, bytes: 0, ignored, mode: 'skipped', removed: 0 };
-  const key = `${t.description}|${remoteDir}|${localDir}|${sha256(JSON.stringify(cur))}`;
-  const running = inFlight.get(key);
-  if (running) return running;
-  const p = manifestSync({
-    transport: t, python, localDir, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, localFile, prev, cur, ignored,
-  })
+  // The content is hashed only when another sync to the same place is under way.
+  const place = `${t.description}|${remoteDir}|${localDir}`;
+  let mine: string | undefined;
+  const content = () => (mine ??= sha256(JSON.stringify(cur)));
+  const same = inFlight.get(place)?.find((s) => s.content() === content());
+  if (same) return same.done;
+  const done = manifestSync({ ...where, localDir, localFile, cur, ignored, checked })
     .catch((e: unknown) => { throw new OpsError('failed', `syncing workdir ${localDir} to ${t.description} failed: ${(e as Error).message}`); })
-    .finally(() => inFlight.delete(key));
-  inFlight.set(key, p);
-  return p;
+    .finally(() => {
+      const left = (inFlight.get(place) ?? []).filter((s) => s.done !== done);
+      if (left.length) inFlight.set(place, left);
+      else inFlight.delete(place);
+    });
+  inFlight.set(place, [...(inFlight.get(place) ?? []), { content, done }]);
+  return done;
 }
 
 export async function syncFileMounts(t: Transport, python: string, task: Task, taskDir: string): Promise<number> {

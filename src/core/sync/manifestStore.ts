@@ -36,11 +36,21 @@ function entryOk(e: unknown): e is ManifestEntry {
   return false;
 }
 
+/**
+ * What this process last wrote to each manifest file, keyed by the file's identity then: a
+ * re-sync from the same process (the editor, a sweep) skips re-reading and re-checking 20,000
+ * entries. Any change to the file (another process, an edit) misses and reads it again.
+ */
+const written = new Map<string, { id: string; entries: Map<string, ManifestEntry> }>();
+const identity = (st: fs.Stats) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+
 /** The entries recorded in `file`, or undefined (missing, unreadable, malformed, a link). */
 export function readManifest(file: string): Map<string, ManifestEntry> | undefined {
   try {
     const st = fs.lstatSync(file);
     if (!st.isFile() || st.size > MAX_BYTES) return undefined;
+    const mine = written.get(file);
+    if (mine && mine.id === identity(st)) return new Map(mine.entries);
     const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { v?: unknown; entries?: unknown };
     if (doc?.v !== 1 || !Array.isArray(doc.entries)) return undefined;
     const out = new Map<string, ManifestEntry>();
@@ -60,11 +70,15 @@ export function writeManifest(file: string, entries: ManifestEntry[]): void {
   const problem = linkOnTheWay(dir);
   if (problem) throw new Error(problem);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  written.delete(file);
   writeFileAtomic(file, Buffer.from(JSON.stringify({ v: 1, entries })));
+  // Copies: the caller's entries may still be changed (a hash filled in) after this.
+  written.set(file, { id: identity(fs.lstatSync(file)), entries: new Map(entries.map((e) => [e.p, { ...e }])) });
 }
 
 /** Forgets a manifest (before a sync whose outcome is not known yet). */
 export function dropManifest(file: string): void {
+  written.delete(file);
   fs.rmSync(file, { force: true });
 }
 

@@ -31,6 +31,8 @@ export interface ManifestSyncRequest {
   prev: Map<string, ManifestEntry>;
   cur: ManifestEntry[];
   ignored: number;
+  /** The node's answer for `prev`, when the caller asked it while it scanned (startCheck). */
+  checked?: Promise<Set<string> | undefined>;
 }
 
 /** Raised by the node when its manifest moved under us (another sync finished meanwhile). */
@@ -38,10 +40,10 @@ const STALE = 75;
 
 export async function manifestSync(r: ManifestSyncRequest): Promise<ManifestSyncStats> {
   const { prev, cur } = r;
-  const nodeState = path.posix.join(r.nodeStateDir, `${sha256(r.remoteDir).slice(0, 32)}.json`);
+  const nodeState = nodeStateFile(r.nodeStateDir, r.remoteDir);
   const base = prev.size ? digestOf([...prev.values()]) : '';
   const stats: ManifestSyncStats = { files: 0, bytes: 0, ignored: r.ignored, mode: 'full', removed: 0 };
-  const drift = base ? await check(r, nodeState, base) : undefined;
+  const drift = base ? await (r.checked ?? check(r, nodeState, base)) : undefined;
   if (drift) {
     const delta = deltaOf(prev, cur, r.localDir, drift);
     const code = await apply(r, nodeState, base, cur, delta, stats);
@@ -58,8 +60,25 @@ export async function manifestSync(r: ManifestSyncRequest): Promise<ManifestSync
   return stats;
 }
 
+function nodeStateFile(nodeStateDir: string, remoteDir: string): string {
+  return path.posix.join(nodeStateDir, `${sha256(remoteDir).slice(0, 32)}.json`);
+}
+
+type CheckArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'prev'>;
+
+/**
+ * Asks the node about `prev` before the local scan, so its walk of the workdir overlaps ours.
+ * Undefined when there is no previous sync to ask about. A failure surfaces when awaited.
+ */
+export function startCheck(r: CheckArgs): Promise<Set<string> | undefined> | undefined {
+  if (!r.prev.size) return undefined;
+  const p = check(r, nodeStateFile(r.nodeStateDir, r.remoteDir), digestOf([...r.prev.values()]));
+  p.catch(() => undefined); // awaited later by manifestSync; the scan may fail first
+  return p;
+}
+
 /** The paths the node says drifted, or undefined when its manifest is not `base`. */
-async function check(r: ManifestSyncRequest, nodeState: string, base: string): Promise<Set<string> | undefined> {
+async function check(r: CheckArgs, nodeState: string, base: string): Promise<Set<string> | undefined> {
   const res = await r.transport.execShell(
     `exec ${shellQuote(r.python)} -S -c ${shellQuote(MANIFEST_NODE_PY)} check ${r.remoteDirWord} ${shellQuote(nodeState)} ${shellQuote(base)}`,
   );

@@ -178,4 +178,43 @@ describe('manifest sync (only what changed)', () => {
     assert.deepEqual(files(w.dst), { [odd[0]]: 'changed!', 'sp ace/': '', 'sp ace/ü.txt': odd[2] });
     assert.equal(fs.existsSync(path.join(w.dst, 'pwned')), false);
   });
+
+  it('joins syncs of the same tree under way; a different tree to the same place is its own sync, and the node ends whole', async () => {
+    const w = setup({ 'a.py': 'a', 'b.py': 'b' });
+    await syncWorkdir(w.t, python, w.src, w.dst, w.state);
+    write(w.src, 'a.py', 'a2');
+    const [x, y] = [syncWorkdir(w.t, python, w.src, w.dst, w.state), syncWorkdir(w.t, python, w.src, w.dst, w.state)];
+    assert.equal(await x, await y, 'the second sync of the same content joins the first (one result object)');
+    assert.deepEqual([(await x).mode, (await x).files], ['delta', 1]);
+
+    // Two different trees raced to one place: each finishes (one may fall back to a full sync
+    // when the other moved the node's manifest first); the node holds one of them, whole.
+    const other = setup({});
+    fs.cpSync(w.src, other.src, { recursive: true });
+    write(other.src, 'b.py', 'b-other');
+    const both = await Promise.all([syncWorkdir(w.t, python, w.src, w.dst, w.state), syncWorkdir(w.t, python, other.src, w.dst, w.state)]);
+    assert.ok(both.every((s) => ['delta', 'full'].includes(s.mode)));
+    const there = files(w.dst);
+    assert.ok([files(w.src), files(other.src)].some((f) => JSON.stringify(f) === JSON.stringify(there)), JSON.stringify(there));
+    // Whatever the order was, the next sync of the first tree leaves exactly it there.
+    write(w.src, 'c.py', 'c');
+    await syncWorkdir(w.t, python, w.src, w.dst, w.state);
+    assert.deepEqual(files(w.dst), files(w.src));
+  });
+
+  it('a workdir that vanished fails with the scan\'s error, and the node question asked meanwhile leaves no stray rejection', async () => {
+    const w = setup({ 'a.py': 'a' });
+    await syncWorkdir(w.t, python, w.src, w.dst, w.state);
+    const stray: unknown[] = [];
+    const onStray = (e: unknown) => stray.push(e);
+    process.on('unhandledRejection', onStray);
+    try {
+      fs.rmSync(w.src, { recursive: true });
+      await assert.rejects(syncWorkdir(w.t, python, w.src, w.dst, w.state), /ENOENT/);
+      await new Promise((r) => setTimeout(r, 1500)); // the node check finishes after the scan failed
+      assert.deepEqual(stray, []);
+    } finally {
+      process.off('unhandledRejection', onStray);
+    }
+  });
 });

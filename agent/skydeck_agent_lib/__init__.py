@@ -2,4 +2,4 @@
 
 VERSION = '0.1.0'
 # Bumped when a request or response shape changes incompatibly.
-PROTOCOL = 1
+PROTOCOL = 2

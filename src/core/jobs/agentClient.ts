@@ -102,7 +102,7 @@ export class AgentClient {
         const rpc = await this.channel();
         const req = rpc.start('logs', { job_id: jobId, offset, follow: opts.follow ?? true, ...(opts.rank ? { rank: opts.rank } : {}) }, (ev) => {
           const at = ev.offset;
-          const data = Buffer.from(ev.data, 'base64');
+          const data = ev.data;
           // Chunks arrive in order; anything before `offset` was already delivered.
           const skip = Math.max(0, offset - at);
           if (skip < data.length) {

@@ -8,7 +8,7 @@ import type { CancelResult, JobSpec, LogsFinal, QueueAnswer, SubmitResult } from
  * Must equal PROTOCOL in agent/skydeck_agent_lib/__init__.py (a test compares them): both
  * are bumped together when a request or result shape changes incompatibly.
  */
-export const AGENT_PROTOCOL = 1;
+export const AGENT_PROTOCOL = 2;
 
 type NoArgs = Record<string, never>;
 

@@ -66,12 +66,26 @@ export interface LogsFinal {
   stopped?: boolean;
 }
 
-/** One chunk of a `logs` stream: base64 of raw bytes starting at byte `offset` of the log. */
+/**
+ * One chunk of a `logs` stream: the bytes starting at byte `offset` of the log. On the wire a
+ * header line `{"id","event":"log","offset","bytes"}` is followed by exactly `bytes` raw bytes
+ * (no base64, no JSON string: the log stream's cost is the copy, not the parse).
+ */
 export interface LogEvent {
   event: 'log';
   offset: number;
-  data: string;
+  data: Buffer;
 }
+
+/** The header line of a LogEvent as it arrives. */
+export interface LogHeader {
+  event: 'log';
+  offset: number;
+  bytes: number;
+}
+
+/** The largest chunk a header may announce; the agent reads 512 KiB at a time. */
+export const MAX_LOG_CHUNK = 64 * 1024 * 1024;
 
 export interface CancelResult {
   cancelled: number[];

@@ -3,7 +3,7 @@
 // naming the command and the field, never a crash further on. Extra keys and extra queue
 // columns pass: a newer agent may add them (forward compatibility).
 import type { AgentCommands, Hello } from './commands';
-import { JOB_STATUSES, type JobRow, type LogEvent, type QueueAnswer } from './protocol';
+import { JOB_STATUSES, MAX_LOG_CHUNK, type JobRow, type LogHeader, type QueueAnswer } from './protocol';
 import {
   bool, Check, check, describe, either, field, int, intFrom, listOf, nullable, num, obj, oneOf, optional, recordOf, str,
 } from './shape';
@@ -108,11 +108,13 @@ export const HELLO: Check<Hello> = obj({
   event: oneOf(['hello'] as const), version: str, protocol: intFrom(0), pid: intFrom(1), base_dir: str,
 });
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-export const LOG_EVENT: Check<LogEvent> = obj({
+/** Whether a log header's length can be believed (else the raw bytes after it cannot be found). */
+export const logBytesOk = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= MAX_LOG_CHUNK;
+
+export const LOG_HEADER: Check<LogHeader> = obj({
   event: oneOf(['log'] as const),
   offset: count,
-  data: check<string>((v, at) => (typeof v === 'string' && v.length % 4 === 0 && BASE64.test(v) ? undefined : `${at}: expected base64 text, got ${describe(v)}`)),
+  bytes: check<number>((v, at) => (logBytesOk(v) ? undefined : `${at}: expected an integer from 0 to ${MAX_LOG_CHUNK}, got ${describe(v)}`)),
 });
 
 /** An error answer: `{code, message, details?}`. */

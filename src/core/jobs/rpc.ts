@@ -1,8 +1,8 @@
 import type { Channel } from '../transport';
 import type { AgentCommand, ArgsOf, Hello, ResultOf } from './commands';
-import type { LogEvent } from './protocol';
+import type { LogEvent, LogHeader } from './protocol';
 import { AgentProtocolError } from './protocolError';
-import { ERROR, HELLO, LOG_EVENT, RESULT_CHECKS } from './protocolChecks';
+import { ERROR, HELLO, LOG_HEADER, logBytesOk, RESULT_CHECKS } from './protocolChecks';
 import { describe, isObj } from './shape';
 
 /** An error answered by the agent: `code` is the agent's machine-readable code. */
@@ -46,6 +46,8 @@ export class AgentRpc {
   private readonly pending = new Map<number, Pending>();
   private buffered: Buffer[] = [];
   private bufferedBytes = 0;
+  /** The raw bytes of a log event still to come after its header line. */
+  private raw: { left: number; parts: Buffer[]; deliver: (data: Buffer) => void } | undefined;
   private closedWith: string | undefined;
   private stderrTail = '';
   readonly hello: Promise<Hello>;
@@ -61,7 +63,7 @@ export class AgentRpc {
     channel.onStderr((b) => (this.stderrTail = (this.stderrTail + b.toString()).slice(-2000)));
     channel.onClose((code) => {
       const why = `exit ${code ?? 'by signal or lost connection'}${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`;
-      this.closedWith = why;
+      this.closedWith ??= why; // a protocol error that closed the channel stays the reason
       noHello(new AgentGoneError(why));
       for (const p of this.pending.values()) p.reject(new AgentGoneError(why));
       this.pending.clear();
@@ -102,21 +104,37 @@ export class AgentRpc {
   }
 
   private onData(b: Buffer, gotHello: (h: Hello) => void, noHello: (e: Error) => void): void {
-    if (this.closedWith !== undefined) return;
-    this.buffered.push(b);
-    this.bufferedBytes += b.length;
-    if (!b.includes(10)) return this.bufferedBytes > this.maxLine ? this.tooLong(noHello) : undefined;
-    const all = Buffer.concat(this.buffered);
-    let start = 0;
-    for (let nl = all.indexOf(10); nl >= 0; nl = all.indexOf(10, start)) {
-      if (nl - start > this.maxLine) return this.tooLong(noHello);
-      const line = all.subarray(start, nl).toString('utf8');
-      start = nl + 1;
+    let rest = b;
+    while (rest.length && this.closedWith === undefined) {
+      if (this.raw) {
+        const take = Math.min(this.raw.left, rest.length);
+        this.raw.parts.push(rest.subarray(0, take));
+        this.raw.left -= take;
+        rest = rest.subarray(take);
+        if (this.raw.left === 0) this.endRaw();
+        continue;
+      }
+      const nl = rest.indexOf(10);
+      if (nl < 0) {
+        this.buffered.push(rest);
+        this.bufferedBytes += rest.length;
+        if (this.bufferedBytes > this.maxLine) this.tooLong(noHello);
+        return;
+      }
+      if (this.bufferedBytes + nl > this.maxLine) return this.tooLong(noHello);
+      const line = (this.buffered.length ? Buffer.concat([...this.buffered, rest.subarray(0, nl)]) : rest.subarray(0, nl)).toString('utf8');
+      this.buffered = [];
+      this.bufferedBytes = 0;
+      rest = rest.subarray(nl + 1);
       if (line.trim()) this.dispatch(line, gotHello, noHello);
     }
-    this.buffered = start < all.length ? [all.subarray(start)] : [];
-    this.bufferedBytes = all.length - start;
-    if (this.bufferedBytes > this.maxLine) this.tooLong(noHello);
+  }
+
+  /** A log event's bytes are all here: copied out (the channel's buffers are not ours to keep). */
+  private endRaw(): void {
+    const { parts, deliver } = this.raw!;
+    this.raw = undefined;
+    deliver(Buffer.concat(parts));
   }
 
   /** An over-long line: every request on this channel fails, and the channel is closed. */
@@ -144,16 +162,10 @@ export class AgentRpc {
       return problem ? noHello(this.malformed('hello', problem)) : gotHello(msg as unknown as Hello);
     }
     const id = msg.id as number;
+    if (msg.event === 'log') return this.logHeader(id, msg);
     const p = this.pending.get(id);
     if (!p) return;
-    if (msg.event !== undefined) {
-      if (msg.event !== 'log') return; // an event kind this client does not know: a newer agent's
-      const problem = LOG_EVENT(msg, 'event');
-      if (!problem) return p.onEvent?.(msg as unknown as LogEvent);
-      // End the stream on the agent too; the answer to this request has no taker.
-      this.channel.write(JSON.stringify({ id: this.nextId++, cmd: 'unfollow', args: { request: id } }) + '\n');
-      return this.settle(id, p, this.malformed(p.cmd, problem));
-    }
+    if (msg.event !== undefined) return; // an event kind this client does not know: a newer agent's
     if (msg.ok === true) {
       const problem = RESULT_CHECKS[p.cmd](msg.result, '');
       return problem ? this.settle(id, p, this.malformed(p.cmd, problem)) : this.settle(id, p, undefined, msg.result);
@@ -163,6 +175,38 @@ export class AgentRpc {
     if (problem) return this.settle(id, p, this.malformed(p.cmd, problem));
     const e = msg.error as { code: string; message: string };
     this.settle(id, p, new AgentError(e.code, e.message));
+  }
+
+  /**
+   * A log header: its raw bytes follow, whoever waits for them. A header whose length cannot be
+   * trusted leaves the stream unreadable, so the channel is closed.
+   */
+  private logHeader(id: number, msg: Record<string, unknown>): void {
+    const problem = LOG_HEADER(msg, 'event');
+    const p = this.pending.get(id);
+    if (problem && !logBytesOk(msg.bytes)) return this.unreadable(p?.cmd ?? 'logs', problem);
+    this.raw = {
+      left: msg.bytes as number,
+      parts: [],
+      deliver: (data) => {
+        const waiting = this.pending.get(id);
+        if (!waiting) return;
+        if (!problem) return waiting.onEvent?.({ event: 'log', offset: (msg as unknown as LogHeader).offset, data });
+        // End the stream on the agent too; the answer to this request has no taker.
+        this.channel.write(JSON.stringify({ id: this.nextId++, cmd: 'unfollow', args: { request: id } }) + '\n');
+        this.settle(id, waiting, this.malformed(waiting.cmd, problem));
+      },
+    };
+    if (this.raw.left === 0) this.endRaw();
+  }
+
+  /** Every request on this channel fails with `problem`, and the channel is closed. */
+  private unreadable(cmd: AgentCommand, problem: string): void {
+    const e = this.malformed(cmd, problem);
+    this.closedWith = e.message;
+    for (const p of this.pending.values()) p.reject(e);
+    this.pending.clear();
+    this.close();
   }
 
   private settle(id: number, p: Pending, error: Error | undefined, result?: unknown): void {

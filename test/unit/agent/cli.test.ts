@@ -12,7 +12,7 @@ describe('agent command line', function () {
 
   it('version, submit (spec on stdin), queue, status, cancel answer one JSON object each', async () => {
     const v = await fx.cli(['version']);
-    assert.equal(v.protocol, 1);
+    assert.equal(v.protocol, 2);
     assert.equal(fs.existsSync(path.join(fx.base, 'jobs.db')), false, 'version does not create state');
     const s = await fx.cli(['submit'], { name: 'cli', run: 'sleep 30', resources: { cpus: 0.25 } });
     assert.equal(s.job_id, 1);

@@ -119,18 +119,44 @@ export class ServeClient {
     this.proc.stderr!.on('data', (b: Buffer) => this.stderr.push(b));
   }
 
+  /** A log event whose raw bytes are still arriving (they follow its header line). */
+  private rawEvent: { msg: Json; left: number; parts: Buffer[] } | undefined;
+
   private onData(b: Buffer): void {
-    // Lines can be megabytes (a full queue, log chunks): gather pieces, join once per line.
-    let start = 0;
-    let nl: number;
-    while ((nl = b.indexOf(10, start)) >= 0) {
-      this.pieces.push(b.subarray(start, nl));
+    // Lines can be megabytes (a full queue): gather pieces, join once per line. A log header
+    // line is followed by `bytes` raw bytes, which are data, not lines.
+    let rest = b;
+    while (rest.length) {
+      if (this.rawEvent) {
+        const take = Math.min(this.rawEvent.left, rest.length);
+        this.rawEvent.parts.push(rest.subarray(0, take));
+        this.rawEvent.left -= take;
+        rest = rest.subarray(take);
+        if (!this.rawEvent.left) this.endRaw();
+        continue;
+      }
+      const nl = rest.indexOf(10);
+      if (nl < 0) {
+        this.pieces.push(rest);
+        return;
+      }
+      this.pieces.push(rest.subarray(0, nl));
       const line = Buffer.concat(this.pieces).toString('utf8');
       this.pieces = [];
-      start = nl + 1;
-      if (line.trim()) this.onMessage(JSON.parse(line));
+      rest = rest.subarray(nl + 1);
+      if (!line.trim()) continue;
+      const msg = JSON.parse(line);
+      if (msg.event === 'log') {
+        this.rawEvent = { msg, left: msg.bytes, parts: [] };
+        if (!msg.bytes) this.endRaw();
+      } else this.onMessage(msg);
     }
-    if (start < b.length) this.pieces.push(b.subarray(start));
+  }
+
+  private endRaw(): void {
+    const { msg, parts } = this.rawEvent!;
+    this.rawEvent = undefined;
+    this.onMessage({ ...msg, data: Buffer.concat(parts) });
   }
 
   private onMessage(msg: Json): void {
@@ -167,14 +193,14 @@ export class ServeClient {
     this.proc.stdin!.write(line);
   }
 
-  /** A `logs` request; collects the base64 chunks and resolves at the final response. */
+  /** A `logs` request; collects the raw chunks and resolves at the final response. */
   logs(args: Json, id?: Json, onChunk?: (c: Buffer) => void): Promise<LogStream> {
     const rid = id ?? `l${this.nextId++}`;
     const key = JSON.stringify(rid);
     const parts: Buffer[] = [];
     const chunks: { offset: number; length: number }[] = [];
     this.streams.set(key, (ev) => {
-      const data = Buffer.from(ev.data, 'base64');
+      const data = ev.data as Buffer;
       parts.push(data);
       chunks.push({ offset: ev.offset, length: data.length });
       onChunk?.(data);

@@ -12,7 +12,7 @@ describe('agent serve (JSON lines)', function () {
     const hello = await c.hello;
     assert.equal(hello.event, 'hello');
     assert.equal(hello.id, null);
-    assert.equal(hello.protocol, 1);
+    assert.equal(hello.protocol, 2);
     assert.equal(typeof hello.version, 'string');
     const v = await c.call('version');
     assert.equal(v.version, hello.version);

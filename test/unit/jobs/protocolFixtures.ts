@@ -30,7 +30,7 @@ export const COLUMNS = [
 ];
 
 export const GOOD: { [K in AgentCommand]: AgentCommands[K]['result'] } = {
-  version: { version: '0.1.0', protocol: 1, schema_version: 4, python: '3.11.2', base_dir: '/home/u/.skydeck', marker_prefix: 'efebe6710a790480' },
+  version: { version: '0.1.0', protocol: 2, schema_version: 4, python: '3.11.2', base_dir: '/home/u/.skydeck', marker_prefix: 'efebe6710a790480' },
   submit: { job_id: 17, status: 'RUNNING' },
   queue: {
     db_id: '47d6a9', cursor: 812, full: false, columns: COLUMNS,
@@ -48,7 +48,7 @@ export const GOOD: { [K in AgentCommand]: AgentCommands[K]['result'] } = {
   shutdown: { stopped: true, daemon_pid: 4321, escalated: [] },
 };
 
-export const HELLO = { id: null, event: 'hello', version: '0.1.0', protocol: 1, pid: 1234, base_dir: '/home/u/.skydeck' };
+export const HELLO = { id: null, event: 'hello', version: '0.1.0', protocol: 2, pid: 1234, base_dir: '/home/u/.skydeck' };
 
 /** A serve channel: greets with `hello`, then answers each request line with `answer(req)`. */
 export class FakeServe implements Channel {
@@ -64,9 +64,14 @@ export class FakeServe implements Channel {
     setImmediate(() => this.send(this.answer(req)));
   }
 
-  /** Each item becomes one line: objects as JSON, strings as they are. */
+  /** Each item becomes one line (objects as JSON, strings as they are); a Buffer goes raw, as a log event's bytes. */
   send(lines: unknown[]): void {
-    this.data?.(Buffer.from(lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l)) + '\n').join('')));
+    this.data?.(Buffer.concat(lines.map((l) => (Buffer.isBuffer(l) ? l : Buffer.from((typeof l === 'string' ? l : JSON.stringify(l)) + '\n')))));
+  }
+
+  /** Bytes exactly as given (a test cutting the stream its own way). */
+  sendRaw(b: Buffer): void {
+    this.data?.(b);
   }
 
   onData(cb: (b: Buffer) => void): void {

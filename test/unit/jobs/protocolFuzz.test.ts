@@ -46,7 +46,7 @@ describe('agent protocol: malformed answers become AgentProtocolError naming com
   let serve: FakeServe;
   let rpc: AgentRpc;
   beforeEach(() => {
-    serve = new FakeServe((req) => next.map((l) => (typeof l === 'object' && l !== null ? { id: req.id, ...l } : l)));
+    serve = new FakeServe((req) => next.map((l) => (typeof l === 'object' && l !== null && !Buffer.isBuffer(l) ? { id: req.id, ...l } : l)));
     rpc = new AgentRpc(serve, 'fake-host');
   });
 
@@ -126,11 +126,13 @@ describe('agent protocol: malformed answers become AgentProtocolError naming com
     const bad = new AgentRpc(new FakeServe(() => [], { id: null, event: 'hello', version: '0.1.0', protocol: '1', pid: 1, base_dir: '/b' }), 'h');
     await assert.rejects(bad.hello, (e: Error) => e instanceof AgentProtocolError && e.command === 'hello' && e.problem.startsWith('protocol: expected an integer'));
 
-    next = ['7', 'null', '[1]', { event: 'log', offset: 0, data: 'aGkK' }, { event: 'progress', pct: 5 }, { event: 'log', offset: -3, data: 'aGkK' }];
+    // A log header's bytes follow it raw: newlines and braces in them are data, never lines.
+    const hi = Buffer.from('hi\n{"ok":true}\n');
+    next = ['7', 'null', '[1]', { event: 'log', offset: 0, bytes: hi.length }, hi, { event: 'progress', pct: 5 }, { event: 'log', offset: -3, bytes: 3 }, Buffer.from('hi\n')];
     const chunks: string[] = [];
-    const req = rpc.start('logs', { job_id: 1 }, (ev) => chunks.push(Buffer.from(ev.data, 'base64').toString()));
+    const req = rpc.start('logs', { job_id: 1 }, (ev) => chunks.push(ev.data.toString()));
     await assert.rejects(req.done, (e: Error) => e instanceof AgentProtocolError && e.command === 'logs' && e.problem.startsWith('event.offset: expected an integer >= 0, got -3'));
-    assert.deepEqual(chunks, ['hi\n'], 'the good chunk before the bad one was delivered, the unknown event skipped');
+    assert.deepEqual(chunks, [hi.toString()], 'the good chunk before the bad one was delivered, the unknown event skipped');
     assert.deepEqual(serve.requests.at(-1), { id: req.id + 1, cmd: 'unfollow', args: { request: req.id } }, 'the stream is ended on the agent too');
 
     next = [{ ok: false, error: { code: 5, message: 'x' } }];
@@ -157,5 +159,59 @@ describe('agent protocol: a malformed answer stops at the client, not later', ()
     rows.length = 0;
     assert.deepEqual(await client.queue(), [], 'a later good answer is taken as usual');
     await client.close();
+  });
+});
+
+describe('agent protocol: raw log bytes after their header', () => {
+  /** A serve that answers a logs request with `wire`, cut into pieces of the given sizes. */
+  class ChoppedServe extends FakeServe {
+    constructor(wire: (id: number) => Buffer, sizes: () => number) {
+      super(() => []);
+      this.write = (b: Buffer | string) => {
+        const req = JSON.parse(b.toString());
+        this.requests.push(req);
+        const all = wire(req.id);
+        setImmediate(() => {
+          for (let at = 0; at < all.length;) {
+            const n = Math.max(1, sizes());
+            this.sendRaw(all.subarray(at, at + n));
+            at += n;
+          }
+        });
+      };
+    }
+  }
+
+  const framed = (id: number, chunks: Buffer[]): Buffer => {
+    let offset = 0;
+    const parts: Buffer[] = [];
+    for (const c of chunks) {
+      parts.push(Buffer.from(JSON.stringify({ id, event: 'log', offset, bytes: c.length }) + '\n'), c);
+      offset += c.length;
+    }
+    parts.push(Buffer.from(JSON.stringify({ id, ok: true, result: { job_id: 1, offset, status: 'SUCCEEDED', exit_code: 0, reason: null, terminal: true } }) + '\n'));
+    return Buffer.concat(parts);
+  };
+
+  it('arrive whole and in order however the channel cuts them (one byte, odd sizes, all at once)', async () => {
+    // Bytes that look like protocol: newlines, JSON answers, a NUL, invalid UTF-8.
+    const chunks = [Buffer.from('{"id":1,"ok":true}\n'), Buffer.from([0, 0xff, 0xfe, 10, 10]), Buffer.alloc(0), Buffer.alloc(70_000, 0x41)];
+    for (const sizes of [() => 1, () => 7, () => 1 + Math.floor(Math.random() * 5000), () => 1e9]) {
+      const rpc = new AgentRpc(new ChoppedServe((id) => framed(id, chunks), sizes), 'chopped');
+      const got: Buffer[] = [];
+      const final = await rpc.start('logs', { job_id: 1 }, (ev) => got.push(ev.data)).done;
+      assert.equal(final.offset, 70_024);
+      assert.deepEqual(Buffer.concat(got), Buffer.concat(chunks));
+    }
+  });
+
+  it('a header whose length cannot be believed closes the channel, failing every request on it', async () => {
+    for (const bytes of [-1, 'x', 1.5, 2 ** 40, null]) {
+      const serve = new ChoppedServe((id) => Buffer.from(JSON.stringify({ id, event: 'log', offset: 0, bytes }) + '\nhi\n'), () => 1e9);
+      const rpc = new AgentRpc(serve, 'liar');
+      await assert.rejects(rpc.start('logs', { job_id: 1 }, () => undefined).done, (e: Error) => e instanceof AgentProtocolError && /event\.bytes: expected an integer from 0 to/.test(e.problem), String(bytes));
+      assert.equal(rpc.closed, true);
+      await assert.rejects(rpc.request('status', {}), /bytes/);
+    }
   });
 });

@@ -42,12 +42,14 @@ def vendor_of(name):
 def parse_nvidia_smi(text, model_of):
     """Lines of `--query-gpu=index,uuid,name,memory.total --format=csv,noheader` -> devices.
 
-    A line that does not parse is skipped (a driver warning, a truncated line)."""
-    out = []
+    A line that does not parse is skipped (a driver warning, a truncated line), and so is a
+    second line of one index: two jobs must never be handed one device as two."""
+    out, seen = [], set()
     for line in text.splitlines()[:MAX_SLOTS]:
         parts = [p.strip() for p in line.split(',')]
-        if len(parts) < 4 or not parts[0].isdigit():
+        if len(parts) < 4 or not parts[0].isdigit() or int(parts[0]) in seen:
             continue
+        seen.add(int(parts[0]))
         mem = parts[-1].split()
         name = ', '.join(parts[2:-1])
         out.append({'index': int(parts[0]), 'uuid': parts[1], 'name': name,

@@ -113,6 +113,18 @@ describe('GPUs per job on a real sshd host with a fake nvidia-smi (2 GPUs)', fun
     for (const id of [f[0], f[1], whole.job_id]) await finish(id);
   });
 
+  it('bad accelerator input is refused at submit and queues nothing', async () => {
+    const before = (await client.queueSnapshot()).length;
+    const cases: [Record<string, number>, string][] = [
+      [{ L4: -1 }, 'invalid_spec'], [{ L4: 1.5 }, 'invalid_spec'], [{ 'L4"$(id)': 1 }, 'invalid_spec'],
+      [{ "L4'": 1 }, 'invalid_spec'], [{ L4: 1e9 }, 'unschedulable'], [{ L4: 3 }, 'unschedulable'],
+    ];
+    for (const [acc, code] of cases) {
+      await assert.rejects(client.submit(job(acc)), (e: { code?: string }) => e.code === code, JSON.stringify(acc));
+    }
+    assert.equal((await client.queueSnapshot()).length, before);
+  });
+
   it('a driver killed with SIGKILL gives its device back; refresh re-runs nvidia-smi once', async () => {
     const a = (await client.submit(job({ L4: 2 }))).job_id;
     assert.equal(await cvd(a), '0,1');

@@ -25,6 +25,16 @@ class Inventory(unittest.TestCase):
         self.assertEqual([(d['index'], d['uuid'], d['model'], d['memory_mb']) for d in devs],
                          [(0, 'GPU-aaaa', 'A100-80GB', 81920), (1, 'GPU-bbbb', 'A100-80GB', 81920)])
 
+    def test_hostile_nvidia_smi_output_is_named_by_index_only(self):
+        text = ('1, U1, NVIDIA "L4$(id)", 1 MiB\n1, U1b, NVIDIA L4, 1 MiB\n-1, U, L4, 1 MiB\n'
+                'x, U, L4, 1 MiB\n0, U0, NVIDIA L4, lots\n' + '9, U9\n' * 5000)
+        devs = devices.parse_nvidia_smi(text, resources.gpu_model)
+        self.assertEqual([(d['index'], d['uuid'], d['memory_mb']) for d in devs], [(0, 'U0', None), (1, 'U1', 1)])
+        odd = devs[1]['model']
+        p = devices.pools({'L4': 1, odd: 1}, devs)
+        self.assertEqual(p, {'l4': [('0', 'nvidia')], odd.lower(): [('1', 'nvidia')]})
+        self.assertEqual(devices.env_for(p, [[odd.lower(), 0, 1.0]], {odd: 1}), {'CUDA_VISIBLE_DEVICES': '1'})
+
     def test_detected_devices_back_a_catalog_name_spelled_otherwise(self):
         devs = devices.parse_nvidia_smi('3, U3, NVIDIA A100-SXM4-80GB, 1 MiB\n', resources.gpu_model)
         self.assertEqual(devices.pools({'A100': 1}, devs), {'a100': [('3', 'nvidia')]})

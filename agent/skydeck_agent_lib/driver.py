@@ -152,7 +152,8 @@ def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, c
 def setup_unset(dev_env, spec):
     """The device variables setup runs without. SkyPilot runs setup with CUDA_VISIBLE_DEVICES
     unset (every GPU of the node visible, e.g. to build kernels); a job's own envs stay."""
-    return ' '.join(sorted(k for k in (dev_env or {}) if k not in spec['envs']))
+    own = set(spec['envs']) | set(spec.get('secret_names') or ())
+    return ' '.join(sorted(k for k in (dev_env or {}) if k not in own))
 
 
 def write_scripts(paths, job_id, spec):

@@ -7,7 +7,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', '..', '..', 'agent'))
-from skydeck_agent_lib import devices, resources, spec  # noqa: E402
+from skydeck_agent_lib import devices, driver, resources, spec  # noqa: E402
 from skydeck_agent_lib.errors import AgentError  # noqa: E402
 
 SMI = ('0, GPU-aaaa, NVIDIA A100-SXM4-80GB, 81920 MiB\n'
@@ -119,6 +119,17 @@ class Env(unittest.TestCase):
     def test_one_device_held_twice_is_named_once(self):
         self.assertEqual(devices.env_for(two_a100(), [['a100-80gb', 0, 0.5], ['a100-80gb', 0, 0.5]], None),
                          {'CUDA_VISIBLE_DEVICES': '0'})
+
+
+class SetupSees(unittest.TestCase):
+    def test_setup_runs_without_our_variables_but_keeps_the_jobs_own(self):
+        env = {'CUDA_VISIBLE_DEVICES': '1', 'ROCR_VISIBLE_DEVICES': '', 'HIP_VISIBLE_DEVICES': ''}
+        self.assertEqual(driver.setup_unset(env, {'envs': {}, 'secret_names': []}),
+                         'CUDA_VISIBLE_DEVICES HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES')
+        self.assertEqual(driver.setup_unset(env, {'envs': {'CUDA_VISIBLE_DEVICES': '7'},
+                                                  'secret_names': ['HIP_VISIBLE_DEVICES']}),
+                         'ROCR_VISIBLE_DEVICES')
+        self.assertEqual(driver.setup_unset(None, {'envs': {}}), '')
 
 
 class Spec(unittest.TestCase):

@@ -36,6 +36,7 @@ def claim(conn, txn, boot, now, paths=None, fresh=None):
     free = [resources.subtract(cap, u) for u in per]
     held = [u['slots'] for u in per]
     pools = devices.pools(cap.get('accelerators'), detected)
+    plain = {}  # what jobs asking for no accelerator hold, per node set: built once per step
     most = max(f['cpus'] for f in free)
     most_mem = max(f['memory'] for f in free)
     # Let SQLite drop what cannot fit on CPU/memory anywhere before Python looks at a row.
@@ -78,15 +79,26 @@ def claim(conn, txn, boot, now, paths=None, fresh=None):
         for i in chosen:
             resources.take(free[i], demand)
             devices.take(held[i], alloc[i])
-        dev = {'alloc': dict((str(i), a) for i, a in alloc.items() if a),
-               'env': dict((str(i), devices.env_for(pools, a, demand['accelerators']))
-                           for i, a in alloc.items())}
+        dev, text = _devices_of(pools, alloc, demand['accelerators'], plain)
         status = 'SETTING_UP' if (spec.get('setup') or '').strip() else 'RUNNING'
         conn.execute("UPDATE jobs SET status = ?, started_at = ?, boot_id = ?, nodes = ?, "
                      "devices = ?, updated_seq = ? WHERE job_id = ? AND status = 'PENDING'",
-                     (status, now, boot, json.dumps(chosen), json.dumps(dev), txn.seq(), job_id))
+                     (status, now, boot, json.dumps(chosen), text, txn.seq(), job_id))
         launches.append((job_id, spec, submitted_at, cwd, chosen, secrets, dev['env'][str(chosen[0])]))
     return launches
+
+
+def _devices_of(pools, alloc, demand_accs, plain):
+    """The jobs.devices value of a claim and its JSON text (db.py, schema 5)."""
+    key = None if demand_accs else tuple(alloc)
+    if key in plain:
+        return plain[key]
+    dev = {'alloc': dict((str(i), a) for i, a in alloc.items() if a),
+           'env': dict((str(i), devices.env_for(pools, a, demand_accs)) for i, a in alloc.items())}
+    out = (dev, json.dumps(dev))
+    if key is not None:
+        plain[key] = out
+    return out
 
 
 def resolve_workdir(workdir):

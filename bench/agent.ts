@@ -126,6 +126,18 @@ async function releaseExtras(): Promise<void> {
     await waitUntil(() => watch.count() >= 64, 10000, '64 jobs alive', 5);
     emit('agent.release64_declared_s', (now() - t0) / 1000, 's', { jobs: 64, via: 'capacity declared' });
   });
+  await withAgent(async (c, fx) => {
+    // Variant: GPU jobs, so the release goes through per-device allocation (8 L4s, 64 x L4:0.125).
+    await c.call('configure', { capacity: { cpus: 65, accelerators: { L4: 8 } } });
+    const blocker = await c.call('submit', { run: 'sleep 999', resources: { cpus: 1, accelerators: { L4: 8 } } });
+    for (let i = 0; i < 64; i++) await c.call('submit', { run: 'sleep 1000', resources: { cpus: 1, accelerators: { L4: 0.125 } } });
+    const watch = new SleepWatch('1000', `SKYDECK_JOB_MARKER=${markerPrefix(fx.base)}:`);
+    const t0 = now();
+    const cancelled = c.call('cancel', { job_ids: [blocker.job_id], grace: 10 });
+    await waitUntil(() => watch.count() >= 64, 10000, '64 GPU jobs alive', 5);
+    emit('agent.release64_gpu_s', (now() - t0) / 1000, 's', { jobs: 64, via: 'blocker holding 8 L4 cancelled; each job L4:0.125' });
+    await cancelled;
+  });
 }
 
 /**

@@ -8,6 +8,9 @@ Schema history (PRAGMA user_version):
      NULL means the head only, as every job of an older agent ran there).
   4  adds isolation (how the job's processes are found: cgroup2, cgroup1 or marker) and cgroup
      (the job's cgroup directory until it is removed), with a partial index for the cleanup.
+  5  adds devices: the devices a started job holds per node and the variables naming them
+     ({"alloc": {node: [[pool, slot, share]]}, "env": {node: {var: value}}}, devices.py);
+     NULL for jobs of an older agent, which hold no device.
 A newer agent migrates an older file in place inside one write transaction; rows of jobs
 started by an older agent keep their driver pid/start/boot id, so they are tracked to the end.
 """
@@ -19,7 +22,7 @@ import time
 from .errors import AgentError
 from .states import below, TERMINAL
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _V1 = """
 CREATE TABLE jobs (
@@ -61,6 +64,10 @@ _V3_TO_V4 = """
 ALTER TABLE jobs ADD COLUMN isolation TEXT;
 ALTER TABLE jobs ADD COLUMN cgroup TEXT;
 CREATE INDEX jobs_cgroup ON jobs(job_id) WHERE cgroup IS NOT NULL;
+"""
+
+_V4_TO_V5 = """
+ALTER TABLE jobs ADD COLUMN devices TEXT;
 """
 
 
@@ -125,6 +132,9 @@ def _migrate(conn):
         if v == 3:
             _script(conn, _V3_TO_V4)
             v = 4
+        if v == 4:
+            _script(conn, _V4_TO_V5)
+            v = 5
         conn.execute('PRAGMA user_version = %d' % v)
         conn.execute('COMMIT')
     except BaseException:

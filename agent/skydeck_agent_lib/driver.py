@@ -27,8 +27,9 @@ SH = '/bin/sh'
 # job dir; the user's commands write both streams to the job log.
 DRIVER = r'''py=$_SKYDECK_PY agent=$_SKYDECK_AGENT base=$_SKYDECK_BASE job=$_SKYDECK_JOB
 dir=$_SKYDECK_DIR shell=$_SKYDECK_SHELL cwd=$_SKYDECK_CWD cg=$_SKYDECK_CGROUP um=$_SKYDECK_UMASK
+hide=$_SKYDECK_SETUP_UNSET
 unset _SKYDECK_PY _SKYDECK_AGENT _SKYDECK_BASE _SKYDECK_JOB _SKYDECK_DIR _SKYDECK_SHELL _SKYDECK_CWD \
-  _SKYDECK_CGROUP _SKYDECK_UMASK
+  _SKYDECK_CGROUP _SKYDECK_UMASK _SKYDECK_SETUP_UNSET
 exec 2>>"$dir/driver.err"
 if [ -n "$um" ]; then umask "$um"; fi
 trap 'term=1' TERM INT
@@ -38,7 +39,7 @@ if [ -n "$cg" ] && ! echo $$ >"$cg/cgroup.procs"; then
 elif ! cd -- "$cwd" 2>&1; then
   phase=workdir code=1
 elif [ -f "$dir/setup.sh" ]; then
-  "$shell" "$dir/setup.sh" </dev/null 2>&1
+  (unset $hide; exec "$shell" "$dir/setup.sh") </dev/null 2>&1
   code=$?
   if [ -e "$dir/cancelled" ]; then exit 143; fi
   if [ "$code" -ne 0 ]; then phase=setup
@@ -102,11 +103,12 @@ def base_env(paths, client):
 
 
 def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, chosen=(0,),
-            cgroup=None, secrets=None):
+            cgroup=None, secrets=None, dev_env=None):
     global USER_SHELL
     if USER_SHELL is None:
         USER_SHELL = user_shell()
     env = dict(base)
+    env.update(dev_env or {})  # the job's own envs may still name devices themselves
     env.update(spec['envs'])
     env.update(secrets or {})  # the driver's environment is the only place they are kept
     name = cluster.get('cluster_name') or 'local'
@@ -140,10 +142,18 @@ def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, c
         '_SKYDECK_SHELL': USER_SHELL,
         '_SKYDECK_CWD': cwd,
         '_SKYDECK_CGROUP': cgroup or '',
+        '_SKYDECK_SETUP_UNSET': setup_unset(dev_env, spec),
     })
     if spec.get('name') is not None:
         env['SKYDECK_JOB_NAME'] = spec['name']
     return env
+
+
+def setup_unset(dev_env, spec):
+    """The device variables setup runs without. SkyPilot runs setup with CUDA_VISIBLE_DEVICES
+    unset (every GPU of the node visible, e.g. to build kernels); a job's own envs stay."""
+    own = set(spec['envs']) | set(spec.get('secret_names') or ())
+    return ' '.join(sorted(k for k in (dev_env or {}) if k not in own))
 
 
 def write_scripts(paths, job_id, spec):

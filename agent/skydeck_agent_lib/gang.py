@@ -44,10 +44,12 @@ def run(ctx, job_id):
 
 def _run(ctx, job_id):
     conn = ctx.conn()
-    spec_text, chosen = conn.execute('SELECT spec, nodes FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
+    spec_text, chosen, dev = conn.execute('SELECT spec, nodes, devices FROM jobs WHERE job_id = ?',
+                                          (job_id,)).fetchone()
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     ctx.close()  # no database handle held while the job runs
     spec, chosen = json.loads(spec_text), json.loads(chosen)
+    dev_env = (json.loads(dev) if dev else {}).get('env') or {}
     env0 = dict(os.environ)
     private = dict((k, env0.pop(k)) for k in list(env0) if k.startswith('_SKYDECK_'))
     job_dir = private['_SKYDECK_DIR']
@@ -56,7 +58,8 @@ def _run(ctx, job_id):
         if os.path.exists(os.path.join(job_dir, 'cancelled')):
             return 143
         # Workers first: their ranks have an ssh session to open, rank 0 only a fork.
-        ranks = [start(ctx, cluster, spec, env0, private, phase, r, node)
+        ranks = [start(ctx, cluster, spec, env0, private, phase, r, node,
+                       None if phase == 'setup' else dev_env.get(str(node)))
                  for r, node in reversed(list(enumerate(chosen)))][::-1]
         failure = wait_all(ctx, cluster, ranks, job_id, phase)
         if os.path.exists(os.path.join(job_dir, 'cancelled')):
@@ -85,23 +88,27 @@ def flushed_report(ctx, job_id, status, reason, code):
     return report(ctx, job_id, status, reason, code)
 
 
-def rank_vars(env0, spec, r):
+def rank_vars(env0, spec, r, dev_env=None):
+    """A rank's job variables; dev_env: the devices of the rank's own node (none in setup)."""
     keep = set(spec.get('envs') or {}) | set(spec.get('secret_names') or ())
-    out = dict((k, v) for k, v in env0.items()
+    out = dict((k, v) for k, v in (dev_env or {}).items() if k not in keep)
+    out.update((k, v) for k, v in env0.items()
                if k in keep or (k.startswith(('SKYPILOT_', 'SKYDECK_')) and k != MARKER_VAR))
     for k in ('SKYDECK_NODE_RANK', 'SKYPILOT_NODE_RANK', 'SKYPILOT_SETUP_NODE_RANK'):
         out[k] = str(r)
     return out
 
 
-def start(ctx, cluster, spec, env0, private, phase, r, node):
+def start(ctx, cluster, spec, env0, private, phase, r, node, dev_env=None):
     job_id = int(private['_SKYDECK_JOB'])
     script = os.path.join(private['_SKYDECK_DIR'], phase + '.sh')
     out = None if r == 0 else open(os.path.join(ctx.paths.log_dir(job_id), 'rank-%d.log' % r), 'ab')
     try:
         if node == 0:
             env = dict(env0)
-            env.update(rank_vars(env0, spec, r))
+            for k in private.get('_SKYDECK_SETUP_UNSET', '').split():
+                env.pop(k, None)  # setup sees every device (driver.setup_unset); run its own
+            env.update(rank_vars(env0, spec, r, dev_env))
             # Own process group, so a failing peer can stop this rank without stopping us.
             um = private.get(UMASK_VAR)
 
@@ -114,7 +121,7 @@ def start(ctx, cluster, spec, env0, private, phase, r, node):
         else:
             w = cluster['workers'][node - 1]
             with open(script, 'rb') as f:
-                req = rank_sh.payload(rank_vars(env0, spec, r), f.read().decode('utf-8', 'surrogateescape'),
+                req = rank_sh.payload(rank_vars(env0, spec, r, dev_env), f.read().decode('utf-8', 'surrogateescape'),
                                       private['_SKYDECK_CWD'], os.path.expanduser('~'), private.get(UMASK_VAR))
             # No Python start on the worker: the rank is a constant sh script (rank_sh.py).
             argv = nodes.ssh_argv(ctx.paths, w, rank_sh.argv(w, job_id, r, phase))

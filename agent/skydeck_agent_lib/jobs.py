@@ -3,7 +3,7 @@ import json
 import sys
 import time
 
-from . import autostop, cgroups, daemon_ctl, db, flushwait, nodes, pending_secrets, procs, resources, scheduler
+from . import autostop, cgroups, daemon_ctl, db, devices, flushwait, nodes, pending_secrets, procs, resources, scheduler
 from . import spec as spec_mod
 from . import PROTOCOL, VERSION
 from .errors import AgentError, bad_args
@@ -29,13 +29,15 @@ def submit(ctx, args):
     resources.capacity(conn, boot)  # a first-time detection runs outside the write lock
     now = time.time()
     with db.write_txn(conn) as txn:
-        cap, source = resources.capacity(conn, boot)
+        cap, source, detected = resources.capacity(conn, boot, with_devices=True)
         have = nodes.count(db.get_meta(conn, 'cluster', {}) or {})
         if spec['num_nodes'] > have:
             raise AgentError('unschedulable', 'the job needs %d nodes; this cluster has %d'
                              % (spec['num_nodes'], have), {'nodes': have})
         empty = {'cpus': 0.0, 'memory': 0.0, 'accelerators': None}
-        if not resources.fits(resources.subtract(cap, empty), res):
+        pools = devices.pools(cap.get('accelerators'), detected)
+        if not resources.fits(resources.subtract(cap, empty), res) or \
+                devices.assign_all(pools, {}, res['accelerators']) is None:
             raise AgentError('unschedulable',
                              'the job asks for more than this node has (%s capacity %s)' %
                              (source, json.dumps(cap, sort_keys=True)),
@@ -183,6 +185,7 @@ def status(ctx, args):
             'cluster': db.get_meta(conn, 'cluster', {}) or {}, 'boot_id': boot,
             'daemon_pid': daemon_ctl.running_pid(ctx.paths), 'version': VERSION,
             'autostop': _autostop_state(conn), 'isolation': _isolation(ctx),
+            'devices': resources.capacity(conn, boot, with_devices=True)[2],
             'schema_version': db.user_version(conn)}
 
 
@@ -198,7 +201,7 @@ def configure(ctx, args):
     """Cluster facts the node cannot know itself: name, node IPs, declared capacity."""
     if not isinstance(args, dict):
         raise bad_args('configure takes an object')
-    known = ('cluster_name', 'node_ips', 'cluster_info', 'capacity', 'workers', 'autostop')
+    known = ('cluster_name', 'node_ips', 'cluster_info', 'capacity', 'workers', 'autostop', 'detect')
     extra = set(args) - set(known)
     if extra:
         raise bad_args('unknown keys: %s' % ', '.join(sorted(extra)))
@@ -226,6 +229,8 @@ def configure(ctx, args):
         declared = spec_mod.parse_resources(args['capacity'], 'capacity', defaults=False)
     if 'autostop' in args:
         stop_cfg = autostop.parse(args['autostop'])
+    if not isinstance(args.get('detect', False), bool):
+        raise bad_args('detect must be true or false')
     conn = ctx.conn()
     with db.write_txn(conn):
         cluster = db.get_meta(conn, 'cluster', {}) or {}
@@ -235,6 +240,11 @@ def configure(ctx, args):
             db.set_meta(conn, 'declared_capacity', declared)
         if 'autostop' in args:
             db.set_meta(conn, 'autostop', stop_cfg)
+        if args.get('detect'):
+            # The refresh: the next look runs nvidia-smi again (devices added or hidden).
+            conn.execute("DELETE FROM meta WHERE key = 'detected_capacity'")
+    if args.get('detect'):
+        resources.capacity(conn, procs.boot_id())  # outside the write lock, as submit does
     started = scheduler.step(ctx)  # more capacity may let pending jobs start now
     if started or args.get('autostop'):
         daemon_ctl.ensure(ctx)  # the daemon watches the idle clock

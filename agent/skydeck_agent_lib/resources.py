@@ -6,7 +6,7 @@ Accelerator names compare case-insensitively; fractional counts (L4:0.25) are pl
 import json
 import os
 
-from . import db
+from . import db, devices
 from .states import sql_list, ACTIVE
 
 EPS = 1e-6
@@ -17,12 +17,17 @@ def _acc_key(name):
 
 
 def detect():
-    """What this node has: CPUs we may run on, total memory, NVIDIA GPUs by model."""
+    """What this node has: CPUs we may run on, total memory, NVIDIA GPUs by model; and the
+    GPUs one by one (devices.py), or None."""
     try:
         cpus = float(len(os.sched_getaffinity(0)))
     except AttributeError:  # macOS
         cpus = float(os.cpu_count() or 1)
-    return {'cpus': cpus, 'memory': _memory_gb(), 'accelerators': _gpus()}
+    devs = devices.detect(gpu_model)
+    counts = {}
+    for d in devs or ():
+        counts[d['model']] = counts.get(d['model'], 0.0) + 1.0
+    return {'cpus': cpus, 'memory': _memory_gb(), 'accelerators': counts or None}, devs
 
 
 def _memory_gb():
@@ -54,34 +59,17 @@ def gpu_model(name):
     return base
 
 
-def _gpus():
-    import shutil
-    import subprocess
-    exe = shutil.which('nvidia-smi')
-    if not exe:
-        return None
-    try:
-        out = subprocess.run([exe, '--query-gpu=name', '--format=csv,noheader'],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=20,
-                             universal_newlines=True).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    counts = {}
-    for line in out.splitlines():
-        if line.strip():
-            m = gpu_model(line.strip())
-            counts[m] = counts.get(m, 0.0) + 1.0
-    return counts or None
+def capacity(conn, boot_id, with_devices=False):
+    """Declared capacity where the cluster declared it, detected values for the rest (and,
+    with_devices, the detected devices: a list or None).
 
-
-def capacity(conn, boot_id):
-    """Declared capacity where the cluster declared it, detected values for the rest.
-
-    Detection (nvidia-smi can take a second) is cached in meta for the current boot.
+    Detection (nvidia-smi can take a second) is cached in meta for the current boot: it never
+    runs per job. configure's `detect` drops the cache (a GPU added or hidden since).
     """
     cached = db.get_meta(conn, 'detected_capacity')
-    if not cached or cached.get('boot_id') != boot_id:
-        cached = {'boot_id': boot_id, 'capacity': detect()}
+    if not cached or cached.get('boot_id') != boot_id or 'devices' not in cached:
+        cap, devs = detect()
+        cached = {'boot_id': boot_id, 'capacity': cap, 'devices': devs}
         # Best effort cache write; the caller may be inside a read-only snapshot.
         try:
             if conn.in_transaction:
@@ -99,6 +87,8 @@ def capacity(conn, boot_id):
         for k in ('cpus', 'memory', 'accelerators'):
             if declared.get(k) is not None:
                 cap[k] = declared[k]
+    if with_devices:
+        return cap, source, cached['devices']
     return cap, source
 
 
@@ -116,11 +106,13 @@ def used(conn):
 
 def used_per_node(conn, n_nodes):
     """Like used(), per cluster node: a job's demand counts on every node it holds (a gang job
-    asks for its resources on each of its nodes); jobs with no recorded nodes ran on the head."""
-    per = [{'cpus': 0.0, 'memory': 0.0, 'accelerators': {}} for _ in range(n_nodes)]
-    for cpus, memory, acc, nodes in conn.execute(
-            'SELECT cpus, memory, accelerators, nodes FROM jobs WHERE status IN (%s)'
+    asks for its resources on each of its nodes); jobs with no recorded nodes ran on the head.
+    'slots' is what devices.py needs: {(pool, slot): share} held on the node."""
+    per = [{'cpus': 0.0, 'memory': 0.0, 'accelerators': {}, 'slots': {}} for _ in range(n_nodes)]
+    for cpus, memory, acc, nodes, devs in conn.execute(
+            'SELECT cpus, memory, accelerators, nodes, devices FROM jobs WHERE status IN (%s)'
             % sql_list(ACTIVE)):
+        held = json.loads(devs).get('alloc', {}) if acc and devs else {}
         for i in (json.loads(nodes) if nodes else [0]):
             if i >= n_nodes:
                 continue  # the cluster shrank under a running job; its node is gone anyway
@@ -129,6 +121,7 @@ def used_per_node(conn, n_nodes):
             u['memory'] += memory
             for name, count in (json.loads(acc) if acc else {}).items():
                 u['accelerators'][name] = u['accelerators'].get(name, 0.0) + count
+            devices.take(u['slots'], held.get(str(i)) or ())
     for u in per:
         u['accelerators'] = merge_names(u['accelerators'])
     return per

@@ -10,7 +10,7 @@ import re
 import signal
 import time
 
-from . import cgroups, daemon_ctl, db, driver, nodes, pending_secrets, procs, resources, spawn
+from . import cgroups, daemon_ctl, db, devices, driver, nodes, pending_secrets, procs, resources, spawn
 from .job_kill import flag_cancelled
 from .remote import kill_remote_ranks
 
@@ -26,12 +26,17 @@ def claim(conn, txn, boot, now, paths=None, fresh=None):
 
     Nodes are alike (one capacity for each, the head's, declared or detected). A job of k nodes
     takes the first k nodes, head first, that each have its resources free: all or nothing,
-    so a gang never starts short of a rank.
+    so a gang never starts short of a rank. Each node has the head's devices too, so each
+    rank gets devices of its own node (devices.py).
     """
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     n = nodes.count(cluster)
-    cap, _ = resources.capacity(conn, boot)
-    free = [resources.subtract(cap, u) for u in resources.used_per_node(conn, n)]
+    cap, _, detected = resources.capacity(conn, boot, with_devices=True)
+    per = resources.used_per_node(conn, n)
+    free = [resources.subtract(cap, u) for u in per]
+    held = [u['slots'] for u in per]
+    pools = devices.pools(cap.get('accelerators'), detected)
+    plain = {}  # what jobs asking for no accelerator hold, per node set: built once per step
     most = max(f['cpus'] for f in free)
     most_mem = max(f['memory'] for f in free)
     # Let SQLite drop what cannot fit on CPU/memory anywhere before Python looks at a row.
@@ -46,7 +51,15 @@ def claim(conn, txn, boot, now, paths=None, fresh=None):
                        reason='the job needs %d nodes; the cluster has %d' % (k, n))
             continue
         demand = {'cpus': cpus, 'memory': memory, 'accelerators': json.loads(acc) if acc else None}
-        chosen = [i for i in range(n) if resources.fits(free[i], demand)][:k]
+        chosen, alloc = [], {}
+        for i in range(n):
+            if len(chosen) == k:
+                break
+            a = devices.assign_all(pools, held[i], demand['accelerators']) \
+                if resources.fits(free[i], demand) else None
+            if a is not None:
+                chosen.append(i)
+                alloc[i] = a
         if len(chosen) < k:
             continue
         spec_text, submitted_at = conn.execute(
@@ -65,12 +78,27 @@ def claim(conn, txn, boot, now, paths=None, fresh=None):
             continue
         for i in chosen:
             resources.take(free[i], demand)
+            devices.take(held[i], alloc[i])
+        dev, text = _devices_of(pools, alloc, demand['accelerators'], plain)
         status = 'SETTING_UP' if (spec.get('setup') or '').strip() else 'RUNNING'
         conn.execute("UPDATE jobs SET status = ?, started_at = ?, boot_id = ?, nodes = ?, "
-                     "updated_seq = ? WHERE job_id = ? AND status = 'PENDING'",
-                     (status, now, boot, json.dumps(chosen), txn.seq(), job_id))
-        launches.append((job_id, spec, submitted_at, cwd, chosen, secrets))
+                     "devices = ?, updated_seq = ? WHERE job_id = ? AND status = 'PENDING'",
+                     (status, now, boot, json.dumps(chosen), text, txn.seq(), job_id))
+        launches.append((job_id, spec, submitted_at, cwd, chosen, secrets, dev['env'][str(chosen[0])]))
     return launches
+
+
+def _devices_of(pools, alloc, demand_accs, plain):
+    """The jobs.devices value of a claim and its JSON text (db.py, schema 5)."""
+    key = None if demand_accs else tuple(alloc)
+    if key in plain:
+        return plain[key]
+    dev = {'alloc': dict((str(i), a) for i, a in alloc.items() if a),
+           'env': dict((str(i), devices.env_for(pools, a, demand_accs)) for i, a in alloc.items())}
+    out = (dev, json.dumps(dev))
+    if key is not None:
+        plain[key] = out
+    return out
 
 
 def resolve_workdir(workdir):
@@ -94,14 +122,14 @@ def launch(ctx, launches):
     base = driver.base_env(paths, ctx.client)
     tag = re.sub('[^0-9A-Za-z]', '', str(db.get_meta(conn, 'db_id') or ''))[:8] or '0'
     items, failed, groups = [], {}, {}
-    for job_id, spec, submitted_at, cwd, chosen, secrets in launches:
+    for job_id, spec, submitted_at, cwd, chosen, secrets, dev_env in launches:
         try:
             driver.write_scripts(paths, job_id, spec)
             # Its own cgroup where the node allows one; the driver moves itself in.
             kind, cg = cgroups.create(paths.marker_prefix, '%s-%d' % (tag, job_id))
             groups[job_id] = (kind or 'marker', cg)
             env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
-                                 submitted_at, cwd, chosen, cg, secrets)
+                                 submitted_at, cwd, chosen, cg, secrets, dev_env)
             # The head alone: the small sh driver. Any worker involved: the gang driver.
             argv = driver.driver_argv(job_id) if chosen == [0] else driver.gang_argv(ctx, job_id)
             items.append((str(job_id), argv, env, paths.log_file(job_id)))

@@ -167,6 +167,12 @@ def validate(spec):
         'resources': parse_resources(spec.get('resources')),
         'num_nodes': num_nodes,
     }
+    for name, count in (out['resources']['accelerators'] or {}).items():
+        if count > 1 and count != int(count):
+            # Ray, which runs SkyPilot's jobs, refuses these too: a share of one device, or
+            # whole devices.
+            raise invalid('resources.accelerators.%s: a count above 1 must be whole (got %r)'
+                          % (name, count))
     for field in ('name', 'user', 'workdir'):
         if out[field] is not None and '\0' in out[field]:
             raise invalid('%s contains a NUL character' % field)

@@ -113,6 +113,8 @@ export interface ConfigureArgs {
   capacity?: { cpus?: number; memory?: number; accelerators?: string | Record<string, number> } | null;
   workers?: WorkerAddress[];
   autostop?: AutostopConfig | null;
+  /** Look at the node's devices again (nvidia-smi); otherwise they are looked at once per boot. */
+  detect?: boolean;
 }
 
 export interface ShutdownResult {

@@ -16,7 +16,7 @@ describe('agent serve (JSON lines)', function () {
     assert.equal(typeof hello.version, 'string');
     const v = await c.call('version');
     assert.equal(v.version, hello.version);
-    assert.equal(v.schema_version, 4);
+    assert.equal(v.schema_version, 5);
   });
 
   it('answers interleaved requests by id and multiplexes follow streams', async () => {

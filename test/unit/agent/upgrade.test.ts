@@ -71,7 +71,7 @@ describe('agent schema upgrade', function () {
     assert.match(await dumpDb(fx.base), /^1\n/);
 
     const q = await fx.cli(['queue']);
-    assert.match(await dumpDb(fx.base), /^4\n/, 'user_version is now 4');
+    assert.match(await dumpDb(fx.base), /^5\n/, 'user_version is now 5');
     assert.equal(q.db_id, 'old-db', 'same database, migrated in place');
     let rows = rowsById(q);
     assert.equal(rows.get(1).status, 'RUNNING');

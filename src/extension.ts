@@ -7,6 +7,7 @@ import { ClustersTreeProvider } from './ui/tree/clustersTreeProvider';
 import { RefreshWhileVisible } from './ui/tree/refreshWhileVisible';
 import { ClustersStatusBar } from './ui/statusBar/clustersStatusBar';
 import { IdleWarning } from './ui/cost/idleWarning';
+import { LastWindowWatch } from './ui/cost/lastWindowWatch';
 import { LogPanelManager, registerLogPanelSerializer } from './ui/logs';
 import { isTaskFileName } from './ui/taskYaml/taskFiles';
 import { testProbe, type TestProbe } from './ui/testProbe';
@@ -25,7 +26,12 @@ export interface SkydeckApi {
   testProbe?: TestProbe;
   /** Only under the in-host test runner: the Clusters view's data provider, whose nodes menus pass to commands. */
   testTree?: ClustersTreeProvider;
+  /** Only under the in-host test runner: this window's lease among the open windows (ui/cost/lastWindowWatch.ts). */
+  testLastWindow?: LastWindowWatch;
 }
+
+// deactivate() has no context: the window's lease is kept here for it.
+let lastWindow: LastWindowWatch | undefined;
 
 /**
  * Composition root: build the services and register the UI; nothing else. Only the UI shell is
@@ -64,6 +70,9 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     new ClustersStatusBar(model),
     new IdleWarning(model),
   );
+  lastWindow = new LastWindowWatch({ workspaceRoot: services.workspaceRoot, memento: context.globalState, log: (m) => services.log.warn(m) });
+  context.subscriptions.push(lastWindow);
+  lastWindow.start();
 
   // Whatever loads the core first (a command, the view's first refresh, a task file) wires the
   // parts that need it: the real commands replace the stand-ins, and task YAML support starts.
@@ -102,7 +111,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     context.subscriptions.push(opened);
   }
   const probe = testProbe();
-  const testOps = probe ? { testOps: () => services.ops(), testProbe: probe, testTree: clusters } : {};
+  const testOps = probe ? { testOps: () => services.ops(), testProbe: probe, testTree: clusters, testLastWindow: lastWindow } : {};
   return { clustersModel: model, activateMs: performance.now() - started, ...testOps };
 }
 
@@ -115,4 +124,8 @@ function loadCore(services: Services): void {
   }
 }
 
-export function deactivate(): void {}
+/** The last window to close leaves a note of what bills with no autostop (ui/cost/lastWindowWatch.ts). */
+export function deactivate(): void {
+  lastWindow?.windowClosing();
+  lastWindow = undefined;
+}

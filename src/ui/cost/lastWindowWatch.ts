@@ -56,7 +56,7 @@ export class LastWindowWatch implements vscode.Disposable {
       const read = otherWindows(this.lease, this.now(), this.deps.home, this.deps.check);
       sweepDead(read);
       const set = this.unguarded();
-      if (becameLastWithBilling(this.othersBefore, read.live.length, set, this.silenced())) void this.warnLast(set);
+      if (becameLastWithBilling(this.othersBefore, read.live.length, set, this.silencedSets())) void this.warnLast(set);
       this.othersBefore = read.live.length;
     } catch (e) {
       this.deps.log(`window lease: ${(e as Error).message}`);
@@ -94,7 +94,8 @@ export class LastWindowWatch implements vscode.Disposable {
     return unguardedClusters(readIndex(undefined, this.deps.home).workspaces);
   }
 
-  private silenced(): Set<string> {
+  /** Keys of the cluster sets the user said not to warn about again. */
+  silencedSets(): Set<string> {
     const v = this.deps.memento.get<unknown>(SILENCED);
     return new Set(Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
   }
@@ -104,7 +105,7 @@ export class LastWindowWatch implements vscode.Disposable {
     const pick = await notify.warning(lastWindowMessage(set), ...(own.length ? ['Set Autostop', 'Stop', 'Down'] : ['Show Clusters']), DONT_WARN);
     // One cluster of this folder: act on it; several: the command asks which.
     const arg = own.length === 1 ? own[0].name : undefined;
-    if (pick === DONT_WARN) await this.deps.memento.update(SILENCED, [...this.silenced(), clusterSetKey(set)].slice(-50));
+    if (pick === DONT_WARN) await this.deps.memento.update(SILENCED, [...this.silencedSets(), clusterSetKey(set)].slice(-50));
     else if (pick === 'Set Autostop') await vscode.commands.executeCommand('skydeck.setAutostop', arg);
     else if (pick === 'Stop') await vscode.commands.executeCommand('skydeck.stopCluster', arg);
     else if (pick === 'Down') await vscode.commands.executeCommand('skydeck.downCluster', arg);

@@ -7,7 +7,7 @@ import { ClustersTreeProvider } from './ui/tree/clustersTreeProvider';
 import { RefreshWhileVisible } from './ui/tree/refreshWhileVisible';
 import { ClustersStatusBar } from './ui/statusBar/clustersStatusBar';
 import { IdleWarning } from './ui/cost/idleWarning';
-import { LastWindowWatch } from './ui/cost/lastWindowWatch';
+import type { LastWindowWatch } from './ui/cost/lastWindowWatch';
 import { LogPanelManager, registerLogPanelSerializer } from './ui/logs';
 import { isTaskFileName } from './ui/taskYaml/taskFiles';
 import { testProbe, type TestProbe } from './ui/testProbe';
@@ -26,8 +26,8 @@ export interface SkydeckApi {
   testProbe?: TestProbe;
   /** Only under the in-host test runner: the Clusters view's data provider, whose nodes menus pass to commands. */
   testTree?: ClustersTreeProvider;
-  /** Only under the in-host test runner: this window's lease among the open windows (ui/cost/lastWindowWatch.ts). */
-  testLastWindow?: LastWindowWatch;
+  /** Only under the in-host test runner: this window's lease among the open windows (ui/cost/lastWindowWatch.ts), once the core is loaded. */
+  testLastWindow?: () => LastWindowWatch | undefined;
 }
 
 // deactivate() has no context: the window's lease is kept here for it.
@@ -70,14 +70,16 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     new ClustersStatusBar(model),
     new IdleWarning(model),
   );
-  lastWindow = new LastWindowWatch({ workspaceRoot: services.workspaceRoot, memento: context.globalState, log: (m) => services.log.warn(m) });
-  context.subscriptions.push(lastWindow);
-  lastWindow.start();
 
   // Whatever loads the core first (a command, the view's first refresh, a task file) wires the
   // parts that need it: the real commands replace the stand-ins, and task YAML support starts.
   services.onCoreLoaded((core: Core) => {
     standIns.dispose();
+    // The window's lease (and the last-close note) starts with the core: the Clusters view's
+    // first refresh loads it, so a window showing Skydeck has one.
+    lastWindow = core.lastWindowWatch({ workspaceRoot: services.workspaceRoot, memento: context.globalState, log: (m) => services.log.warn(m) });
+    context.subscriptions.push(lastWindow);
+    lastWindow.start();
     context.subscriptions.push(
       ...core.registerCommands({
         ops: () => services.ops(),
@@ -111,7 +113,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     context.subscriptions.push(opened);
   }
   const probe = testProbe();
-  const testOps = probe ? { testOps: () => services.ops(), testProbe: probe, testTree: clusters, testLastWindow: lastWindow } : {};
+  const testOps = probe ? { testOps: () => services.ops(), testProbe: probe, testTree: clusters, testLastWindow: () => lastWindow } : {};
   return { clustersModel: model, activateMs: performance.now() - started, ...testOps };
 }
 

@@ -49,7 +49,11 @@ describe('issue 20: the last window (extension host)', function () {
   before(async () => {
     api = (await vscode.extensions.getExtension<SkydeckApi>('skydeck.skydeck')!.activate())!;
     assert.ok(api.testLastWindow && api.testProbe, 'activate() exposes testLastWindow and testProbe under SKYDECK_TEST=1');
-    lw = api.testLastWindow;
+    // The lease starts with the core, which the Clusters view's first refresh loads.
+    await api.clustersModel.reload();
+    const watch = api.testLastWindow();
+    assert.ok(watch, 'no window lease after the core loaded');
+    lw = watch;
     // A folder whose cluster bills with no autostop, one with autostop, one stopped: the per-user index as its window wrote it.
     const cluster = (name: string, over: object) => ({ name, uid: crypto.randomUUID(), provider: 'aws', region: 'us-east-1', status: 'UP', usdPerHour: 1.25, autostopMinutes: null, ...over });
     fs.mkdirSync(path.dirname(entry), { recursive: true });

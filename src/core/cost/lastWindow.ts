@@ -93,7 +93,11 @@ export function takeLastClose(home = skydeckHome()): LastClose | string | undefi
   } catch (e) {
     return (e as Error).message;
   } finally {
-    fs.rmSync(mine, { force: true });
+    try {
+      fs.rmSync(mine, { force: true });
+    } catch {
+      // A directory planted under the name: left, renamed away, never shown.
+    }
   }
 }
 

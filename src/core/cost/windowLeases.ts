@@ -129,6 +129,8 @@ export function otherWindows(self: Pick<WindowLease, 'pid' | 'startedAt'> | unde
         if (String(l.pid) !== m[1] || String(l.startedAt) !== m[2]) return 'its name is not its pid and start';
         if (!check.alive(l)) return 'its process is gone';
         if (now - l.renewedAt > LEASE_STALE_MS) return 'stale';
+        // A forged or far-skewed time would keep a lease alive for ever.
+        if (l.renewedAt - now > LEASE_STALE_MS) return 'renewed in the future';
         out.live.push(l);
         return undefined;
       } catch (e) {

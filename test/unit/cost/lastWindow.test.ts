@@ -78,6 +78,10 @@ describe('cost: the last window', () => {
     fs.symlinkSync('/etc/passwd', lastClosePath(h));
     assert.equal(takeLastClose(h), 'not a small regular file');
     assert.ok(fs.existsSync('/etc/passwd'), 'the link, not its target, was removed');
+    fs.mkdirSync(lastClosePath(h));
+    assert.equal(takeLastClose(h), 'not a small regular file', 'a directory under the name is refused, not thrown on');
+    assert.equal(takeLastClose(h), undefined);
+    for (const n of fs.readdirSync(h)) fs.rmdirSync(path.join(h, n));
     assert.deepEqual(fs.readdirSync(h), []);
   });
 });

@@ -81,6 +81,9 @@ describe('cost: the leases of open windows', () => {
     writeLease({ version: 1, pid: 999_999, hostname: `not-${os.hostname()}`, startedAt: 1, renewedAt: now }, h);
     assert.equal(otherWindows(undefined, now, h).live.length, 1);
     assert.equal(otherWindows(undefined, now + LEASE_STALE_MS + 1, h).live.length, 0);
+    // Renewed "in the future" (forged, or a clock far ahead): never counts, or it would for ever.
+    writeLease({ version: 1, pid: 999_998, hostname: `not-${os.hostname()}`, startedAt: 2, renewedAt: now + LEASE_STALE_MS + 1 }, h);
+    assert.deepEqual(otherWindows(undefined, now, h).dead.map((d) => d.why), ['renewed in the future']);
   });
 
   it('the start time is read after the last ")": a process named "a) 1 2 (c" is still checked right', async () => {

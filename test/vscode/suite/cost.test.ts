@@ -177,6 +177,8 @@ describe('issue 20: cost in the Clusters view, the status bar and the idle warni
   });
 
   it('another folder\'s index entry shows as "N clusters in other folders still billing $X/h"; its state file is never written', async () => {
+    await api.clustersModel.reload();
+    assert.ok(!(await api.testTree!.getChildren()).some((n) => n.kind === 'other-folders'), 'another folder already bills here: the figures below would include it');
     const other = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-other-folder-'));
     const state = path.join(other, '.skydeck', 'state.db');
     fs.mkdirSync(path.dirname(state));

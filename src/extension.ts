@@ -7,6 +7,7 @@ import { ClustersTreeProvider } from './ui/tree/clustersTreeProvider';
 import { RefreshWhileVisible } from './ui/tree/refreshWhileVisible';
 import { ClustersStatusBar } from './ui/statusBar/clustersStatusBar';
 import { IdleWarning } from './ui/cost/idleWarning';
+import type { LastWindowWatch } from './ui/cost/lastWindowWatch';
 import { LogPanelManager, registerLogPanelSerializer } from './ui/logs';
 import { isTaskFileName } from './ui/taskYaml/taskFiles';
 import { testProbe, type TestProbe } from './ui/testProbe';
@@ -25,7 +26,12 @@ export interface SkydeckApi {
   testProbe?: TestProbe;
   /** Only under the in-host test runner: the Clusters view's data provider, whose nodes menus pass to commands. */
   testTree?: ClustersTreeProvider;
+  /** Only under the in-host test runner: this window's lease among the open windows (ui/cost/lastWindowWatch.ts), once the core is loaded. */
+  testLastWindow?: () => LastWindowWatch | undefined;
 }
+
+// deactivate() has no context: the window's lease is kept here for it.
+let lastWindow: LastWindowWatch | undefined;
 
 /**
  * Composition root: build the services and register the UI; nothing else. Only the UI shell is
@@ -69,6 +75,11 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
   // parts that need it: the real commands replace the stand-ins, and task YAML support starts.
   services.onCoreLoaded((core: Core) => {
     standIns.dispose();
+    // The window's lease (and the last-close note) starts with the core: the Clusters view's
+    // first refresh loads it, so a window showing Skydeck has one.
+    lastWindow = core.lastWindowWatch({ workspaceRoot: services.workspaceRoot, memento: context.globalState, log: (m) => services.log.warn(m) });
+    context.subscriptions.push(lastWindow);
+    lastWindow.start();
     context.subscriptions.push(
       ...core.registerCommands({
         ops: () => services.ops(),
@@ -102,7 +113,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     context.subscriptions.push(opened);
   }
   const probe = testProbe();
-  const testOps = probe ? { testOps: () => services.ops(), testProbe: probe, testTree: clusters } : {};
+  const testOps = probe ? { testOps: () => services.ops(), testProbe: probe, testTree: clusters, testLastWindow: () => lastWindow } : {};
   return { clustersModel: model, activateMs: performance.now() - started, ...testOps };
 }
 
@@ -115,4 +126,8 @@ function loadCore(services: Services): void {
   }
 }
 
-export function deactivate(): void {}
+/** The last window to close leaves a note of what bills with no autostop (ui/cost/lastWindowWatch.ts). */
+export function deactivate(): void {
+  lastWindow?.windowClosing();
+  lastWindow = undefined;
+}

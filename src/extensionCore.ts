@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { controllerHome, listManagedJobs, openLocalClient } from './core/managed';
 import { managedLogSource } from './ui/commands/support/managedLogSource';
 import { costView } from './core/cost/costView';
+import { LastWindowWatch } from './ui/cost/lastWindowWatch';
 
 export const core: CoreApi = {
   registerCommands,
@@ -37,4 +38,5 @@ export const core: CoreApi = {
   listManagedJobs,
   managedLogSource,
   costView,
+  lastWindowWatch: (deps) => new LastWindowWatch(deps),
 };

@@ -7,6 +7,7 @@ import type { PoolsResult } from '../core/clouds/sshPools';
 import type { ProviderRegistry } from '../core/clouds/provider';
 import type { Database } from 'sql.js';
 import type { CostView } from '../core/cost/costView';
+import type { LastWindowDeps, LastWindowWatch } from './cost/lastWindowWatch';
 import type { CommandDeps } from './commands/command';
 import type { JobKey } from './logs/protocol';
 import type { LogSource } from './logs/logSource';
@@ -38,6 +39,8 @@ export interface CoreApi {
   cloudProviders(opts?: { log?: (m: string) => void }): ProviderRegistry;
   /** Rates and spend of this workspace's clusters, and what other folders still bill (cost/costView.ts). */
   costView(ctx: OpsContext): Promise<CostView>;
+  /** This window's lease among the open windows and the last-close warnings (cost/lastWindowWatch.ts). */
+  lastWindowWatch(deps: LastWindowDeps): LastWindowWatch;
   /** Buckets Skydeck created, from the state's buckets table (the Storage section). */
   listBuckets(store: StateStore): Promise<BucketListing[]>;
   /** Deletes one of them with proof; `force` also deletes a bucket Skydeck did not create. */

@@ -20,7 +20,14 @@ function plainArgs(rest: unknown[]): unknown[] {
 const plain = (level: Notice['level'], pick: () => Show): Show =>
   ((message: string, ...rest: unknown[]) => {
     const text = noLinks(message);
-    testProbe()?.notices.push({ level, message: text });
+    const probe = testProbe();
+    if (probe) {
+      const items = rest.filter((r): r is string => typeof r === 'string');
+      const notice: Notice = { level, message: text, ...(items.length ? { items } : {}) };
+      probe.notices.push(notice);
+      const answer = probe.respond?.(notice);
+      if (answer !== undefined) return Promise.resolve(answer);
+    }
     return (pick() as AnyShow)(text, ...plainArgs(rest));
   }) as Show;
 

@@ -7,6 +7,8 @@
 export interface Notice {
   level: 'error' | 'warning' | 'info';
   message: string;
+  /** The buttons offered (string items only), in order. */
+  items?: string[];
 }
 
 export interface CommandOutcome {
@@ -30,10 +32,23 @@ export interface LogPanelSeen {
   acknowledged(): number;
 }
 
+/** What the Clusters status bar item shows (ui/statusBar/clustersStatusBar.ts). */
+export interface StatusBarSeen {
+  text: string;
+  visible: boolean;
+}
+
 export interface TestProbe {
   readonly notices: Notice[];
   readonly commands: CommandOutcome[];
   readonly logPanels: LogPanelSeen[];
+  /** The Clusters status bar item as last set; undefined until it first updates. */
+  statusBar?: StatusBarSeen;
+  /**
+   * Set by a test to play the user: a string it returns for a notification is the button
+   * clicked (the notification is then recorded but not shown); undefined shows it as usual.
+   */
+  respond?: (notice: Notice) => string | undefined;
 }
 
 const KEY = Symbol.for('skydeck.testProbe');

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { clusterNameProblem } from '../state';
+import { clusterNameProblem } from '../state/clusterName';
 import { skydeckHome } from './home';
 
 // The per-user index of live clusters (issue 20): one small JSON file per workspace under

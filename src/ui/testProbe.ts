@@ -30,10 +30,24 @@ export interface LogPanelSeen {
   acknowledged(): number;
 }
 
+/** An input box as shown (its value pre-filled; a password box never has one). */
+export interface InputSeen {
+  title: string;
+  prompt: string;
+  password: boolean;
+  value: string;
+}
+
 export interface TestProbe {
   readonly notices: Notice[];
   readonly commands: CommandOutcome[];
   readonly logPanels: LogPanelSeen[];
+  readonly inputs: InputSeen[];
+  /**
+   * Set by a test: answers the input boxes of askEnvs.ts instead of the user (undefined = Escape).
+   * The in-host suite cannot type into VS Code's quick input; the ui/ (Playwright) tests do.
+   */
+  answerInput?: (box: InputSeen) => string | undefined;
 }
 
 const KEY = Symbol.for('skydeck.testProbe');
@@ -42,5 +56,5 @@ const KEY = Symbol.for('skydeck.testProbe');
 export function testProbe(): TestProbe | undefined {
   if (process.env.SKYDECK_TEST !== '1') return undefined;
   const g = globalThis as { [KEY]?: TestProbe };
-  return (g[KEY] ??= { notices: [], commands: [], logPanels: [] });
+  return (g[KEY] ??= { notices: [], commands: [], logPanels: [], inputs: [] });
 }

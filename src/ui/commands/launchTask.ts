@@ -9,6 +9,7 @@ import { jobLogSource } from './support/jobLogSource';
 import { pickCloudFor } from './support/pickCloud';
 import { notify } from '../notify';
 import { confirmUploads, taskPathBase } from './support/taskPathBase';
+import { askEnvs } from './support/askEnvs';
 
 export interface LaunchTaskOptions {
   /** Skip the cluster prompt (CodeLens, tests). */
@@ -23,7 +24,7 @@ export interface LaunchTaskOptions {
  * Launch Task: `sky launch -d` from the editor. Arguments: (uri?, {cluster?, showLogs?}); with
  * no uri, the active YAML editor, else a pick over the workspace's task YAMLs.
  */
-export const launchTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh'> = {
+export const launchTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh' | 'launchValues' | 'workspaceRoot'> = {
   id: 'skydeck.launchTask',
   async run(ctx, arg, options) {
     const opts = optionsArg<LaunchTaskOptions>(options);
@@ -34,10 +35,11 @@ export const launchTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh'> =
     const where = opts.cluster === undefined && !ctx.model.cluster(cluster) ? await pickCloudFor(file.fsPath) : undefined;
     const pathBase = taskPathBase(file);
     if (opts.cluster === undefined) await confirmUploads(file.fsPath, pathBase, `Launch ${path.basename(file.fsPath)} on ${cluster}`);
+    const values = await askEnvs(ctx, file.fsPath); // the task's empty envs and secrets; Escape stops here
     let attempts = 0;
     const result = await withOpsProgress(ctx, `Skydeck: launching ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true, extraCancel: opts.cancel }, (ops, committed, signal) =>
       launch(ops, {
-        taskFile: file.fsPath, pathBase, cluster, detach: true, onSubmitted: committed, cloud: where?.cloud, region: where?.region,
+        taskFile: file.fsPath, pathBase, cluster, ...values, detach: true, onSubmitted: committed, cloud: where?.cloud, region: where?.region,
         // Cancel reaches the provision loop as its AbortSignal: what it created is terminated
         // with proof before the command returns.
         provisionSignal: signal,

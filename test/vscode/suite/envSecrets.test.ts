@@ -79,6 +79,7 @@ describe('envs and secrets asked at Launch/Exec (extension host, local cloud)', 
     const files = [...filesUnder(path.join(root, '.skydeck')), ...filesUnder(path.join(os.homedir(), '.skydeck')), ...filesUnder(path.join(userData, 'logs')),
       ...filesUnder(path.join(root, '.vscode'))];
     assert.ok(files.some((f) => f.file.endsWith('state.db')) && files.some((f) => f.file.endsWith('jobs.db')), 'the state and the agent\'s jobs.db were not where the test looks');
+    assert.ok(files.some((f) => f.file.startsWith(userData) && f.text.includes(`launched ${taskFile} on ${cluster}`)), 'the Skydeck output channel\'s log file was not where the test looks');
     assert.deepEqual(files.filter((f) => f.text.includes(core)).map((f) => f.file), [], 'the secret is on disk');
     assert.ok(!probe.notices.some((n) => n.message.includes(core)), 'the secret was shown in a notification');
   });

@@ -10,13 +10,12 @@ import type { CommandDeps } from '../command';
 import { testProbe, type InputSeen } from '../../testProbe';
 import { Dismissed } from './pickers';
 import { applyAnswers, promptPlan, type ValuePrompt } from './valuePlan';
+import { LAUNCH_ENVS_KEY, rememberedEnvs } from './rememberedEnvs';
 
 export interface AskedValues {
   envs: Record<string, string>;
   secrets: Record<string, string>;
 }
-
-const ENVS_KEY = 'skydeck.launchEnvs';
 
 /** SecretStorage is per extension, not per workspace: the key names the workspace folder. */
 export function secretKey(workspaceRoot: string, name: string): string {
@@ -34,10 +33,10 @@ export async function askEnvs(ctx: Pick<CommandDeps, 'launchValues' | 'workspace
   const empty = emptyValues(parsed.tasks);
   if (!empty.length) return { envs: {}, secrets: {} };
   const { secrets, workspaceState } = ctx.launchValues;
-  const remembered = workspaceState.get<Record<string, string>>(ENVS_KEY) ?? {};
+  const remembered = rememberedEnvs(workspaceState);
   const stored = new Set<string>();
   for (const e of empty) if (e.secret && (await secrets.get(secretKey(ctx.workspaceRoot, e.name))) !== undefined) stored.add(e.name);
-  const plan = promptPlan(empty, vscode.workspace.asRelativePath(taskFile), isStringMap(remembered) ? remembered : {}, stored, alsoKeptBy);
+  const plan = promptPlan(empty, vscode.workspace.asRelativePath(taskFile), remembered, stored, alsoKeptBy);
   const answers: string[] = [];
   for (const p of plan) {
     const a = await ask(p);
@@ -45,7 +44,7 @@ export async function askEnvs(ctx: Pick<CommandDeps, 'launchValues' | 'workspace
     answers.push(a);
   }
   const got = await applyAnswers(plan, answers, (name) => Promise.resolve(secrets.get(secretKey(ctx.workspaceRoot, name))));
-  if (Object.keys(got.remember).length) await workspaceState.update(ENVS_KEY, { ...(isStringMap(remembered) ? remembered : {}), ...got.remember });
+  if (Object.keys(got.remember).length) await workspaceState.update(LAUNCH_ENVS_KEY, { ...remembered, ...got.remember });
   for (const [name, value] of Object.entries(got.store)) await secrets.store(secretKey(ctx.workspaceRoot, name), value);
   return { envs: got.envs, secrets: got.secrets };
 }
@@ -60,8 +59,4 @@ async function ask(p: ValuePrompt): Promise<string | undefined> {
     ignoreFocusOut: true,
     validateInput: (v) => (p.required && v === '' ? `${p.name} has no value in the file: type one (Escape cancels the launch)` : undefined),
   });
-}
-
-function isStringMap(v: unknown): v is Record<string, string> {
-  return !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
 }

@@ -91,6 +91,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
         logs,
         managed: () => services.managed(),
         controllerOps: () => services.controllerOps(),
+        launchValues: { secrets: context.secrets, workspaceState: context.workspaceState },
       }),
       // The Exec CodeLens offers the UP clusters the Clusters view last loaded.
       ...core.registerTaskYamlSupport(context, async () => model.all.filter((c) => c.status === 'UP').map((c) => c.name), clusters.onDidChangeTreeData, {

@@ -38,6 +38,14 @@ export interface StatusBarSeen {
   visible: boolean;
 }
 
+/** An input box as shown (its value pre-filled; a password box never has one). */
+export interface InputSeen {
+  title: string;
+  prompt: string;
+  password: boolean;
+  value: string;
+}
+
 export interface TestProbe {
   readonly notices: Notice[];
   readonly commands: CommandOutcome[];
@@ -49,6 +57,12 @@ export interface TestProbe {
    * clicked (the notification is then recorded but not shown); undefined shows it as usual.
    */
   respond?: (notice: Notice) => string | undefined;
+  readonly inputs: InputSeen[];
+  /**
+   * Set by a test: answers the input boxes of askEnvs.ts instead of the user (undefined = Escape).
+   * The in-host suite cannot type into VS Code's quick input; the ui/ (Playwright) tests do.
+   */
+  answerInput?: (box: InputSeen) => string | undefined;
 }
 
 const KEY = Symbol.for('skydeck.testProbe');
@@ -57,5 +71,5 @@ const KEY = Symbol.for('skydeck.testProbe');
 export function testProbe(): TestProbe | undefined {
   if (process.env.SKYDECK_TEST !== '1') return undefined;
   const g = globalThis as { [KEY]?: TestProbe };
-  return (g[KEY] ??= { notices: [], commands: [], logPanels: [] });
+  return (g[KEY] ??= { notices: [], commands: [], logPanels: [], inputs: [] });
 }

@@ -38,6 +38,8 @@ export interface LaunchRequest extends FollowOptions, TaskInput {
   cloud?: string;
   /** A region for candidates that name none (the editor's pick for a task that names no cloud). */
   region?: string;
+  /** The cloud of a new cluster whose task names none (the editor's skydeck.defaultCloud); see cloudFor. */
+  defaultCloud?: string;
   idleMinutes?: number;
   down?: boolean;
   /** -d: submit and return without following the output. */

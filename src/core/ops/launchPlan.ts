@@ -9,10 +9,13 @@ import { syncPlanLines } from './taskPaths';
 import { autostopPlan } from './autostopPlan';
 import { pricePlacement, priceText } from './planPrice';
 
-/** The cloud a launch goes to: --cloud, the task's, the existing cluster's, the first candidate's, else local. */
-export function cloudFor(req: { cloud?: string }, task: Task, existing: ClusterRecord | undefined): string {
+/**
+ * The cloud a launch goes to: --cloud, the task's, the existing cluster's, the first candidate's,
+ * then the caller's default (the editor's skydeck.defaultCloud), else local.
+ */
+export function cloudFor(req: { cloud?: string; defaultCloud?: string }, task: Task, existing: ClusterRecord | undefined): string {
   const firstCloud = placementsOf(task.resources)[0]?.cloud || undefined;
-  return (req.cloud ?? task.resources.cloud ?? existing?.provider ?? firstCloud ?? 'local').toLowerCase();
+  return (req.cloud ?? task.resources.cloud ?? existing?.provider ?? firstCloud ?? (req.defaultCloud || undefined) ?? 'local').toLowerCase();
 }
 
 /** What `launch --dryrun` shows: nothing here creates, connects or uploads. */
@@ -33,6 +36,7 @@ export interface LaunchPlan {
 export interface PlanRequest extends TaskInput {
   cluster?: string;
   cloud?: string;
+  defaultCloud?: string;
   idleMinutes?: number;
   down?: boolean;
   noSetup?: boolean;

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { formatDiagnostic, overrideTask, parseTaskFile, parseTaskText, printable, resolveEnvs, type ParseResult, type Task, type TaskOverrides } from '../task';
 import { OpsError } from './errors';
+import { sentValuesProblem } from './sentValues';
 
 /** What a launch or exec runs: a task YAML or an inline command, with the command line's values. */
 export interface TaskInput {
@@ -78,6 +79,8 @@ export async function loadTaskForRun(input: TaskInput): Promise<LoadedTask> {
     Object.defineProperty(secrets, k, { value, enumerable: true, writable: true, configurable: true });
     delete envs[k];
   }
+  const tooMuch = sentValuesProblem(envs, secrets);
+  if (tooMuch) throw new OpsError('usage', printable(`${file}: ${tooMuch}`));
   const dir = input.pathBase ?? (input.taskFile !== undefined ? path.dirname(path.resolve(input.taskFile)) : process.cwd());
   return { task, envs, secrets, dir: path.resolve(dir), warnings: parsed.diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic) };
 }

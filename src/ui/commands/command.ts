@@ -21,6 +21,8 @@ export interface CommandDeps {
   /** Reloads the Clusters view now. */
   refresh(): Promise<void>;
   logs: Pick<LogPanelManager, 'open'>;
+  /** Where Launch/Exec keep answers for a task's empty envs (workspaceState) and secrets (SecretStorage only). */
+  launchValues: { secrets: vscode.SecretStorage; workspaceState: vscode.Memento };
   /** The managed-jobs controller's client (shared; opened on first use). */
   managed(): Promise<ManagedJobsClient>;
   /** An OpsContext over the controller's workspace, where its jobs' clusters are recorded. */

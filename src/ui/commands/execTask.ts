@@ -7,6 +7,7 @@ import { clusterFromArg, optionsArg, resolveTaskFile } from './support/pickers';
 import { withOpsProgress } from './support/progress';
 import { jobLogSource } from './support/jobLogSource';
 import { confirmUploads, taskPathBase } from './support/taskPathBase';
+import { askEnvs } from './support/askEnvs';
 
 export interface ExecTaskOptions {
   cluster: string;
@@ -19,7 +20,7 @@ export interface ExecTaskOptions {
  * argument is a cluster node (tree menu) or a task Uri (CodeLens/explorer); the second may name
  * the cluster (the CodeLens passes its name) or carry {cluster, taskFile, showLogs}; the rest is asked.
  */
-export const execTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh'> = {
+export const execTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh' | 'launchValues' | 'workspaceRoot'> = {
   id: 'skydeck.execTask',
   async run(ctx, arg, options) {
     const opts = typeof options === 'string' ? { cluster: options } : optionsArg<ExecTaskOptions>(options);
@@ -27,8 +28,9 @@ export const execTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh'> = {
     const file = opts.taskFile ?? (await resolveTaskFile(arg instanceof vscode.Uri ? arg : undefined));
     const pathBase = taskPathBase(file);
     if (opts.cluster === undefined && opts.taskFile === undefined) await confirmUploads(file.fsPath, pathBase, `Exec ${path.basename(file.fsPath)} on ${cluster}`);
+    const values = await askEnvs(ctx, file.fsPath); // the task's empty envs and secrets; Escape stops here
     const result = await withOpsProgress(ctx, `Skydeck: running ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed, signal) =>
-      exec(ops, { cluster, taskFile: file.fsPath, pathBase, detach: true, onSubmitted: committed, signal }),
+      exec(ops, { cluster, taskFile: file.fsPath, pathBase, ...values, detach: true, onSubmitted: committed, signal }),
     );
     await ctx.refresh().catch((e) => ctx.log.warn(`refresh after exec: ${(e as Error).message}`));
     if (opts.showLogs !== false) {

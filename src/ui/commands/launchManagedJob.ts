@@ -6,6 +6,7 @@ import type { Command } from './command';
 import { Dismissed, optionsArg, resolveTaskFile } from './support/pickers';
 import { managedLogSource } from './support/managedLogSource';
 import { notify } from '../notify';
+import { askEnvs } from './support/askEnvs';
 
 export interface LaunchManagedJobOptions {
   /** false skips the confirmation (tests); the default asks. */
@@ -19,7 +20,7 @@ export interface LaunchManagedJobOptions {
  * on its own cluster and recovers it when preempted. Arguments: (uri?, options?); with no
  * uri, the active YAML editor, else a pick over the workspace's task YAMLs.
  */
-export const launchManagedJob: Command<'log' | 'logs' | 'managed' | 'controllerOps' | 'refresh'> = {
+export const launchManagedJob: Command<'log' | 'logs' | 'managed' | 'controllerOps' | 'refresh' | 'launchValues' | 'workspaceRoot'> = {
   id: 'skydeck.launchManagedJob',
   async run(ctx, arg, options) {
     const opts = optionsArg<LaunchManagedJobOptions>(options);
@@ -40,8 +41,10 @@ export const launchManagedJob: Command<'log' | 'logs' | 'managed' | 'controllerO
       );
       if (pick !== 'Launch') throw new Dismissed();
     }
+    // The controller relaunches the job after a preemption, maybe hours later: it keeps the values (secrets too) in its own store.
+    const values = await askEnvs(ctx, file, 'the managed-jobs controller keeps it in its store (to relaunch the job)');
     const client = await ctx.managed();
-    const { id, controller } = await client.submit({ tasks: pipeline.tasks, name: pipeline.name });
+    const { id, controller } = await client.submit({ tasks: pipeline.tasks, name: pipeline.name, envs: { ...values.envs, ...values.secrets } });
     ctx.log.info(`managed job ${id} submitted from ${file}; controller on ${controller.where}: ${controller.detail}`);
     await ctx.refresh().catch((e) => ctx.log.warn(`refresh after managed launch: ${(e as Error).message}`));
     const name = (await client.job(id))?.name;

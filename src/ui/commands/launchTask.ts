@@ -9,6 +9,8 @@ import { jobLogSource } from './support/jobLogSource';
 import { pickCloudFor } from './support/pickCloud';
 import { notify } from '../notify';
 import { confirmUploads, taskPathBase } from './support/taskPathBase';
+import { askEnvs } from './support/askEnvs';
+import { defaultCloud } from '../defaultCloud';
 
 export interface LaunchTaskOptions {
   /** Skip the cluster prompt (CodeLens, tests). */
@@ -23,21 +25,23 @@ export interface LaunchTaskOptions {
  * Launch Task: `sky launch -d` from the editor. Arguments: (uri?, {cluster?, showLogs?}); with
  * no uri, the active YAML editor, else a pick over the workspace's task YAMLs.
  */
-export const launchTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh'> = {
+export const launchTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh' | 'launchValues' | 'workspaceRoot'> = {
   id: 'skydeck.launchTask',
   async run(ctx, arg, options) {
     const opts = optionsArg<LaunchTaskOptions>(options);
+    const fallback = defaultCloud(); // skydeck.defaultCloud, checked: a bad value stops here, naming the setting
     const file = await resolveTaskFile(arg);
     const cluster = opts.cluster ?? (await pickOrNameCluster(ctx.model, await defaultClusterName(file.fsPath)));
-    // Prompts only for a new cluster (an existing one keeps its cloud) and not for tests/CodeLens
-    // callers that name the cluster.
-    const where = opts.cluster === undefined && !ctx.model.cluster(cluster) ? await pickCloudFor(file.fsPath) : undefined;
+    // Prompts only for a new cluster (an existing one keeps its cloud), not for tests/CodeLens
+    // callers that name the cluster, and not when skydeck.defaultCloud answers it.
+    const where = opts.cluster === undefined && !ctx.model.cluster(cluster) && !fallback ? await pickCloudFor(file.fsPath) : undefined;
     const pathBase = taskPathBase(file);
     if (opts.cluster === undefined) await confirmUploads(file.fsPath, pathBase, `Launch ${path.basename(file.fsPath)} on ${cluster}`);
+    const values = await askEnvs(ctx, file.fsPath); // the task's empty envs and secrets; Escape stops here
     let attempts = 0;
     const result = await withOpsProgress(ctx, `Skydeck: launching ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true, extraCancel: opts.cancel }, (ops, committed, signal) =>
       launch(ops, {
-        taskFile: file.fsPath, pathBase, cluster, detach: true, onSubmitted: committed, cloud: where?.cloud, region: where?.region,
+        taskFile: file.fsPath, pathBase, cluster, ...values, detach: true, onSubmitted: committed, cloud: where?.cloud, region: where?.region, defaultCloud: fallback,
         // Cancel reaches the provision loop as its AbortSignal: what it created is terminated
         // with proof before the command returns.
         provisionSignal: signal,

@@ -8,6 +8,7 @@ import { SetupCodeLensProvider, type SetupLensSource } from './setupCodeLens';
 import { TaskDiagnostics } from './taskDiagnostics';
 import { TaskHoverProvider } from './taskHover';
 import { TASK_FILE_PATTERN } from './taskFiles';
+import { rememberedEnvs } from '../commands/support/rememberedEnvs';
 
 export { TaskCodeLensProvider } from './taskCodeLens';
 export { MountCodeLensProvider } from './mountCodeLens';
@@ -25,7 +26,7 @@ const SELECTOR: vscode.DocumentSelector = [
  * `clustersChanged`, when given, re-asks for them (e.g. the Clusters view's onDidChangeTreeData).
  */
 export function registerTaskYamlSupport(
-  _context: vscode.ExtensionContext,
+  context: vscode.ExtensionContext,
   clusters: () => Promise<string[]>,
   clustersChanged?: vscode.Event<unknown>,
   setup?: SetupLensSource,
@@ -38,7 +39,7 @@ export function registerTaskYamlSupport(
     vscode.languages.registerCodeLensProvider(SELECTOR, new MountCodeLensProvider()),
     vscode.languages.registerHoverProvider(SELECTOR, new TaskHoverProvider()),
   ];
-  const setupLenses = setup && new SetupCodeLensProvider(setup);
+  const setupLenses = setup && new SetupCodeLensProvider(setup, () => rememberedEnvs(context.workspaceState));
   if (setupLenses) out.push(setupLenses, vscode.languages.registerCodeLensProvider(SELECTOR, setupLenses));
   if (clustersChanged) out.push(clustersChanged(() => { lenses.refresh(); setupLenses?.refresh(); }));
   return out;

@@ -13,7 +13,8 @@ export class SetupCodeLensProvider implements vscode.CodeLensProvider, vscode.Di
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
 
-  constructor(private readonly source: SetupLensSource) {}
+  /** `asked`: the env answers Launch remembers (what it offers next), so the hash is the one launch will compute. */
+  constructor(private readonly source: SetupLensSource, private readonly asked: () => Record<string, string> = () => ({})) {}
 
   refresh(): void {
     this.changed.fire();
@@ -23,7 +24,7 @@ export class SetupCodeLensProvider implements vscode.CodeLensProvider, vscode.Di
     const root = this.source.workspaceRoot();
     if (!root) return [];
     const clusters = await this.source.upClusters().catch(() => []);
-    return setupLenses(document.getText(), root, clusters).map((l) => new vscode.CodeLens(new vscode.Range(l.line, 0, l.line, 0), { title: l.title, command: '' }));
+    return setupLenses(document.getText(), root, clusters, this.asked()).map((l) => new vscode.CodeLens(new vscode.Range(l.line, 0, l.line, 0), { title: l.title, command: '' }));
   }
 
   dispose(): void {

@@ -3,6 +3,8 @@
 // setupRecord.ts, the same hash launch uses). No vscode import (unit-tested in plain Node).
 import { parseTaskText } from '../../core/task';
 import { resolveEnvs } from '../../core/task/envs';
+import { emptyValues } from '../../core/task/emptyValues';
+import { setOwn } from '../../core/task/objects';
 import { readSetupRecord, setupHash, setupRecordFile } from '../../core/ops/setupRecord';
 
 export interface SetupLens {
@@ -11,14 +13,16 @@ export interface SetupLens {
 }
 
 /** One lens per UP cluster on the `setup:` line, or none (no setup, a pipeline, a broken file). */
-export function setupLenses(text: string, workspaceRoot: string, clusters: { name: string; uid: string }[]): SetupLens[] {
+export function setupLenses(text: string, workspaceRoot: string, clusters: { name: string; uid: string }[], asked: Record<string, string> = {}): SetupLens[] {
   const m = /^setup[ \t]*:/m.exec(text);
   if (!m || !clusters.length) return [];
   const parsed = parseTaskText(text);
   if (parsed.tasks.length !== 1 || !parsed.tasks[0].setup) return [];
   const task = parsed.tasks[0];
-  // The file's own envs (values asked for at launch are not known here; null counts as empty).
-  const { envs } = resolveEnvs(task, {});
+  // The file's own envs; an empty one as Launch would offer it: the answer it remembers, else "".
+  const filled: Record<string, string> = {};
+  for (const e of emptyValues([task])) if (!e.secret) setOwn(filled, e.name, Object.hasOwn(asked, e.name) ? asked[e.name] : '');
+  const { envs } = resolveEnvs(task, filled);
   const secrets: Record<string, string> = {};
   for (const k of Object.keys(task.secrets)) {
     secrets[k] = '';

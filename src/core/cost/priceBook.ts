@@ -50,7 +50,9 @@ export class PriceBook {
     const f = this.fetched(q);
     if (f?.row.spotPrice !== undefined) return { usdPerHour: f.row.spotPrice, source: `${q.cloud} catalog (fetched)`, asOf: isoDate(f.at) };
     const shipped = pick(SHIPPED[q.cloud] ?? [], q);
-    if (shipped?.spotPrice !== undefined) return { usdPerHour: shipped.spotPrice, source: 'shipped table', asOf: SHIPPED_AS_OF[q.cloud] ?? 'undated' };
+    if (shipped?.spotPrice !== undefined) {
+      return { usdPerHour: shipped.spotPrice, source: 'shipped spot table (approximate)', asOf: SHIPPED_AS_OF[q.cloud] ?? 'undated', shippedSpot: true };
+    }
     const where = q.cloud === 'aws' ? `no DescribeSpotPriceHistory answer cached${q.region ? ` for ${q.region}` : ' (no region)'}` : `${q.cloud} publishes no spot price Skydeck can fetch`;
     return { unknown: `spot price of ${q.type}: ${where}, and the shipped table has none` };
   }

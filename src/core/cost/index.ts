@@ -13,3 +13,5 @@ export { workspaceCosts, publishCosts, type WorkspaceCosts, type CostedCluster }
 export { skydeckHome } from './home';
 export { readSpotCache, writeSpotCache, spotCachePath } from './spotCache';
 export { costView, type CostView, type ClusterCostText } from './costView';
+export { planCandidates, planHeader, planRows, planNotes, planDetail, planSummary, priceSources, candidateLine, cheaperAlternatives } from './planText';
+export { SHIPPED_SPOT_NOTE } from './price';

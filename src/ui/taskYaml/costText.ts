@@ -3,7 +3,7 @@
 // num_nodes, on-demand and spot, each price with its source; "unknown" never 0. No vscode
 // import (unit-tested in plain Node).
 
-import { formatRate, isKnown, launchPlan, PriceBook, type LaunchPlan, type PricedCandidate, type PriceAnswer } from '../../core/cost';
+import { formatRate, isKnown, launchPlan, PriceBook, priceSources, SHIPPED_SPOT_NOTE, type LaunchPlan, type PricedCandidate, type PriceAnswer } from '../../core/cost';
 import { parseTaskText } from '../../core/task';
 
 function plain(s: string): string {
@@ -16,8 +16,8 @@ function row(c: PricedCandidate): string {
 }
 
 function sources(ps: PriceAnswer[]): string {
-  const known = [...new Set(ps.filter(isKnown).map((p) => `${p.source} (${p.asOf})`))];
-  return known.length ? `Prices: ${plain(known.join('; '))}.` : 'No price known on this machine.';
+  const marked = ps.some((p) => isKnown(p) && p.shippedSpot);
+  return plain(priceSources(ps)) + (marked ? ` ${plain(SHIPPED_SPOT_NOTE)}.` : '');
 }
 
 /** Markdown for a plan; one table, the chosen row first. */

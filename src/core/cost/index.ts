@@ -15,3 +15,4 @@ export { readSpotCache, writeSpotCache, spotCachePath } from './spotCache';
 export { costView, type CostView, type ClusterCostText } from './costView';
 export { planCandidates, planHeader, planRows, planNotes, planDetail, planSummary, priceSources, candidateLine, cheaperAlternatives } from './planText';
 export { SHIPPED_SPOT_NOTE } from './price';
+export { gpuChoices, type GpuChoice } from './gpuChoices';

@@ -57,3 +57,24 @@ describe('cost: the plan in words', () => {
     assert.equal(plan.chosen?.regionAssumed, false);
   });
 });
+
+describe('cost: the GPU browser\'s choices', () => {
+  it('one per accelerator and count, each cloud\'s cheapest on-demand and spot, "unknown" never 0', async () => {
+    const { gpuChoices, gpuOffers } = await import('../../../src/core/cost');
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-gpus-'));
+    const choices = gpuChoices(gpuOffers({}, new PriceBook(d), d));
+    const t4 = choices.find((c) => c.value === 'T4:1');
+    assert.ok(t4, choices.map((c) => c.value).join(' '));
+    // AWS g4dn.xlarge $0.526, GCP n1-standard-4 + T4 $0.54, Azure NC4as_T4_v3 $0.526: the cheapest of each cloud.
+    assert.equal(t4.onDemand, 'aws $0.53/h · azure $0.53/h · gcp $0.54/h');
+    assert.equal(t4.spot, 'spot: aws unknown · azure ~$0.16/h · gcp ~$0.18/h');
+    assert.equal(t4.memoryGb, 16);
+    assert.equal(t4.cheapest, 0.526);
+    for (let i = 1; i < choices.length; i++) {
+      const [a, b] = [choices[i - 1], choices[i]];
+      assert.ok(a.accelerator.localeCompare(b.accelerator) < 0 || (a.accelerator === b.accelerator && a.count < b.count), `by name, then count: ${a.value} before ${b.value}`);
+    }
+    assert.equal(new Set(choices.map((c) => c.value)).size, choices.length, 'one per accelerator and count');
+    assert.doesNotMatch(choices.map((c) => c.onDemand + c.spot).join(' '), /\$0\.00/);
+  });
+});

@@ -13,8 +13,9 @@ const V100 = 2.48;
 // Spot (approximate, us-central1, read with the on-demand figures): GCP's spot prices move
 // (up to monthly) and no API Skydeck reads gives them (machineTypes.list carries no prices), so
 // these are the machine's spot price as a share of on-demand per series, and the attached GPUs'
-// own spot prices. The price book marks every figure from here as shipped and approximate.
-const SPOT_SHARE: [RegExp, number][] = [[/^e2-/, 0.3], [/^n2-/, 0.24], [/^n1-/, 0.21], [/^a2-/, 0.3], [/^a3-/, 0.27], [/^g2-/, 0.4]];
+// own spot prices (N1 no lower than E2, so a previous-generation machine never wins a plain CPU
+// request on spot alone). The price book marks every figure from here as shipped and approximate.
+const SPOT_SHARE: [RegExp, number][] = [[/^e2-/, 0.3], [/^n2-/, 0.24], [/^n1-/, 0.3], [/^a2-/, 0.3], [/^a3-/, 0.27], [/^g2-/, 0.4]];
 const GUEST: Record<string, { price: number; spot: number }> = { T4: { price: T4, spot: 0.14 }, V100: { price: V100, spot: 0.74 } };
 
 function spotOf(name: string, price: number, gpu: Row[4]): number | undefined {

@@ -48,7 +48,7 @@ describe('gcp provider: machine-type catalog from the Compute fake', function ()
     assert.deepEqual([get('e2-standard-4')[0].vcpus, get('e2-standard-4')[0].memoryGb, get('e2-standard-4')[0].price], [4, 16, 0.134]);
     // N1: the plain row with its own price, plus the shipped rows that attach GPUs to it.
     assert.deepEqual(get('n1-standard-4').map((t) => [t.memoryGb, t.price, t.currentGeneration]), [[15, 0.19, false]]);
-    assert.deepEqual(get('n1-standard-4', 'T4').map((t) => [t.gpus?.count, t.price, t.spotPrice]), [[1, 0.54, 0.1799]]);
+    assert.deepEqual(get('n1-standard-4', 'T4').map((t) => [t.gpus?.count, t.price, t.spotPrice]), [[1, 0.54, 0.197]]);
     assert.equal(get('n1-standard-8', 'V100').length, 1);
     assert.equal(cat.some((t) => t.name === 'n1-megamem-96'), false, 'deprecated types are skipped');
     assert.equal(cat.some((t) => t.name === 'n2-standard-64'), false, 'only what the zone lists (n2-standard-64 is shipped, not listed)');

@@ -35,6 +35,11 @@ describe('cost: the plan in words', () => {
     assert.match(notes, /~ spot price from Skydeck's shipped table/);
   });
 
+  it('spot ranking with the shipped spot prices keeps a plain CPU request off previous-generation N1', () => {
+    const plan = launchPlan(taskOf('resources:\n  cloud: gcp\n  cpus: 4\n  use_spot: true\nrun: x\n'), book());
+    assert.equal(plan.chosen?.instanceType, 'e2-standard-4');
+  });
+
   it('unknown prices read "unknown" everywhere, never $0', () => {
     const plan = launchPlan(taskOf('num_nodes: 3\nresources:\n  cloud: aws\n  instance_type: zz9.huge\nrun: x\n'), book());
     assert.equal(planSummary(plan), 'zz9.huge us-east-1 · unknown ×3 = unknown · no alternatives');
@@ -67,7 +72,7 @@ describe('cost: the GPU browser\'s choices', () => {
     assert.ok(t4, choices.map((c) => c.value).join(' '));
     // AWS g4dn.xlarge $0.526, GCP n1-standard-4 + T4 $0.54, Azure NC4as_T4_v3 $0.526: the cheapest of each cloud.
     assert.equal(t4.onDemand, 'aws $0.53/h · azure $0.53/h · gcp $0.54/h');
-    assert.equal(t4.spot, 'spot: aws unknown · azure ~$0.16/h · gcp ~$0.18/h');
+    assert.equal(t4.spot, 'spot: aws unknown · azure ~$0.16/h · gcp ~$0.20/h');
     assert.equal(t4.memoryGb, 16);
     assert.equal(t4.cheapest, 0.526);
     for (let i = 1; i < choices.length; i++) {

@@ -100,7 +100,14 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     ctx.progress(`--fast: reusing ${name} as it is (UP); no provisioning, file mounts or buckets`);
   } else if (providerOf(ctx, cloud)) {
     if (taskContainerImage(task)) throw new OpsError('unavailable', `image_id: docker:… runs on the local and ssh clouds for now, not on ${cloud}: use an ssh pool, or drop image_id`);
-    if (!existing) req.onPlan?.(pricedPlan(task, cloud, req));
+    if (!existing && req.onPlan) {
+      // Pricing informs; it never stops a launch.
+      try {
+        req.onPlan(pricedPlan(task, cloud, req));
+      } catch (e) {
+        ctx.warn(`the launch plan's prices could not be shown: ${(e as Error).message}`);
+      }
+    }
     const round = (onRound?: (a: AttemptReport) => void) => launchOnProvider(ctx, name, task, {
       cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal,
       onAttempt: (a) => { onRound?.(a); req.onAttempt?.(a); },

@@ -110,6 +110,19 @@ describe('cost: prices', () => {
     assert.ok(at < Date.now());
   });
 
+  it('a tampered cached catalog price (string, negative, NaN) is not used: the shipped figure answers', () => {
+    const d = dir();
+    writeCatalog(path.join(d, 'gcp-us-central1.json'), 'gcp', 'us-central1', [
+      { cloud: 'gcp', name: 'g2-standard-4', vcpus: 4, memoryGb: 16, price: 'free' as unknown as number, spotPrice: -1 },
+      { cloud: 'gcp', name: 'e2-standard-4', vcpus: 4, memoryGb: 16, price: Number.NaN },
+    ], Date.now());
+    const book = new PriceBook(d);
+    for (const [type, spot] of [['g2-standard-4', false], ['g2-standard-4', true], ['e2-standard-4', false]] as const) {
+      const p = book.nodePrice({ cloud: 'gcp', region: 'us-central1', type, spot });
+      assert.ok(isKnown(p) && p.source.startsWith('shipped'), `${type} spot=${spot}: ${JSON.stringify(p)}`);
+    }
+  });
+
   it('GCP N1 with attached T4s is priced as that row, not the bare machine', () => {
     const book = new PriceBook(dir());
     const bare = book.nodePrice({ cloud: 'gcp', type: 'n1-standard-8', spot: false });

@@ -3,7 +3,7 @@ import type { CliCommand } from '../command';
 import { flagText, parseIdleMinutes } from '../ranges';
 import { detachOnInterrupt, exitCodeFor, submittedLine } from '../follow';
 import { TASK_FLAGS, TASK_FLAGS_USAGE, taskInputOf } from '../taskFlags';
-import { planText } from '../planText';
+import { optimizerTable, planText } from '../planText';
 
 export const launchCommand: CliCommand = {
   name: 'launch',
@@ -73,6 +73,9 @@ Streams the job's output until it ends and exits with its result; Ctrl-C detache
         retryUntilUp: !!args.flags['retry-until-up'],
         detach: detachRun,
         fast: !!args.flags.fast,
+        // Before a new cloud cluster is provisioned: the same table as --dryrun (on stderr, as
+        // progress is: stdout is the job's output).
+        onPlan: (plan) => io.err(optimizerTable(plan)),
         onOutput: (d) => io.outBytes(d),
         provisionSignal: provisioning.signal,
         onSubmitted: (id, name) => {

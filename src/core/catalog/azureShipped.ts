@@ -20,8 +20,22 @@ const ROWS: Row[] = [
   ['Standard_ND96isr_H100_v5', 96, 1900, 98.32, ['H100', 8, 80]],
 ];
 
+// Spot (approximate, eastus Linux, read with the pay-as-you-go figures): Azure's spot prices
+// move with capacity and the Resource SKUs listing Skydeck reads carries no prices, so these
+// are each family's spot price as a share of pay-as-you-go. The price book marks every figure
+// from here as shipped and approximate.
+const SPOT_SHARE: [RegExp, number][] = [
+  [/^Standard_[DEF]\d+s_v[25]$/, 0.2], [/_T4_v3$/, 0.3], [/^Standard_NC\d+s_v3$/, 0.3], [/_A10_v5$/, 0.3],
+  [/A100_v4$|^Standard_ND96asr_v4$/, 0.4], [/_H100_v5$/, 0.45],
+];
+
+function spotOf(name: string, price: number): number | undefined {
+  const share = SPOT_SHARE.find(([re]) => re.test(name))?.[1];
+  return share === undefined ? undefined : Math.round(price * share * 10_000) / 10_000;
+}
+
 export const AZURE_SHIPPED: readonly InstanceType[] = ROWS.map(([name, vcpus, memoryGb, price, gpu]) => ({
-  cloud: 'azure', name, vcpus, memoryGb, price, arch: 'x86_64', currentGeneration: true,
+  cloud: 'azure', name, vcpus, memoryGb, price, spotPrice: spotOf(name, price), arch: 'x86_64', currentGeneration: true,
   ...(gpu ? { gpus: { name: gpu[0], count: gpu[1], memoryGb: gpu[2] } } : {}),
 }));
 

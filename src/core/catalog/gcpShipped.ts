@@ -10,6 +10,25 @@ type Row = [name: string, vcpus: number, memoryGb: number, price: number, gpu?: 
 const T4 = 0.35;
 const V100 = 2.48;
 
+// Spot (approximate, us-central1, read with the on-demand figures): GCP's spot prices move
+// (up to monthly) and no API Skydeck reads gives them (machineTypes.list carries no prices), so
+// these are the machine's spot price as a share of on-demand per series, and the attached GPUs'
+// own spot prices (N1 no lower than E2, so a previous-generation machine never wins a plain CPU
+// request on spot alone). The price book marks every figure from here as shipped and approximate.
+const SPOT_SHARE: [RegExp, number][] = [[/^e2-/, 0.3], [/^n2-/, 0.24], [/^n1-/, 0.3], [/^a2-/, 0.3], [/^a3-/, 0.27], [/^g2-/, 0.4]];
+const GUEST: Record<string, { price: number; spot: number }> = { T4: { price: T4, spot: 0.14 }, V100: { price: V100, spot: 0.74 } };
+
+function spotOf(name: string, price: number, gpu: Row[4]): number | undefined {
+  const share = SPOT_SHARE.find(([re]) => re.test(name))?.[1];
+  if (share === undefined) return undefined;
+  const guest = gpu && gcpAttachesGpus(name) ? GUEST[gpu[0]] : undefined;
+  // An N1 row's price is the machine plus its attached GPUs: each part at its own spot price.
+  if (guest && gpu) return round((price - gpu[1] * guest.price) * share + gpu[1] * guest.spot);
+  return round(price * share);
+}
+
+const round = (x: number) => Math.round(x * 10_000) / 10_000;
+
 const ROWS: Row[] = [
   ['e2-standard-2', 2, 8, 0.067], ['e2-standard-4', 4, 16, 0.134], ['e2-standard-8', 8, 32, 0.268], ['e2-standard-16', 16, 64, 0.536],
   ['n2-standard-2', 2, 8, 0.097], ['n2-standard-4', 4, 16, 0.194], ['n2-standard-8', 8, 32, 0.388],
@@ -29,7 +48,7 @@ const ROWS: Row[] = [
 ];
 
 export const GCP_SHIPPED: readonly InstanceType[] = ROWS.map(([name, vcpus, memoryGb, price, gpu]) => ({
-  cloud: 'gcp', name, vcpus, memoryGb, price, arch: 'x86_64', currentGeneration: !/^n1-/.test(name) || !!gpu,
+  cloud: 'gcp', name, vcpus, memoryGb, price, spotPrice: spotOf(name, price, gpu), arch: 'x86_64', currentGeneration: !/^n1-/.test(name) || !!gpu,
   ...(gpu ? { gpus: { name: gpu[0], count: gpu[1], memoryGb: gpu[2] } } : {}),
 }));
 

@@ -28,6 +28,8 @@ export interface PricedCandidate {
 }
 
 export interface LaunchPlan {
+  /** The task's num_nodes (every total is for this many). */
+  nodes: number;
   /** What launch tries first (the first placement's cheapest fit); absent if nothing fits. */
   chosen?: PricedCandidate;
   /** Other fits, cheapest first (other types, regions and clouds the task allows). */
@@ -65,10 +67,11 @@ const priceKey = (c: PricedCandidate) => (isKnown(c.total) ? c.total.usdPerHour 
  * priced on each cloud Skydeck has a table for), the first placement's cheapest fit as the
  * choice, the rest cheapest first. Prices come from this machine only (PriceBook).
  */
-export function launchPlan(task: Task, book: PriceBook, opts: { cloud?: string; alternatives?: number } = {}): LaunchPlan {
-  const named = placementsOf(task.resources, opts.cloud);
+export function launchPlan(task: Task, book: PriceBook, opts: { cloud?: string; region?: string; alternatives?: number } = {}): LaunchPlan {
+  // A region given for the launch (the editor's pick) goes to placements that name none, as launch does.
+  const named = placementsOf(task.resources, opts.cloud).map((p) => (opts.region && !p.region ? { ...p, region: opts.region } : p));
   const cloudOf = named[0]?.cloud;
-  if (cloudOf === 'local' || cloudOf === 'ssh') return { alternatives: [], unmatched: [], notBilled: `${cloudOf}: not billed through a cloud` };
+  if (cloudOf === 'local' || cloudOf === 'ssh') return { nodes: task.numNodes, alternatives: [], unmatched: [], notBilled: `${cloudOf}: not billed through a cloud` };
   // No cloud named: launch runs it on this machine; what each cloud would charge is still shown.
   const local = named.every((p) => !p.cloud);
   const placements = named.flatMap((p) => (p.cloud ? [p] : Object.keys(SHIPPED).map((cloud) => ({ ...p, cloud }))));
@@ -93,5 +96,5 @@ export function launchPlan(task: Task, book: PriceBook, opts: { cloud?: string; 
   // The first placement that fits is what launch tries first (its own cheapest type).
   const chosen = local ? undefined : all[0];
   const alternatives = all.slice(local ? 0 : 1).sort((a, b) => priceKey(a) - priceKey(b)).slice(0, opts.alternatives ?? 4);
-  return { ...(chosen ? { chosen } : {}), alternatives, unmatched, ...(local ? { notBilled: 'no cloud named: launch runs it on this machine (local)' } : {}) };
+  return { nodes: task.numNodes, ...(chosen ? { chosen } : {}), alternatives, unmatched, ...(local ? { notBilled: 'no cloud named: launch runs it on this machine (local)' } : {}) };
 }

@@ -15,3 +15,6 @@ export { readSpotCache, writeSpotCache, spotCachePath } from './spotCache';
 export { costView, type CostView, type ClusterCostText } from './costView';
 export { otherWindows, ownLease, writeLease, removeLease, sweepDead, checkLease, processStart, windowsDir, LEASE_RENEW_MS, LEASE_STALE_MS, type WindowLease } from './windowLeases';
 export { unguardedClusters, clusterSetKey, becameLastWithBilling, lastWindowMessage, recordLastClose, takeLastClose, lastCloseMessage, lastClosePath, type LastClose, type UnguardedCluster } from './lastWindow';
+export { planCandidates, planHeader, planRows, planNotes, planDetail, planSummary, priceSources, candidateLine, cheaperAlternatives } from './planText';
+export { SHIPPED_SPOT_NOTE } from './price';
+export { gpuChoices, type GpuChoice } from './gpuChoices';

@@ -8,6 +8,11 @@ export interface Price {
   source: string;
   /** ISO date (YYYY-MM-DD) the figure is from: the table's date or the fetch/answer time. */
   asOf: string;
+  /**
+   * A spot price from Skydeck's shipped table (GCP, Azure: no API Skydeck reads gives them):
+   * approximate, so every display marks it ("~$0.41/h").
+   */
+  shippedSpot?: true;
 }
 
 export interface UnknownPrice {
@@ -37,13 +42,17 @@ export function sum(parts: PriceAnswer[]): PriceAnswer {
   if (!known.length) return { usdPerHour: 0, source: 'nothing billed', asOf: isoDate(Date.now()) };
   const sources = [...new Set(known.map((p) => p.source))];
   const oldest = known.map((p) => p.asOf).sort()[0];
-  return { usdPerHour: known.reduce((s, p) => s + p.usdPerHour, 0), source: sources.join(' + '), asOf: oldest };
+  const shippedSpot = known.some((p) => p.shippedSpot) ? { shippedSpot: true as const } : {};
+  return { usdPerHour: known.reduce((s, p) => s + p.usdPerHour, 0), source: sources.join(' + '), asOf: oldest, ...shippedSpot };
 }
 
-/** "$3.06/h", "unknown". Small figures keep their cents visible. */
+/** "$3.06/h", "~$0.92/h" (a shipped spot price: approximate), "unknown". Small figures keep their cents visible. */
 export function formatRate(p: PriceAnswer | undefined): string {
-  return isKnown(p) ? `$${money(p.usdPerHour)}/h` : 'unknown';
+  return isKnown(p) ? `${p.shippedSpot ? '~' : ''}$${money(p.usdPerHour)}/h` : 'unknown';
 }
+
+/** What the "~" of formatRate means, for the line under a table that shows one. */
+export const SHIPPED_SPOT_NOTE = '~ spot price from Skydeck\'s shipped table (approximate; this cloud\'s spot price is not fetched)';
 
 export function formatUsd(usd: number | undefined): string {
   return usd === undefined || !Number.isFinite(usd) ? 'unknown' : `$${money(usd)}`;

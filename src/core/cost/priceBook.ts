@@ -36,7 +36,7 @@ export class PriceBook {
 
   private onDemand(q: TypeQuery): PriceAnswer {
     const f = this.fetched(q);
-    if (f?.row.price !== undefined) return { usdPerHour: f.row.price, source: `${q.cloud} catalog (fetched)`, asOf: isoDate(f.at) };
+    if (f && usable(f.row.price)) return { usdPerHour: f.row.price, source: `${q.cloud} catalog (fetched)`, asOf: isoDate(f.at) };
     const shipped = pick(SHIPPED[q.cloud] ?? [], q);
     if (shipped?.price !== undefined) return { usdPerHour: shipped.price, source: 'shipped table', asOf: SHIPPED_AS_OF[q.cloud] ?? 'undated' };
     return { unknown: `${q.cloud} ${q.type} is in no price table here` };
@@ -48,9 +48,11 @@ export class PriceBook {
       if (hit) return { usdPerHour: hit.usd, source: 'aws DescribeSpotPriceHistory', asOf: isoDate(hit.at) };
     }
     const f = this.fetched(q);
-    if (f?.row.spotPrice !== undefined) return { usdPerHour: f.row.spotPrice, source: `${q.cloud} catalog (fetched)`, asOf: isoDate(f.at) };
+    if (f && usable(f.row.spotPrice)) return { usdPerHour: f.row.spotPrice, source: `${q.cloud} catalog (fetched)`, asOf: isoDate(f.at) };
     const shipped = pick(SHIPPED[q.cloud] ?? [], q);
-    if (shipped?.spotPrice !== undefined) return { usdPerHour: shipped.spotPrice, source: 'shipped table', asOf: SHIPPED_AS_OF[q.cloud] ?? 'undated' };
+    if (shipped?.spotPrice !== undefined) {
+      return { usdPerHour: shipped.spotPrice, source: 'shipped spot table (approximate)', asOf: SHIPPED_AS_OF[q.cloud] ?? 'undated', shippedSpot: true };
+    }
     const where = q.cloud === 'aws' ? `no DescribeSpotPriceHistory answer cached${q.region ? ` for ${q.region}` : ' (no region)'}` : `${q.cloud} publishes no spot price Skydeck can fetch`;
     return { unknown: `spot price of ${q.type}: ${where}, and the shipped table has none` };
   }
@@ -61,6 +63,11 @@ export class PriceBook {
     const row = c && pick(c.types, q);
     return row && c ? { row, at: c.fetchedAt } : undefined;
   }
+}
+
+/** A cached catalog is a file anyone with the home dir could have written: a price must be a real one. */
+function usable(x: unknown): x is number {
+  return typeof x === 'number' && Number.isFinite(x) && x >= 0;
 }
 
 function pick(types: readonly InstanceType[], q: Omit<TypeQuery, 'spot'>): InstanceType | undefined {

@@ -23,7 +23,7 @@ export { listBuckets, deleteBucket, type BucketListing, type BucketDeleteResult 
 export { ensureNamedBuckets, type EnsuredBucket } from './namedBuckets';
 export { deleteClusterBuckets, deleteRecordedBucket, reconcileBuckets, type BucketReconcileOutcome } from './bucketDelete';
 export { findLeakedBuckets, type LeakedBucketSweep } from './leakedBuckets';
-export { launchPlan, type LaunchPlan } from './launchPlan';
+export { launchPlan, pricedPlan, cloudFor, type LaunchPlan } from './launchPlan';
 export { loadTaskForRun, type TaskInput } from './loadTask';
 export { setAutostop, changeProblem, type AutostopChange } from './autostopSet';
 export { expandClusterNames, globRegExp, isGlob } from './clusterGlobs';

@@ -20,7 +20,8 @@ import type { AttemptReport } from '../provision';
 import type { Placement } from '../clouds/provider';
 import type { ClusterRecord } from '../state';
 import { teardownUnderWay } from '../provision';
-import { cloudFor } from './launchPlan';
+import { cloudFor, pricedPlan } from './launchPlan';
+import type { LaunchPlan as PricedPlan } from '../cost';
 import { isProviderCluster, providerOf } from './providerEnv';
 import { downProvider } from './downProvider';
 import { launchOnProvider } from './launchProvider';
@@ -59,6 +60,8 @@ export interface LaunchRequest extends FollowOptions, TaskInput {
    * sent only if it changed since the last sync from here, setup only if its hash changed.
    */
   fast?: boolean;
+  /** The priced plan (launchPlan.ts pricedPlan), once, before a new cloud cluster is provisioned. */
+  onPlan?(plan: PricedPlan): void;
 }
 
 export interface LaunchResult extends JobOutcome {
@@ -99,6 +102,14 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     ctx.progress(`--fast: reusing ${name} as it is (UP); no provisioning, file mounts or buckets`);
   } else if (providerOf(ctx, cloud)) {
     if (taskContainerImage(task)) throw new OpsError('unavailable', `image_id: docker:… runs on the local and ssh clouds for now, not on ${cloud}: use an ssh pool, or drop image_id`);
+    if (!existing && req.onPlan) {
+      // Pricing informs; it never stops a launch.
+      try {
+        req.onPlan(pricedPlan(task, cloud, req));
+      } catch (e) {
+        ctx.warn(`the launch plan's prices could not be shown: ${(e as Error).message}`);
+      }
+    }
     const round = (onRound?: (a: AttemptReport) => void) => launchOnProvider(ctx, name, task, {
       cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal,
       onAttempt: (a) => { onRound?.(a); req.onAttempt?.(a); },

@@ -7,7 +7,7 @@ import { loadTaskForRun, type TaskInput } from './loadTask';
 import { checkSyncSources } from './syncFiles';
 import { syncPlanLines } from './taskPaths';
 import { autostopPlan } from './autostopPlan';
-import { pricePlacement, priceText } from './planPrice';
+import { launchPlan as costPlan, PriceBook, type LaunchPlan as PricedPlan } from '../cost';
 
 /**
  * The cloud a launch goes to: --cloud, the task's, the existing cluster's, the first candidate's,
@@ -25,8 +25,10 @@ export interface LaunchPlan {
   /** Set when the cluster exists and would be reused (or started). */
   existing?: string;
   numNodes: number;
-  /** Each candidate in the order tried, with its type and price (or why unknown). */
-  candidates: { where: string; instanceType?: string; price: string }[];
+  /** Each candidate in the order tried. */
+  candidates: { where: string }[];
+  /** The optimizer's table: what launch picks and the cheapest alternatives, priced (core/cost). */
+  priced: PricedPlan;
   /** What would be uploaded or fetched, with local paths resolved. */
   sync: string[];
   setup: 'runs' | 'skipped (--no-setup)' | 'none in the task';
@@ -51,10 +53,7 @@ export async function launchPlan(ctx: OpsContext, req: PlanRequest): Promise<Lau
   const cloud = cloudFor(req, task, existing);
   const all = placementsOf(task.resources, req.cloud?.toLowerCase()).map((p) => ({ ...p, cloud: p.cloud || cloud }));
   const mine = all.filter((p) => p.cloud === cloud);
-  const candidates = (mine.length ? mine : [{ cloud, useSpot: task.resources.useSpot }]).map((p) => {
-    const priced = pricePlacement(p);
-    return { where: describePlacement(p), instanceType: priced.instanceType, price: priceText(priced, task.numNodes) };
-  });
+  const candidates = (mine.length ? mine : [{ cloud, useSpot: task.resources.useSpot }]).map((p) => ({ where: describePlacement(p) }));
   if (mine.length < all.length) warnings.push(`only the ${cloud} candidates would be tried; ${all.length - mine.length} on other clouds are skipped`);
   if (req.idleMinutes !== undefined || req.down) {
     const plan = autostopPlan(cloud, !!req.down);
@@ -64,8 +63,20 @@ export async function launchPlan(ctx: OpsContext, req: PlanRequest): Promise<Lau
     cluster: name, cloud, numNodes: task.numNodes,
     ...(existing ? { existing: existing.status } : {}),
     candidates,
+    priced: pricedPlan(task, cloud, req),
     sync: syncPlanLines(task, dir),
     setup: !task.setup ? 'none in the task' : req.noSetup ? 'skipped (--no-setup)' : 'runs',
     warnings,
   };
+}
+
+/**
+ * The priced plan of a launch to `cloud` (cloudFor): the one function `launch --dryrun`, the
+ * table `launch` prints before provisioning and the editor's Launch confirmation use. The cloud
+ * goes to every candidate only when --cloud says so or the task names none (then launch runs
+ * it there); a task's own clouds stay, the other clouds' fits showing as alternatives.
+ */
+export function pricedPlan(task: Task, cloud: string, req: { cloud?: string; region?: string }, book = new PriceBook()): PricedPlan {
+  const named = placementsOf(task.resources).some((p) => p.cloud);
+  return costPlan(task, book, { cloud: req.cloud?.toLowerCase() ?? (named ? undefined : cloud), region: req.region });
 }

@@ -8,7 +8,8 @@ import { withOpsProgress } from './support/progress';
 import { jobLogSource } from './support/jobLogSource';
 import { pickCloudFor } from './support/pickCloud';
 import { notify } from '../notify';
-import { confirmUploads, taskPathBase } from './support/taskPathBase';
+import { taskPathBase } from './support/taskPathBase';
+import { confirmLaunch } from './support/confirmLaunch';
 import { askEnvs } from './support/askEnvs';
 import { defaultCloud } from '../defaultCloud';
 
@@ -36,7 +37,8 @@ export const launchTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh' | 
     // callers that name the cluster, and not when skydeck.defaultCloud answers it.
     const where = opts.cluster === undefined && !ctx.model.cluster(cluster) && !fallback ? await pickCloudFor(file.fsPath) : undefined;
     const pathBase = taskPathBase(file);
-    if (opts.cluster === undefined) await confirmUploads(file.fsPath, pathBase, `Launch ${path.basename(file.fsPath)} on ${cluster}`);
+    // One question: the priced plan of a new cloud cluster and what is uploaded (support/confirmLaunch.ts).
+    if (opts.cluster === undefined) await confirmLaunch(file.fsPath, pathBase, `Launch ${path.basename(file.fsPath)} on ${cluster}`, { isNew: !ctx.model.cluster(cluster), where });
     const values = await askEnvs(ctx, file.fsPath); // the task's empty envs and secrets; Escape stops here
     let attempts = 0;
     const result = await withOpsProgress(ctx, `Skydeck: launching ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true, extraCancel: opts.cancel }, (ops, committed, signal) =>

@@ -24,6 +24,8 @@ import { launchManagedJob } from './launchManagedJob';
 import { cancelManagedJob } from './cancelManagedJob';
 import { showManagedJobLogs } from './showManagedJobLogs';
 import { setAutostop } from './setAutostop';
+import { browseGpus } from './browseGpus';
+import { showLaunchPlan } from './showLaunchPlan';
 import { Dismissed } from './support/pickers';
 import { CancelledByUser } from './support/progress';
 import { TRUSTED_ONLY_COMMANDS } from '../trust';
@@ -32,7 +34,7 @@ import { testProbe, type CommandOutcome } from '../testProbe';
 
 const COMMANDS: Command[] = [refresh, launchTask, execTask, showLogs, cancelJob, cancelAllJobs, downCluster, openTerminal, copySshCommand, connectRemoteSsh, openExampleTask, checkCloudsCommand,
   findLeaked, terminateLeaked, deleteLeakedIdentity, retryDown, stopCluster, startCluster, setAutostop, deleteBucket,
-  launchManagedJob, cancelManagedJob, showManagedJobLogs,
+  launchManagedJob, cancelManagedJob, showManagedJobLogs, browseGpus, showLaunchPlan,
   ...pendingCommands];
 
 export function registerCommands(ctx: CommandDeps): vscode.Disposable[] {

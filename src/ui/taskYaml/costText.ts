@@ -3,7 +3,7 @@
 // num_nodes, on-demand and spot, each price with its source; "unknown" never 0. No vscode
 // import (unit-tested in plain Node).
 
-import { formatRate, isKnown, launchPlan, PriceBook, type LaunchPlan, type PricedCandidate, type PriceAnswer } from '../../core/cost';
+import { formatRate, isKnown, launchPlan, PriceBook, planSummary, priceSources, SHIPPED_SPOT_NOTE, type LaunchPlan, type PricedCandidate, type PriceAnswer } from '../../core/cost';
 import { parseTaskText } from '../../core/task';
 
 function plain(s: string): string {
@@ -16,8 +16,8 @@ function row(c: PricedCandidate): string {
 }
 
 function sources(ps: PriceAnswer[]): string {
-  const known = [...new Set(ps.filter(isKnown).map((p) => `${p.source} (${p.asOf})`))];
-  return known.length ? `Prices: ${plain(known.join('; '))}.` : 'No price known on this machine.';
+  const marked = ps.some((p) => isKnown(p) && p.shippedSpot);
+  return plain(priceSources(ps)) + (marked ? ` ${plain(SHIPPED_SPOT_NOTE)}.` : '');
 }
 
 /** Markdown for a plan; one table, the chosen row first. */
@@ -34,14 +34,28 @@ export function planMarkdown(plan: LaunchPlan, nodes: number): string {
   return out.join('\n\n');
 }
 
-/** The plan's Markdown for a task file's text, or undefined if it does not parse. Never throws. */
-export function taskCostMarkdown(text: string, book = new PriceBook()): string | undefined {
+/** The plan of a task file's text (its first task), or undefined if it does not parse. Never throws. */
+export function taskPlan(text: string, book = new PriceBook()): LaunchPlan | undefined {
   try {
     const r = parseTaskText(text);
     const task = r.ok ? r.tasks[0] : undefined;
-    if (!task) return undefined;
-    return planMarkdown(launchPlan(task, book), task.numNodes);
+    return task ? launchPlan(task, book) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The plan's Markdown for a task file's text, or undefined if it does not parse. Never throws. */
+export function taskCostMarkdown(text: string, book = new PriceBook()): string | undefined {
+  const plan = taskPlan(text, book);
+  return plan && planMarkdown(plan, plan.nodes);
+}
+
+/** The CodeLens on the top-level `resources:` line: the plan in one line (planSummary). */
+export function costLens(text: string, book = new PriceBook()): { line: number; title: string } | undefined {
+  const m = /^resources[ \t]*:/m.exec(text);
+  if (!m) return undefined;
+  const plan = taskPlan(text, book);
+  if (!plan) return undefined;
+  return { line: text.slice(0, m.index).split('\n').length - 1, title: planSummary(plan) };
 }

@@ -1,10 +1,12 @@
 // Editor support for task YAML files: diagnostics, Launch/Exec CodeLens, a CodeLens per file
-// mount (where it comes from, what happens to it) and schema hovers.
+// mount (where it comes from, what happens to it), the launch plan's CodeLens on `resources:`
+// and schema hovers.
 
 import * as vscode from 'vscode';
 import { TaskCodeLensProvider } from './taskCodeLens';
 import { MountCodeLensProvider } from './mountCodeLens';
 import { SetupCodeLensProvider, type SetupLensSource } from './setupCodeLens';
+import { CostCodeLensProvider } from './costCodeLens';
 import { TaskDiagnostics } from './taskDiagnostics';
 import { TaskHoverProvider } from './taskHover';
 import { TASK_FILE_PATTERN } from './taskFiles';
@@ -37,6 +39,7 @@ export function registerTaskYamlSupport(
     lenses,
     vscode.languages.registerCodeLensProvider(SELECTOR, lenses),
     vscode.languages.registerCodeLensProvider(SELECTOR, new MountCodeLensProvider()),
+    vscode.languages.registerCodeLensProvider(SELECTOR, new CostCodeLensProvider()),
     vscode.languages.registerHoverProvider(SELECTOR, new TaskHoverProvider()),
   ];
   const setupLenses = setup && new SetupCodeLensProvider(setup, () => rememberedEnvs(context.workspaceState));

@@ -44,7 +44,7 @@ describe('azure provider: VM-size catalog from the ARM fake', function () {
     const get = (name: string) => cat.find((t) => t.name === name);
     assert.deepEqual(get(A100), {
       cloud: 'azure', name: A100, vcpus: 24, memoryGb: 220, arch: 'x86_64', currentGeneration: true,
-      gpus: { name: 'A100-80GB', count: 1, memoryGb: 80 }, price: 3.673, spotPrice: undefined,
+      gpus: { name: 'A100-80GB', count: 1, memoryGb: 80 }, price: 3.673, spotPrice: 1.4692, // both joined from the shipped table (Resource SKUs carry no prices)
     });
     assert.deepEqual(get('Standard_NC4as_T4_v3')?.gpus, { name: 'T4', count: 1, memoryGb: 16 });
     assert.deepEqual([get('Standard_D2s_v5')?.vcpus, get('Standard_D2s_v5')?.memoryGb, get('Standard_D2s_v5')?.price, get('Standard_D2s_v5')?.gpus], [2, 8, 0.096, undefined]);

@@ -39,7 +39,7 @@ describe('gcp provider: machine-type catalog from the Compute fake', function ()
     const get = (name: string, gpu?: string) => cat.filter((t) => t.name === name && t.gpus?.name === gpu);
     assert.deepEqual(get('a2-highgpu-1g', 'A100'), [{
       cloud: 'gcp', name: 'a2-highgpu-1g', vcpus: 12, memoryGb: 85, arch: 'x86_64', currentGeneration: true,
-      gpus: { name: 'A100', count: 1, memoryGb: 40 }, price: 3.67, spotPrice: undefined,
+      gpus: { name: 'A100', count: 1, memoryGb: 40 }, price: 3.67, spotPrice: 1.101, // both joined from the shipped table (machineTypes.list has no prices)
     }]);
     assert.deepEqual(get('a2-ultragpu-1g', 'A100-80GB')[0].gpus, { name: 'A100-80GB', count: 1, memoryGb: 80 }, 'not in the shipped table: still mapped');
     assert.equal(get('a2-ultragpu-1g', 'A100-80GB')[0].price, undefined, 'no shipped price to join');
@@ -48,7 +48,7 @@ describe('gcp provider: machine-type catalog from the Compute fake', function ()
     assert.deepEqual([get('e2-standard-4')[0].vcpus, get('e2-standard-4')[0].memoryGb, get('e2-standard-4')[0].price], [4, 16, 0.134]);
     // N1: the plain row with its own price, plus the shipped rows that attach GPUs to it.
     assert.deepEqual(get('n1-standard-4').map((t) => [t.memoryGb, t.price, t.currentGeneration]), [[15, 0.19, false]]);
-    assert.deepEqual(get('n1-standard-4', 'T4').map((t) => [t.gpus?.count, t.price]), [[1, 0.54]]);
+    assert.deepEqual(get('n1-standard-4', 'T4').map((t) => [t.gpus?.count, t.price, t.spotPrice]), [[1, 0.54, 0.197]]);
     assert.equal(get('n1-standard-8', 'V100').length, 1);
     assert.equal(cat.some((t) => t.name === 'n1-megamem-96'), false, 'deprecated types are skipped');
     assert.equal(cat.some((t) => t.name === 'n2-standard-64'), false, 'only what the zone lists (n2-standard-64 is shipped, not listed)');

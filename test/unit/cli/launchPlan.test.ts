@@ -26,7 +26,12 @@ describe('cli: launch --dryrun and --retry-until-up (fake cloud as aws)', functi
     const r = await inDir(repo, () => b.run('launch', 'examples/foo/task.yaml', '-c', 'd1', '--dryrun', '--num-nodes', '2'));
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /Cluster d1 would be created on aws with 2 nodes/);
-    assert.match(r.out, /1\. aws\/r1 g5\.xlarge +\$2\.012\/h \(2 nodes × \$1\.006\/h\)/);
+    assert.match(r.out, /Candidates, in the order tried:\n  1\. aws\/r1\n/);
+    // The optimizer table (core/cost launchPlan): the chosen row marked, per node and for 2 nodes.
+    assert.match(r.out, /Considered resources \(2 nodes\):\nCLOUD +REGION +INSTANCE +vCPUs +MEM\(GB\) +GPUS +ON-DEMAND\/NODE +SPOT\/NODE +× 2 NODES +CHOSEN\n/);
+    assert.match(r.out, /\naws +r1 +g5\.xlarge +4 +16 +A10G:1 +\$1\.01\/h +unknown +\$2\.01\/h +✔\n/);
+    assert.match(r.out, /\naws +r1 +g5\.2xlarge +8 +32 +A10G:1 +\$1\.21\/h +unknown +\$2\.42\/h\n/, 'an alternative, unmarked');
+    assert.match(r.out, /Prices: shipped table \(\d{4}-\d\d-\d\d\)\./);
     assert.ok(r.out.includes(`workdir ${repo} → ~/sky_workdir`), r.out);
     assert.ok(r.out.includes(`file_mounts ${path.join(repo, 'data')} → /data`), r.out);
     assert.match(r.out, /Setup: runs\./);
@@ -37,12 +42,42 @@ describe('cli: launch --dryrun and --retry-until-up (fake cloud as aws)', functi
   it('--dryrun: spot and unknown types say "unknown", never $0; --infra and --no-setup show', async () => {
     const r = await inDir(repo, () => b.run('launch', 'examples/foo/task.yaml', '--dryrun', '--use-spot', '--infra', 'aws/r2', '--no-setup'));
     assert.equal(r.code, 0, r.err);
-    assert.match(r.out, /aws\/r2 \(spot\) g5\.xlarge +unknown \(spot prices are not in the catalog\)/);
+    assert.match(r.out, /1\. aws\/r2 \(spot\)\n/);
+    assert.match(r.out, /\naws +r2 +g5\.xlarge +4 +16 +A10G:1 +\$1\.01\/h +unknown +unknown spot +✔\n/);
     assert.match(r.out, /Setup: skipped \(--no-setup\)/);
     const t = await inDir(repo, () => b.run('launch', 'echo x', '--dryrun', '--infra', 'aws', '--instance-type', 'zz.huge'));
-    assert.match(t.out, /zz\.huge +unknown \(type not in the shipped catalog\)/);
+    assert.match(t.out, /\naws +us-east-1\* +zz\.huge +\? +\? +- +unknown +unknown +unknown +✔\n/);
+    assert.match(t.out, /\* no region named: priced in the cloud's reference region\./);
+    assert.match(t.out, /No price known on this machine\./);
     assert.match(t.out, /Nothing is synced/);
     assert.doesNotMatch(r.out + t.out, /\$0/);
+  });
+
+  it('launch prints the same table on stderr before it provisions a new cloud cluster; not when it reuses one, not under --fast', async () => {
+    const dry = await b.run('launch', '-c', 'pt', '--dryrun', '--infra', 'aws/r1/r1a', 'echo planned');
+    const table = /Considered resources[^]*?Prices: [^\n]*\n/.exec(dry.out)?.[0];
+    assert.ok(table, dry.out);
+    const r = await b.run('launch', '-c', 'pt', '--infra', 'aws/r1/r1a', '-d', 'echo planned');
+    assert.equal(r.code, 0, r.err);
+    assert.ok(r.err.includes(table), `the launch's stderr holds the --dryrun table:\n${r.err}`);
+    assert.ok(r.err.indexOf(table) < r.err.indexOf('Job '), 'the table comes before the job is submitted');
+    assert.doesNotMatch(r.out, /Considered resources/, 'stdout stays the job\'s own');
+    // Reused (UP) and --fast: nothing is provisioned, so no table.
+    const again = await b.run('launch', '-c', 'pt', '--infra', 'aws/r1/r1a', '-d', 'echo again');
+    assert.equal(again.code, 0, again.err);
+    assert.doesNotMatch(again.err, /Considered resources/);
+    const fast = await b.run('launch', '-c', 'pt', '--infra', 'aws/r1/r1a', '-d', '--fast', 'echo fast');
+    assert.equal(fast.code, 0, fast.err);
+    assert.doesNotMatch(fast.err, /Considered resources/);
+    // A local launch bills no cloud: no table either.
+    const local = await b.run('launch', '-c', 'pl', '-d', 'echo local');
+    assert.equal(local.code, 0, local.err);
+    assert.doesNotMatch(local.err, /Considered resources/);
+    const { getCluster } = await import('../../../src/core/state');
+    const c = await b.ctx.store.read((db) => getCluster(db, 'pt'));
+    await b.ctx.connections.client(c!).shutdown();
+    assert.equal((await b.run('down', 'pt', '-y')).code, 0);
+    assert.equal((await b.run('down', 'pl', '-y')).code, 0);
   });
 
   it('--retry-until-up: capacity failures are retried until the cluster is up', async () => {

@@ -59,10 +59,36 @@ describe('cost: prices', () => {
     assert.equal(after.asOf, '2026-12-01');
     // Another region's answer is not this one's.
     assert.ok(!isKnown(book.nodePrice({ ...q, region: 'eu-west-1' })));
-    // GCP publishes none Skydeck can fetch: the shipped table has none either, said so.
-    const g = book.nodePrice({ cloud: 'gcp', region: 'us-central1', type: 'g2-standard-4', spot: true });
+    // GCP publishes none Skydeck can fetch: a type outside the shipped table is unknown, said so.
+    const g = book.nodePrice({ cloud: 'gcp', region: 'us-central1', type: 'c3-standard-4', spot: true });
     assert.ok(!isKnown(g));
     assert.match(g.unknown, /gcp publishes no spot price/);
+  });
+
+  it('GCP and Azure spot come from the shipped table, marked approximate in the source and in every formatted rate', () => {
+    const book = new PriceBook(dir());
+    for (const q of [
+      { cloud: 'gcp', region: 'us-central1', type: 'g2-standard-4' },
+      { cloud: 'gcp', region: 'us-central1', type: 'n1-standard-8', gpus: { name: 'T4', count: 1 } },
+      { cloud: 'azure', region: 'eastus', type: 'standard_nc6s_v3' },
+    ]) {
+      const spot = book.nodePrice({ ...q, spot: true });
+      const od = book.nodePrice({ ...q, spot: false });
+      assert.ok(isKnown(spot) && isKnown(od), JSON.stringify(q));
+      assert.ok(spot.usdPerHour > 0 && spot.usdPerHour < od.usdPerHour, `${q.type}: spot ${spot.usdPerHour} under on-demand ${od.usdPerHour}`);
+      assert.equal(spot.source, 'shipped spot table (approximate)');
+      assert.equal(spot.shippedSpot, true);
+      assert.match(formatRate(spot), /^~\$\d/);
+      assert.match(formatRate(times(spot, 3)), /^~\$/, 'a multiple keeps the mark');
+      assert.match(formatRate(sum([od, spot])), /^~\$/, 'a sum with one shipped spot part keeps the mark');
+      assert.doesNotMatch(formatRate(od), /~/, 'on-demand is not marked');
+    }
+    // N1 + T4: the machine and its GPU each at their spot price, so more than the bare machine's spot.
+    const bare = book.nodePrice({ cloud: 'gcp', type: 'n1-standard-8', spot: true });
+    const t4 = book.nodePrice({ cloud: 'gcp', type: 'n1-standard-8', gpus: { name: 'T4', count: 1 }, spot: true });
+    assert.ok(isKnown(bare) && isKnown(t4) && t4.usdPerHour > bare.usdPerHour);
+    // AWS keeps asking the API: no shipped AWS spot figure stands in for it.
+    assert.ok(!isKnown(book.nodePrice({ cloud: 'aws', region: 'us-east-1', type: 'p3.2xlarge', spot: true })));
   });
 
   it('a spot cache file someone tampered with is ignored, not trusted', () => {
@@ -82,6 +108,19 @@ describe('cost: prices', () => {
     const p = new PriceBook(d, () => Date.now()).nodePrice({ cloud: 'aws', region: 'us-east-1', type: 'p3.2xlarge', spot: false });
     assert.ok(isKnown(p) && p.usdPerHour === 2.5 && p.source === 'aws catalog (fetched)', JSON.stringify(p));
     assert.ok(at < Date.now());
+  });
+
+  it('a tampered cached catalog price (string, negative, NaN) is not used: the shipped figure answers', () => {
+    const d = dir();
+    writeCatalog(path.join(d, 'gcp-us-central1.json'), 'gcp', 'us-central1', [
+      { cloud: 'gcp', name: 'g2-standard-4', vcpus: 4, memoryGb: 16, price: 'free' as unknown as number, spotPrice: -1 },
+      { cloud: 'gcp', name: 'e2-standard-4', vcpus: 4, memoryGb: 16, price: Number.NaN },
+    ], Date.now());
+    const book = new PriceBook(d);
+    for (const [type, spot] of [['g2-standard-4', false], ['g2-standard-4', true], ['e2-standard-4', false]] as const) {
+      const p = book.nodePrice({ cloud: 'gcp', region: 'us-central1', type, spot });
+      assert.ok(isKnown(p) && p.source.startsWith('shipped'), `${type} spot=${spot}: ${JSON.stringify(p)}`);
+    }
   });
 
   it('GCP N1 with attached T4s is priced as that row, not the bare machine', () => {

@@ -56,7 +56,7 @@ export function withShipped(types: InstanceType[]): InstanceType[] {
   const plain = GCP_SHIPPED.filter((t) => !guestRows.includes(t));
   const out = withPrices(types, plain);
   for (const t of types.filter((x) => gcpAttachesGpus(x.name) && !x.gpus)) {
-    for (const g of guestRows.filter((r) => r.name === t.name)) out.push({ ...t, gpus: g.gpus, price: g.price, currentGeneration: true });
+    for (const g of guestRows.filter((r) => r.name === t.name)) out.push({ ...t, gpus: g.gpus, price: g.price, spotPrice: g.spotPrice, currentGeneration: true });
   }
   return out;
 }

@@ -20,7 +20,8 @@ function plainArgs(rest: unknown[]): unknown[] {
 const plain = (level: Notice['level'], pick: () => Show): Show =>
   ((message: string, ...rest: unknown[]) => {
     const text = noLinks(message);
-    testProbe()?.notices.push({ level, message: text });
+    const items = rest.filter((r): r is string => typeof r === 'string');
+    testProbe()?.notices.push({ level, message: text, ...(items.length ? { items } : {}) });
     return (pick() as AnyShow)(text, ...plainArgs(rest));
   }) as Show;
 

@@ -7,6 +7,8 @@
 export interface Notice {
   level: 'error' | 'warning' | 'info';
   message: string;
+  /** The buttons offered ("Show Logs", "Re-run"), when there are any. */
+  items?: string[];
 }
 
 export interface CommandOutcome {
@@ -34,6 +36,8 @@ export interface TestProbe {
   readonly notices: Notice[];
   readonly commands: CommandOutcome[];
   readonly logPanels: LogPanelSeen[];
+  /** The Clusters status bar item's text as last drawn ('' while hidden). */
+  statusBar: string;
 }
 
 const KEY = Symbol.for('skydeck.testProbe');
@@ -42,5 +46,5 @@ const KEY = Symbol.for('skydeck.testProbe');
 export function testProbe(): TestProbe | undefined {
   if (process.env.SKYDECK_TEST !== '1') return undefined;
   const g = globalThis as { [KEY]?: TestProbe };
-  return (g[KEY] ??= { notices: [], commands: [], logPanels: [] });
+  return (g[KEY] ??= { notices: [], commands: [], logPanels: [], statusBar: '' });
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { LogPanel } from './logPanel';
-import type { LogSource } from './logSource';
+import type { LogFinal, LogSource } from './logSource';
 import { keyId, LOGS_VIEW_TYPE, panelTitle, parsePanelState, type JobKey } from './protocol';
 
 /** Builds the source for a job when a panel is restored after a window reload. */
@@ -22,6 +22,8 @@ export class LogPanelManager implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly sourceFor: LogSourceFactory,
     private readonly log?: vscode.LogOutputChannel,
+    /** A panel's follow saw its job end (not for managed jobs, whose ids are the controller's). */
+    private readonly onJobEnded?: (key: JobKey, final: LogFinal) => void,
   ) {}
 
   open(key: JobKey, source: LogSource): void {
@@ -67,7 +69,11 @@ export class LogPanelManager implements vscode.Disposable {
   }
 
   private sessionOptions(key: JobKey) {
-    return { onOpenRank: (rank: number) => this.openRank(key, rank) };
+    const ended = this.onJobEnded;
+    return {
+      onOpenRank: (rank: number) => this.openRank(key, rank),
+      ...(ended && !key.managed ? { onEnded: (final: LogFinal) => ended(key, final) } : {}),
+    };
   }
 
   get openPanels(): readonly JobKey[] {

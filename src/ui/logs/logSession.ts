@@ -27,6 +27,8 @@ export interface LogSessionOptions {
   onOpenRank?: (rank: number) => void;
   /** The user clicked a web link in the output (already checked to be http/https). */
   onOpenLink?: (url: string) => void;
+  /** The follow ended because the job did: the window's other views show it at once (jobEvents.ts). */
+  onEnded?: (final: LogFinal) => void;
 }
 
 export const DEFAULT_REPLAY_TAIL = 16 * 1024 * 1024;
@@ -238,6 +240,7 @@ export class LogSession {
     this.status = { ...this.status, status: final.status, exitCode: final.exit_code, reason: final.reason, endedAt, final: true };
     this.post({ type: 'status', status: this.status });
     this.setConnection({ state: 'ended' });
+    this.opts.onEnded?.(final);
   }
 
   private resumed(): void {

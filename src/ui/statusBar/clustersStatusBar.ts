@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ClustersModel } from '../tree/clustersModel';
+import { testProbe } from '../testProbe';
 
 /** `$(cloud) N up · M running · $X/h`; hidden with no clusters so it never nags users who have none. */
 export class ClustersStatusBar implements vscode.Disposable {
@@ -17,14 +18,17 @@ export class ClustersStatusBar implements vscode.Disposable {
 
   private update(): void {
     const { up, running, clusters } = this.model.counts;
+    const probe = testProbe();
     if (clusters === 0) {
       this.item.hide();
+      if (probe) probe.statusBar = '';
       return;
     }
     // The workspace's total $/h (running nodes plus stopped clusters' disks); "unknown" if a price is.
     const rate = this.model.cost?.totalRate;
     this.item.text = `$(cloud) ${up} up · ${running} running${rate ? ` · ${rate}` : ''}`;
     this.item.show();
+    if (probe) probe.statusBar = this.item.text;
   }
 
   dispose(): void {

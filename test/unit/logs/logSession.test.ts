@@ -186,6 +186,22 @@ describe('LogSession', () => {
     assert.deepEqual(posted.slice(-2).map((m) => m.type), ['status', 'connection']);
   });
 
+  it('issue 19: tells the window the job ended once, when the follow ends with it; never for a follow that stopped', async () => {
+    const ended: unknown[] = [];
+    const a = open({ onEnded: (f) => ended.push(f) });
+    a.source.end({ status: 'FAILED', exit_code: 1, reason: null });
+    await a.session.following;
+    assert.deepEqual(ended, [{ status: 'FAILED', exit_code: 1, reason: null }]);
+    const b = open({ onEnded: (f) => ended.push(f) });
+    b.source.fail(new Error('agent gone'));
+    await b.session.following;
+    const c = open({ onEnded: (f) => ended.push(f) });
+    c.session.dispose();
+    c.source.end({ status: 'SUCCEEDED', exit_code: 0, reason: null });
+    await c.session.following;
+    assert.equal(ended.length, 1, 'a failed or disposed follow says nothing about the job');
+  });
+
   it('tells the page a multi-node job\'s rank count, and asks for another rank\'s panel only for a real rank', () => {
     const asked: number[] = [];
     const { source, posted, session } = open({ onOpenRank: (r) => asked.push(r) });

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { LogSession, type LogSessionOptions } from '../../../src/ui/logs/logSession';
 import type { HostMessage } from '../../../src/ui/logs/protocol';
+import type { LogFinal } from '../../../src/ui/logs/logSource';
 import { FakeSource, tick } from './fakeSource';
 
 type Append = Extract<HostMessage, { type: 'append' }>;
@@ -187,7 +188,7 @@ describe('LogSession', () => {
   });
 
   it('issue 19: tells the window the job ended once, when the follow ends with it; never for a follow that stopped', async () => {
-    const ended: unknown[] = [];
+    const ended: LogFinal[] = [];
     const a = open({ onEnded: (f) => ended.push(f) });
     a.source.end({ status: 'FAILED', exit_code: 1, reason: null });
     await a.session.following;

@@ -192,7 +192,7 @@ describe('LogSession', () => {
     const a = open({ onEnded: (f) => ended.push(f) });
     a.source.end({ status: 'FAILED', exit_code: 1, reason: null });
     await a.session.following;
-    assert.deepEqual(ended, [{ status: 'FAILED', exit_code: 1, reason: null }]);
+    assert.deepEqual(ended.slice(), [{ status: 'FAILED', exit_code: 1, reason: null }]);
     const b = open({ onEnded: (f) => ended.push(f) });
     b.source.fail(new Error('agent gone'));
     await b.session.following;

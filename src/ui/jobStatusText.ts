@@ -57,7 +57,8 @@ export function endNotice(what: string, j: JobStatusFacts): EndNotice {
     case 'FAILED_SETUP':
       return { level: 'error', message: `Skydeck: ${what} failed in setup${j.exitCode !== null ? ` (exit ${j.exitCode})` : ''}.` };
     case 'FAILED':
-      return { level: 'error', message: `Skydeck: ${what} failed${j.exitCode !== null ? ` (exit ${j.exitCode})` : ''}${why ? `: ${why}` : ''}.` };
+      // The agent's reason for a failed run only repeats the exit code ("run exited with code 1").
+      return { level: 'error', message: `Skydeck: ${what} failed${j.exitCode !== null ? ` (exit ${j.exitCode})` : why ? `: ${why}` : ''}.` };
     default:
       return { level: 'warning', message: `Skydeck: ${what} ended ${j.status}${why ? `: ${why}` : ''}.` };
   }

@@ -21,7 +21,11 @@ const plain = (level: Notice['level'], pick: () => Show): Show =>
   ((message: string, ...rest: unknown[]) => {
     const text = noLinks(message);
     const items = rest.filter((r): r is string => typeof r === 'string');
-    testProbe()?.notices.push({ level, message: text, ...(items.length ? { items } : {}) });
+    const probe = testProbe();
+    const notice: Notice = { level, message: text, ...(items.length ? { items } : {}) };
+    probe?.notices.push(notice);
+    const answer = probe?.answer?.(notice);
+    if (answer !== undefined) return Promise.resolve(answer);
     return (pick() as AnyShow)(text, ...plainArgs(rest));
   }) as Show;
 

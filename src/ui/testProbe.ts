@@ -38,6 +38,11 @@ export interface TestProbe {
   readonly logPanels: LogPanelSeen[];
   /** The Clusters status bar item's text as last drawn ('' while hidden). */
   statusBar: string;
+  /**
+   * A test's click on a notification's button: a string is returned as the user's pick instead of
+   * showing the notification (undefined: shown as usual).
+   */
+  answer?: (notice: Notice) => string | undefined;
 }
 
 const KEY = Symbol.for('skydeck.testProbe');

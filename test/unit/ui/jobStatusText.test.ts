@@ -19,7 +19,8 @@ describe('issue 19: job status in words', () => {
 
   it('issue 19: the notification says succeeded, failed with the exit code, FAILED_DRIVER with its reason, cancelled', () => {
     assert.deepEqual(endNotice('dev #3 train', facts('SUCCEEDED', 0)), { level: 'info', message: 'Skydeck: dev #3 train succeeded.' });
-    assert.deepEqual(endNotice('dev #3', facts('FAILED', 1)), { level: 'error', message: 'Skydeck: dev #3 failed (exit 1).' });
+    assert.deepEqual(endNotice('dev #3', facts('FAILED', 1, 'run exited with code 1')), { level: 'error', message: 'Skydeck: dev #3 failed (exit 1).' });
+    assert.deepEqual(endNotice('dev #3', facts('FAILED', null, 'killed by signal 9')), { level: 'error', message: 'Skydeck: dev #3 failed: killed by signal 9.' });
     assert.deepEqual(endNotice('dev #3', facts('FAILED_SETUP', 4)), { level: 'error', message: 'Skydeck: dev #3 failed in setup (exit 4).' });
     assert.deepEqual(endNotice('dev #3', facts('FAILED_DRIVER', null, 'driver process 42 is gone')),
       { level: 'error', message: 'Skydeck: dev #3 ended FAILED_DRIVER: driver process 42 is gone.' });

@@ -54,8 +54,10 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
   const view = vscode.window.createTreeView('skydeck.clusters', { treeDataProvider: clusters, showCollapseAll: true });
   const logs = new LogPanelManager(context.extensionUri, (key) => key.managed
     ? services.core().managedLogSource(() => services.managed(), () => services.controllerOps(), key.jobId)
-    : services.core().jobLogSource(() => services.ops(), key), services.log,
-  (key, f) => jobEvents.publish({ cluster: key.cluster, jobId: key.jobId, status: f.status, exitCode: f.exit_code, reason: f.reason, source: 'log' }));
+    : services.core().jobLogSource(() => services.ops(), key), services.log, {
+    onJobEnded: (key, f) => jobEvents.publish({ cluster: key.cluster, jobId: key.jobId, status: f.status, exitCode: f.exit_code, reason: f.reason, source: 'log' }),
+    workdirOf: (key) => jobEvents.workdirOf(key.cluster, key.jobId),
+  });
   const standIns = new DeferredCommands(DeferredCommands.contributedIds(context.extension.packageJSON), () => services.core());
   context.subscriptions.push(
     services,

@@ -30,6 +30,8 @@ export interface LaunchedJob {
   name?: string;
 }
 
+import type { WorkdirMap } from './logs/traceback';
+
 type Listener<T> = (value: T) => void;
 
 export class JobEvents {
@@ -37,6 +39,8 @@ export class JobEvents {
   private readonly launchListeners = new Set<Listener<LaunchedJob>>();
   private readonly launchedHere = new Map<string, LaunchedJob>();
   private readonly aborter = new AbortController();
+  /** Kept after the end (a failed job's traceback is read then); the oldest go past a bound. */
+  private readonly workdirs = new Map<string, WorkdirMap>();
 
   /** Aborted when the window goes: watches of launched jobs stop. */
   get signal(): AbortSignal {
@@ -76,6 +80,16 @@ export class JobEvents {
   /** Forgets a launched job (its end was told): a later job with the same id is not taken for it. */
   forget(cluster: string, jobId: number): void {
     this.launchedHere.delete(jobKey(cluster, jobId));
+  }
+
+  /** Where the job's workdir is on the node and here (traceback links in its log panel). */
+  setWorkdir(cluster: string, jobId: number, map: WorkdirMap): void {
+    if (this.workdirs.size >= 1000) this.workdirs.delete(this.workdirs.keys().next().value as string);
+    this.workdirs.set(jobKey(cluster, jobId), map);
+  }
+
+  workdirOf(cluster: string, jobId: number): WorkdirMap | undefined {
+    return this.workdirs.get(jobKey(cluster, jobId));
   }
 
   dispose(): void {

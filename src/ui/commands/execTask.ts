@@ -31,7 +31,7 @@ export const execTask: Command<'jobEvents' | 'log' | 'logs' | 'model' | 'ops' | 
     const result = await withOpsProgress(ctx, `Skydeck: running ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed, signal) =>
       exec(ops, { cluster, taskFile: file.fsPath, pathBase, detach: true, onSubmitted: committed, signal }),
     );
-    recordLaunch(ctx, { cluster, jobId: result.jobId, taskFile: file.fsPath });
+    await recordLaunch(ctx, { cluster, jobId: result.jobId, taskFile: file.fsPath, pathBase });
     await ctx.refresh().catch((e) => ctx.log.warn(`refresh after exec: ${(e as Error).message}`));
     if (opts.showLogs !== false) {
       const key = { cluster, jobId: result.jobId, name: ctx.model.job(cluster, result.jobId)?.name ?? undefined };

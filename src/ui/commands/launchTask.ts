@@ -48,7 +48,7 @@ export const launchTask: Command<'jobEvents' | 'log' | 'logs' | 'model' | 'ops' 
       }),
     );
     ctx.log.info(`launched ${file.fsPath} on ${result.cluster}: job ${result.jobId}`);
-    recordLaunch(ctx, { cluster: result.cluster, jobId: result.jobId, taskFile: file.fsPath });
+    await recordLaunch(ctx, { cluster: result.cluster, jobId: result.jobId, taskFile: file.fsPath, pathBase });
     await ctx.refresh().catch((e) => ctx.log.warn(`refresh after launch: ${(e as Error).message}`));
     if (opts.showLogs !== false) {
       const key = { cluster: result.cluster, jobId: result.jobId, name: ctx.model.job(result.cluster, result.jobId)?.name ?? undefined };

@@ -59,3 +59,8 @@ export function localSourcePath(nodePath: string, nodeDir: string, localDir: str
   if (rel.some((s) => s.includes(sep) || (sep === '\\' && /[:*?"<>|]/.test(s)))) return undefined;
   return `${localDir.replace(/[\\/]+$/, '')}${sep}${rel.join(sep)}`;
 }
+
+/** The refs of a line of output the page draws as links: those inside the node's workdir. */
+export function linkableRefs(text: string, nodeDir: string): TracebackRef[] {
+  return tracebackRefs(text).filter((r) => relativeToWorkdir(r.path, nodeDir) !== undefined);
+}

@@ -203,6 +203,20 @@ describe('LogSession', () => {
     assert.equal(ended.length, 1, 'a failed or disposed follow says nothing about the job');
   });
 
+  it('issue 19: tells each new page the node workdir when known, and passes traceback clicks to the host', () => {
+    const opened: [string, number][] = [];
+    const { posted, session } = open({ sourceRoot: () => '/home/sky/sky_workdir', onOpenSource: (p, l) => opened.push([p, l]) });
+    session.handle({ type: 'ready', lines: 100 });
+    const i = posted.findIndex((m) => m.type === 'reset');
+    assert.deepEqual(posted[i + 1], { type: 'sourceRoot', nodeDir: '/home/sky/sky_workdir' });
+    session.handle({ type: 'openSource', path: '/home/sky/sky_workdir/a.py', line: 4 });
+    session.handle({ type: 'openSource', path: 'relative.py', line: 4 });
+    assert.deepEqual(opened, [['/home/sky/sky_workdir/a.py', 4]]);
+    const bare = open();
+    bare.session.handle({ type: 'ready' });
+    assert.equal(bare.posted.some((m) => m.type === 'sourceRoot'), false, 'no workdir known: no links offered');
+  });
+
   it('tells the page a multi-node job\'s rank count, and asks for another rank\'s panel only for a real rank', () => {
     const asked: number[] = [];
     const { source, posted, session } = open({ onOpenRank: (r) => asked.push(r) });

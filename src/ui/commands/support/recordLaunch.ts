@@ -1,6 +1,10 @@
 import type { OpsContext } from '../../../core/ops';
 import { requireCluster } from '../../../core/ops/findCluster';
 import type { JobEnd, LaunchedJob } from '../../jobEvents';
+import type { WorkdirMap } from '../../logs/traceback';
+import { readHandle } from '../../../core/ops/clusterHandle';
+import { parseTaskFile } from '../../../core/task';
+import { localPath } from '../../../core/task/localPath';
 import type { CommandDeps } from '../command';
 
 /**
@@ -24,11 +28,28 @@ export async function waitForJobEnd(ops: () => Promise<OpsContext>, cluster: str
  * offers Re-run) and watch for its end, so the tree and the notification do not wait for a poll
  * even when no log panel is open.
  */
-export function recordLaunch(ctx: Pick<CommandDeps, 'ops' | 'log' | 'jobEvents'>, job: LaunchedJob): void {
+export async function recordLaunch(ctx: Pick<CommandDeps, 'ops' | 'log' | 'jobEvents'>, job: LaunchedJob & { pathBase: string }): Promise<void> {
   const events = ctx.jobEvents;
-  events.launched(job);
+  const { pathBase, ...launched } = job;
+  events.launched(launched);
   waitForJobEnd(() => ctx.ops(), job.cluster, job.jobId, events.signal).then(
     (end) => end && events.publish({ ...end, source: 'watch' }),
     (e: Error) => ctx.log.warn(`watching ${job.cluster} #${job.jobId} for its end stopped: ${e.message}`),
   );
+  // Before the log panel opens, so its first page already links tracebacks; a failure only loses the links.
+  await recordWorkdir(ctx, launched, pathBase).catch((e: Error) => ctx.log.debug(`no traceback links for ${job.cluster} #${job.jobId}: ${e.message}`));
+}
+
+/** Where the task's workdir was synced from and to: its log panel links tracebacks through it. */
+async function recordWorkdir(ctx: Pick<CommandDeps, 'ops' | 'jobEvents'>, job: LaunchedJob, pathBase: string): Promise<void> {
+  const map = await workdirMapOf(ctx.ops, job.cluster, job.taskFile, pathBase);
+  if (map) ctx.jobEvents.setWorkdir(job.cluster, job.jobId, map);
+}
+
+export async function workdirMapOf(ops: () => Promise<OpsContext>, cluster: string, taskFile: string, pathBase: string): Promise<WorkdirMap | undefined> {
+  const workdir = (await parseTaskFile(taskFile, { env: {} })).tasks[0]?.workdir;
+  if (typeof workdir !== 'string') return undefined; // none, or a git workdir (cloned on the node)
+  const ctx = await ops();
+  const nodeDir = readHandle(await requireCluster(ctx, cluster)).workdir;
+  return typeof nodeDir === 'string' && nodeDir.startsWith('/') ? { nodeDir, localDir: localPath(workdir, pathBase) } : undefined;
 }

@@ -36,7 +36,6 @@ type Listener<T> = (value: T) => void;
 
 export class JobEvents {
   private readonly endListeners = new Set<Listener<JobEnd>>();
-  private readonly launchListeners = new Set<Listener<LaunchedJob>>();
   private readonly launchedHere = new Map<string, LaunchedJob>();
   private readonly aborter = new AbortController();
   /** Kept after the end (a failed job's traceback is read then); the oldest go past a bound. */
@@ -64,13 +63,9 @@ export class JobEvents {
 
   /** Launch/Exec of this window submitted a job. */
   launched(job: LaunchedJob): void {
+    // Jobs whose end is never learned (their cluster went down) must not pile up for ever.
+    if (this.launchedHere.size >= 1000) this.launchedHere.delete(this.launchedHere.keys().next().value as string);
     this.launchedHere.set(jobKey(job.cluster, job.jobId), job);
-    for (const l of [...this.launchListeners]) l(job);
-  }
-
-  onLaunched(listener: Listener<LaunchedJob>): () => void {
-    this.launchListeners.add(listener);
-    return () => this.launchListeners.delete(listener);
   }
 
   launchedJob(cluster: string, jobId: number): LaunchedJob | undefined {
@@ -95,7 +90,6 @@ export class JobEvents {
   dispose(): void {
     this.aborter.abort();
     this.endListeners.clear();
-    this.launchListeners.clear();
   }
 }
 

@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import type { SkydeckApi } from '../../../src/extension';
 import type { ClusterNode } from '../../../src/ui/tree/clusterNode';
@@ -121,5 +122,21 @@ describe('issue 19: a job\'s end shows at once (extension host, local cloud)', f
     await until(`re-run job ${again} FAILED`, 60_000, async () => ((await row(again))?.job.status === 'FAILED' ? true : undefined));
     assert.equal((await row(again))?.job.name, 'host-end-fail');
     await until('the re-run\'s own notification', 10_000, () => (noticesOf(again).length === 1 ? true : undefined));
+  });
+
+  it('issue 19: a `skydeck` CLI call in the same workspace that saves the state shows in the view with no poll', async () => {
+    const cli = path.join(vscode.extensions.getExtension('skydeck.skydeck')!.extensionPath, 'dist', 'cli.js');
+    const run = (...args: string[]) => new Promise<string>((resolve, reject) => execFile(process.execPath, [cli, ...args],
+      { cwd: root, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 60_000 },
+      (e, out, err) => (e ? reject(new Error(`skydeck ${args.join(' ')}: ${e.message}\n${err}`)) : resolve(out))));
+    const known = new Set(api.clustersModel.jobsOf(cluster).map((j) => j.job_id));
+    reloads = 0;
+    await run('exec', cluster, '--', 'true');
+    // The CLI's queue caches the jobs in the workspace state: a save by another process.
+    await run('queue', cluster);
+    const fresh = await until('the CLI\'s job in the view', 30_000, () => api.clustersModel.jobsOf(cluster).find((j) => !known.has(j.job_id)));
+    assert.ok(reloads >= 1, 'no reload: the job cannot have come from the state file');
+    assert.ok(fresh.job_id > Math.max(...known));
+    assert.equal(noticesOf(fresh.job_id).length, 0, 'a job the CLI started is not announced in this window');
   });
 });

@@ -11,6 +11,9 @@ import type { LastWindowWatch } from './ui/cost/lastWindowWatch';
 import { LogPanelManager, registerLogPanelSerializer } from './ui/logs';
 import { isTaskFileName } from './ui/taskYaml/taskFiles';
 import { testProbe, type TestProbe } from './ui/testProbe';
+import { JobEvents } from './ui/jobEvents';
+import { JobEndNotifier } from './ui/jobEndNotifier';
+import { watchStateFile } from './ui/stateFileWatch';
 
 /** What activate() returns: the in-host tests read the model instead of scraping the tree. */
 export interface SkydeckApi {
@@ -41,6 +44,8 @@ let lastWindow: LastWindowWatch | undefined;
 export function activate(context: vscode.ExtensionContext): SkydeckApi {
   const started = performance.now();
   const services = new Services(context);
+  // Job ends learned anywhere in the window reach the tree, the status bar and the notifier at once.
+  const jobEvents = new JobEvents();
   const model = new ClustersModel({
     listClusters: async () => {
       const { listClusters } = services.core();
@@ -50,12 +55,15 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     listBuckets: async () => services.core().listBuckets(await services.state()),
     listManagedJobs: async () => services.core().listManagedJobs(services.controllerHome, () => services.managed(), () => services.controllerClusters()),
     costs: async () => services.core().costView(await services.ops()),
-  });
+  }, jobEvents);
   const clusters = new ClustersTreeProvider(model);
   const view = vscode.window.createTreeView('skydeck.clusters', { treeDataProvider: clusters, showCollapseAll: true });
   const logs = new LogPanelManager(context.extensionUri, (key) => key.managed
     ? services.core().managedLogSource(() => services.managed(), () => services.controllerOps(), key.jobId)
-    : services.core().jobLogSource(() => services.ops(), key), services.log);
+    : services.core().jobLogSource(() => services.ops(), key), services.log, {
+    onJobEnded: (key, f) => jobEvents.publish({ cluster: key.cluster, jobId: key.jobId, status: f.status, exitCode: f.exit_code, reason: f.reason, source: 'log' }),
+    workdirOf: (key) => jobEvents.workdirOf(key.cluster, key.jobId),
+  });
   const standIns = new DeferredCommands(DeferredCommands.contributedIds(context.extension.packageJSON), () => services.core());
   context.subscriptions.push(
     services,
@@ -69,6 +77,12 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     services.onDidReconcile(() => void clusters.refresh().catch(() => undefined)),
     new ClustersStatusBar(model),
     new IdleWarning(model),
+    new JobEndNotifier(jobEvents, model),
+    { dispose: () => jobEvents.dispose() },
+    // A `skydeck` CLI call in this workspace (or another window) saved the state: show it now.
+    services.onDidOpenState((store) => context.subscriptions.push(
+      watchStateFile(store.file, () => store.changedOnDisk(), () => void clusters.refresh().catch(() => undefined)),
+    )),
   );
 
   // Whatever loads the core first (a command, the view's first refresh, a task file) wires the
@@ -92,6 +106,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
         managed: () => services.managed(),
         controllerOps: () => services.controllerOps(),
         launchValues: { secrets: context.secrets, workspaceState: context.workspaceState },
+        jobEvents,
       }),
       // The Exec CodeLens offers the UP clusters the Clusters view last loaded.
       ...core.registerTaskYamlSupport(context, async () => model.all.filter((c) => c.status === 'UP').map((c) => c.name), clusters.onDidChangeTreeData, {

@@ -30,6 +30,9 @@ export class Services implements vscode.Disposable {
   private readonly reconciled = new vscode.EventEmitter<readonly ReconcileOutcome[]>();
   /** Fires when the start-up reconcile changed a cluster (the view may refresh early). */
   readonly onDidReconcile = this.reconciled.event;
+  private readonly stateOpened = new vscode.EventEmitter<StateStore>();
+  /** Fires once, when the workspace state is first opened (the state-file watch starts then). */
+  readonly onDidOpenState = this.stateOpened.event;
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly loadCore: () => Core = loadCoreChunk) {}
 
@@ -56,7 +59,10 @@ export class Services implements vscode.Disposable {
       // The first open of the state is when this window first needs the clusters: reconcile
       // rows an earlier process left mid-way (INIT, unfinished or unconfirmed teardown/stop),
       // in the background. Never awaited: opening the state, and activation, do not wait on clouds.
-      this.store.then(() => setImmediate(() => void this.reconcileOnStartup()), () => undefined);
+      this.store.then((s) => {
+        this.stateOpened.fire(s);
+        setImmediate(() => void this.reconcileOnStartup());
+      }, () => undefined);
     }
     return this.store;
   }
@@ -175,6 +181,7 @@ export class Services implements vscode.Disposable {
   dispose(): void {
     this.disposed = true;
     this.reconciled.dispose();
+    this.stateOpened.dispose();
     void this.connections?.closeAll().catch(() => undefined);
     void this.controllerConnections?.closeAll().catch(() => undefined);
     void this.managedClient?.then((c) => c.close(), () => undefined);

@@ -44,4 +44,19 @@ describe('issue 13.9: links in job output (headless Chromium)', function () {
     assert.deepEqual(dialogs, [], 'the page itself asks nothing (the host does)');
     assert.deepEqual(popups, [], 'the page opens no window');
   });
+
+  it('issue 19: a traceback path inside the job\'s workdir is a link that posts openSource; one outside it stays text', async () => {
+    const p = await pages.open();
+    await p.send({ type: 'sourceRoot', nodeDir: '/home/sky/sky_workdir' });
+    await p.write([
+      '  File "/usr/lib/python3.11/json/decoder.py", line 337, in decode',
+      '  File "/home/sky/sky_workdir/../.bashrc", line 1, in <module>',
+      '  File "/home/sky/sky_workdir/train.py", line 12, in main',
+    ].join('\r\n') + '\r\n');
+    for (const row of [0, 1]) await clickCell(p, 10, row);
+    await clickCell(p, 10, 2);
+    const opened = await p.waitFor((m) => m.type === 'openSource');
+    assert.deepEqual(opened, { type: 'openSource', path: '/home/sky/sky_workdir/train.py', line: 12 });
+    assert.deepEqual(p.posted.filter((m) => m.type === 'openSource'), [opened], 'the paths outside the workdir posted nothing');
+  });
 });

@@ -44,6 +44,7 @@ export class LogsApp {
     root.append(this.toolbar.element, this.banner.element, termHost, this.status.element);
     this.view = new TerminalView(termHost);
     this.view.onLink = (url) => host.post({ type: 'openLink', url });
+    this.view.onSource = (path, line) => host.post({ type: 'openSource', path, line });
     this.view.onFollowChange = (following) => {
       this.toolbar.setFollowing(following);
       this.status.setBytes(this.offset, following);
@@ -97,6 +98,9 @@ export class LogsApp {
         break;
       case 'ping':
         this.host.post({ type: 'pong', id: m.id });
+        break;
+      case 'sourceRoot':
+        this.view.setSourceRoot(m.nodeDir);
         break;
     }
   }

@@ -3,6 +3,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
 import { editorFont, vscodeTerminalTheme } from './theme';
 import { isWebUrl } from '../../src/ui/logs/protocol';
+import { linkableRefs } from '../../src/ui/logs/traceback';
 
 /** Lines kept for scrolling back; each costs ~12 bytes per column, so this bounds memory. */
 export const SCROLLBACK = 10_000;
@@ -29,6 +30,10 @@ export class TerminalView {
   onFollowChange: (following: boolean) => void = () => undefined;
   /** A web link in the output was clicked (the host confirms before opening anything). */
   onLink: (url: string) => void = () => undefined;
+  /** A traceback's `File "…", line N` inside the job's workdir was clicked (the host maps and opens it). */
+  onSource: (nodePath: string, line: number) => void = () => undefined;
+  /** The job's workdir on the node, once the host knows it: traceback paths under it are links. */
+  private sourceRoot: string | undefined;
 
   constructor(private readonly host: HTMLElement) {
     const theme = vscodeTerminalTheme(document);
@@ -54,6 +59,20 @@ export class TerminalView {
     });
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);
+    // Traceback lines become links only for files under the synced workdir; the rest stay text.
+    // One screen row at a time: a path wrapped over two rows is not linked.
+    this.term.registerLinkProvider({
+      provideLinks: (y, callback) => {
+        const root = this.sourceRoot;
+        const text = root ? this.term.buffer.active.getLine(y - 1)?.translateToString(true) ?? '' : '';
+        const links = root ? linkableRefs(text, root).map((r) => ({
+          range: { start: { x: r.start + 1, y }, end: { x: r.end, y } },
+          text: text.slice(r.start, r.end),
+          activate: () => this.onSource(r.path, r.line),
+        })) : [];
+        callback(links.length ? links : undefined);
+      },
+    });
     this.term.open(host);
     this.term.attachCustomKeyEventHandler((e) => !this.isPageShortcut(e));
     this.term.onWriteParsed(() => this.holdPin());
@@ -100,6 +119,10 @@ export class TerminalView {
     if (following === this.followingNow) return;
     this.followingNow = following;
     this.onFollowChange(following);
+  }
+
+  setSourceRoot(nodeDir: string): void {
+    this.sourceRoot = nodeDir;
   }
 
   refreshTheme(): void {

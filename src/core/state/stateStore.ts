@@ -90,6 +90,13 @@ export class StateStore {
     this.db.close();
   }
 
+  /** Whether the file is not the one this store last loaded or saved: another process saved it. */
+  changedOnDisk(): boolean {
+    const id = statId(this.file);
+    if (!id || !this.loaded) return !!id !== !!this.loaded;
+    return !sameId(id, this.loaded);
+  }
+
   private async refresh(): Promise<void> {
     const id = statId(this.file);
     if (id && this.loaded && sameId(id, this.loaded)) return;

@@ -4,6 +4,7 @@ import type { StateStore } from '../../core/state';
 import type { ClustersModel } from '../tree/clustersModel';
 import type { LogPanelManager } from '../logs';
 import type { ManagedJobsClient } from '../../core/managed';
+import type { JobEvents } from '../jobEvents';
 
 /**
  * Everything a command may use. Each command names the parts it touches (Command<'model' | …>),
@@ -27,6 +28,8 @@ export interface CommandDeps {
   managed(): Promise<ManagedJobsClient>;
   /** An OpsContext over the controller's workspace, where its jobs' clusters are recorded. */
   controllerOps(): Promise<OpsContext>;
+  /** Job ends learned anywhere in the window, and the jobs Launch/Exec submitted here. */
+  jobEvents: JobEvents;
 }
 
 /** One palette/menu command; each lives in its own file. */

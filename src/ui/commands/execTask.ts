@@ -6,6 +6,7 @@ import type { Command } from './command';
 import { clusterFromArg, optionsArg, resolveTaskFile } from './support/pickers';
 import { withOpsProgress } from './support/progress';
 import { jobLogSource } from './support/jobLogSource';
+import { recordLaunch } from './support/recordLaunch';
 import { confirmUploads, taskPathBase } from './support/taskPathBase';
 import { askEnvs } from './support/askEnvs';
 
@@ -20,7 +21,7 @@ export interface ExecTaskOptions {
  * argument is a cluster node (tree menu) or a task Uri (CodeLens/explorer); the second may name
  * the cluster (the CodeLens passes its name) or carry {cluster, taskFile, showLogs}; the rest is asked.
  */
-export const execTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh' | 'launchValues' | 'workspaceRoot'> = {
+export const execTask: Command<'jobEvents' | 'log' | 'logs' | 'model' | 'ops' | 'refresh' | 'launchValues' | 'workspaceRoot'> = {
   id: 'skydeck.execTask',
   async run(ctx, arg, options) {
     const opts = typeof options === 'string' ? { cluster: options } : optionsArg<ExecTaskOptions>(options);
@@ -32,6 +33,7 @@ export const execTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh' | 'l
     const result = await withOpsProgress(ctx, `Skydeck: running ${path.basename(file.fsPath)} on ${cluster}`, { cancellable: true }, (ops, committed, signal) =>
       exec(ops, { cluster, taskFile: file.fsPath, pathBase, ...values, detach: true, onSubmitted: committed, signal }),
     );
+    await recordLaunch(ctx, { cluster, jobId: result.jobId, taskFile: file.fsPath, pathBase });
     await ctx.refresh().catch((e) => ctx.log.warn(`refresh after exec: ${(e as Error).message}`));
     if (opts.showLogs !== false) {
       const key = { cluster, jobId: result.jobId, name: ctx.model.job(cluster, result.jobId)?.name ?? undefined };

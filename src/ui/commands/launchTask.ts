@@ -6,6 +6,7 @@ import type { Command } from './command';
 import { defaultClusterName, optionsArg, pickOrNameCluster, resolveTaskFile } from './support/pickers';
 import { withOpsProgress } from './support/progress';
 import { jobLogSource } from './support/jobLogSource';
+import { recordLaunch } from './support/recordLaunch';
 import { pickCloudFor } from './support/pickCloud';
 import { notify } from '../notify';
 import { taskPathBase } from './support/taskPathBase';
@@ -26,7 +27,7 @@ export interface LaunchTaskOptions {
  * Launch Task: `sky launch -d` from the editor. Arguments: (uri?, {cluster?, showLogs?}); with
  * no uri, the active YAML editor, else a pick over the workspace's task YAMLs.
  */
-export const launchTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh' | 'launchValues' | 'workspaceRoot'> = {
+export const launchTask: Command<'jobEvents' | 'log' | 'logs' | 'model' | 'ops' | 'refresh' | 'launchValues' | 'workspaceRoot'> = {
   id: 'skydeck.launchTask',
   async run(ctx, arg, options) {
     const opts = optionsArg<LaunchTaskOptions>(options);
@@ -53,6 +54,7 @@ export const launchTask: Command<'log' | 'logs' | 'model' | 'ops' | 'refresh' | 
       }),
     );
     ctx.log.info(`launched ${file.fsPath} on ${result.cluster}: job ${result.jobId}`);
+    await recordLaunch(ctx, { cluster: result.cluster, jobId: result.jobId, taskFile: file.fsPath, pathBase });
     await ctx.refresh().catch((e) => ctx.log.warn(`refresh after launch: ${(e as Error).message}`));
     if (opts.showLogs !== false) {
       const key = { cluster: result.cluster, jobId: result.jobId, name: ctx.model.job(result.cluster, result.jobId)?.name ?? undefined };

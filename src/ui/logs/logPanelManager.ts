@@ -1,10 +1,20 @@
 import * as vscode from 'vscode';
 import { LogPanel } from './logPanel';
-import type { LogSource } from './logSource';
+import type { LogFinal, LogSource } from './logSource';
+import type { WorkdirMap } from './traceback';
+import { openSourceFromOutput } from './openSource';
 import { keyId, LOGS_VIEW_TYPE, panelTitle, parsePanelState, type JobKey } from './protocol';
 
 /** Builds the source for a job when a panel is restored after a window reload. */
 export type LogSourceFactory = (key: JobKey) => LogSource | Promise<LogSource>;
+
+/** What the window adds to each job's panel (managed jobs' panels get none of it). */
+export interface PanelHooks {
+  /** A panel's follow saw its job end. */
+  onJobEnded?: (key: JobKey, final: LogFinal) => void;
+  /** The job's workdir on its node and here, when known (traceback links). */
+  workdirOf?: (key: JobKey) => WorkdirMap | undefined;
+}
 
 /**
  * One log panel per job. open() reveals the job's panel if there is one; the serializer hands
@@ -22,6 +32,7 @@ export class LogPanelManager implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly sourceFor: LogSourceFactory,
     private readonly log?: vscode.LogOutputChannel,
+    private readonly hooks: PanelHooks = {},
   ) {}
 
   open(key: JobKey, source: LogSource): void {
@@ -67,7 +78,15 @@ export class LogPanelManager implements vscode.Disposable {
   }
 
   private sessionOptions(key: JobKey) {
-    return { onOpenRank: (rank: number) => this.openRank(key, rank) };
+    const { onJobEnded, workdirOf } = this.hooks;
+    if (key.managed) return { onOpenRank: (rank: number) => this.openRank(key, rank) };
+    return {
+      onOpenRank: (rank: number) => this.openRank(key, rank),
+      onEnded: (final: LogFinal) => onJobEnded?.(key, final),
+      sourceRoot: () => workdirOf?.(key)?.nodeDir,
+      onOpenSource: (nodePath: string, line: number) => void openSourceFromOutput(nodePath, line, workdirOf?.(key)).catch(
+        (e: Error) => this.log?.warn(`opening ${nodePath}:${line} from the log failed: ${e.message}`)),
+    };
   }
 
   get openPanels(): readonly JobKey[] {

@@ -27,6 +27,12 @@ export interface LogSessionOptions {
   onOpenRank?: (rank: number) => void;
   /** The user clicked a web link in the output (already checked to be http/https). */
   onOpenLink?: (url: string) => void;
+  /** The job's workdir on the node, when the local one is known: the page links tracebacks under it. */
+  sourceRoot?: () => string | undefined;
+  /** The user clicked a traceback path (a node path; the host maps and checks it). */
+  onOpenSource?: (nodePath: string, line: number) => void;
+  /** The follow ended because the job did: the window's other views show it at once (jobEvents.ts). */
+  onEnded?: (final: LogFinal) => void;
 }
 
 export const DEFAULT_REPLAY_TAIL = 16 * 1024 * 1024;
@@ -116,6 +122,9 @@ export class LogSession {
       case 'openLink':
         this.opts.onOpenLink?.(raw.url);
         break;
+      case 'openSource':
+        this.opts.onOpenSource?.(raw.path, raw.line);
+        break;
       case 'pong':
         break;
     }
@@ -147,6 +156,8 @@ export class LogSession {
     const session = ++this.session;
     const from = this.replayFrom();
     this.post({ type: 'reset', session, key: this.key, from, skipped: from });
+    const nodeDir = this.opts.sourceRoot?.();
+    if (nodeDir) this.post({ type: 'sourceRoot', nodeDir });
     this.post({ type: 'status', status: this.status });
     this.post({ type: 'connection', connection: this.connection });
     this.pump.start(session, from);
@@ -238,6 +249,7 @@ export class LogSession {
     this.status = { ...this.status, status: final.status, exitCode: final.exit_code, reason: final.reason, endedAt, final: true };
     this.post({ type: 'status', status: this.status });
     this.setConnection({ state: 'ended' });
+    this.opts.onEnded?.(final);
   }
 
   private resumed(): void {

@@ -46,7 +46,9 @@ export type HostMessage =
   | { type: 'status'; status: JobStatusView }
   | { type: 'connection'; connection: ConnectionView }
   /** Liveness probe; the page answers `pong` from its message handler. */
-  | { type: 'ping'; id: number };
+  | { type: 'ping'; id: number }
+  /** The job's workdir on the node: traceback paths inside it link to the local file (traceback.ts). */
+  | { type: 'sourceRoot'; nodeDir: string };
 
 /** Page → host. */
 export type PageMessage =
@@ -67,7 +69,9 @@ export type PageMessage =
   /** Open (or reveal) the panel of another rank of this job. */
   | { type: 'openRank'; rank: number }
   /** The user clicked a hyperlink (OSC 8) in the output: the host asks before opening it. */
-  | { type: 'openLink'; url: string };
+  | { type: 'openLink'; url: string }
+  /** The user clicked a traceback's `File "<path>", line N`: the host maps and checks the path again. */
+  | { type: 'openSource'; path: string; line: number };
 
 /** What the page keeps with vscode.setState, and what the serializer gets back after a reload. */
 export interface PanelState {
@@ -114,6 +118,8 @@ export function isPageMessage(m: unknown): m is PageMessage {
       return isInt(o.rank) && o.rank < 4096;
     case 'openLink':
       return typeof o.url === 'string' && isWebUrl(o.url);
+    case 'openSource':
+      return typeof o.path === 'string' && o.path.startsWith('/') && o.path.length <= 4096 && isInt(o.line) && o.line >= 1 && o.line < 1e9;
     default:
       return false;
   }

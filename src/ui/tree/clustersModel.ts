@@ -6,6 +6,8 @@ import { StorageModel } from './storageModel';
 import { ManagedJobsModel } from './managedJobsModel';
 import type { ManagedJobsListing } from '../../core/managed/jobViews';
 import type { CostView, ClusterCostText } from '../../core/cost/costView';
+import type { JobEnd, JobEvents } from '../jobEvents';
+import { EndedJobs, endedRow, isTerminal, newlyEnded } from './endedJobs';
 
 /** Where the model gets its data; the extension passes state + ops.queue, tests pass fakes. */
 export interface ClustersSource {
@@ -38,8 +40,27 @@ export class ClustersModel {
   readonly storage = new StorageModel(() => this.notify());
   /** Managed jobs ("Managed jobs" node), reloaded with the clusters. */
   readonly managed = new ManagedJobsModel();
+  private readonly ended = new EndedJobs();
 
-  constructor(private readonly source: ClustersSource) {}
+  /**
+   * With `events`, a job end anyone in the window learns is shown at once (applyEnd), and an end
+   * a reload finds (RUNNING before, ended now) is published for the others (the notifier).
+   */
+  constructor(private readonly source: ClustersSource, private readonly events?: JobEvents) {
+    events?.onEnd((e) => this.applyEnd(e));
+  }
+
+  /** Shows a job's end now, without asking the agent; later queue answers cannot undo it. */
+  applyEnd(end: JobEnd): void {
+    const c = this.cluster(end.cluster);
+    if (!c || !isTerminal(end.status)) return;
+    this.ended.record(c.uid, end);
+    const rows = this.jobs.get(c.name);
+    const i = rows?.findIndex((j) => j.job_id === end.jobId) ?? -1;
+    if (!rows || i < 0 || isTerminal(rows[i].status)) return;
+    this.jobs.set(c.name, rows.map((r, k) => (k === i ? endedRow(r, end, Date.now() / 1000) : r)));
+    this.notify();
+  }
 
   /**
    * Re-reads the clusters and asks every UP cluster for its queue, in parallel: one slow or
@@ -68,6 +89,7 @@ export class ClustersModel {
   private async reloadOnce(): Promise<void> {
     const clusters = await this.source.listClusters();
     const names = new Set(clusters.map((c) => c.name));
+    const learned: JobEnd[] = [];
     await Promise.all([
       this.reloadBuckets(),
       this.reloadManaged(),
@@ -79,7 +101,9 @@ export class ClustersModel {
           return;
         }
         try {
-          const rows = await this.source.queue(c.name);
+          const rows = this.ended.apply(c.uid, await this.source.queue(c.name), Date.now() / 1000);
+          const before = this.cluster(c.name)?.uid === c.uid ? this.jobs.get(c.name) : undefined;
+          learned.push(...newlyEnded(c.name, before, rows));
           this.jobs.set(c.name, [...rows].sort((a, b) => b.job_id - a.job_id));
           this.errors.delete(c.name);
         } catch (e) {
@@ -90,8 +114,10 @@ export class ClustersModel {
     ]);
     for (const n of [...this.jobs.keys()]) if (!names.has(n)) this.jobs.delete(n);
     for (const n of [...this.errors.keys()]) if (!names.has(n)) this.errors.delete(n);
+    this.ended.keepOnly(new Set(clusters.map((c) => c.uid)));
     this.clusters = clusters;
     this.notify();
+    for (const e of learned) this.events?.publish(e);
   }
 
   private costs: CostView | undefined;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { TERMINAL_STATUSES, type JobRow } from '../../core/jobs/protocol';
+import { jobDescription } from '../jobStatusText';
 
 const ICONS: Record<string, vscode.ThemeIcon> = {
   INIT: new vscode.ThemeIcon('circle-outline'),
@@ -27,19 +28,11 @@ export class JobNode extends vscode.TreeItem {
     super(`#${job.job_id} ${job.name ?? ''}`.trim(), vscode.TreeItemCollapsibleState.None);
     this.id = `job:${clusterUid}:${job.job_id}`;
     this.iconPath = ICONS[job.status] ?? new vscode.ThemeIcon('question');
-    this.description = [formatDuration(job, now), job.user].filter(Boolean).join(' · ');
+    // The status in words too, not only as an icon: "RUNNING · 2m 3s", "FAILED (exit 1) · 4s".
+    this.description = jobDescription({ status: job.status, exitCode: job.exit_code, reason: job.reason, startedAt: job.started_at, endedAt: job.ended_at, user: job.user }, now);
     this.contextValue = jobContext(job.status);
     this.tooltip = [`${job.status}${job.exit_code !== null ? ` (exit ${job.exit_code})` : ''}`, job.reason ?? ''].filter(Boolean).join('\n');
     // A click opens the log: the most common thing to want from a job.
     this.command = { command: 'skydeck.showLogs', title: 'Show Logs', arguments: [this] };
   }
-}
-
-function formatDuration(job: JobRow, now: number): string {
-  if (!job.started_at) return job.status.toLowerCase();
-  const secs = Math.max(0, Math.round((job.ended_at ?? now) - job.started_at));
-  const h = Math.floor(secs / 3600);
-  const m = Math.floor((secs % 3600) / 60);
-  const s = secs % 60;
-  return h ? `${h}h ${m}m` : m ? `${m}m ${s}s` : `${s}s`;
 }

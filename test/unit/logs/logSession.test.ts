@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { LogSession, type LogSessionOptions } from '../../../src/ui/logs/logSession';
 import type { HostMessage } from '../../../src/ui/logs/protocol';
+import type { LogFinal } from '../../../src/ui/logs/logSource';
 import { FakeSource, tick } from './fakeSource';
 
 type Append = Extract<HostMessage, { type: 'append' }>;
@@ -184,6 +185,36 @@ describe('LogSession', () => {
     assert.deepEqual(session.view.status, { status: 'FAILED', exitCode: 3, reason: 'user code exited 3', startedAt: 1000, endedAt: 1065, final: true });
     assert.deepEqual(session.view.connection, { state: 'ended' });
     assert.deepEqual(posted.slice(-2).map((m) => m.type), ['status', 'connection']);
+  });
+
+  it('issue 19: tells the window the job ended once, when the follow ends with it; never for a follow that stopped', async () => {
+    const ended: LogFinal[] = [];
+    const a = open({ onEnded: (f) => ended.push(f) });
+    a.source.end({ status: 'FAILED', exit_code: 1, reason: null });
+    await a.session.following;
+    assert.deepEqual(ended.slice(), [{ status: 'FAILED', exit_code: 1, reason: null }]);
+    const b = open({ onEnded: (f) => ended.push(f) });
+    b.source.fail(new Error('agent gone'));
+    await b.session.following;
+    const c = open({ onEnded: (f) => ended.push(f) });
+    c.session.dispose();
+    c.source.end({ status: 'SUCCEEDED', exit_code: 0, reason: null });
+    await c.session.following;
+    assert.equal(ended.length, 1, 'a failed or disposed follow says nothing about the job');
+  });
+
+  it('issue 19: tells each new page the node workdir when known, and passes traceback clicks to the host', () => {
+    const opened: [string, number][] = [];
+    const { posted, session } = open({ sourceRoot: () => '/home/sky/sky_workdir', onOpenSource: (p, l) => opened.push([p, l]) });
+    session.handle({ type: 'ready', lines: 100 });
+    const i = posted.findIndex((m) => m.type === 'reset');
+    assert.deepEqual(posted[i + 1], { type: 'sourceRoot', nodeDir: '/home/sky/sky_workdir' });
+    session.handle({ type: 'openSource', path: '/home/sky/sky_workdir/a.py', line: 4 });
+    session.handle({ type: 'openSource', path: 'relative.py', line: 4 });
+    assert.deepEqual(opened, [['/home/sky/sky_workdir/a.py', 4]]);
+    const bare = open();
+    bare.session.handle({ type: 'ready' });
+    assert.equal(bare.posted.some((m) => m.type === 'sourceRoot'), false, 'no workdir known: no links offered');
   });
 
   it('tells the page a multi-node job\'s rank count, and asks for another rank\'s panel only for a real rank', () => {

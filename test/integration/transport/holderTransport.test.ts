@@ -100,3 +100,29 @@ describe('transport/holder: HolderTransport over a real sshd', function () {
     assert.equal(starts, before + 1);
   });
 });
+
+describe('transport/holder: a holder that accepts and never answers', () => {
+  it('does not hold the caller: it goes direct once the answer time passes', async function () {
+    this.timeout(60_000);
+    const env = await setup(1);
+    const net = await import('node:net');
+    const { setAnswerMsForTests } = await import('../../../src/core/transport/holder/clientSession');
+    const dir = path.join(env.tmp, 'mute');
+    fs.mkdirSync(dir, { mode: 0o700 });
+    // A socket that takes connections and reads nothing, as a SIGSTOPped holder's backlog does.
+    const mute = net.createServer(() => undefined).listen(path.join(dir, 'holder.sock'));
+    await new Promise((r) => mute.once('listening', r));
+    fs.chmodSync(path.join(dir, 'holder.sock'), 0o600);
+    setAnswerMsForTests(300);
+    const direct = new SshTransport(env.options(env.hosts[0]), new SshPool());
+    try {
+      const t = new HolderTransport(env.options(env.hosts[0]), { dir }, () => direct);
+      assert.equal((await t.exec(['echo', 'went direct'])).stdout.toString(), 'went direct\n');
+    } finally {
+      setAnswerMsForTests(20_000);
+      mute.close();
+      await direct.close();
+      await env.teardown();
+    }
+  });
+});

@@ -21,6 +21,10 @@ export interface HolderSession {
 
 export type Opened = { session: HolderSession } | { fallback: string } | { error: TransportError };
 
+/** How long the holder may take to connect and open the channel before the caller goes direct. */
+export let ANSWER_MS = 20_000;
+export function setAnswerMsForTests(ms: number): void { ANSWER_MS = ms; }
+
 const DIRECT_IS_NO_BETTER: TransportErrorKind[] = ['refused', 'timeout', 'unreachable'];
 
 export function openSession(sockPath: string, target: HolderTarget, command: string, display: string): Promise<Opened> {
@@ -32,9 +36,13 @@ export function openSession(sockPath: string, target: HolderTarget, command: str
     let frameCb: (f: Frame) => void = () => undefined;
     const ends: Array<(exited: boolean) => void> = [];
     let ended = false;
+    // A holder that accepts and then says nothing (stopped, wedged) must not hold the CLI: past
+    // the holder's own connect timeout (15 s) and a margin, the caller goes direct.
+    const silent = setTimeout(() => settle({ fallback: 'the holder did not answer' }), ANSWER_MS);
     const settle = (o: Opened): void => {
       if (opened) return;
       opened = true;
+      clearTimeout(silent);
       if (!('session' in o)) sock.destroy();
       resolve(o);
     };

@@ -1,5 +1,6 @@
 // Starting a holder and running one (the `skydeck __holder` entry).
 import { spawn } from 'node:child_process';
+import * as os from 'node:os';
 import { DEFAULT_IDLE_MS, runHolder } from './server';
 import { holderDir } from './socketDir';
 
@@ -12,6 +13,8 @@ export function startHolder(execPath: string, args: string[], dir: string): void
     const child = spawn(execPath, [...args, '__holder'], {
       detached: true,
       stdio: 'ignore',
+      // Not the caller's directory: a holder living for minutes must not keep a workspace busy.
+      cwd: os.homedir(),
       env: { ...process.env, SKYDECK_HOLDER_DIR: dir, ELECTRON_RUN_AS_NODE: '1' },
     });
     child.on('error', () => undefined);

@@ -2,7 +2,7 @@ import { CliIO, EXIT, processIO } from './io';
 import { parseArgs, UsageError } from './args';
 import type { CliCommand } from './command';
 import { OpsError, type OpsContext } from '../core/ops';
-import { cliContext } from './opsContext';
+import { cliContext, enableHolder } from './opsContext';
 import { validateCommand } from './commands/validate';
 import { launchCommand } from './commands/launch';
 import { execCommand } from './commands/exec';
@@ -47,6 +47,11 @@ or input; 3 not available yet.
 /** Runs one CLI invocation; `makeContext` lets tests supply their own state and hooks. */
 export async function runCli(argv: string[], io: CliIO = processIO, makeContext?: () => Promise<OpsContext>): Promise<number> {
   const [verb, ...rest] = argv;
+  if (verb === '__holder') {
+    // The connection holder (core/transport/holder): started by the CLI itself, not for users.
+    const { holderMain } = require('../core/transport/holder/start') as typeof import('../core/transport/holder/start');
+    return holderMain();
+  }
   if (!verb || verb === '-h' || verb === '--help' || verb === 'help') {
     io.out(help());
     return verb ? EXIT.ok : EXIT.usage;
@@ -86,5 +91,7 @@ export async function runCli(argv: string[], io: CliIO = processIO, makeContext?
 }
 
 if (require.main === module) {
+  // Only the CLI run as a program starts holders (never a test that calls runCli in-process).
+  enableHolder(process.execPath, [...process.execArgv, __filename]);
   runCli(process.argv.slice(2)).then((code) => process.exit(code));
 }

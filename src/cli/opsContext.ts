@@ -5,6 +5,29 @@ import { loadSshPools } from '../core/clouds/sshPools';
 import { cloudProviders } from '../core/clouds/registry';
 import { Connections, defaultKnownHostsFile, type OpsContext } from '../core/ops';
 import type { CliIO } from './io';
+import { holderDir } from '../core/transport/holder/socketDir';
+import type { HolderUse } from '../core/transport/holder/holderTransport';
+
+let holderEntry: { execPath: string; args: string[] } | undefined;
+
+/** Lets cliContext run commands through the connection holder, starting it as `execPath args… __holder`. */
+export function enableHolder(execPath: string, args: string[]): void {
+  holderEntry = { execPath, args };
+}
+
+function holderUse(log: ((m: string) => void) | undefined): HolderUse | undefined {
+  if (!holderEntry || process.platform === 'win32' || process.env.SKYDECK_NO_HOLDER === '1') return undefined;
+  const dir = holderDir();
+  const entry = holderEntry;
+  return {
+    dir,
+    log,
+    start: () => {
+      const { startHolder } = require('../core/transport/holder/start') as typeof import('../core/transport/holder/start');
+      startHolder(entry.execPath, entry.args, dir);
+    },
+  };
+}
 
 /**
  * The CLI's OpsContext: state in <cwd>/.skydeck (or $SKYDECK_WORKSPACE, or `root` — the
@@ -23,6 +46,7 @@ export async function cliContext(io: CliIO, root = process.env.SKYDECK_WORKSPACE
       knownHostsFile: process.env.SKYDECK_KNOWN_HOSTS || defaultKnownHostsFile(),
       onUnknownHostKey: (host, fp, type) => askHostKey(io, host, fp, type),
       log: verbose ? (m) => io.err(`[skydeck] ${m}\n`) : undefined,
+      holder: holderUse(verbose ? (m) => io.err(`[skydeck] ${m}\n`) : undefined),
     }),
     progress: (step) => io.err(`⋯ ${step}\n`),
     warn: (m) => io.err(`warning: ${m}\n`),

@@ -10,6 +10,7 @@ import { readHandle, type KubeHandle } from './clusterHandle';
 import { localBaseDir, localBaseProblem } from './localBase';
 import { OpsError } from './errors';
 import { ContainerTransport } from '../containers/containerTransport';
+import type { HolderUse } from '../transport/holder/holderTransport';
 
 export interface ConnectionsOptions {
   knownHostsFile: string;
@@ -23,6 +24,8 @@ export interface ConnectionsOptions {
   agentDir?: string;
   /** The open workspace: a cluster on this machine may only use its derived base dir there. */
   workspaceRoot?: string;
+  /** Run the head's commands through the per-user connection holder when one answers. */
+  holder?: HolderUse;
 }
 
 /** One agent client per cluster, shared by every operation on it. */
@@ -58,7 +61,7 @@ export class Connections {
     // A local agent gets a login-like environment, never the editor's (localEnv.ts).
     const h = readHandle(c);
     if (h.kube) return kubeTransport(h.kube);
-    return c.provider === 'local' || h.local ? createLocalTransport({ env: localNodeEnv() }) : this.ssh(h.hosts[0]);
+    return c.provider === 'local' || h.local ? createLocalTransport({ env: localNodeEnv() }) : this.sshOrHolder(h.hosts[0]);
   }
 
   /** A fresh transport to one node (a worker of a multi-node cluster), in `container` when given. */
@@ -133,9 +136,16 @@ export class Connections {
     }
   }
 
+  /** Through the connection holder when there is one to use (no jump host, no passphrase), else direct. */
+  private sshOrHolder(host: HostSpec | undefined): Transport {
+    const use = this.opts.holder;
+    if (!use || !host || host.proxyJump || this.opts.sshDefaults?.passphrase !== undefined) return this.ssh(host);
+    const { HolderTransport } = require('../transport/holder/holderTransport') as typeof import('../transport/holder/holderTransport');
+    return new HolderTransport({ ...this.opts.sshDefaults, ...endpoint(host), knownHostsFile: this.opts.knownHostsFile }, use, () => this.ssh(host));
+  }
+
   private ssh(host: HostSpec | undefined): SshTransport {
     if (!host) throw new Error('the cluster has no head host recorded');
-    const endpoint = (h: HostSpec) => ({ host: h.address, port: h.port, user: h.user, ...(h.identityFile ? { keyFile: h.identityFile } : {}) });
     // Loaded on first use: ssh2 costs ~50 ms at start-up that local-only runs never need.
     const { createSshTransport } = require('../transport/sshTransport') as typeof import('../transport/sshTransport');
     return createSshTransport({
@@ -149,6 +159,8 @@ export class Connections {
     });
   }
 }
+
+const endpoint = (h: HostSpec) => ({ host: h.address, port: h.port, user: h.user, ...(h.identityFile ? { keyFile: h.identityFile } : {}) });
 
 /** The head pod through the API server's exec (the client library is loaded on first use). */
 function kubeTransport(k: KubeHandle): Transport {

@@ -1,7 +1,8 @@
 // Runs a storage command on a node with the rclone remote's configuration in its environment.
 // The values travel on stdin and are exported by the node's shell: they never appear on a
 // command line (visible to every user in `ps`), in the SSH exec request, or in a log.
-import { AbortedError, type ExecResult, type Transport } from '../transport';
+import type { ExecResult, Transport } from '../transport';
+import { AbortedError } from '../transport/errors';
 import { assertEnvNames } from '../transport/shellQuote';
 
 // Reads NAME=value lines up to an empty line. rclone 1.60's S3 client fails outright when

@@ -220,7 +220,7 @@ function trackExit(stream: ClientChannel): void {
  * been ended, which is almost always the case here, so this goes to its protocol object when the
  * channel is still open for output; sshd (OpenSSH >= 7.9) delivers it to the command.
  */
-function signalRemote(stream: ClientChannel, name: string): void {
+export function signalRemote(stream: ClientChannel, name: string): void {
   const ch = stream as unknown as {
     outgoing?: { id?: number; state?: string };
     _client?: { _protocol?: { signal?(id: number, name: string): void } };

@@ -48,14 +48,15 @@ describe('tree: Managed jobs section', () => {
       [2, 1, 'managed job 7 is not shown: its row is damaged (bad status)', 'listing managed jobs failed: EACCES']);
   });
 
-  it('a cluster\'s rate: the cached catalog first, the shipped table next; spot without a listed price, no type, no row: unknown', () => {
+  it('a cluster\'s rate (the PriceBook the tree uses): the cached catalog first, the shipped table next; spot without a listed price, no row: unknown; no type: estimated from the shape', () => {
     const dir = tempRoot();
     assert.deepEqual(clusterRate(row({ placement: { cloud: 'aws', instanceType: 'm6i.large', useSpot: false }, num_nodes: 2 }), dir),
-      { kind: 'priced', usdPerHour: 0.192, what: '2 × m6i.large on-demand, $0.096/h each' });
-    fs.writeFileSync(path.join(dir, 'aws-us-east-1.json'), JSON.stringify({ cloud: 'aws', region: 'us-east-1', fetchedAt: 0, types: [{ cloud: 'aws', name: 'm5.large', vcpus: 2, memoryGb: 8, price: 0.1, spotPrice: 0.03 }] }));
+      { kind: 'priced', usdPerHour: 0.192, what: '2 × m6i.large on-demand, $0.10/h each' });
+    fs.writeFileSync(path.join(dir, 'aws-us-east-1.json'), JSON.stringify({ cloud: 'aws', region: 'us-east-1', fetchedAt: Date.now(), types: [{ cloud: 'aws', name: 'm5.large', vcpus: 2, memoryGb: 8, price: 0.1, spotPrice: 0.03 }] }));
     assert.deepEqual(clusterRate(row({ placement: { cloud: 'aws', instanceType: 'm5.large', useSpot: true } }), dir), { kind: 'priced', usdPerHour: 0.03, what: '1 × m5.large spot, $0.03/h each' });
     assert.equal(clusterRate(row({ region: 'eu-west-1', placement: { cloud: 'aws', instanceType: 'm5.large', useSpot: true } }), dir).kind, 'unknown');
-    assert.equal(clusterRate(row({ placement: { cloud: 'aws', useSpot: false } }), dir).kind, 'unknown');
+    const guessed = clusterRate(row({ placement: { cloud: 'aws', useSpot: false } }), dir);
+    assert.ok(guessed.kind === 'priced' && guessed.what.includes('(estimated from the shape)'), JSON.stringify(guessed));
     assert.equal(clusterRate(undefined, dir).kind, 'unknown');
     assert.equal(clusterRate(row({ provider: 'local' }), dir).kind, 'free');
     fs.rmSync(dir, { recursive: true, force: true });

@@ -22,9 +22,11 @@ export interface CheckOptions {
   only?: string[];
   /** Injected per cloud (tests); default: the real checks. */
   checks?: Partial<Record<string, () => Promise<CloudCheck>>>;
+  /** A kubeconfig other than KUBECONFIG / ~/.kube/config (tests). */
+  kubeconfig?: string;
 }
 
-export const CLOUDS = ['local', 'ssh', 'aws', 'gcp', 'azure'] as const;
+export const CLOUDS = ['local', 'ssh', 'aws', 'gcp', 'azure', 'kubernetes'] as const;
 
 export async function checkClouds(opts: CheckOptions): Promise<CloudCheck[]> {
   const wanted = (opts.only?.length ? opts.only : [...CLOUDS]).map((c) => c.toLowerCase());
@@ -34,6 +36,7 @@ export async function checkClouds(opts: CheckOptions): Promise<CloudCheck[]> {
     aws: checkAwsCloud,
     gcp: checkGcpCloud,
     azure: checkAzureCloud,
+    kubernetes: () => checkKubeCloud(opts.kubeconfig),
   };
   return Promise.all(wanted.map(async (cloud): Promise<CloudCheck> => {
     const run = opts.checks?.[cloud] ?? real[cloud];
@@ -92,6 +95,17 @@ async function checkAzureCloud(): Promise<CloudCheck> {
   return r.ok
     ? { cloud: 'azure', ok: true, detail: `subscription ${r.details.subscriptionId} (${r.details.credentials})` }
     : { cloud: 'azure', ok: false, detail: r.reason, fix: r.fix };
+}
+
+async function checkKubeCloud(kubeconfig?: string): Promise<CloudCheck> {
+  const { loadKubernetes } = require('./kubernetes/load') as typeof import('./kubernetes/load');
+  const { kubeCheckSummary } = require('./kubernetes/checkSummary') as typeof import('./kubernetes/checkSummary');
+  try {
+    return kubeCheckSummary(await loadKubernetes().checkContexts(kubeconfig));
+  } catch (e) {
+    const fix = (e as { hint?: unknown }).hint;
+    return { cloud: 'kubernetes', ok: false, detail: (e as Error).message, ...(typeof fix === 'string' ? { fix } : {}) };
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { KubeApi } from './api';
 import { KubeExecTransport, type PodTarget } from './execTransport';
 import { KubernetesProvider } from './kubeProvider';
 import { kubeOptionsFromEnv, type KubeOptions } from './options';
+import { checkKubernetes, type KubeCheck } from './check';
 
 export { KubernetesProvider } from './kubeProvider';
 export { KubeExecTransport, type PodTarget } from './execTransport';
@@ -24,6 +25,12 @@ export function createKubernetesProvider(o: { log?: (m: string) => void } = {}):
   const p = new KubernetesProvider(opts);
   shared ??= p.api;
   return p;
+}
+
+/** `skydeck check`: every context of the kubeconfig (KUBECONFIG, else ~/.kube/config, or `kubeconfig`), asked. */
+export function checkContexts(kubeconfig?: string): Promise<KubeCheck[]> {
+  const opts = kubeOptionsFromEnv();
+  return checkKubernetes(kubeconfig ? new KubeApi({ kubeconfig, namespace: opts.namespace }) : api(opts));
 }
 
 export function createKubeTransport(target: PodTarget): KubeExecTransport {

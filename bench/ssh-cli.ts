@@ -8,9 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import YAML from 'yaml';
-import { startHosts } from '../test/hosts';
 import { down, launch } from '../src/core/ops';
-import { testOps } from '../test/integration/ops/helpers';
+import { sshBenchHost } from './sshBenchHost';
 import { runBench } from './runBench';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -64,14 +63,8 @@ async function main(): Promise<void> {
   const clis = (process.env.SKYDECK_BENCH_CLIS ?? `after=${path.resolve(__dirname, '../dist/cli.js')}`)
     .split(',').map((s) => s.split('=') as [string, string]);
   for (const [, c] of clis) if (!fs.existsSync(c)) throw new Error(`${c} missing: run "npm run build" first`);
-  const hosts = await startHosts(1);
-  const h = hosts.hosts[0];
-  const pool = { name: 'bench', hosts: [{ address: h.address, port: h.port, user: h.user, identityFile: hosts.clientKeyPath }] };
-  const noSsh = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-bench-nossh-'));
-  const ops = await testOps({ pools: [pool], connections: { sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } } });
-  const ws = ops.workspaceRoot;
+  const { hosts, h, ops, ws } = await sshBenchHost();
   const holderDir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-bench-holder-'));
-  fs.writeFileSync(path.join(ws, 'known_hosts'), hosts.knownHostsLine(h) + '\n');
   const hello = path.join(ws, 'hello.yaml');
   fs.writeFileSync(hello, YAML.stringify({ run: 'echo hello' }));
   try {

@@ -4,9 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import YAML from 'yaml';
-import { startHosts } from '../test/hosts';
 import { cancel, down, exec, launch, status } from '../src/core/ops';
-import { testOps } from '../test/integration/ops/helpers';
+import { sshBenchHost } from './sshBenchHost';
 import { runBench } from './runBench';
 import { cliFirstOutput, stopHolder, waitHolder } from './ssh-cli';
 
@@ -21,13 +20,7 @@ const cliOutputMs = async (args: string[], env: NodeJS.ProcessEnv): Promise<numb
 
 async function main(): Promise<void> {
   if (!fs.existsSync(path.resolve(__dirname, '../dist/cli.js'))) throw new Error('run "npm run build" first: the benchmark times the built CLI');
-  const hosts = await startHosts(1);
-  const h = hosts.hosts[0];
-  const pool = { name: 'bench', hosts: [{ address: h.address, port: h.port, user: h.user, identityFile: hosts.clientKeyPath }] };
-  const noSsh = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-bench-nossh-'));
-  const ops = await testOps({ pools: [pool], connections: { sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } } });
-  const ws = ops.workspaceRoot;
-  fs.writeFileSync(path.join(ws, 'known_hosts'), hosts.knownHostsLine(h) + '\n');
+  const { hosts, h, ops, ws } = await sshBenchHost();
   const task = (name: string, body: object) => {
     const f = path.join(ws, `${name}.yaml`);
     fs.writeFileSync(f, YAML.stringify(body));

@@ -182,6 +182,8 @@ export interface Provider {
   queryInstances(ref: ClusterRef): Promise<InstanceInfo[]>;
   stopInstances(ref: ClusterRef): Promise<void>;
   startInstances(ref: ClusterRef): Promise<void>;
+  /** Why this cloud cannot stop a cluster at all (Kubernetes), said before anything changes. */
+  readonly cannotStop?: string;
   /**
    * Asks to terminate the uid's listed instances (`ids`: only those). An id in `ids` no
    * listing shows may be ended by id where the cloud allows it; the answer then names the ids

@@ -16,6 +16,7 @@ export async function stop(ctx: OpsContext, name: string): Promise<{ notes: stri
   }
   if (row.status === 'STOPPED' && !row.flags) return { notes: [`${name} is already stopped`] };
   const env = envFor(ctx, row.provider);
+  if (env.provider.cannotStop) throw new OpsError('unavailable', `${name} runs on ${row.provider}: ${env.provider.cannotStop}`);
   // Mounts off first, best-effort: a MOUNT_CACHED cache left on a stopped disk reaches its
   // bucket only if the same mount is made again after a start.
   const mounts = await unmountCloudBuckets(ctx, row);

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { staticProviders } from '../../../src/core/clouds/provider';
 import { createKubernetesProvider } from '../../../src/core/clouds/kubernetes';
-import { cancel, down, exec, launch, logs, queue, status } from '../../../src/core/ops';
+import { cancel, down, exec, launch, logs, queue, status, stop } from '../../../src/core/ops';
 import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { getCluster } from '../../../src/core/state';
 import { testOps, waitFor, writeTask, type TestOps } from '../ops/helpers';
@@ -102,5 +102,16 @@ describe('kubernetes on a real single-node cluster (the kit)', function () {
     assert.equal(d.uid, row.uid);
     assert.deepEqual(await podsOf(row.uid), [], 'the pods are gone, not just terminating');
     assert.deepEqual(await status(ops), []);
+  });
+
+  it('stop is refused before anything changes on the row (pods have no stopped state), fast, naming down and autostop --down', async () => {
+    const task = writeTask(ops.workspaceRoot, 'long.yaml', 'name: long\nresources: {infra: k8s}\nrun: echo started; sleep 600\n');
+    const r = await launch(ops, { taskFile: task, cluster: 'kube', detach: true });
+    await waitFor('the job running', async () => (await queue(ops, 'kube')).find((j) => j.job_id === r.jobId && j.status === 'RUNNING'), 60_000);
+    const before = (await ops.store.read((db) => getCluster(db, 'kube')))!;
+    await assert.rejects(stop(ops, 'kube'), /kube runs on kubernetes: Kubernetes clusters cannot be stopped \(pods have no stopped state\): use "down"/);
+    const after = (await ops.store.read((db) => getCluster(db, 'kube')))!;
+    assert.deepEqual([after.status, after.flags, after.updated_at], ['UP', null, before.updated_at], 'a refused stop changes nothing on the row');
+    assert.equal((await queue(ops, 'kube')).find((j) => j.job_id === r.jobId)?.status, 'RUNNING', 'and the job runs on');
   });
 });

@@ -16,6 +16,7 @@ const FORCE_AFTER_MS = 15_000;
 export class KubernetesProvider implements Provider {
   readonly cloud = 'kubernetes';
   readonly api: KubeApi;
+  readonly cannotStop = 'Kubernetes clusters cannot be stopped (pods have no stopped state): use "down" to delete the pods, or "autostop --down"';
 
   constructor(readonly opts: KubeOptions) {
     this.api = new KubeApi({ kubeconfig: opts.kubeconfig, namespace: opts.namespace });

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { skydeckHome } from './home';
+import { isAlive } from '../state/atomicWrite';
 
 // Which Skydeck windows are open (issue 20's "closing the last window"): each window's extension
 // host keeps a small lease file under <skydeck home>/windows/, renewed on a timer and removed when
@@ -47,16 +48,6 @@ export function processStart(pid: number): string | undefined {
   }
 }
 
-/** True if a process with this pid exists (EPERM: it exists, owned by someone else). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** This process's lease, new (startedAt = now). */
 export function ownLease(now: number): WindowLease {
   const procStart = processStart(process.pid);
@@ -96,7 +87,7 @@ export interface LeaseCheck {
 
 /** On this host: the pid lives and, where /proc tells, started when the lease says. Another host's lease lives by its renewal alone. */
 export const processCheck: LeaseCheck = {
-  alive: (l) => l.hostname !== os.hostname() || (pidAlive(l.pid) && (!l.procStart || processStart(l.pid) === l.procStart)),
+  alive: (l) => l.hostname !== os.hostname() || (isAlive(l.pid) && (!l.procStart || processStart(l.pid) === l.procStart)),
 };
 
 export interface LeaseRead {

@@ -5,16 +5,9 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { SkydeckApi } from '../../../src/extension';
 import { assertOk, call } from './probeCalls';
+import { writeFile } from './workspaceFiles';
 
 const TASK = '# cost fixture\nname: cost\nnum_nodes: 2\n\nresources:   # the GPU box\n  cloud: aws\n  accelerators: A10G:1\n\nrun: echo hi\n';
-
-async function writeFile(name: string, text: string): Promise<vscode.Uri> {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test workspace has no folder');
-  const uri = vscode.Uri.joinPath(folder.uri, name);
-  await vscode.workspace.fs.writeFile(uri, Buffer.from(text, 'utf8'));
-  return uri;
-}
 
 /** The lenses of a document, asked again until `ok` holds (the core and its providers load on the first task file). */
 async function lensesWhen(uri: vscode.Uri, ok: (ls: vscode.CodeLens[]) => boolean): Promise<vscode.CodeLens[]> {

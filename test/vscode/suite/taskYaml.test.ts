@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { TaskCodeLensProvider } from '../../../src/ui/taskYaml/taskCodeLens';
 import { log } from './log';
+import { writeFile } from './workspaceFiles';
 
 const EXTENSION_ID = 'skydeck.skydeck';
 const BAD_TASK = 'run: echo hi\nresources:\n  cpus: lots\n  disk_tier: fastest\n';
@@ -31,14 +32,6 @@ function rangeOf(doc: vscode.TextDocument, needle: string): vscode.Range {
   const i = doc.getText().indexOf(needle);
   assert.ok(i >= 0, `${needle} not in the document`);
   return new vscode.Range(doc.positionAt(i), doc.positionAt(i + needle.length));
-}
-
-async function writeFile(name: string, text: string): Promise<vscode.Uri> {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test workspace has no folder');
-  const uri = vscode.Uri.joinPath(folder.uri, name);
-  await vscode.workspace.fs.writeFile(uri, Buffer.from(text, 'utf8'));
-  return uri;
 }
 
 describe('task YAML editor support (extension host)', () => {

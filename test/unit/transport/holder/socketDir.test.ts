@@ -37,7 +37,11 @@ describe('transport/holder: the socket directory is this user\'s alone', () => {
   });
 
   it('refuses a directory of another owner', function () {
-    if (process.getuid?.() !== 0) this.skip(); // only root can give a directory away (these machines run tests as root)
+    // Only root can give a directory away; CI and these machines run tests as root.
+    if (process.getuid?.() !== 0) {
+      console.warn('SKIPPED: "refuses a directory of another owner" needs root to chown a directory; run the tests as root (CI does)');
+      this.skip();
+    }
     const dir = path.join(tmp, 'theirs');
     fs.mkdirSync(dir, { mode: 0o700 });
     fs.chownSync(dir, 65534, 65534);

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CatalogFile, InstanceType } from './types';
+import { MAX_CATALOG_BYTES, checkedType } from './cacheCheck';
 
 /** A week: instance type shapes change rarely; prices are only used to rank. */
 export const CATALOG_MAX_AGE_MS = 7 * 24 * 3600_000;
@@ -14,12 +15,20 @@ export function catalogPath(dir: string, cloud: string, region: string): string 
   return path.join(dir, `${cloud}-${region}.json`);
 }
 
-/** The cached listing if present, readable and fresh enough; anything else reads as a miss. */
-export function readCatalog(file: string, now = Date.now(), maxAgeMs = CATALOG_MAX_AGE_MS): CatalogFile | undefined {
+/**
+ * The cached listing if present, readable, of this cloud and fresh enough; anything else (too
+ * big, not a regular file, malformed) reads as a miss. Malformed entries are dropped.
+ */
+export function readCatalog(file: string, now = Date.now(), maxAgeMs = CATALOG_MAX_AGE_MS, cloud?: string): CatalogFile | undefined {
   try {
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > MAX_CATALOG_BYTES) return undefined;
     const c = JSON.parse(fs.readFileSync(file, 'utf8')) as CatalogFile;
-    if (!Array.isArray(c.types) || typeof c.fetchedAt !== 'number') return undefined;
-    return now - c.fetchedAt <= maxAgeMs ? c : undefined;
+    if (!c || typeof c !== 'object' || !Array.isArray(c.types) || typeof c.fetchedAt !== 'number') return undefined;
+    if (cloud !== undefined && c.cloud !== cloud) return undefined;
+    if (!(now - c.fetchedAt <= maxAgeMs)) return undefined;
+    const types = c.types.map((t) => checkedType(t, c.cloud)).filter((t): t is InstanceType => !!t);
+    return types.length ? { ...c, types } : undefined;
   } catch {
     return undefined;
   }
@@ -64,7 +73,7 @@ export interface CatalogSource {
 export async function cachedCatalog(src: CatalogSource): Promise<InstanceType[]> {
   const complete = src.complete ?? ((types: InstanceType[]) => withPrices(types, src.shipped));
   const file = catalogPath(src.dir, src.cloud, src.region);
-  const cached = readCatalog(file);
+  const cached = readCatalog(file, Date.now(), CATALOG_MAX_AGE_MS, src.cloud);
   if (cached) return complete(cached.types);
   try {
     const types = await src.fetch();

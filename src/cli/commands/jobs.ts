@@ -10,9 +10,10 @@ import { jobsRemoteCall } from './jobsRemoteCall';
 export const jobsCommand: CliCommand = {
   name: 'jobs',
   summary: 'managed jobs: each on its own cluster, recovered when preempted',
-  usage: `skydeck jobs launch TASK.yaml [-n NAME] [--env K=V]... [-y] [-d] [--copy-credentials]
+  usage: `skydeck jobs launch TASK.yaml [-n NAME] [--env K[=V]]... [--env-file FILE] [--secret K[=V]]... [-y] [-d] [--copy-credentials]
   A multi-document YAML is a pipeline: its tasks run one after another, each on a fresh cluster.
   -n, --name NAME   the job's name (default: the task's or pipeline's name)
+  --secret K[=V]    a secret (K alone: from this shell); the controller keeps it to relaunch the job
   -d, --detach-run  submit and return; do not follow the job's output
   -y, --yes         do not ask for confirmation
   --copy-credentials  give a controller cluster your ssh pools' entries, keys and host keys
@@ -34,6 +35,7 @@ Where the controller runs: $SKYDECK_JOBS_CONTROLLER or jobs.controller in ~/.sky
   workspace: 'controller',
   flags: [
     { name: 'name', short: 'n', takesValue: true }, { name: 'env', takesValue: true, repeated: true },
+    { name: 'env-file', takesValue: true }, { name: 'secret', takesValue: true, repeated: true },
     { name: 'yes', short: 'y' }, { name: 'detach-run', short: 'd' }, { name: 'all', short: 'a' },
     { name: 'controller' }, { name: 'idle-seconds', takesValue: true }, { name: 'poll-ms', takesValue: true }, { name: 'copy-credentials' },
   ],

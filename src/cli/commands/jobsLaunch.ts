@@ -4,7 +4,7 @@ import { splitPipeline } from '../../core/managed';
 import type { OpsContext } from '../../core/ops';
 import { UsageError, type ParsedArgs } from '../args';
 import { EXIT, type CliIO } from '../io';
-import { parseEnvFlags } from '../envFlags';
+import { parseEnvFlags, readEnvFile } from '../envFlags';
 import { managedClient } from '../controllerHome';
 import { followManagedJob } from './jobsLogs';
 
@@ -12,7 +12,11 @@ import { followManagedJob } from './jobsLogs';
 export async function jobsLaunch(io: CliIO, ctx: OpsContext, rest: string[], flags: ParsedArgs['flags']): Promise<number> {
   const [file, ...extra] = rest;
   if (!file || extra.length) throw new UsageError('jobs launch takes exactly one task YAML');
-  const envs = parseEnvFlags(flags.env as string[] | undefined);
+  const fromFile = flags['env-file'] !== undefined ? readEnvFile(String(flags['env-file'])) : {};
+  const secrets = parseEnvFlags(flags.secret as string[] | undefined, '--secret');
+  // The controller relaunches the job after a preemption, maybe hours later, so it keeps every
+  // value (secrets too) in its own store, as the editor's Launch as Managed Job does.
+  const envs = { ...fromFile, ...parseEnvFlags(flags.env as string[] | undefined), ...secrets };
   const parsed = await parseTaskFile(file, { env: envs });
   const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
   for (const d of errors) io.err(`${formatDiagnostic(d)}\n`);

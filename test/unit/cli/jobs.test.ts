@@ -64,6 +64,23 @@ describe('cli: skydeck jobs (local controller over the fake cloud)', function ()
     assert.deepEqual(await leaks({ store: ctx.store, cloud }), []);
   });
 
+  it('--secret and --env-file fill what the task leaves empty; the job gets them, the output names no value', async () => {
+    const envFile = path.join(root, 'job.env');
+    fs.writeFileSync(envFile, 'FROM_FILE=f1\nA=from-file\n');
+    const secret = 's3cr"et $(touch nope)';
+    const task = taskFile('sec.yaml', 'name: cli-sec\nresources:\n  infra: aws/r1\nenvs:\n  A: null\n  FROM_FILE: null\nsecrets:\n  TOKEN: null\nrun: echo "len ${#TOKEN} $A $FROM_FILE"\n');
+    const r = await run('jobs', 'launch', task, '--env-file', envFile, '--env', 'A=flag', '--secret', `TOKEN=${secret}`, '-d', '-y');
+    assert.equal(r.code, 0, r.err);
+    assert.ok(!(r.out + r.err).includes('s3cr'), 'the secret is not printed');
+    const j = await waitJob(ctl, Number(r.out.trim()), ended, 'finished');
+    assert.equal(j.status, 'SUCCEEDED', j.lastError ?? '');
+    assert.deepEqual(j.envs, { FROM_FILE: 'f1', A: 'flag', TOKEN: secret });
+    const bad = await run('jobs', 'launch', task, '--secret', '1BAD=x', '-d', '-y');
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--secret .*"1BAD" is not a valid variable name/);
+    assert.deepEqual(await leaks({ store: ctx.store, cloud }), []);
+  });
+
   it('cancel of a running job: CANCELLED, its cluster torn down, 0 leaks', async () => {
     const id = await launchId(taskFile('long.yaml', 'resources:\n  infra: aws/r1\nrun: sleep 120\n'), '-n', 'long');
     await waitJob(ctl, id, (j) => j.status === 'RUNNING', 'running');

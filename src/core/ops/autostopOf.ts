@@ -1,6 +1,8 @@
 import type { Task } from '../task';
 import type { OpsContext } from './context';
 import { autostopPlan } from './autostopPlan';
+import { OpsError } from './errors';
+import { spotStopProblem } from './spotStop';
 
 /** SkyPilot's default idle time when autostop is asked for without one. */
 export const DEFAULT_IDLE_MINUTES = 5;
@@ -16,6 +18,8 @@ export function autostopOf(ctx: OpsContext, cloud: string, task: Task, req: { id
   if (!asked) return { minutes: null, down: false };
   const down = req.down ?? fromTask?.down ?? false;
   const minutes = req.idleMinutes ?? fromTask?.idleMinutes ?? DEFAULT_IDLE_MINUTES;
+  const spot = down ? undefined : spotStopProblem(cloud, task.resources.useSpot);
+  if (spot) throw new OpsError('usage', `autostop must tear this cluster down: ${spot}; add --down (or autostop: {down: true}), or launch without spot`);
   const plan = autostopPlan(cloud, down);
   if (!plan.ok) {
     ctx.warn(`autostop is not set: ${plan.why}`);

@@ -6,6 +6,7 @@ import { requireCluster } from './findCluster';
 import { autostopPlan } from './autostopPlan';
 import { DEFAULT_IDLE_MINUTES } from './autostopOf';
 import { updateCluster } from './provisionReachable';
+import { rowSpotStopProblem } from './spotStop';
 
 // `sky autostop CLUSTER -i MIN [--down] | --cancel` on a running cluster: the head's agent gets
 // the new setting (configure.autostop) and the row records it, so a later start hands it on.
@@ -27,9 +28,13 @@ export function changeProblem(row: ClusterRecord, down: boolean): string | undef
   const launchedDown = row.autostop_down === 1;
   const relaunch = `relaunch the cluster with${down ? ' --down' : 'out --down'}`;
   switch (row.provider) {
-    case 'aws':
+    case 'aws': {
+      const spot = rowSpotStopProblem(row);
+      if (spot && !down) return `${spot}; use --down`;
+      if (spot) return undefined;
       return down === launchedDown ? undefined
         : `its instances were launched to ${launchedDown ? 'terminate' : 'stop'} when they shut down; to ${down ? 'tear it down' : 'stop it'} instead, ${relaunch}`;
+    }
     case 'gcp':
       return down && !launchedDown ? `its head has no identity that may delete instances (made only for a launch with --down); ${relaunch}` : undefined;
     case 'azure':

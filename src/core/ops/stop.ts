@@ -4,6 +4,7 @@ import { OpsError } from './errors';
 import { requireCluster } from './findCluster';
 import { envFor, isProviderCluster } from './providerEnv';
 import { unmountCloudBuckets } from './cloudUnmount';
+import { rowSpotStopProblem } from './spotStop';
 
 /**
  * Stops a cloud cluster: the row becomes STOPPED only once every instance is proven stopping
@@ -17,6 +18,8 @@ export async function stop(ctx: OpsContext, name: string): Promise<{ notes: stri
   if (row.status === 'STOPPED' && !row.flags) return { notes: [`${name} is already stopped`] };
   const env = envFor(ctx, row.provider);
   if (env.provider.cannotStop) throw new OpsError('unavailable', `${name} runs on ${row.provider}: ${env.provider.cannotStop}`);
+  const spot = rowSpotStopProblem(row);
+  if (spot) throw new OpsError('unavailable', `${name} cannot be stopped: ${spot}; use "down" to tear it down`);
   // Mounts off first, best-effort: a MOUNT_CACHED cache left on a stopped disk reaches its
   // bucket only if the same mount is made again after a start.
   const mounts = await unmountCloudBuckets(ctx, row);

@@ -47,6 +47,26 @@ describe('cli: autostop, queue, endpoints and globs (fake cloud as aws)', functi
     assert.match((await b.run('autostop', 'nope-*', '-i', '3')).err, /no cluster matches "nope-\*"/);
   });
 
+  it('an AWS spot cluster cannot be stopped: stop, autostop and launch -i without --down are refused with the fix', async () => {
+    const early = await b.run('launch', '-c', 'spot-1', '--infra', 'aws/r1', '--use-spot', '-i', '5', 'echo never');
+    assert.equal(early.code, 2, early.err);
+    assert.match(early.err, /AWS spot instances cannot be stopped .*add --down/);
+    assert.equal(await row('spot-1'), undefined, 'nothing was created');
+    const r = await b.run('launch', '-c', 'spot-1', '--infra', 'aws/r1', '--use-spot', 'echo spot');
+    assert.equal(r.code, 0, r.err);
+    const stop = await b.run('stop', 'spot-1', '-y');
+    assert.notEqual(stop.code, 0);
+    assert.match(stop.err, /spot-1 cannot be stopped: AWS spot instances cannot be stopped .*use "down"/);
+    assert.equal((await row('spot-1'))!.status, 'UP', 'the refusal changed nothing');
+    const a = await b.run('autostop', 'spot-1', '-i', '5');
+    assert.equal(a.code, 2);
+    assert.match(a.err, /AWS spot instances cannot be stopped .*use --down/);
+    const d = await b.run('autostop', 'spot-1', '-i', '5', '--down');
+    assert.equal(d.code, 0, d.err);
+    assert.deepEqual([(await row('spot-1'))!.autostop_minutes, (await row('spot-1'))!.autostop_down], [5, 1]);
+    assert.equal((await b.run('down', 'spot-1', '-y')).code, 0);
+  });
+
   it("autostop 'dev-*' reaches every matching cluster", async () => {
     const r = await b.run('autostop', 'dev-*', '-i', '9');
     assert.equal(r.code, 0, r.err);

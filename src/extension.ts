@@ -103,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
         model,
         refresh: () => clusters.refresh(),
         logs,
-        managed: () => services.managed(),
+        managed: (o) => services.managed(o),
         controllerOps: () => services.controllerOps(),
         launchValues: { secrets: context.secrets, workspaceState: context.workspaceState },
         jobEvents,

@@ -11,7 +11,7 @@ import { Connections, defaultKnownHostsFile, deleteBucket, listBuckets, queue, r
 import { loadSshPools } from './core/clouds/sshPools';
 import { cloudProviders } from './core/clouds/registry';
 import * as path from 'node:path';
-import { controllerHome, listManagedJobs, openLocalClient } from './core/managed';
+import { controllerHome, controllerPlace, listManagedJobs, openEditorClient } from './core/managed';
 import { managedLogSource } from './ui/commands/support/managedLogSource';
 import { costView } from './core/cost/costView';
 import { LastWindowWatch } from './ui/cost/lastWindowWatch';
@@ -34,7 +34,11 @@ export const core: CoreApi = {
   controllerHome,
   // The controller is the bundled CLI next to this file (dist/cli.js), run by this process's
   // runtime: in VS Code that is Electron, which runs plain Node code only with ELECTRON_RUN_AS_NODE.
-  openManagedClient: (home) => openLocalClient(home, { execPath: process.execPath, args: [path.join(__dirname, 'cli.js')], env: { ELECTRON_RUN_AS_NODE: '1' } }),
+  openManagedClient: (home, o) => openEditorClient(home, {
+    entry: { execPath: process.execPath, args: [path.join(__dirname, 'cli.js')], env: { ELECTRON_RUN_AS_NODE: '1' } },
+    entryFile: path.join(__dirname, 'cli.js'), ops: o.ops, launch: o.launch,
+  }),
+  controllerPlace,
   listManagedJobs,
   managedLogSource,
   costView,

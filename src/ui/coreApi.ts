@@ -47,8 +47,14 @@ export interface CoreApi {
   deleteBucket(ctx: OpsContext, name: string, store: StoreKind, force: boolean): Promise<BucketDeleteResult>;
   /** The managed-jobs controller's workspace root ($SKYDECK_CONTROLLER_HOME, ~/.skydeck/controller). */
   controllerHome(): string;
-  /** The client of the controller; starting one runs the bundled dist/cli.js (core/managed/localHome.ts). */
-  openManagedClient(home: string): Promise<ManagedJobsClient>;
+  /**
+   * The client of the controller where the jobs.controller setting puts it (core/managed/
+   * editorClient.ts): on this machine, starting one runs the bundled dist/cli.js; on a controller
+   * cluster, reached over `ops` (the controller home's context) and launched only with `launch`.
+   */
+  openManagedClient(home: string, o: { ops: () => Promise<OpsContext>; launch?: boolean }): Promise<ManagedJobsClient>;
+  /** Where the controller runs, in words, for confirmations ("this machine", "ssh pool gpu"). */
+  controllerPlace(): string;
   /** The Managed jobs section's rows (nothing opened before the first managed job). */
   listManagedJobs(home: string, client: () => Promise<ManagedJobsClient>, clusters: () => Promise<StateStore>): Promise<ManagedJobsListing>;
   /** A managed job's one continuous log across its clusters, for a log panel. */

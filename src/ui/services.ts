@@ -23,6 +23,8 @@ export class Services implements vscode.Disposable {
   private opsContext: Promise<OpsContext> | undefined;
   private connections: Connections | undefined;
   private managedClient: Promise<ManagedJobsClient> | undefined;
+  /** Whether managedClient was opened to launch (a controller cluster) or only to look. */
+  private managedLaunches = false;
   private controllerStore: Promise<StateStore> | undefined;
   private controllerContext: Promise<OpsContext> | undefined;
   private controllerConnections: Connections | undefined;
@@ -109,12 +111,24 @@ export class Services implements vscode.Disposable {
     return this.core().controllerHome();
   }
 
-  /** One client of the controller for the window (the tree polls it, commands submit through it). */
-  managed(): Promise<ManagedJobsClient> {
-    this.managedClient ??= this.core().openManagedClient(this.controllerHome).catch((e) => {
+  /**
+   * One client of the controller for the window (the tree polls it, commands submit through it).
+   * `launch` (a submit) reopens a look-only client: only a submit may launch a controller cluster.
+   */
+  managed(o: { launch?: boolean } = {}): Promise<ManagedJobsClient> {
+    if (o.launch && !this.managedLaunches && this.managedClient) {
+      // A poll may still be using the old client: close it once that has had time to finish.
+      const old = this.managedClient;
+      setTimeout(() => void old.then((c) => c.close(), () => undefined), 30_000).unref?.();
       this.managedClient = undefined;
-      throw e;
-    });
+    }
+    if (!this.managedClient) {
+      this.managedLaunches = !!o.launch;
+      this.managedClient = this.core().openManagedClient(this.controllerHome, { ops: () => this.controllerOps(), launch: o.launch }).catch((e) => {
+        this.managedClient = undefined;
+        throw e;
+      });
+    }
     return this.managedClient;
   }
 

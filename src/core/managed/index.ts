@@ -22,3 +22,4 @@ export { RemoteManagedClient } from './remote/remoteClient';
 export { readControllerSetting, parsePlace, type ControllerPlace, type ControllerSetting } from './remote/setting';
 export { controllerClusterName } from './remote/controllerCluster';
 export { cliBundle, type CliBundle } from './remote/bundle';
+export { openEditorClient, controllerPlace, type EditorClientOptions } from './editorClient';

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { StateStore } from '../state';
 import { storeFileOf } from './localHome';
+import { readControllerSetting } from './remote/setting';
 import { listClusters } from '../state';
 import type { ManagedJobsClient } from './client';
 import type { ManagedJob } from './jobRows';
@@ -38,11 +39,14 @@ export async function managedJobViews(client: Pick<ManagedJobsClient, 'list'>, c
 
 /**
  * The editor's listing: nothing is opened or created for a user who never submitted a managed
- * job (no store file yet), and the controller's cluster state only once it exists.
+ * job (no store file yet), and the controller's cluster state only once it exists. With the
+ * controller on a controller cluster the store is there: the client is asked (a look, which
+ * launches nothing), and the job clusters' rows are there too, so costs are unknown here.
  */
 export async function listManagedJobs(
   home: string, client: () => Promise<Pick<ManagedJobsClient, 'list'>>, clusters: () => Promise<StateStore>,
 ): Promise<ManagedJobsListing> {
+  if (readControllerSetting().place.kind !== 'this-machine') return managedJobViews(await client());
   if (!fs.existsSync(storeFileOf(home))) return { jobs: [], refused: [] };
   const hasClusters = fs.existsSync(path.join(home, '.skydeck', 'state.db'));
   return managedJobViews(await client(), hasClusters ? await clusters() : undefined);

@@ -25,7 +25,7 @@ export interface CommandDeps {
   /** Where Launch/Exec keep answers for a task's empty envs (workspaceState) and secrets (SecretStorage only). */
   launchValues: { secrets: vscode.SecretStorage; workspaceState: vscode.Memento };
   /** The managed-jobs controller's client (shared; opened on first use). */
-  managed(): Promise<ManagedJobsClient>;
+  managed(o?: { launch?: boolean }): Promise<ManagedJobsClient>;
   /** An OpsContext over the controller's workspace, where its jobs' clusters are recorded. */
   controllerOps(): Promise<OpsContext>;
   /** Job ends learned anywhere in the window, and the jobs Launch/Exec submitted here. */

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { formatDiagnostic, parseTaskFile } from '../../core/task';
-import { splitPipeline } from '../../core/managed';
+import { controllerPlace, splitPipeline } from '../../core/managed';
 import type { Command } from './command';
 import { Dismissed, optionsArg, resolveTaskFile } from './support/pickers';
 import { managedLogSource } from './support/managedLogSource';
@@ -36,14 +36,14 @@ export const launchManagedJob: Command<'log' | 'logs' | 'managed' | 'controllerO
       // It starts billed clusters that keep running after this window closes: ask first.
       const pick = await notify.warning(
         `Launch ${path.basename(file)} as a managed job?`,
-        { modal: true, detail: `${what[0].toUpperCase()}${what.slice(1)}, each on its own new cluster, run by the managed-jobs controller on this machine; it is recovered when preempted and keeps running when this window closes.` },
+        { modal: true, detail: `${what[0].toUpperCase()}${what.slice(1)}, each on its own new cluster, run by the managed-jobs controller ${controllerPlace()}; it is recovered when preempted and keeps running when this window closes.` },
         'Launch',
       );
       if (pick !== 'Launch') throw new Dismissed();
     }
     // The controller relaunches the job after a preemption, maybe hours later: it keeps the values (secrets too) in its own store.
     const values = await askEnvs(ctx, file, 'the managed-jobs controller keeps it in its store (to relaunch the job)');
-    const client = await ctx.managed();
+    const client = await ctx.managed({ launch: true });
     const { id, controller } = await client.submit({ tasks: pipeline.tasks, name: pipeline.name, envs: { ...values.envs, ...values.secrets } });
     ctx.log.info(`managed job ${id} submitted from ${file}; controller on ${controller.where}: ${controller.detail}`);
     await ctx.refresh().catch((e) => ctx.log.warn(`refresh after managed launch: ${(e as Error).message}`));

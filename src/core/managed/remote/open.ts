@@ -20,13 +20,21 @@ export interface RemoteOpenOptions {
   copyCredentials?: boolean;
   /** false: a look only; with no controller cluster yet, answer "no jobs" instead of launching one. */
   launch?: boolean;
+  /** Opened by the editor: this process's binary is not a plain node, so it is never uploaded. */
+  editor?: boolean;
 }
 
 export async function openRemoteClient(ctx: OpsContext, place: Exclude<ControllerPlace, { kind: 'this-machine' }>, o: RemoteOpenOptions = {}): Promise<ManagedJobsClient> {
   const bundle = o.bundle ?? cliBundle();
   if (o.launch === false) {
     const name = controllerClusterName(place);
-    if (!(await ctx.store.read((db) => getCluster(db, name)))) return new AbsentControllerClient(name);
+    const row = await ctx.store.read((db) => getCluster(db, name));
+    if (!row) return new AbsentControllerClient(name);
+    // The editor looks every few seconds: it never relaunches a controller cluster that is not UP
+    // (its jobs are unknown then, not "none"); a submit or a `jobs` command does.
+    if (o.editor && row.status !== 'UP') {
+      throw new Error(`the managed-jobs controller cluster ${name} is ${row.status}${row.last_error ? ` (${row.last_error})` : ''}: its jobs are unknown until it is up again; "skydeck jobs queue" relaunches it`);
+    }
   }
   return connectController(ctx, await ensureControllerCluster(ctx, place), { ...o, bundle });
 }
@@ -38,7 +46,7 @@ export async function connectController(ctx: OpsContext, row: ClusterRecord, o: 
   try {
     // A local cluster keeps everything in its own directory; on an ssh host, ~/.skydeck/jobs-controller.
     const base = readHandle(row).base;
-    const runtime = await ensureRuntime(transport, row.provider === 'local' && base ? `${base}/jobs-controller` : '', bundle, (m) => ctx.progress(m));
+    const runtime = await ensureRuntime(transport, row.provider === 'local' && base ? `${base}/jobs-controller` : '', bundle, (m) => ctx.progress(m), { noUpload: o.editor });
     const env = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : runtime.accessEnv;
     return new RemoteManagedClient(ctx, row, transport, runtime, env);
   } catch (e) {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import type { Transport } from '../../transport';
 import type { CliBundle } from './bundle';
-import { chooseNode, type NodeProbe } from './nodeChoice';
+import { chooseNode, MIN_NODE_MAJOR, type NodeProbe } from './nodeChoice';
 
 export interface ControllerRuntime {
   /** The node program and the CLI entry, absolute paths on the node. */
@@ -55,13 +55,17 @@ async function sh(t: Transport, script: string, args: string[], what: string): P
  * Makes sure the node holds `bundle` and a node to run it; returns the paths. `root` is the
  * controller's directory there ('' = ~/.skydeck/jobs-controller of the node's user).
  */
-export async function ensureRuntime(t: Transport, root: string, bundle: CliBundle, progress: (m: string) => void): Promise<ControllerRuntime> {
+export async function ensureRuntime(t: Transport, root: string, bundle: CliBundle, progress: (m: string) => void, o: { noUpload?: boolean } = {}): Promise<ControllerRuntime> {
   const out = await sh(t, PROBE, [root, bundle.hash, nodeTag()], 'looking at the controller node');
   const probe: NodeProbe = { uname: field(out, 'uname') ?? '', nodePath: field(out, 'node'), nodeVersion: field(out, 'nodever'), uploaded: field(out, 'uploaded') === 'yes' };
   const dir = field(out, 'root');
   if (!dir || !dir.startsWith('/')) throw new Error(`the controller node ${t.description} did not name its directory (got ${JSON.stringify(dir)})`);
   const choice = chooseNode(probe, undefined, process.env.SKYDECK_JOBS_CONTROLLER_NODE);
   if (choice.use === 'none') throw new Error(choice.why);
+  // The editor runs inside VS Code's own runtime, which cannot be copied to another machine.
+  if (choice.use === 'upload' && o.noUpload) {
+    throw new Error(`the controller node ${t.description} has no Node.js ${MIN_NODE_MAJOR}+ on its PATH: install it there, or run "skydeck jobs launch" once from a terminal (the CLI uploads its own node)`);
+  }
   const bundleDir = `${dir}/bundles/${bundle.hash}`;
   if (field(out, 'bundle') !== 'yes') {
     progress(`Uploading Skydeck's CLI bundle ${bundle.hash} to the controller (${t.description})`);

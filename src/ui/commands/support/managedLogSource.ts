@@ -2,6 +2,7 @@ import type { OpsContext } from '../../../core/ops';
 import { requireCluster } from '../../../core/ops/findCluster';
 import { followManagedLog, type FollowState, type ManagedJobsClient } from '../../../core/managed';
 import type { LogSource } from '../../logs';
+import { relayManagedLog } from './managedRelay';
 
 // Bold, on a line of its own: the page is a terminal (xterm.js), so the marker is a styled line
 // in the same stream, and Save keeps it with the output.
@@ -18,10 +19,12 @@ export function managedLogSource(client: () => Promise<ManagedJobsClient>, contr
   let state: FollowState = { offset: 0 };
   let total = 0;
   let lastByte = 0x0a;
+  let relayed = { bytes: 0 };
   return {
     async follow(from, onChunk, h) {
       if (from === 0 && total > 0) {
         state = { offset: 0 };
+        relayed = { bytes: 0 };
         total = 0;
         lastByte = 0x0a;
       }
@@ -31,12 +34,14 @@ export function managedLogSource(client: () => Promise<ManagedJobsClient>, contr
         total += d.length;
         lastByte = d[d.length - 1];
       };
+      const mark = (line: string) => emit(Buffer.from(`${lastByte === 0x0a ? '' : '\n'}${MARK_ON}${line}${MARK_OFF}\n`));
       const c = await client();
+      if (c.follow) return relayManagedLog(c, id, relayed, emit, mark, h);
       const j = await followManagedLog(c, id, {
         state,
         signal: h.signal,
         onOutput: emit,
-        onMarker: (line) => emit(Buffer.from(`${lastByte === 0x0a ? '' : '\n'}${MARK_ON}${line}${MARK_OFF}\n`)),
+        onMarker: mark,
         onJob: (job) => h.onStatus({
           status: job.status, reason: job.lastError, startedAt: job.startedAt === null ? null : job.startedAt / 1000,
           endedAt: job.endedAt === null ? null : job.endedAt / 1000,

@@ -53,10 +53,15 @@ export async function stopHolder(dir: string): Promise<void> {
   for (let i = 0; i < 100 && fs.existsSync(path.join(dir, 'holder.sock')); i++) await new Promise((r) => setTimeout(r, 20));
 }
 
-/** Waits (up to 20 s) for the holder a cold run started to answer, so the next run is warm. */
+/**
+ * Waits (up to 20 s) for the holder a cold run started to answer, then WARM_MS more for its
+ * first worker to warm up (a user's next command comes seconds later), so the next run is warm.
+ */
 export async function waitHolder(dir: string): Promise<void> {
   for (let i = 0; i < 400 && !fs.existsSync(path.join(dir, 'holder.sock')); i++) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, WARM_MS));
 }
+const WARM_MS = Number(process.env.SKYDECK_BENCH_WARM_MS ?? 3000);
 
 async function main(): Promise<void> {
   const runs = Number(process.argv[2] ?? 7);
@@ -73,7 +78,9 @@ async function main(): Promise<void> {
     const poolsFile = path.join(ws, 'pools.yaml');
     fs.writeFileSync(poolsFile, YAML.stringify({ bench: { hosts: [`${h.user}@${h.address}:${h.port}`], identity_file: hosts.clientKeyPath } }));
     const env = { SKYDECK_WORKSPACE: ws, SKYDECK_SSH_POOLS: poolsFile, SKYDECK_KNOWN_HOSTS: path.join(ws, 'known_hosts'), SKYDECK_HOLDER_DIR: holderDir };
-    const hasHolder = new Map(clis.map(([l, c]) => [l, fs.readFileSync(c, 'utf8').includes('__holder')]));
+    // A thin dist/cli.js (thin.ts) runs dist/cli-main.js beside it, which has the holder.
+    const full = (c: string): string => (fs.existsSync(path.join(path.dirname(c), 'cli-main.js')) ? path.join(path.dirname(c), 'cli-main.js') : c);
+    const hasHolder = new Map(clis.map(([l, c]) => [l, fs.readFileSync(full(c), 'utf8').includes('__holder')]));
     const before = load();
     type Times = { ms: number; cpuMs?: number };
     const cold = new Map<string, Times[]>(clis.map(([l]) => [l, []]));

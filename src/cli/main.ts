@@ -2,7 +2,7 @@ import { CliIO, EXIT, processIO } from './io';
 import { parseArgs, UsageError } from './args';
 import type { CliCommand } from './command';
 import { OpsError, type OpsContext } from '../core/ops';
-import { cliContext, enableHolder } from './opsContext';
+import { cliContext, connectionReuse, enableHolder } from './opsContext';
 import { validateCommand } from './commands/validate';
 import { launchCommand } from './commands/launch';
 import { execCommand } from './commands/exec';
@@ -50,7 +50,12 @@ export async function runCli(argv: string[], io: CliIO = processIO, makeContext?
   if (verb === '__holder') {
     // The connection holder (core/transport/holder): started by the CLI itself, not for users.
     const { holderMain } = require('../core/transport/holder/start') as typeof import('../core/transport/holder/start');
-    return holderMain();
+    return holderMain(process.env, { workerArgs: [...process.execArgv, process.argv[1], '__worker'] });
+  }
+  if (verb === '__worker') {
+    // A warm worker of the holder (cli/worker.ts): runs CLI runs the thin entry hands over.
+    const { workerMain } = require('./worker') as typeof import('./worker');
+    return workerMain();
   }
   if (!verb || verb === '-h' || verb === '--help' || verb === 'help') {
     io.out(help());
@@ -84,14 +89,18 @@ export async function runCli(argv: string[], io: CliIO = processIO, makeContext?
       const c = await ctx.catch(() => undefined);
       // Keep the per-user index of live clusters current after whatever the verb changed.
       if (c) await workspaceCosts(c).then((w) => publishCosts(c, w)).catch(() => undefined);
-      await c?.connections.closeAll();
+      // A holder's worker keeps them for its next run (opsContext.ts connectionReuse).
+      if (!connectionReuse.get) await c?.connections.closeAll();
       c?.store.close();
     }
   }
 }
 
-if (require.main === module) {
+/** The CLI as a program: dist/cli-main.js run directly, or required by the thin entry (thin.ts). */
+export function cliMain(): void {
   // Only the CLI run as a program starts holders (never a test that calls runCli in-process).
   enableHolder(process.execPath, [...process.execArgv, __filename]);
   runCli(process.argv.slice(2)).then((code) => process.exit(code));
 }
+
+if (require.main === module) cliMain();

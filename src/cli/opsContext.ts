@@ -30,6 +30,13 @@ function holderUse(log: ((m: string) => void) | undefined): HolderUse | undefine
 }
 
 /**
+ * Set by a holder's worker (worker.ts), which runs many CLI runs in one process: returns the
+ * Connections an earlier run with the same key made (their SSH channels and agent `serve`
+ * channels still open) instead of `make()`'s, and runCli leaves them open at the end.
+ */
+export const connectionReuse: { get?(key: string, make: () => Connections): Connections } = {};
+
+/**
  * The CLI's OpsContext: state in <cwd>/.skydeck (or $SKYDECK_WORKSPACE, or `root` — the
  * managed-jobs controller's own workspace), progress on stderr.
  */
@@ -37,17 +44,20 @@ export async function cliContext(io: CliIO, root = process.env.SKYDECK_WORKSPACE
   const store = await StateStore.openWorkspace(root);
   for (const n of store.notices) io.err(`warning: ${n.message}\n`);
   const verbose = process.env.SKYDECK_VERBOSE === '1';
+  const makeConnections = (): Connections => new Connections({
+    workspaceRoot: root,
+    knownHostsFile: process.env.SKYDECK_KNOWN_HOSTS || defaultKnownHostsFile(),
+    onUnknownHostKey: (host, fp, type) => hostKeyPrompt.ask(io, host, fp, type),
+    log: verbose ? (m) => io.err(`[skydeck] ${m}\n`) : undefined,
+    holder: holderUse(verbose ? (m) => io.err(`[skydeck] ${m}\n`) : undefined),
+    // Kept across runs: a cluster whose recorded endpoint changed gets a new connection.
+    keyByHandle: !!connectionReuse.get,
+  });
   return {
     store,
     workspaceRoot: root,
     sshPools: () => loadSshPools(undefined, process.env.SKYDECK_SSH_POOLS || undefined),
-    connections: new Connections({
-      workspaceRoot: root,
-      knownHostsFile: process.env.SKYDECK_KNOWN_HOSTS || defaultKnownHostsFile(),
-      onUnknownHostKey: (host, fp, type) => askHostKey(io, host, fp, type),
-      log: verbose ? (m) => io.err(`[skydeck] ${m}\n`) : undefined,
-      holder: holderUse(verbose ? (m) => io.err(`[skydeck] ${m}\n`) : undefined),
-    }),
+    connections: connectionReuse.get ? connectionReuse.get(root, makeConnections) : makeConnections(),
     progress: (step) => io.err(`⋯ ${step}\n`),
     warn: (m) => io.err(`warning: ${m}\n`),
     log: (m) => verbose && io.err(`[skydeck] ${m}\n`),
@@ -71,8 +81,11 @@ function safeUser(): string {
   }
 }
 
+/** How an unknown host key is decided; a holder's worker (worker.ts) puts its own in. */
+export const hostKeyPrompt = { ask: askHostKey };
+
 /** Like ssh: ask on a terminal, refuse when nobody can answer. */
-async function askHostKey(io: CliIO, host: string, fingerprint: string, type: string): Promise<boolean> {
+export async function askHostKey(io: CliIO, host: string, fingerprint: string, type: string): Promise<boolean> {
   if (!process.stdin.isTTY) {
     io.err(
       `The host key of ${host} is not known (${type} ${fingerprint}). Connect once with ssh to check and ` +

@@ -26,25 +26,27 @@ export interface ConnectionsOptions {
   workspaceRoot?: string;
   /** Run the head's commands through the per-user connection holder when one answers. */
   holder?: HolderUse;
+  /** Make a new client when the row's handle (its endpoint) changed, not only its uid (long-lived CLI workers). */
+  keyByHandle?: boolean;
 }
 
 /** One agent client per cluster, shared by every operation on it. */
 export class Connections {
-  private readonly clients = new Map<string, { uid: string; client: AgentClient }>();
+  private readonly clients = new Map<string, { uid: string; handle: string | null; client: AgentClient }>();
 
   constructor(private readonly opts: ConnectionsOptions) {}
 
   client(c: ClusterRecord): AgentClient {
     this.refuseUntrusted(c);
     const known = this.clients.get(c.name);
-    if (known && known.uid === c.uid) return known.client;
+    if (known && known.uid === c.uid && (!this.opts.keyByHandle || known.handle === c.handle)) return known.client;
     if (known) void known.client.close();
     const client = new AgentClient(this.transportForCluster(c), {
       base: readHandle(c).base,
       log: this.opts.log,
       agentDir: this.opts.agentDir,
     });
-    this.clients.set(c.name, { uid: c.uid, client });
+    this.clients.set(c.name, { uid: c.uid, handle: c.handle, client });
     return client;
   }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { StateVersionError } from './errors';
@@ -35,7 +36,28 @@ export function shapeOf(SQL: () => Promise<SqlJsStatic>, migrate: (db: Database)
   }));
 }
 
+/**
+ * Per schema and file, the digest of the last image this process checked whole (or saved
+ * itself): the same bytes again skip the integrity check, migrations and shape check, which
+ * are most of opening the state (a long-lived process — the editor, a holder's CLI worker —
+ * opens it often). Any other byte is checked in full. Kept in memory only.
+ */
+const checked = new WeakMap<ImageSchema, Map<string, string>>();
+const digest = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+/** Records `bytes` as a whole image of `schema` at `file` (this process just wrote them). */
+export function rememberChecked(schema: ImageSchema, file: string, bytes: Uint8Array): void {
+  let m = checked.get(schema);
+  if (!m) checked.set(schema, (m = new Map()));
+  m.set(file, digest(bytes));
+}
+
 export async function readCheckedImage(SQL: SqlJsStatic, file: string, bytes: Buffer, schema: ImageSchema, shape: () => Promise<Map<string, string[]>>): Promise<ImageRead> {
+  if (checked.get(schema)?.get(file) === digest(bytes)) {
+    try {
+      return { db: new SQL.Database(bytes), changed: false };
+    } catch { /* checked in full below */ }
+  }
   const problem = checkSqliteImage(bytes);
   if (problem) return { problem };
   let db: Database;
@@ -65,7 +87,9 @@ export async function readCheckedImage(SQL: SqlJsStatic, file: string, bytes: Bu
   try {
     const changed = schema.migrate(db);
     const missing = missingFromShape(db, await shape());
-    return missing ? fail(missing) : { db, changed };
+    if (missing) return fail(missing);
+    if (!changed) rememberChecked(schema, file, bytes);
+    return { db, changed };
   } catch (e) {
     return fail(`its tables do not match ${schema.label(found)} (${(e as Error).message})`);
   }

@@ -7,7 +7,7 @@ import { FileLock, LockOptions } from './fileLock';
 import { GroupCommit } from './groupCommit';
 import { migrate, schemaVersion, SCHEMA_VERSION } from './schema';
 import { StateFileError, StateNotice } from './errors';
-import { moveAsideDamaged, readCheckedImage, shapeOf, type ImageSchema } from './checkedImage';
+import { moveAsideDamaged, readCheckedImage, rememberChecked, shapeOf, type ImageSchema } from './checkedImage';
 
 interface FileId {
   ino: bigint;
@@ -104,7 +104,9 @@ export class StateStore {
   }
 
   private save(): void {
-    writeFileAtomic(this.file, this.db.export());
+    const bytes = this.db.export();
+    writeFileAtomic(this.file, bytes);
+    rememberChecked(SCHEMA, this.file, bytes);
     this.loaded = statId(this.file);
   }
 

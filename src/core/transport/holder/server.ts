@@ -11,7 +11,9 @@ import { SshConnection, type ConnectionOwner } from '../sshConnection';
 import { resolveSettings } from '../sshTransport';
 import { ensurePrivateDir, PID_NAME, SOCKET_NAME } from './socketDir';
 import { serveSession } from './session';
+import type { Frame } from './frames';
 import type { ExecFrame } from './protocol';
+import { WorkerPool } from './workerPool';
 
 export const DEFAULT_IDLE_MS = 10 * 60_000;
 
@@ -19,6 +21,8 @@ export interface HolderOptions {
   dir: string;
   idleMs?: number;
   log?: (m: string) => void;
+  /** argv (after node) of a warm CLI worker (workerPool.ts); absent: whole CLI runs are refused. */
+  workerArgs?: string[];
 }
 
 export interface RunningHolder {
@@ -82,7 +86,9 @@ export async function runHolder(opts: HolderOptions): Promise<RunningHolder> {
   const clients = new Set<net.Socket>();
   let finish!: (why: 'idle' | 'replaced' | 'stopped' | 'another-runs') => void;
   const done = new Promise<'idle' | 'replaced' | 'stopped' | 'another-runs'>((r) => { finish = r; });
+  const pool = opts.workerArgs ? new WorkerPool(opts.workerArgs, log) : undefined;
   const host = {
+    ...(pool ? { cli: (s: net.Socket, f: Frame) => pool.handle(s, f) } : {}),
     connectionFor(req: ExecFrame): SshConnection {
       const t = req.target;
       // Keyed by everything that decides who we are and whom we trust, not only user@host:port.
@@ -112,6 +118,7 @@ export async function runHolder(opts: HolderOptions): Promise<RunningHolder> {
     clearTimeout(idle);
     clearInterval(watch);
     server.close();
+    pool?.stop();
     for (const c of clients) c.destroy();
     // Remove only our own socket and pid file: a replacement's stay.
     if (why !== 'replaced' && fs.lstatSync(sock, { throwIfNoEntry: false })?.ino === ino) {
@@ -142,6 +149,7 @@ export async function runHolder(opts: HolderOptions): Promise<RunningHolder> {
   }, 500);
   watch.unref();
   armIdle();
+  pool?.warm();
   log(`holder listening on ${sock}`);
   return { done, stop: () => stop('stopped'), get connections() { return [...conns.values()].filter((c) => !c.isEnded).length; } };
 }

@@ -11,6 +11,8 @@ import { checkExec, payload, type ExecFrame } from './protocol';
 export interface SessionHost {
   /** The held connection for this endpoint (made on first use). */
   connectionFor(req: ExecFrame): SshConnection;
+  /** Takes over the socket for a whole CLI run (cliRequest.ts); absent: such requests are refused. */
+  cli?(sock: net.Socket, req: Frame): void;
 }
 
 export function serveSession(sock: net.Socket, host: SessionHost): void {
@@ -90,6 +92,13 @@ export function serveSession(sock: net.Socket, host: SessionHost): void {
   };
 
   const onFrame = async (f: Frame): Promise<void> => {
+    if (stage === 'request' && f.t === 'cli') {
+      stage = 'done';
+      if (!host.cli) { send({ t: 'fallback', why: 'this holder runs no CLI workers' }); sock.end(); return; }
+      // The socket is the worker's from here: this session reads no more of it.
+      sock.removeAllListeners('data');
+      return host.cli(sock, f);
+    }
     if (stage === 'request') {
       const checked = checkExec(f);
       if (typeof checked === 'string') return fail('config', `bad request: ${checked}`);

@@ -25,9 +25,9 @@ export function startHolder(execPath: string, args: string[], dir: string): void
 }
 
 /** The holder process's main: serves until idle (SKYDECK_HOLDER_IDLE_MS, default 10 min). */
-export async function holderMain(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function holderMain(env: NodeJS.ProcessEnv = process.env, opts: { workerArgs?: string[] } = {}): Promise<number> {
   const idle = Number(env.SKYDECK_HOLDER_IDLE_MS);
-  const h = await runHolder({ dir: holderDir(env), idleMs: idle > 0 ? idle : DEFAULT_IDLE_MS });
+  const h = await runHolder({ dir: holderDir(env), idleMs: idle > 0 ? idle : DEFAULT_IDLE_MS, workerArgs: opts.workerArgs });
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(sig, () => void h.stop());
   await h.done;
   return 0;

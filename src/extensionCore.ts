@@ -32,11 +32,11 @@ export const core: CoreApi = {
   listBuckets,
   deleteBucket,
   controllerHome,
-  // The controller is the bundled CLI next to this file (dist/cli.js), run by this process's
+  // The controller is the bundled CLI next to this file (dist/cli-main.js, the full CLI), run by this process's
   // runtime: in VS Code that is Electron, which runs plain Node code only with ELECTRON_RUN_AS_NODE.
   openManagedClient: (home, o) => openEditorClient(home, {
-    entry: { execPath: process.execPath, args: [path.join(__dirname, 'cli.js')], env: { ELECTRON_RUN_AS_NODE: '1' } },
-    entryFile: path.join(__dirname, 'cli.js'), ops: o.ops, launch: o.launch,
+    entry: { execPath: process.execPath, args: [path.join(__dirname, 'cli-main.js')], env: { ELECTRON_RUN_AS_NODE: '1' } },
+    entryFile: path.join(__dirname, 'cli-main.js'), ops: o.ops, launch: o.launch,
   }),
   controllerPlace,
   listManagedJobs,

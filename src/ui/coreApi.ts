@@ -49,7 +49,7 @@ export interface CoreApi {
   controllerHome(): string;
   /**
    * The client of the controller where the jobs.controller setting puts it (core/managed/
-   * editorClient.ts): on this machine, starting one runs the bundled dist/cli.js; on a controller
+   * editorClient.ts): on this machine, starting one runs the bundled dist/cli-main.js; on a controller
    * cluster, reached over `ops` (the controller home's context) and launched only with `launch`.
    */
   openManagedClient(home: string, o: { ops: () => Promise<OpsContext>; launch?: boolean }): Promise<ManagedJobsClient>;

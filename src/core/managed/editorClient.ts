@@ -12,7 +12,7 @@ import { readControllerSetting } from './remote/setting';
 export interface EditorClientOptions {
   /** How this process runs the bundled CLI (the local controller is started with it). */
   entry: CliEntry;
-  /** dist/cli.js: the bundle a controller cluster is given. */
+  /** dist/cli-main.js (the full CLI): the bundle a controller cluster is given. */
   entryFile: string;
   /** An OpsContext over the controller home, where the controller cluster's row lives. */
   ops: () => Promise<OpsContext>;

@@ -16,11 +16,20 @@ HAVE_PROC = os.path.isdir('/proc/self')
 Stat = namedtuple('Stat', 'state ppid pgid sid start')
 
 
+# In a container (podman writes /run/.containerenv, docker /.dockerenv) a restart of the
+# container kills every process as a reboot does, under the same kernel boot id: the start
+# time of the pid namespace's PID 1 tells the two lives apart.
+CONTAINER_SEP = '+pid1:'
+_IN_CONTAINER = os.path.exists('/run/.containerenv') or os.path.exists('/.dockerenv')
+
+
 def boot_id():
     path = os.environ.get(BOOT_ID_ENV) or '/proc/sys/kernel/random/boot_id'
     try:
         with open(path) as f:
-            return f.read().strip()
+            kernel = f.read().strip()
+        init = proc_stat(1) if _IN_CONTAINER and HAVE_PROC else None
+        return kernel + CONTAINER_SEP + str(init.start) if init else kernel
     except OSError:
         pass
     import subprocess

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import type { Channel, ExecOptions, ExecResult, Transport } from '../transport';
 import { buildExecCommand } from '../transport/shellQuote';
 import type { ContainerHandle } from './image';
+import { goneContainer, goneError, restartContainer, stoppedContainer } from './restart';
 
 // The agent's documented settings (transport/localEnv.ts): a local cluster's agent reads them
 // from the runtime's own environment, so they are passed on by name.
@@ -16,7 +17,8 @@ const AGENT_SETTINGS = ['SKYDECK_TICK_INTERVAL', 'SKYDECK_DAEMON_IDLE_EXIT', 'SK
 export class ContainerTransport implements Transport {
   readonly description: string;
 
-  constructor(readonly host: Transport, readonly container: ContainerHandle) {
+  /** `onRestart` hears of a stopped container this transport started again (restart.ts). */
+  constructor(readonly host: Transport, readonly container: ContainerHandle, private readonly onRestart?: (message: string) => void) {
     this.description = `${host.description} container ${container.name}`;
   }
 
@@ -33,8 +35,20 @@ export class ContainerTransport implements Transport {
     return Object.keys(env).length ? env : undefined;
   }
 
-  exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
-    return this.host.exec(this.wrap(argv, opts), { ...opts, cwd: undefined, env: this.env(opts) });
+  /**
+   * A command that finds the container stopped starts it and runs once more. Every (re)connect
+   * of the agent begins with such a command (the installer's probe), so a cluster whose node
+   * rebooted works again at its next use. A stream on stdin cannot be replayed: no retry then.
+   */
+  async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    const run = () => this.host.exec(this.wrap(argv, opts), { ...opts, cwd: undefined, env: this.env(opts) });
+    const r = await run();
+    if (goneContainer(r)) throw goneError(this.host, this.container);
+    const replayable = opts.stdin === undefined || typeof opts.stdin === 'string' || Buffer.isBuffer(opts.stdin);
+    if (!replayable || !stoppedContainer(r)) return r;
+    if (!(await restartContainer(this.host, this.container))) return r;
+    this.onRestart?.(`container ${this.container.name} on ${this.host.description} was stopped (a reboot of the node, or stopped outside Skydeck): started it again; jobs that were running in it are FAILED_DRIVER`);
+    return run();
   }
 
   execShell(script: string, opts: ExecOptions = {}): Promise<ExecResult> {

@@ -41,6 +41,14 @@ def boot_id():
         return 'unknown'
 
 
+def same_boot(recorded, current):
+    """One life of the node: equal ids, or a job recorded by an agent that predates the
+    container suffix, under the same kernel boot (its pid and start time decide)."""
+    if recorded == current or not recorded or CONTAINER_SEP in recorded:
+        return recorded == current
+    return recorded == current.partition(CONTAINER_SEP)[0]
+
+
 def proc_stat(pid):
     """Stat of a process, or None if it does not exist."""
     if HAVE_PROC:
@@ -172,7 +180,7 @@ def kill_jobs(prefix, jobs, sig, current_boot):
     if not rest:
         return via_cgroup
     for job_id, pid, start, boot in (j[:4] for j in rest):
-        if pid and boot == current_boot and is_same_process(pid, start):
+        if pid and same_boot(boot, current_boot) and is_same_process(pid, start):
             if signal_group(pid, sig):
                 done.add(pid)
     for procs in scan_markers(prefix, set(j[0] for j in rest)).values():

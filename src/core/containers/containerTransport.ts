@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import type { Channel, ExecOptions, ExecResult, Transport } from '../transport';
 import { buildExecCommand } from '../transport/shellQuote';
 import type { ContainerHandle } from './image';
-import { goneContainer, goneError, restartContainer, stoppedContainer } from './restart';
+import { goneContainer, restartContainer, stoppedContainer } from './restart';
 
 // The agent's documented settings (transport/localEnv.ts): a local cluster's agent reads them
 // from the runtime's own environment, so they are passed on by name.
@@ -43,11 +43,15 @@ export class ContainerTransport implements Transport {
   async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     const run = () => this.host.exec(this.wrap(argv, opts), { ...opts, cwd: undefined, env: this.env(opts) });
     const r = await run();
-    if (goneContainer(r)) throw goneError(this.host, this.container);
+    const gone = goneContainer(r);
+    if (!gone && !stoppedContainer(r)) return r;
+    // The runtime is asked (restartContainer names a removed container): a command's own
+    // message that only looks like the runtime's is no reason to run it again.
+    const started = await restartContainer(this.host, this.container);
+    if (started) this.onRestart?.(`container ${this.container.name} on ${this.host.description} was stopped (a reboot of the node, or stopped outside Skydeck): started it again; jobs that were running in it are FAILED_DRIVER`);
     const replayable = opts.stdin === undefined || typeof opts.stdin === 'string' || Buffer.isBuffer(opts.stdin);
-    if (!replayable || !stoppedContainer(r)) return r;
-    if (!(await restartContainer(this.host, this.container))) return r;
-    this.onRestart?.(`container ${this.container.name} on ${this.host.description} was stopped (a reboot of the node, or stopped outside Skydeck): started it again; jobs that were running in it are FAILED_DRIVER`);
+    // Found running though it said "not running": another command started it meanwhile.
+    if (!replayable || (gone && !started)) return r;
     return run();
   }
 

@@ -39,6 +39,7 @@ export function goneError(host: Transport, c: ContainerHandle): Error {
 
 export async function restartContainer(host: Transport, c: ContainerHandle): Promise<boolean> {
   const r = await host.exec(['/bin/sh', '-c', START, 'sh', c.runtime, c.name]);
+  if (r.code === 3) throw goneError(host, c);
   if (r.code !== 0) {
     const why = r.stderr.toString().trim().split('\n').slice(-6).join('\n');
     throw new Error(`the cluster's container ${c.name} on ${host.description} is stopped and could not be started again: ${why}\n` +

@@ -55,6 +55,17 @@ describe('a container cluster whose container was stopped (podman)', function ()
     assert.match(out, /after restart/);
   });
 
+  it('a command whose own message looks like "no such container" is not taken for a removed container, nor run twice', async () => {
+    const t = ops.connections.transportForCluster((await status(ops))[0].cluster);
+    try {
+      const r = await t.exec(['/bin/sh', '-c', 'echo x >> /tmp/ran-count; echo "Error: no such container" >&2; exit 125']);
+      assert.equal(r.code, 125);
+      assert.equal((await t.exec(['cat', '/tmp/ran-count'])).stdout.toString(), 'x\n');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('a container removed outside Skydeck is a clear error, not a hang', async () => {
     execFileSync('podman', ['rm', '-f', '-t', '0', ctr], { stdio: 'ignore' });
     await ops.connections.forget('rb');

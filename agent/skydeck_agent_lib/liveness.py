@@ -15,8 +15,12 @@ from .states import ACTIVE, NON_TERMINAL, sql_list
 
 def _reason(status, pid, start, job_boot, started_at, boot, now):
     """Why this non-terminal job's driver is gone, or None while it looks alive."""
-    if job_boot and job_boot != boot:
-        return 'the node restarted (boot id changed) while the job was %s' % status
+    if job_boot and not procs.same_boot(job_boot, boot):
+        kernel = boot.partition(procs.CONTAINER_SEP)[0]
+        if job_boot.partition(procs.CONTAINER_SEP)[0] != kernel:
+            return 'the node restarted (boot id changed) while the job was %s' % status
+        return ('the container restarted (stopped, e.g. by a reboot of its node or outside '
+                'Skydeck, and started again) while the job was %s' % status)
     if status not in ACTIVE:
         return None
     if not pid:

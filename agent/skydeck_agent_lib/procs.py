@@ -16,11 +16,20 @@ HAVE_PROC = os.path.isdir('/proc/self')
 Stat = namedtuple('Stat', 'state ppid pgid sid start')
 
 
+# In a container (podman writes /run/.containerenv, docker /.dockerenv) a restart of the
+# container kills every process as a reboot does, under the same kernel boot id: the start
+# time of the pid namespace's PID 1 tells the two lives apart.
+CONTAINER_SEP = '+pid1:'
+_IN_CONTAINER = os.path.exists('/run/.containerenv') or os.path.exists('/.dockerenv')
+
+
 def boot_id():
     path = os.environ.get(BOOT_ID_ENV) or '/proc/sys/kernel/random/boot_id'
     try:
         with open(path) as f:
-            return f.read().strip()
+            kernel = f.read().strip()
+        init = proc_stat(1) if _IN_CONTAINER and HAVE_PROC else None
+        return kernel + CONTAINER_SEP + str(init.start) if init else kernel
     except OSError:
         pass
     import subprocess
@@ -30,6 +39,14 @@ def boot_id():
         return 'boottime:' + out.stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return 'unknown'
+
+
+def same_boot(recorded, current):
+    """One life of the node: equal ids, or a job recorded by an agent that predates the
+    container suffix, under the same kernel boot (its pid and start time decide)."""
+    if recorded == current or not recorded or CONTAINER_SEP in recorded:
+        return recorded == current
+    return recorded == current.partition(CONTAINER_SEP)[0]
 
 
 def proc_stat(pid):
@@ -163,7 +180,7 @@ def kill_jobs(prefix, jobs, sig, current_boot):
     if not rest:
         return via_cgroup
     for job_id, pid, start, boot in (j[:4] for j in rest):
-        if pid and boot == current_boot and is_same_process(pid, start):
+        if pid and same_boot(boot, current_boot) and is_same_process(pid, start):
             if signal_group(pid, sig):
                 done.add(pid)
     for procs in scan_markers(prefix, set(j[0] for j in rest)).values():

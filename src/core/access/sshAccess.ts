@@ -4,6 +4,7 @@
 import type { HostSpec } from '../clouds/hostSpec';
 import type { ClusterRecord } from '../state';
 import { shellQuote } from '../transport/shellQuote';
+import { shellCommand } from '../transport/sshShell';
 import { readHandle } from '../ops/clusterHandle';
 import { OpsError } from '../ops/errors';
 import { checkClusterName } from '../ops/clusterNames';
@@ -15,8 +16,10 @@ export interface SshAccess {
   head: HostSpec;
   /** Skydeck's known_hosts first, then the user's own. */
   knownHostsFiles: string[];
-  /** The task workdir on the head ("" when not known yet). */
+  /** The task workdir on the head ("" when not known yet); in `container` when there is one. */
   workdir: string;
+  /** `image_id: docker:…`: the jobs and the workdir live in this container on the head. */
+  container?: { runtime: string; name: string };
 }
 
 /** The Host alias; refuses a name that is not a valid cluster name (it goes into ssh_config). */
@@ -33,7 +36,8 @@ export function sshAccessOf(row: ClusterRecord, knownHostsFiles: string[]): SshA
   const handle = readHandle(row);
   const head = handle.hosts[0];
   if (!head) throw new OpsError('failed', `${row.name} has no head host recorded yet (status ${row.status})`);
-  return { cluster: row.name, alias: sshAlias(row.name), head, knownHostsFiles, workdir: handle.workdir };
+  const c = handle.container;
+  return { cluster: row.name, alias: sshAlias(row.name), head, knownHostsFiles, workdir: handle.workdir, ...(c ? { container: { runtime: c.runtime, name: c.name } } : {}) };
 }
 
 function hostOptions(h: HostSpec, knownHostsFiles: string[]): string[] {
@@ -76,7 +80,20 @@ export function sshConfigText(a: SshAccess, note: string): string {
   const j = a.head.proxyJump;
   if (j) lines.push(...block(`${a.alias}-jump`, j), '');
   lines.push(...block(a.alias, a.head, j ? `${a.alias}-jump` : undefined));
+  if (a.container) {
+    // A second alias whose login lands in the container, in the workdir (as Open SSH Terminal
+    // does): for `ssh` in a terminal. Remote-SSH windows use the first (the node itself).
+    const inner = shellCommand(a.workdir || undefined, a.container);
+    if (/[\n\r]/.test(inner)) throw new OpsError('usage', 'cannot write the container command into an ssh config file: it holds a newline');
+    lines.push('', `# inside container ${a.container.name} (ssh ${containerAlias(a)}); ${a.alias} is the node, outside it`);
+    lines.push(...block(containerAlias(a), a.head, j ? `${a.alias}-jump` : undefined), '  RequestTTY yes', `  RemoteCommand ${sshTokenSafe(inner)}`);
+  }
   return lines.join('\n') + '\n';
+}
+
+/** The Host alias whose login lands inside the cluster's container. */
+export function containerAlias(a: SshAccess): string {
+  return `${a.alias}-container`;
 }
 
 function knownHostsList(files: string[]): string {

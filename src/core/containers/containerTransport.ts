@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import type { Channel, ExecOptions, ExecResult, Transport } from '../transport';
 import { buildExecCommand } from '../transport/shellQuote';
 import type { ContainerHandle } from './image';
+import { goneContainer, restartContainer, stoppedContainer } from './restart';
 
 // The agent's documented settings (transport/localEnv.ts): a local cluster's agent reads them
 // from the runtime's own environment, so they are passed on by name.
@@ -16,7 +17,8 @@ const AGENT_SETTINGS = ['SKYDECK_TICK_INTERVAL', 'SKYDECK_DAEMON_IDLE_EXIT', 'SK
 export class ContainerTransport implements Transport {
   readonly description: string;
 
-  constructor(readonly host: Transport, readonly container: ContainerHandle) {
+  /** `onRestart` hears of a stopped container this transport started again (restart.ts). */
+  constructor(readonly host: Transport, readonly container: ContainerHandle, private readonly onRestart?: (message: string) => void) {
     this.description = `${host.description} container ${container.name}`;
   }
 
@@ -33,8 +35,24 @@ export class ContainerTransport implements Transport {
     return Object.keys(env).length ? env : undefined;
   }
 
-  exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
-    return this.host.exec(this.wrap(argv, opts), { ...opts, cwd: undefined, env: this.env(opts) });
+  /**
+   * A command that finds the container stopped starts it and runs once more. Every (re)connect
+   * of the agent begins with such a command (the installer's probe), so a cluster whose node
+   * rebooted works again at its next use. A stream on stdin cannot be replayed: no retry then.
+   */
+  async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    const run = () => this.host.exec(this.wrap(argv, opts), { ...opts, cwd: undefined, env: this.env(opts) });
+    const r = await run();
+    const gone = goneContainer(r);
+    if (!gone && !stoppedContainer(r)) return r;
+    // The runtime is asked (restartContainer names a removed container): a command's own
+    // message that only looks like the runtime's is no reason to run it again.
+    const started = await restartContainer(this.host, this.container);
+    if (started) this.onRestart?.(`container ${this.container.name} on ${this.host.description} was stopped (a reboot of the node, or stopped outside Skydeck): started it again; jobs that were running in it are FAILED_DRIVER`);
+    const replayable = opts.stdin === undefined || typeof opts.stdin === 'string' || Buffer.isBuffer(opts.stdin);
+    // Found running though it said "not running": another command started it meanwhile.
+    if (!replayable || (gone && !started)) return r;
+    return run();
   }
 
   execShell(script: string, opts: ExecOptions = {}): Promise<ExecResult> {

@@ -54,7 +54,7 @@ export class Connections {
   transportForCluster(c: ClusterRecord): Transport {
     const host = this.hostTransportForCluster(c);
     const container = readHandle(c).container;
-    return container ? new ContainerTransport(host, container) : host;
+    return container ? new ContainerTransport(host, container, (m) => this.opts.log?.(m)) : host;
   }
 
   /** The head machine itself, outside any container (the runtime's own commands run here). */
@@ -68,7 +68,7 @@ export class Connections {
 
   /** A fresh transport to one node (a worker of a multi-node cluster), in `container` when given. */
   transportForHost(h: HostSpec, container?: ContainerHandle): Transport {
-    return container ? new ContainerTransport(this.ssh(h), container) : this.ssh(h);
+    return container ? new ContainerTransport(this.ssh(h), container, (m) => this.opts.log?.(m)) : this.ssh(h);
   }
 
   /** The worker node itself, outside any container. */

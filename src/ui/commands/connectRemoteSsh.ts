@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import {
-  defaultSshConfigPaths, ensureSshInclude, hasInclude, includeLine, sshAccessOf, writeClusterSshConfig,
+  containerAlias, defaultSshConfigPaths, ensureSshInclude, hasInclude, includeLine, sshAccessOf, writeClusterSshConfig,
 } from '../../core/access';
 import type { Command } from './command';
 import { upClusterFromArg } from './support/clusterRow';
@@ -42,7 +42,16 @@ export const connectRemoteSsh: Command<'log' | 'model' | 'ops' | 'state' | 'work
         return { alias: access.alias, file, opened: false };
       }
     }
-    const uri = vscode.Uri.parse(`vscode-remote://ssh-remote+${access.alias}${access.workdir || '/'}`);
+    // A container cluster's workdir is inside its container, which Remote-SSH does not enter:
+    // the window opens on the node, and says so (the container's own alias is for ssh).
+    const folder = access.container ? '/' : access.workdir || '/';
+    const uri = vscode.Uri.parse(`vscode-remote://ssh-remote+${access.alias}${folder}`);
+    if (access.container) {
+      void notify.info(
+        `Skydeck: the Remote-SSH window of ${access.cluster} is on its node, outside the container ${access.container.name} where its jobs run and its workdir is. ` +
+          `For a shell inside the container use Open SSH Terminal, or "ssh ${containerAlias(access)}" (written to ${file}).`,
+      );
+    }
     if (opts.open === false) return { alias: access.alias, file, uri: uri.toString(), opened: false };
     if (!vscode.extensions.getExtension(REMOTE_SSH)) {
       const pick = await notify.info(

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import {
   ensureSshInclude, hasInclude, removeClusterSshConfig, sshAccessOf, sshCommandLine, sshConfigText,
   writeClusterSshConfig, type SshAccess,
@@ -98,5 +99,37 @@ describe('access: the managed ssh config files', () => {
     assert.match(fs.readFileSync(f, 'utf8'), /HostName h2\n/);
     removeClusterSshConfig(paths, 'train');
     assert.equal(fs.existsSync(f), false);
+  });
+});
+
+describe('access: a container cluster (image_id: docker:…)', () => {
+  const ctrRow = row({ handle: JSON.stringify({
+    hosts: [{ address: '10.0.0.5', port: 2222, user: 'ubuntu' }], workdir: '~/sky_workdir',
+    container: { runtime: 'podman', name: 'skydeck-u-1', image: 'docker.io/library/ubuntu:22.04' },
+  }) });
+
+  it('the node keeps its alias; a second, labelled alias logs in inside the container, in the workdir', () => {
+    const a = sshAccessOf(ctrRow, ['/k/known']);
+    assert.deepEqual(a.container, { runtime: 'podman', name: 'skydeck-u-1' });
+    const text = sshConfigText(a, 'note');
+    const [node, inside] = text.split('\n\n');
+    assert.match(node, /^# note\nHost skydeck-train\n/);
+    assert.doesNotMatch(node, /RemoteCommand/, 'Remote-SSH windows use the node alias, which runs no command');
+    assert.match(inside, /^# inside container skydeck-u-1 \(ssh skydeck-train-container\); skydeck-train is the node, outside it\nHost skydeck-train-container\n {2}HostName 10\.0\.0\.5\n/);
+    assert.ok(inside.includes('  RequestTTY yes\n'));
+    assert.ok(inside.endsWith(`  RemoteCommand exec podman exec -it skydeck-u-1 /bin/sh -c 'cd "$HOME"/sky_workdir 2>/dev/null; command -v bash >/dev/null && exec bash -l; exec sh -l'\n`), inside);
+    // OpenSSH reads it back as written (ssh -G prints the effective settings).
+    const f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-ctr-cfg-')), 'config');
+    fs.writeFileSync(f, text);
+    const g = execFileSync('ssh', ['-G', '-F', f, 'skydeck-train-container'], { encoding: 'utf8' });
+    assert.ok(g.includes(`remotecommand exec podman exec -it skydeck-u-1 /bin/sh -c 'cd "$HOME"/sky_workdir 2>/dev/null; command -v bash >/dev/null && exec bash -l; exec sh -l'\n`), g);
+    assert.match(g, /^requesttty (yes|true)$/m);
+    assert.doesNotMatch(execFileSync('ssh', ['-G', '-F', f, 'skydeck-train'], { encoding: 'utf8' }), /^remotecommand/m);
+  });
+
+  it('a workdir with % is escaped for ssh_config, and one with a newline is refused', () => {
+    const a = { ...sshAccessOf(ctrRow, ['/k']), workdir: '/w/100%' };
+    assert.ok(sshConfigText(a, 'n').includes('cd /w/100%% 2>'));
+    assert.throws(() => sshConfigText({ ...a, workdir: '/w/a\nb' }, 'n'), /newline/);
   });
 });

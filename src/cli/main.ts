@@ -55,7 +55,7 @@ export async function runCli(argv: string[], io: CliIO = processIO, makeContext?
   if (verb === '__worker') {
     // A warm worker of the holder (cli/worker.ts): runs CLI runs the thin entry hands over.
     const { workerMain } = require('./worker') as typeof import('./worker');
-    return workerMain();
+    return workerMain(runCli);
   }
   if (!verb || verb === '-h' || verb === '--help' || verb === 'help') {
     io.out(help());

@@ -18,7 +18,6 @@ import { agentHash } from '../core/jobs/agentBundle';
 import { parseTaskText } from '../core/task/parse';
 import { askHostKey, connectionReuse, hostKeyPrompt } from './opsContext';
 import type { CliIO } from './io';
-import { runCli } from './main';
 
 /** The first steps every CLI run pays for, done before the worker says it is ready. */
 async function warmUp(): Promise<void> {
@@ -52,7 +51,8 @@ function keepConnections(): void {
   };
 }
 
-export async function workerMain(): Promise<number> {
+/** `runCli` is handed in by main.ts (which requires this file lazily): no import cycle. */
+export async function workerMain(runCli: (argv: string[], io: CliIO) => Promise<number>): Promise<number> {
   const build = buildId(process.argv[1]);
   await warmUp();
   keepConnections();
@@ -68,7 +68,7 @@ export async function workerMain(): Promise<number> {
     process.on('message', (m: { t?: string; req?: CliRequest }, handle: unknown) => {
       if (m?.t !== 'run' || !m.req || !(handle instanceof net.Socket) || busy) return;
       busy = true;
-      void runOne(m.req, handle, build).catch(() => handle.destroy()).finally(() => {
+      void runOne(m.req, handle, build, runCli).catch(() => handle.destroy()).finally(() => {
         setProcess(base.env, base.cwd, base.umask);
         busy = false;
         if (orphan) resolve(0);
@@ -85,7 +85,7 @@ function setProcess(env: NodeJS.ProcessEnv | Record<string, string>, cwd: string
   process.umask(umask);
 }
 
-async function runOne(req: CliRequest, sock: net.Socket, build: string): Promise<void> {
+async function runOne(req: CliRequest, sock: net.Socket, build: string, runCli: (argv: string[], io: CliIO) => Promise<number>): Promise<void> {
   const send = (f: Frame): void => { if (!sock.destroyed) sock.write(encodeFrame(f)); };
   if (req.build !== build) { send({ t: 'fallback', why: 'the holder runs another build of Skydeck' }); sock.end(); return; }
   try {

@@ -71,22 +71,28 @@ export function serveSession(sock: net.Socket, host: SessionHost): void {
     stream.on('data', relay('out'));
     stream.stderr.on('data', relay('err'));
     stream.on('error', () => undefined);
+    // Exit goes after the last byte: the channel's close can come while output is still
+    // buffered in the stream (or paused by a slow client), so both streams must have ended.
+    let stdoutEnded = false;
     let stderrEnded = false;
     let closed = false;
     const finish = (): void => {
-      if (!stderrEnded || !closed) return;
+      if (!stdoutEnded || !stderrEnded || !closed) return;
       if (stage === 'running') {
         stage = 'done';
         send({ t: 'exit', code: exit?.code ?? null, ...(exit?.signal ? { signal: exit.signal } : {}), ...(!exit && lost() ? { lost: true } : {}) });
         sock.end();
       }
     };
+    stream.once('end', () => { stdoutEnded = true; finish(); });
     stream.stderr.once('end', () => { stderrEnded = true; finish(); });
     stream.once('close', () => {
       closed = true;
       // The slot is free once the server has closed the channel; stderr may never end if lost.
       release();
       if (!stderrEnded) setTimeout(() => { stderrEnded = true; finish(); }, 50).unref();
+      // A lost connection may never end stdout either; output paused by a slow client still drains first.
+      if (!stdoutEnded && !stream!.isPaused()) setTimeout(() => { stdoutEnded = true; finish(); }, 50).unref();
       finish();
     });
   };

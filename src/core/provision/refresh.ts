@@ -55,7 +55,9 @@ export async function refreshOne(env: ProvisionEnv, snapshot: ClusterRecord, opt
     // deleted (a pod deleted outside Skydeck, a console terminate): within the grace that is no
     // proof to remove the row, but it is never UP any more.
     if (young && snapshot.status === 'UP' && !snapshot.flags) {
-      return markHeadLost(env, snapshot, q.value, `head instance ${h.headId ?? h.instanceIds[0] ?? '?'} is gone (deleted outside Skydeck?)`, 'gone');
+      const message = `head instance ${h.headId ?? h.instanceIds[0] ?? '?'} is gone (deleted outside Skydeck?)`;
+      const saved = await markHeadLost(env, snapshot, message, 'gone');
+      return { name, action: saved ? 'updated' : 'unchanged', row: saved ?? snapshot, instances: q.value, message };
     }
     if (young) return { name, action: 'unchanged', row: snapshot, instances: q.value };
     // Instances the run call named are not gone because no listing shows them: listings can
@@ -98,7 +100,9 @@ async function applyLive(env: ProvisionEnv, row: ClusterRecord, all: InstanceInf
       patch = { status: 'STOPPED' };
       reason = 'every instance is stopped (stopped outside Skydeck or by autostop)';
     } else if (h.headId && (!head || head.status !== 'running')) {
-      return markHeadLost(env, row, all, `head instance ${h.headId} is ${head?.status ?? 'gone'}`, head?.status ?? 'gone');
+      const message = `head instance ${h.headId} is ${head?.status ?? 'gone'}`;
+      const saved = await markHeadLost(env, row, message, head?.status ?? 'gone');
+      return { name: row.name, action: saved ? 'updated' : 'unchanged', row: saved ?? row, instances: all, message };
     } else if (live.length < row.num_nodes || live.some((i) => i.status !== 'running')) {
       patch = { status: 'INIT', last_error: `${live.filter((i) => i.status === 'running').length} of ${row.num_nodes} instance(s) running` };
       reason = patch.last_error!;

@@ -3,7 +3,6 @@
 // a pod that is gone) is asked for with plain reads, which carry it in their body.
 import type { KubeApi } from './api';
 import { isNotFound } from './errors';
-import type { PodTarget } from './execTransport';
 
 interface Failure {
   code?: number;
@@ -21,7 +20,8 @@ function bodyMessage(e: unknown): string {
 /** A kubelet the API server cannot reach: it proxies exec/logs to it, so it answers 5xx with the dial error. */
 const KUBELET_SILENT = /dial(ing)? (tcp|backend)|connection refused|no route to host|i\/o timeout|connect: |EOF|kubelet/i;
 
-export async function describeExecFailure(api: KubeApi, t: PodTarget, cause: string): Promise<string> {
+/** `t` is the exec's target (execTransport's PodTarget, spelled out: that file imports this one). */
+export async function describeExecFailure(api: KubeApi, t: { context: string; namespace: string; pod: string; container: string }, cause: string): Promise<string> {
   const where = `pod ${t.pod} (${t.context}/${t.namespace})`;
   const { core } = api.clients(t.context);
   let node: string | undefined;

@@ -60,6 +60,8 @@ describe('kubernetes: the kubernetes.* config keys', () => {
     refused('kubernetes: {pod_config: {spec: {containers: [{securityContext: {privileged: true}}]}}}\n', /pod_config.spec.containers\[0\].securityContext: not taken/);
     refused('kubernetes: {pod_config: {spec: {containers: [{}, {}]}}}\n', /pod_config.spec.containers: must be a list of one container/);
     refused('kubernetes: {pod_config: {metadata: {labels: {skydeck-cluster-uid: x}}}}\n', /pod_config.metadata.labels.skydeck-cluster-uid: Skydeck sets this key itself/);
+    refused('kubernetes: {pod_config: {metadata: {labels: {skydeck-role: head}}}}\n', /labels.skydeck-role: Skydeck sets this key itself/);
+    refused('kubernetes: {pod_config: {spec: {serviceAccountName: admin}}}\n', /kubernetes.pod_config.spec.serviceAccountName: not taken/);
     refused('kubernetes: {pod_config: {spec: {hostPID: true}}}\n', /pod_config.spec.hostPID: .*allow_host_namespaces: true/);
     refused('kubernetes: {pod_config: {spec: {containers: [{env: [{name: A, valueFrom: {secretKeyRef: {name: s, key: k}}}]}]}}}\n', /containers\[0\].env: must be a list of \{name, value\}/);
     assert.ok(readKubeFileConfig(write('kubernetes: {allow_host_namespaces: true, pod_config: {spec: {hostPID: true}}}\n')).podConfig);

@@ -1,7 +1,8 @@
 // kubernetes.pod_config: a pod-spec fragment merged into Skydeck's pods. Only fields that
 // shape where and how the pod runs are taken; anything that would widen what Skydeck touches
 // (another namespace or name, host namespaces unless opted in, privileged containers,
-// volumes that could mount the host) is refused by path, so a config cannot do it by accident.
+// volumes that could mount the host, another service account's API rights) is refused by
+// path, so a config cannot do it by accident.
 import type * as k8s from '@kubernetes/client-node';
 import { TAG_CLUSTER, TAG_UID, TAG_WORKSPACE } from '../provider';
 
@@ -13,10 +14,12 @@ export interface PodConfig {
 type Checked = { ok: PodConfig } | { refused: string; at: string };
 
 /** Spec fields taken as they are (the API server validates their shape on create). */
-const SPEC_FIELDS = new Set(['nodeSelector', 'tolerations', 'affinity', 'priorityClassName', 'imagePullSecrets', 'runtimeClassName', 'serviceAccountName', 'schedulerName', 'topologySpreadConstraints']);
+const SPEC_FIELDS = new Set(['nodeSelector', 'tolerations', 'affinity', 'priorityClassName', 'imagePullSecrets', 'runtimeClassName', 'schedulerName', 'topologySpreadConstraints']);
 const HOST_FIELDS = new Set(['hostPID', 'hostIPC']);
 const CONTAINER_FIELDS = new Set(['env', 'resources']);
-const OURS = new Set([TAG_CLUSTER, TAG_UID, TAG_WORKSPACE, 'skydeck-role']);
+const OURS = new Set([TAG_CLUSTER, TAG_UID, TAG_WORKSPACE]);
+/** Skydeck's own keys (its tags, skydeck-role): listings find pods by them. */
+const ours = (k: string) => OURS.has(k) || k.startsWith('skydeck-');
 
 const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -24,7 +27,7 @@ function strings(v: unknown, at: string): Checked | undefined {
   if (!isMap(v)) return { refused: 'must be a mapping of strings', at };
   for (const [k, x] of Object.entries(v)) {
     if (typeof x !== 'string') return { refused: 'values must be strings', at: `${at}.${k}` };
-    if (OURS.has(k)) return { refused: 'Skydeck sets this key itself (it finds its pods by it)', at: `${at}.${k}` };
+    if (ours(k)) return { refused: 'Skydeck sets this key itself (it finds its pods by it)', at: `${at}.${k}` };
   }
   return undefined;
 }

@@ -6,6 +6,7 @@ import { graceStart, providerHandle, refOf } from './handle';
 import { currentRow, deleteAfterProof, saveRow } from './rows';
 import { settleAccount } from './account';
 import { describeUnlisted, seenBefore, unlistedNamed } from './named';
+import { markHeadLost } from './headLost';
 
 export interface RefreshOutcome {
   name: string;
@@ -50,6 +51,14 @@ export async function refreshOne(env: ProvisionEnv, snapshot: ClusterRecord, opt
       snapshot = cur;
       continue;
     }
+    // An UP row's instances were all listed running, so none listed now means they were
+    // deleted (a pod deleted outside Skydeck, a console terminate): within the grace that is no
+    // proof to remove the row, but it is never UP any more.
+    if (young && snapshot.status === 'UP' && !snapshot.flags) {
+      const message = `head instance ${h.headId ?? h.instanceIds[0] ?? '?'} is gone (deleted outside Skydeck?)`;
+      const saved = await markHeadLost(env, snapshot, message, 'gone');
+      return { name, action: saved ? 'updated' : 'unchanged', row: saved ?? snapshot, instances: q.value, message };
+    }
     if (young) return { name, action: 'unchanged', row: snapshot, instances: q.value };
     // Instances the run call named are not gone because no listing shows them: listings can
     // lag past the grace window. The row stays until one shows them (named.ts, as down).
@@ -91,8 +100,9 @@ async function applyLive(env: ProvisionEnv, row: ClusterRecord, all: InstanceInf
       patch = { status: 'STOPPED' };
       reason = 'every instance is stopped (stopped outside Skydeck or by autostop)';
     } else if (h.headId && (!head || head.status !== 'running')) {
-      patch = { status: 'INIT', last_error: `head instance ${h.headId} is ${head?.status ?? 'gone'}` };
-      reason = patch.last_error!;
+      const message = `head instance ${h.headId} is ${head?.status ?? 'gone'}`;
+      const saved = await markHeadLost(env, row, message, head?.status ?? 'gone');
+      return { name: row.name, action: saved ? 'updated' : 'unchanged', row: saved ?? row, instances: all, message };
     } else if (live.length < row.num_nodes || live.some((i) => i.status !== 'running')) {
       patch = { status: 'INIT', last_error: `${live.filter((i) => i.status === 'running').length} of ${row.num_nodes} instance(s) running` };
       reason = patch.last_error!;

@@ -12,7 +12,7 @@ export class KubeApi {
   private readonly byContext = new Map<string, { kc: k8s.KubeConfig; core: k8s.CoreV1Api; authz: k8s.AuthorizationV1Api }>();
   private base: k8s.KubeConfig | undefined;
 
-  constructor(private readonly opts: { kubeconfig?: string; namespace?: string } = {}) {}
+  constructor(private readonly opts: { kubeconfig?: string; namespace?: string; allowedContexts?: string[]; configFile?: string } = {}) {}
 
   /** The loaded kubeconfig (KUBECONFIG, else ~/.kube/config); a missing one is a config error. */
   config(): k8s.KubeConfig {
@@ -30,13 +30,30 @@ export class KubeApi {
     return this.base;
   }
 
-  /** The context a cluster uses: the one named (infra: k8s/<context>) or the current one. */
+  /**
+   * The context a cluster uses: the one named (infra: k8s/<context>), else the current one, or
+   * with kubernetes.allowed_contexts the current one if allowed, else the first allowed.
+   */
   target(context?: string): KubeTarget {
     const kc = this.config();
-    const name = context ?? kc.getCurrentContext();
+    const allowed = this.opts.allowedContexts;
+    const current = kc.getCurrentContext();
+    const name = context ?? (allowed && !allowed.includes(current) ? allowed[0] : current);
     const ctx = kc.getContextObject(name);
     if (!ctx) throw new ProviderError('config', `the kubeconfig has no context "${name}"`, `contexts: ${kc.getContexts().map((c) => c.name).join(', ')}`);
     return { context: name, namespace: this.opts.namespace ?? ctx.namespace ?? 'default' };
+  }
+
+  /** Whether check and launch may use this context (kubernetes.allowed_contexts). */
+  allowed(context: string): boolean {
+    return !this.opts.allowedContexts || this.opts.allowedContexts.includes(context);
+  }
+
+  /** A launch into a context the config does not allow is refused before anything is made. */
+  requireAllowed(context: string): void {
+    if (this.allowed(context)) return;
+    throw new ProviderError('config', `context "${context}" is not in kubernetes.allowed_contexts (${this.opts.allowedContexts!.join(', ')})`,
+      `use one of them (infra: k8s/<context>), or add it to kubernetes.allowed_contexts in ${this.opts.configFile ?? 'the Skydeck config'}`);
   }
 
   /** The API server a context points at: the "account" a cluster row records (leak invariant 7). */

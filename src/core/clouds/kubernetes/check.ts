@@ -20,6 +20,10 @@ export async function checkKubernetes(api: KubeApi): Promise<KubeCheck[]> {
   const out: KubeCheck[] = [];
   for (const c of api.config().getContexts()) {
     const t = api.target(c.name);
+    if (!api.allowed(c.name)) {
+      out.push({ context: c.name, namespace: t.namespace, ok: false, problems: ['not in kubernetes.allowed_contexts: not checked'] });
+      continue;
+    }
     const { authz } = api.clients(c.name);
     const problems: string[] = [];
     try {

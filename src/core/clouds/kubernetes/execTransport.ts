@@ -9,6 +9,7 @@ import type { Channel, ExecOptions, ExecResult, Transport } from '../../transpor
 import { AbortedError } from '../../transport/errors';
 import type { KubeApi } from './api';
 import { PID_MARK, wrapCommand } from './execWrap';
+import { describeExecFailure } from './execFailure';
 
 export interface PodTarget {
   context: string;
@@ -137,8 +138,8 @@ export class KubeExecTransport implements Transport {
     // keeps the stream open while stdin is attached: the status is the end.
     const ws = await new k8s.Exec(kc).exec(this.target.namespace, this.target.pod, this.target.container, wrapCommand(argv, o), stdout, stderr, o.stdinBytes === undefined ? null : stdin, false, (s) => {
       ended(exitCode(s));
-    }).catch((e: unknown) => {
-      throw new Error(`cannot exec in ${this.description}: ${(e as Error).message ?? String(e)}`);
+    }).catch(async (e: unknown) => {
+      throw new Error(await describeExecFailure(this.api, this.target, (e as Error).message ?? String(e)));
     });
     (ws as unknown as NodeJS.EventEmitter).on('close', () => {
       pidSeen(undefined);

@@ -16,7 +16,7 @@ let shared: KubeApi | undefined;
 
 /** One kubeconfig reading per process, shared by the provider and the transports. */
 function api(opts: KubeOptions): KubeApi {
-  shared ??= new KubeApi({ kubeconfig: opts.kubeconfig, namespace: opts.namespace });
+  shared ??= new KubeApi({ kubeconfig: opts.kubeconfig, namespace: opts.namespace, allowedContexts: opts.allowedContexts, configFile: opts.configFile });
   return shared;
 }
 
@@ -30,7 +30,7 @@ export function createKubernetesProvider(o: { log?: (m: string) => void } = {}):
 /** `skydeck check`: every context of the kubeconfig (KUBECONFIG, else ~/.kube/config, or `kubeconfig`), asked. */
 export function checkContexts(kubeconfig?: string): Promise<KubeCheck[]> {
   const opts = kubeOptionsFromEnv();
-  return checkKubernetes(kubeconfig ? new KubeApi({ kubeconfig, namespace: opts.namespace }) : api(opts));
+  return checkKubernetes(kubeconfig ? new KubeApi({ kubeconfig, namespace: opts.namespace, allowedContexts: opts.allowedContexts, configFile: opts.configFile }) : api(opts));
 }
 
 export function createKubeTransport(target: PodTarget): KubeExecTransport {

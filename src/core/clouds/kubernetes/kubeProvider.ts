@@ -19,7 +19,7 @@ export class KubernetesProvider implements Provider {
   readonly cannotStop = 'Kubernetes clusters cannot be stopped (pods have no stopped state): use "down" to delete the pods, or "autostop --down"';
 
   constructor(readonly opts: KubeOptions) {
-    this.api = new KubeApi({ kubeconfig: opts.kubeconfig, namespace: opts.namespace });
+    this.api = new KubeApi({ kubeconfig: opts.kubeconfig, namespace: opts.namespace, allowedContexts: opts.allowedContexts, configFile: opts.configFile });
   }
 
   async identity(region?: string): Promise<string> {
@@ -39,6 +39,7 @@ export class KubernetesProvider implements Provider {
   async runInstances(req: RunRequest): Promise<RunResult> {
     if (req.numNodes > 1) throw new ProviderError('config', 'multi-node clusters on Kubernetes are not supported yet', 'use num_nodes: 1');
     const t = this.where(req);
+    this.api.requireAllowed(t.context);
     const { core } = this.api.clients(t.context);
     const created: string[] = [];
     for (let i = 0; i < req.numNodes; i++) {

@@ -1,9 +1,25 @@
-// Provider settings, from the environment (the kit-style clusters tests start need host
-// networking and local images); defaults fit a normal cluster.
+// Provider settings: the `kubernetes:` section of the Skydeck config file (config.ts), and
+// SKYDECK_KUBERNETES_* variables, which win over it. The variables are how the test kit runs
+// pods on a loopback-only cluster (a local image, never pulled, on the host network); normal
+// users set nothing and get the defaults.
+//   SKYDECK_KUBERNETES_NAMESPACE    overrides kubernetes.namespace (and the context's)
+//   SKYDECK_KUBERNETES_IMAGE        the pod image when the task names none
+//   SKYDECK_KUBERNETES_PULL_POLICY  Always | IfNotPresent (default) | Never
+//   SKYDECK_KUBERNETES_HOST_NETWORK 1 = pods on the node's network (not settable from the file:
+//                                   it widens what a pod touches)
+import { readKubeFileConfig } from './config';
+import type { PodConfig } from './podConfig';
+
 export interface KubeOptions {
   kubeconfig?: string;
   /** Default: the context's namespace, else "default". */
   namespace?: string;
+  /** kubernetes.allowed_contexts: undefined = every context of the kubeconfig. */
+  allowedContexts?: string[];
+  /** kubernetes.pod_config, checked (podConfig.ts). */
+  podConfig?: PodConfig;
+  /** The config file the values came from, for messages. */
+  configFile?: string;
   /** The pod image when the task names none; it must have bash and python3 (the agent's needs). */
   image: string;
   pullPolicy: 'Always' | 'IfNotPresent' | 'Never';
@@ -11,11 +27,15 @@ export interface KubeOptions {
   log?: (m: string) => void;
 }
 
-export function kubeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, log?: (m: string) => void): KubeOptions {
+export function kubeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, log?: (m: string) => void, configFile?: string): KubeOptions {
   const pull = env.SKYDECK_KUBERNETES_PULL_POLICY;
+  const file = readKubeFileConfig(configFile);
   return {
     kubeconfig: undefined,
-    namespace: env.SKYDECK_KUBERNETES_NAMESPACE || undefined,
+    namespace: env.SKYDECK_KUBERNETES_NAMESPACE || file.namespace,
+    allowedContexts: file.allowedContexts,
+    podConfig: file.podConfig,
+    configFile: file.file,
     image: env.SKYDECK_KUBERNETES_IMAGE || 'python:3.11-slim',
     pullPolicy: pull === 'Always' || pull === 'Never' ? pull : 'IfNotPresent',
     hostNetwork: env.SKYDECK_KUBERNETES_HOST_NETWORK === '1',

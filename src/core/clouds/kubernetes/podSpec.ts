@@ -4,6 +4,7 @@ import type * as k8s from '@kubernetes/client-node';
 import { TAG_CLUSTER, TAG_UID, TAG_WORKSPACE, type RunRequest } from '../provider';
 import { shapeOf } from '../nodeShape';
 import type { KubeOptions } from './options';
+import { mergePodConfig } from './podConfig';
 
 export const CONTAINER = 'node';
 /** SkyPilot's node label for a GPU type; a GPU task is scheduled on nodes carrying it. */
@@ -30,7 +31,7 @@ export function podSpec(req: RunRequest, index: number, o: KubeOptions): k8s.V1P
   const acc = shape.accelerators?.[0];
   if (acc) limits['nvidia.com/gpu'] = String(Math.max(1, Math.ceil(acc.count)));
   const image = typeof shape.imageId === 'string' ? shape.imageId.replace(/^docker:/, '') : o.image;
-  return {
+  return mergePodConfig({
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
@@ -52,5 +53,5 @@ export function podSpec(req: RunRequest, index: number, o: KubeOptions): k8s.V1P
         resources: { ...(Object.keys(requests).length ? { requests } : {}), ...(Object.keys(limits).length ? { limits } : {}) },
       }],
     },
-  };
+  }, o.podConfig);
 }

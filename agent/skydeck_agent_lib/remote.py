@@ -24,7 +24,7 @@ def kill_remote_ranks(ctx, job_ids, sig):
         for i in (json.loads(row[0]) if row and row[0] else []):
             if 0 < i <= len(workers):
                 w = workers[i - 1]
-                argv = nodes.ssh_argv(ctx.paths, w, nodes.agent_argv(w, '_kill', str(job_id), str(int(sig))))
+                argv = nodes.worker_argv(ctx.paths, w, nodes.agent_argv(w, '_kill', str(job_id), str(int(sig))))
                 calls.append((job_id, i, popen(argv)))
     problems = {}
     deadline = time.time() + KILL_TIMEOUT
@@ -48,7 +48,7 @@ def rank_exit(paths, worker, job_id, rank, phase, timeout=15.0):
     (the worker is unreachable, or it restarted under the rank)."""
     import subprocess
     path = '%s/jobs/%d/rank-%d-%s.exit' % (worker['base'], job_id, rank, phase)
-    p = popen(nodes.ssh_argv(paths, worker, ['cat', path]), stdout=subprocess.PIPE)
+    p = popen(nodes.worker_argv(paths, worker, ['cat', path]), stdout=subprocess.PIPE)
     if p is None:
         return None
     try:

@@ -146,9 +146,8 @@ def wait_all(ctx, cluster, ranks, job_id, phase):
             alive.remove(rk)
             if code < 0:
                 code = 128 - code
-            if code == 255 and rk.node != 0:
-                # ssh's own failure code: ask the worker what became of the rank.
-                code = remote.rank_exit(ctx.paths, cluster['workers'][rk.node - 1], job_id, rk.rank, phase)
+            if code != 0 and rk.node != 0:
+                code = remote.confirm_exit(ctx.paths, cluster['workers'][rk.node - 1], job_id, rk.rank, phase, code)
                 if code is None:
                     return rk, 255, True
             if code != 0:

@@ -5,9 +5,11 @@ import { ProviderError, accountMismatch, type ClusterInfo, type ClusterRef, type
 import { TAG_UID } from '../provider';
 import { waitUntil } from '../waitInstances';
 import { KubeApi, type KubeTarget } from './api';
-import { isConflict, isNotFound, kubeError } from './errors';
+import { isNotFound, kubeError } from './errors';
+import { createPods } from './createPods';
+import { deleteAccess } from './headAccess';
 import { pendingProblem, podInfo } from './pods';
-import { podName, podSpec } from './podSpec';
+import { podName } from './podSpec';
 import type { KubeOptions } from './options';
 
 /** This long past its grace period a Terminating pod is deleted again with no grace (force). */
@@ -37,21 +39,14 @@ export class KubernetesProvider implements Provider {
   }
 
   async runInstances(req: RunRequest): Promise<RunResult> {
-    if (req.numNodes > 1) throw new ProviderError('config', 'multi-node clusters on Kubernetes are not supported yet', 'use num_nodes: 1');
     const t = this.where(req);
-    const { core } = this.api.clients(t.context);
-    const created: string[] = [];
-    for (let i = 0; i < req.numNodes; i++) {
-      try {
-        await core.createNamespacedPod({ namespace: t.namespace, body: podSpec(req, i, this.opts) });
-        created.push(podName(req.uid, i));
-      } catch (e) {
-        // Same name = same uid (names derive from it): an earlier call of this launch made it.
-        if (isConflict(e)) continue;
-        throw kubeError(e, `creating pod ${podName(req.uid, i)} in ${t.context}/${t.namespace}`);
-      }
-    }
-    return { created, resumed: [] };
+    return { created: await createPods(this.api.clients(t.context), t, req, this.opts), resumed: [] };
+  }
+
+  /** The API address a multi-node head uses for its workers: a host-network pod reaches the
+   * address this machine uses (a test cluster's Service IPs may not route); else in-cluster. */
+  headServer(context: string): string | undefined {
+    return this.opts.hostNetwork ? this.api.server(context) : undefined;
   }
 
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
@@ -89,6 +84,9 @@ export class KubernetesProvider implements Provider {
         else throw kubeError(e, `deleting pod ${name} in ${t.context}/${t.namespace}`);
       }
     }
+    // The head's ServiceAccount, Role and binding (multi-node): owned by the head pod, so the
+    // garbage collector takes them with it too; deleted here for a launch that died between.
+    if (!ids) await deleteAccess(this.api.clients(t.context), t, ref.uid);
     return { ending };
   }
 

@@ -1,13 +1,13 @@
 // Kubernetes as a cloud: a cluster is one pod per node in a context's namespace. The "region"
 // is the context (infra: k8s/<context>); the "account" is the API server it points at, so a
 // kubeconfig switched to another cluster is refused, never read as "no pods" (invariant 7).
-import { ProviderError, accountMismatch, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult, type TaggedListing, type TerminateAnswer } from '../provider';
+import { ProviderError, accountMismatch, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult, type TaggedIdentity, type TaggedListing, type TerminateAnswer } from '../provider';
 import { TAG_UID } from '../provider';
 import { waitUntil } from '../waitInstances';
 import { KubeApi, type KubeTarget } from './api';
 import { isNotFound, kubeError } from './errors';
 import { createPods } from './createPods';
-import { deleteAccess } from './headAccess';
+import { accountsLeft, deleteAccess } from './headAccess';
 import { pendingProblem, podInfo } from './pods';
 import { podName } from './podSpec';
 import type { KubeOptions } from './options';
@@ -129,6 +129,7 @@ export class KubernetesProvider implements Provider {
       try {
         out.instances.push(...(await this.pods(t, TAG_UID)).map((p) => podInfo(p, t.context)));
         out.listed.push(`${t.context}/${t.namespace}`);
+        (out.identities ??= []).push(...(await this.accessLeft(t)));
       } catch (e) {
         const pe = kubeError(e, `listing pods in ${t.context}/${t.namespace}`);
         out.unlisted.push({ region: `${t.context}/${t.namespace}`, kind: pe.kind, message: pe.message });
@@ -139,6 +140,21 @@ export class KubernetesProvider implements Provider {
 
   async openPorts(): Promise<void> {
     // Pods on the host network (or reached through a port-forward) need no firewall change.
+  }
+
+  /** Multi-node heads' ServiceAccounts (each with its Role and RoleBinding), for the leftovers
+   * listing. Not billable; a user never allowed to list them (403) made none. */
+  private async accessLeft(t: KubeTarget): Promise<TaggedIdentity[]> {
+    try {
+      return (await accountsLeft(this.api.clients(t.context), t, TAG_UID)).map((sa) => ({
+        kind: 'Kubernetes ServiceAccount with its Role and RoleBinding',
+        name: `${t.context}/${t.namespace}/${sa.metadata?.name}`,
+        tags: { ...(sa.metadata?.labels ?? {}) },
+      }));
+    } catch (e) {
+      if ((e as { code?: number }).code === 403 || /forbidden/i.test((e as Error).message)) return [];
+      throw e;
+    }
   }
 
   private async pods(t: KubeTarget, labelSelector: string) {

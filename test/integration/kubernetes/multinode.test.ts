@@ -114,6 +114,15 @@ describe('kubernetes multi-node on the kit (one pod per node, workers reached by
     assert.match(await inPod(pods[0], 'ls /var/run/secrets/kubernetes.io/serviceaccount/'), /token/);
     assert.equal(await inPod(pods[1], 'ls /var/run/secrets/kubernetes.io/serviceaccount/ >/dev/null 2>&1 && echo has || echo none'), 'none\n');
 
+    // The head's exec client with its own token: a pod outside the cluster is refused (RBAC by
+    // name), as a clear failure with ssh's code 255; a pod name with quotes stays one word.
+    const loc = await ops.connections.client(row).connect();
+    const target = (pod: string) => JSON.stringify({ namespace: 'default', pod, container: 'node', server: readHandle(row).kube!.server });
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const kexec = (pod: string) => inPod(pods[0], `${q(loc.python)} -E -S ${q(loc.entry)} _kexec ${q(target(pod))} -- sh -c 'echo "in $(cat /tmp/k8smulti-pod)"; exit 3' 2>&1; echo "rc=$?"`);
+    assert.equal(await kexec(pods[2]), `in ${pods[2]}\nrc=3\n`);
+    for (const other of ['someone-else', `it's "$(x)"`]) assert.match(await kexec(other), /^skydeck: cannot exec in pod .*forbidden.*\nrc=255\n$/s);
+
     const long = writeTask(ops.workspaceRoot, 'long.yaml', 'name: long\nnum_nodes: 3\nrun: echo "up $SKYPILOT_NODE_RANK"; sleep 313 & sleep 313; wait\n');
     const j = (await exec(ops, { cluster: NAME, taskFile: long, envs: {}, detach: true })).jobId;
     await waitFor('every rank of the long job running', async () => {

@@ -28,7 +28,8 @@ export function tagLabels(req: RunRequest): Record<string, string> {
 
 /**
  * account: the ServiceAccount whose token the pod gets (a multi-node head: it reaches its
- * workers through the exec API); every other pod gets no API token at all.
+ * workers through the exec API). Workers get no API token at all; a single-node pod keeps the
+ * namespace's default, as before.
  */
 export function podSpec(req: RunRequest, index: number, o: KubeOptions, account?: string): k8s.V1Pod {
   const shape = shapeOf(req);
@@ -52,7 +53,7 @@ export function podSpec(req: RunRequest, index: number, o: KubeOptions, account?
       restartPolicy: 'Never',
       hostNetwork: o.hostNetwork,
       terminationGracePeriodSeconds: 10,
-      ...(account ? { serviceAccountName: account, automountServiceAccountToken: true } : { automountServiceAccountToken: false }),
+      ...(account ? { serviceAccountName: account, automountServiceAccountToken: true } : index > 0 ? { automountServiceAccountToken: false } : {}),
       ...(acc ? { nodeSelector: { [ACCELERATOR_LABEL]: acc.name.toLowerCase() } } : {}),
       containers: [{
         name: CONTAINER,

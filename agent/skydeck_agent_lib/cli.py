@@ -185,6 +185,9 @@ def main(argv, agent_path):
 
 def _internal(cmd, rest, base, agent_path):
     """Calls from drivers and from the agent itself; not part of the client protocol."""
+    if cmd == '_kexec':
+        from . import kexec  # the head's exec client into its worker pods: no state touched
+        return kexec.main(rest)
     ctx = Ctx(base, agent_path, client=False)
     if cmd == '_daemon':
         from . import daemon

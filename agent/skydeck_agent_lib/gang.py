@@ -124,7 +124,7 @@ def start(ctx, cluster, spec, env0, private, phase, r, node, dev_env=None):
                 req = rank_sh.payload(rank_vars(env0, spec, r, dev_env), f.read().decode('utf-8', 'surrogateescape'),
                                       private['_SKYDECK_CWD'], os.path.expanduser('~'), private.get(UMASK_VAR))
             # No Python start on the worker: the rank is a constant sh script (rank_sh.py).
-            argv = nodes.ssh_argv(ctx.paths, w, rank_sh.argv(w, job_id, r, phase))
+            argv = nodes.worker_argv(ctx.paths, w, rank_sh.argv(w, job_id, r, phase), stdin=True)
             proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
                                     env=dict((k, v) for k, v in env0.items() if k != MARKER_VAR))
             proc.stdin.write(req)
@@ -146,9 +146,8 @@ def wait_all(ctx, cluster, ranks, job_id, phase):
             alive.remove(rk)
             if code < 0:
                 code = 128 - code
-            if code == 255 and rk.node != 0:
-                # ssh's own failure code: ask the worker what became of the rank.
-                code = remote.rank_exit(ctx.paths, cluster['workers'][rk.node - 1], job_id, rk.rank, phase)
+            if code != 0 and rk.node != 0:
+                code = remote.confirm_exit(ctx.paths, cluster['workers'][rk.node - 1], job_id, rk.rank, phase, code)
                 if code is None:
                     return rk, 255, True
             if code != 0:

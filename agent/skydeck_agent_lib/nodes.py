@@ -1,16 +1,22 @@
 """The cluster's nodes as the head sees them, and how the head reaches a worker.
 
-Node 0 is the head (this machine). Workers are reached with the system ssh client, the
+Node 0 is the head (this machine). A VM's workers are reached with the system ssh client, the
 cluster-internal key Skydeck installed (<base>/cluster_key) and the workers' host keys Skydeck
 verified (<base>/cluster_known_hosts): strict checking, no prompts, no agent forwarding. The
-user's own key never reaches the head.
+user's own key never reaches the head. A Kubernetes cluster's workers are pods, reached through
+the API server's exec stream with the head pod's own ServiceAccount (kexec.py). Callers build
+argv with worker_argv and never care which.
 """
+import json
 import os
 import shlex
+import sys
 
 from .errors import bad_args
 
 WORKER_KEYS = ('address', 'port', 'user', 'python', 'agent', 'base')
+KUBE_WORKER_KEYS = ('kube', 'python', 'agent', 'base')
+KUBE_KEYS = ('namespace', 'pod', 'container', 'server')
 
 
 def parse_workers(value):
@@ -21,6 +27,9 @@ def parse_workers(value):
         raise bad_args('workers must be a list of objects')
     out = []
     for i, w in enumerate(value):
+        if isinstance(w, dict) and 'kube' in w:
+            out.append(_kube_worker(i, w))
+            continue
         if not isinstance(w, dict) or set(w) - set(WORKER_KEYS):
             raise bad_args('workers[%d] must be an object with keys %s' % (i, ', '.join(WORKER_KEYS)))
         for k in ('address', 'user', 'python', 'agent', 'base'):
@@ -31,6 +40,21 @@ def parse_workers(value):
             raise bad_args('workers[%d].port must be a port number' % i)
         out.append(dict(w, port=port))
     return out
+
+
+def _kube_worker(i, w):
+    """{kube: {namespace, pod, container[, server]}, python, agent, base}: a worker pod."""
+    k = w.get('kube')
+    if set(w) - set(KUBE_WORKER_KEYS) or not isinstance(k, dict) or set(k) - set(KUBE_KEYS):
+        raise bad_args('workers[%d] must be an object with keys %s, kube with keys %s'
+                       % (i, ', '.join(KUBE_WORKER_KEYS), ', '.join(KUBE_KEYS)))
+    for d, keys, where in ((w, ('python', 'agent', 'base'), ''), (k, KUBE_KEYS[:3], 'kube.')):
+        for key in keys:
+            if not isinstance(d.get(key), str) or not d[key] or '\n' in d[key]:
+                raise bad_args('workers[%d].%s%s must be a non-empty string' % (i, where, key))
+    if 'server' in k and (not isinstance(k['server'], str) or not k['server'].startswith('https://')):
+        raise bad_args('workers[%d].kube.server must be an https URL' % i)
+    return dict(w, kube=dict(k))
 
 
 def count(cluster):
@@ -44,14 +68,31 @@ def ip_of(cluster, index):
         return ips[index]
     if index == 0:
         return '127.0.0.1'
-    return cluster['workers'][index - 1]['address']
+    w = cluster['workers'][index - 1]
+    return w['kube']['pod'] if 'kube' in w else w['address']
 
 
 def describe(cluster, index):
     if index == 0:
         return 'the head node (%s)' % ip_of(cluster, 0)
     w = cluster['workers'][index - 1]
+    if 'kube' in w:
+        return 'worker node %d (pod %s)' % (index, w['kube']['pod'])
     return 'worker node %d (%s@%s)' % (index, w['user'], w['address'])
+
+
+def worker_argv(paths, worker, remote_argv, stdin=False):
+    """argv running remote_argv on a worker: ssh for a VM, the head's own exec client for a pod.
+    stdin: the caller writes input and closes it (a pod's exec needs to know; ssh always reads)."""
+    if 'kube' not in worker:
+        return ssh_argv(paths, worker, remote_argv)
+    return ([sys.executable, '-E', '-S', AGENT, '--base', paths.base, '_kexec',
+             json.dumps(worker['kube'], sort_keys=True)] + (['--stdin'] if stdin else []) +
+            ['--'] + list(remote_argv))
+
+
+# This agent's own entry script (the package sits beside it): the exec client runs from it.
+AGENT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'skydeck_agent.py')
 
 
 def ssh_argv(paths, worker, remote_argv):
@@ -84,6 +125,8 @@ def close_masters(paths, workers):
     """Ends the shared connections to the workers (before a teardown removes the base dir)."""
     import subprocess
     for w in workers or []:
+        if 'kube' in w:
+            continue  # an exec stream is never shared: nothing to close
         argv = ssh_argv(paths, w, ['true'])
         argv = argv[:1] + ['-O', 'exit'] + argv[1:argv.index('--')]
         try:

@@ -24,7 +24,7 @@ def kill_remote_ranks(ctx, job_ids, sig):
         for i in (json.loads(row[0]) if row and row[0] else []):
             if 0 < i <= len(workers):
                 w = workers[i - 1]
-                argv = nodes.ssh_argv(ctx.paths, w, nodes.agent_argv(w, '_kill', str(job_id), str(int(sig))))
+                argv = nodes.worker_argv(ctx.paths, w, nodes.agent_argv(w, '_kill', str(job_id), str(int(sig))))
                 calls.append((job_id, i, popen(argv)))
     problems = {}
     deadline = time.time() + KILL_TIMEOUT
@@ -43,12 +43,41 @@ def kill_remote_ranks(ctx, job_ids, sig):
     return problems
 
 
+def confirm_exit(paths, worker, job_id, rank, phase, code):
+    """A remote rank's failing exit as the gang counts it; None when the worker was lost.
+    255 is ssh's (and kexec's) own failure: the worker says what became of the rank. A pod
+    being deleted kills the rank (137 arrives as if it had failed): a pod's nonzero exit
+    counts only when the pod still answers; the exit file, if any, has the rank's own code."""
+    if code != 255 and 'kube' not in worker:
+        return code
+    got = rank_exit(paths, worker, job_id, rank, phase)
+    if got is not None:
+        return got
+    if code == 255 or not answers(paths, worker):
+        return None
+    return code
+
+
+def answers(paths, worker, timeout=15.0):
+    import subprocess
+    p = popen(nodes.worker_argv(paths, worker, ['true']))
+    if p is None:
+        return False
+    try:
+        p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        return False
+    return p.returncode == 0
+
+
 def rank_exit(paths, worker, job_id, rank, phase, timeout=15.0):
     """After ssh exited 255: the rank's own exit code if it finished on the worker, else None
     (the worker is unreachable, or it restarted under the rank)."""
     import subprocess
     path = '%s/jobs/%d/rank-%d-%s.exit' % (worker['base'], job_id, rank, phase)
-    p = popen(nodes.ssh_argv(paths, worker, ['cat', path]), stdout=subprocess.PIPE)
+    p = popen(nodes.worker_argv(paths, worker, ['cat', path]), stdout=subprocess.PIPE)
     if p is None:
         return None
     try:

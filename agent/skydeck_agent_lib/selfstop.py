@@ -62,7 +62,7 @@ def _shutdown_all(ctx, cluster, result):
     """Workers first, all at once; the head last (its shutdown ends this process)."""
     command = _shutdown_command()
     workers = cluster.get('workers') or []
-    calls = [(i, popen(nodes.ssh_argv(ctx.paths, w, ['/bin/sh', '-c', command])))
+    calls = [(i, popen(nodes.worker_argv(ctx.paths, w, ['/bin/sh', '-c', command])))
              for i, w in enumerate(workers, 1)]
     deadline = time.time() + SSH_TIMEOUT
     for i, p in calls:

@@ -96,10 +96,22 @@ export interface StatusResult {
   isolation: { mechanism: string; cgroup_root?: string; why?: string };
 }
 
-export interface WorkerAddress {
+export type WorkerAddress = SshWorker | KubeWorker;
+
+/** A worker the head reaches with ssh and the cluster key. */
+export interface SshWorker {
   address: string;
   port: number;
   user: string;
+  python: string;
+  agent: string;
+  base: string;
+}
+
+/** A worker pod the head reaches through the API server's exec (agent/skydeck_agent_lib/kexec.py). */
+export interface KubeWorker {
+  /** server: the API's https URL as the head pod reaches it; absent = the in-cluster service. */
+  kube: { namespace: string; pod: string; container: string; server?: string };
   python: string;
   agent: string;
   base: string;

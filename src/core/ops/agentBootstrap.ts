@@ -41,9 +41,10 @@ async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, han
   const client: AgentClient = ctx.connections.client(withHandle);
   const loc = await client.connect();
   await client.configure({ cluster_name: row.name, node_ips: [info.head.address, ...info.workers.map((w) => w.address)] });
-  if (handle.hosts.length > 1) {
-    // Multi-node: the head's agent gets a cluster key to reach its workers (multiNode.ts).
-    await bringUpWorkers(ctx, { ...withHandle, num_nodes: handle.hosts.length }, client);
+  const nodes = handle.kube ? handle.kube.pods.length : handle.hosts.length;
+  if (nodes > 1) {
+    // Multi-node: the head's agent learns to reach its workers (multiNode.ts).
+    await bringUpWorkers(ctx, { ...withHandle, num_nodes: nodes }, client);
   }
   const plan = row.autostop_minutes !== null ? autostopPlan(row.provider, row.autostop_down === 1) : undefined;
   if (plan?.ok && row.autostop_minutes !== null) {

@@ -27,6 +27,8 @@ export interface KubeHandle {
   namespace: string;
   container: string;
   pods: string[];
+  /** The API server's URL as the head pod reaches it (host-network pods); absent = in-cluster. */
+  server?: string;
 }
 
 export function readHandle(c: ClusterRecord): ReachableHandle {

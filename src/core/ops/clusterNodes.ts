@@ -35,6 +35,8 @@ export async function ensureWorkerAgent(t: Transport, uid: string): Promise<Agen
 export interface WorkerNode {
   host: HostSpec;
   transport: Transport;
+  /** A Kubernetes worker: its pod's name (reached by exec, not ssh: kubeWorkers.ts). */
+  pod?: string;
 }
 
 /**

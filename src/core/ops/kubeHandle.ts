@@ -7,11 +7,10 @@ import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { CONTAINER } from '../clouds/kubernetes/podSpec';
 
-/** What a Kubernetes cluster's row keeps to reach its pods: context, namespace, pod names. */
+/** What a Kubernetes cluster's row keeps to reach its pods: context, namespace, pod names (head first). */
 export function kubeHandle(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo): ReachableHandle {
-  if (info.workers.length) throw new OpsError('usage', 'multi-node clusters on Kubernetes are not supported yet: use num_nodes: 1');
   const p = ctx.providers?.get('kubernetes') as KubernetesProvider | undefined;
   if (!p) throw new OpsError('failed', 'the kubernetes provider is not available');
   const t = p.where(refOf(row));
-  return { hosts: [], workdir: '', kube: { context: t.context, namespace: t.namespace, container: CONTAINER, pods: [info.head.id] } };
+  return { hosts: [], workdir: '', kube: { context: t.context, namespace: t.namespace, container: CONTAINER, pods: [info.head.id, ...info.workers.map((w) => w.id)], ...(p.headServer(t.context) ? { server: p.headServer(t.context) } : {}) } };
 }

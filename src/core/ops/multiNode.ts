@@ -9,8 +9,11 @@ import { ensureWorkerAgent, setUpWorkers, tearDownWorker, workerBase, type Worke
 import { cloneWorkdir, localPath, syncFileMounts, syncStateOf, syncWorkdir } from './syncFiles';
 import { attachBuckets, detachBuckets } from './bucketAttach';
 import type { SyncExtras } from './syncExtras';
+import { kubeWorkerNodes, setUpKubeWorkers } from './kubeWorkers';
 
 function workersOf(ctx: OpsContext, row: ClusterRecord): WorkerNode[] {
+  const kube = readHandle(row).kube;
+  if (kube) return kubeWorkerNodes(kube);
   return readHandle(row).hosts.slice(1).map((host) => ({ host, transport: ctx.connections.transportForHost(host) }));
 }
 
@@ -27,7 +30,8 @@ async function withWorkers<T>(ctx: OpsContext, row: ClusterRecord, fn: (w: Worke
 export async function bringUpWorkers(ctx: OpsContext, row: ClusterRecord, head: AgentClient): Promise<void> {
   if (row.num_nodes < 2) return;
   ctx.progress(`Setting up ${row.num_nodes - 1} worker node(s) of ${row.name}`);
-  await withWorkers(ctx, row, (workers) => setUpWorkers(row, head, workers));
+  const kube = readHandle(row).kube;
+  await withWorkers(ctx, row, (workers) => (kube ? setUpKubeWorkers(row, kube, head, workers) : setUpWorkers(row, head, workers)));
 }
 
 /**
@@ -59,7 +63,8 @@ export async function detachWorkerBuckets(ctx: OpsContext, row: ClusterRecord): 
 
 /** Removes the cluster key and the cluster's directory from every worker; returns what failed. */
 export async function downWorkers(ctx: OpsContext, row: ClusterRecord): Promise<string[]> {
-  if (row.num_nodes < 2) return [];
+  // Worker pods hold nothing beyond the pod itself, which the down deletes.
+  if (row.num_nodes < 2 || readHandle(row).kube) return [];
   return withWorkers(ctx, row, async (workers) => {
     const results = await Promise.allSettled(workers.map((w) => tearDownWorker(row, w)));
     return results.flatMap((r, i) => (r.status === 'rejected' ? [`${workers[i].host.address}: ${(r.reason as Error).message}`] : []));

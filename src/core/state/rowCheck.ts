@@ -142,5 +142,7 @@ function kubeProblem(k: unknown, provider: string, numNodes: number): string | u
   if (!plainText(k.context, 253)) return 'kube.context is not a context name';
   for (const f of ['namespace', 'container'] as const) if (typeof k[f] !== 'string' || !KUBE_NAME.test(k[f] as string)) return `kube.${f} is not a Kubernetes name`;
   if (!Array.isArray(k.pods) || !k.pods.length || k.pods.length > numNodes || !k.pods.every((p) => typeof p === 'string' && KUBE_NAME.test(p))) return 'kube.pods is not a list of pod names';
+  // The head sends its pod's token there (multi-node): only an https URL, as the kubeconfig's.
+  if (k.server !== undefined && !(typeof k.server === 'string' && k.server.length <= 2048 && /^https:\/\/[^\s'"\\]+$/.test(k.server))) return 'kube.server is not an https URL';
   return undefined;
 }

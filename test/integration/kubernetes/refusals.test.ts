@@ -5,11 +5,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubernetesProvider } from '../../../src/core/clouds/kubernetes';
-import { isProviderError } from '../../../src/core/clouds/provider';
+import * as k8s from '@kubernetes/client-node';
+import { TAG_CLUSTER, TAG_UID, TAG_WORKSPACE, isProviderError } from '../../../src/core/clouds/provider';
 import { kitProviderEnv, releaseKit, useKit, type Kit } from '../../support/k8sKit';
 import { kubeOptionsFromEnv } from '../../../src/core/clouds/kubernetes/options';
 
-describe('kubernetes: errors are errors, switched API servers are refused', function () {
+describe('kubernetes: errors are errors, switched API servers are refused, a multi-node head gets no more than it needs', function () {
   this.timeout(10 * 60_000);
   let kit: Kit;
   let dir: string;
@@ -53,12 +54,46 @@ describe('kubernetes: errors are errors, switched API servers are refused', func
     await assert.rejects(p.queryInstances({ uid: '11111111-2222-4333-8444-555555555555', region: 'nope' }), /no context "nope"/);
   });
 
-  it('multi-node is refused before anything is created', async () => {
+  it('multi-node: the head alone gets a ServiceAccount, allowed exec into exactly its cluster\'s pods; listed as an identity; gone with the down', async () => {
     const p = providerWith(real());
-    await assert.rejects(
-      p.runInstances({ uid: '11111111-2222-4333-8444-555555555556', clusterName: 'm', workspaceId: 'w', numNodes: 3, placement: { cloud: 'kubernetes', useSpot: false }, tags: {} }),
-      /multi-node clusters on Kubernetes are not supported yet/,
-    );
-    assert.deepEqual(await p.queryInstances({ uid: '11111111-2222-4333-8444-555555555556' }), []);
+    const uid = 'aaaaaaaa-2222-4333-8444-555555555556';
+    const ref = { uid, account: await p.identity() };
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(kit.kubeconfig);
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const authz = kc.makeApiClient(k8s.AuthorizationV1Api);
+    const may = async (verb: string, resource: string, subresource: string, name?: string) => (await authz.createSubjectAccessReview({
+      body: { spec: { user: `system:serviceaccount:default:skydeck-${uid}`, groups: ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated'],
+        resourceAttributes: { namespace: 'default', verb, resource, subresource, ...(name ? { name } : {}) } } },
+    })).status?.allowed === true;
+    try {
+      const r = await p.runInstances({ uid, clusterName: 'k8smulti "q" $(x)', workspaceId: 'w', numNodes: 3, placement: { cloud: 'kubernetes', useSpot: false },
+        tags: { [TAG_UID]: uid, [TAG_CLUSTER]: 'k8smulti "q" $(x)', [TAG_WORKSPACE]: 'w' } });
+      const names = [0, 1, 2].map((i) => `skydeck-${uid}-${i}`);
+      assert.deepEqual(r.created, names);
+      const pods = await Promise.all(names.map((name) => core.readNamespacedPod({ name, namespace: 'default' })));
+      assert.deepEqual(pods.map((x) => [x.spec?.serviceAccountName, x.spec?.automountServiceAccountToken]),
+        [[`skydeck-${uid}`, true], ['default', false], ['default', false]]);
+      assert.equal(pods[0].metadata?.annotations?.[TAG_CLUSTER], 'k8smulti "q" $(x)');
+      for (const n of names) assert.ok(await may('create', 'pods', 'exec', n) && await may('get', 'pods', 'exec', n) && await may('get', 'pods', '', n), n);
+      // Nothing beyond: another pod, the listing, new pods, secrets.
+      assert.equal(await may('create', 'pods', 'exec', `skydeck-${uid}-3`), false);
+      assert.equal(await may('get', 'pods', 'exec', 'someone-else'), false);
+      assert.equal(await may('list', 'pods', ''), false);
+      assert.equal(await may('create', 'pods', ''), false);
+      assert.equal(await may('get', 'secrets', ''), false);
+      const sa = await core.readNamespacedServiceAccount({ name: `skydeck-${uid}`, namespace: 'default' });
+      assert.deepEqual(sa.metadata?.ownerReferences?.map((o) => [o.kind, o.name, o.uid]), [['Pod', names[0], pods[0].metadata?.uid]]);
+      const again = await p.runInstances({ uid, clusterName: 'k8smulti', workspaceId: 'w', numNodes: 3, placement: { cloud: 'kubernetes', useSpot: false }, tags: { [TAG_UID]: uid } });
+      assert.deepEqual(again.created, [], 'a repeated call finds what the first made');
+      const listed = await p.listTagged();
+      assert.deepEqual(listed.identities?.filter((i) => i.tags[TAG_UID] === uid).map((i) => i.name), [`${kc.getCurrentContext()}/default/skydeck-${uid}`]);
+    } finally {
+      await p.terminateInstances(ref);
+      await p.waitInstances(ref, 'terminated', 120_000);
+    }
+    assert.deepEqual(await p.queryInstances(ref), []);
+    await assert.rejects(core.readNamespacedServiceAccount({ name: `skydeck-${uid}`, namespace: 'default' }), (e) => (e as { code?: number }).code === 404);
+    assert.deepEqual((await p.listTagged()).identities?.filter((i) => i.tags[TAG_UID] === uid), []);
   });
 });

@@ -82,6 +82,11 @@ describe('hostile or damaged state files', () => {
       ['handle that is not JSON', { handle: '{nope' }, /handle is not valid JSON/],
       ['an unknown flag', { flags: 'rm -rf' }, /flags "rm -rf" is not a value Skydeck writes/],
       ['a forged machine id', { created_by_machine: 'me' }, /created_by_machine is not a Skydeck machine id/],
+      // A multi-node head sends its pod's token to kube.server: only an https URL passes.
+      ...['http://10.0.0.1:6443', 'https://x y', 'https://h\'$(id)'].map((server): [string, Record<string, string | number | null>, RegExp] => [`kube.server ${server}`, {
+        provider: 'kubernetes', region: 'ctx', head_address: null, num_nodes: 2,
+        handle: JSON.stringify({ hosts: [], workdir: '', kube: { context: 'ctx', namespace: 'default', container: 'node', pods: ['p-0', 'p-1'], server } }),
+      }, /kube\.server is not an https URL/]),
       // Issue 16: the buckets a row records reach IAM calls at down (GCP unbinds its account from each).
       ...([
         ['a recorded bucket of an unknown store', [{ store: 'ftp', bucket: 'b' }], /placement\.bucketAccess: store "ftp" is not a bucket store/],
@@ -114,6 +119,12 @@ describe('hostile or damaged state files', () => {
 
     it('accepts the rows Skydeck writes (local, with the derived base)', () => {
       const row = plantedRow({ handle: JSON.stringify({ hosts: [], base: '/home/u/ws/.skydeck/local/evil', workdir: '/home/u/ws/.skydeck/local/evil/sky_workdir', local: true }) });
+      assert.equal(clusterRowProblem(row), undefined);
+    });
+
+    it('accepts a multi-node kubernetes row with its API server for the head', () => {
+      const row = plantedRow({ provider: 'kubernetes', region: 'ctx', head_address: null, num_nodes: 2,
+        handle: JSON.stringify({ hosts: [], workdir: '', kube: { context: 'ctx', namespace: 'default', container: 'node', pods: ['p-0', 'p-1'], server: 'https://127.0.0.1:6443' } }) });
       assert.equal(clusterRowProblem(row), undefined);
     });
 

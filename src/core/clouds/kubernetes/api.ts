@@ -8,8 +8,15 @@ export interface KubeTarget {
   namespace: string;
 }
 
+export interface KubeClients {
+  kc: k8s.KubeConfig;
+  core: k8s.CoreV1Api;
+  authz: k8s.AuthorizationV1Api;
+  rbac: k8s.RbacAuthorizationV1Api;
+}
+
 export class KubeApi {
-  private readonly byContext = new Map<string, { kc: k8s.KubeConfig; core: k8s.CoreV1Api; authz: k8s.AuthorizationV1Api }>();
+  private readonly byContext = new Map<string, KubeClients>();
   private base: k8s.KubeConfig | undefined;
 
   constructor(private readonly opts: { kubeconfig?: string; namespace?: string; allowedContexts?: string[]; configFile?: string } = {}) {}
@@ -65,14 +72,14 @@ export class KubeApi {
     return cluster.server;
   }
 
-  clients(context: string): { kc: k8s.KubeConfig; core: k8s.CoreV1Api; authz: k8s.AuthorizationV1Api } {
+  clients(context: string): KubeClients {
     let c = this.byContext.get(context);
     if (!c) {
       this.target(context);
       const kc = new k8s.KubeConfig();
       kc.loadFromString(this.config().exportConfig());
       kc.setCurrentContext(context);
-      c = { kc, core: kc.makeApiClient(k8s.CoreV1Api), authz: kc.makeApiClient(k8s.AuthorizationV1Api) };
+      c = { kc, core: kc.makeApiClient(k8s.CoreV1Api), authz: kc.makeApiClient(k8s.AuthorizationV1Api), rbac: kc.makeApiClient(k8s.RbacAuthorizationV1Api) };
       this.byContext.set(context, c);
     }
     return c;

@@ -1,13 +1,15 @@
 // Kubernetes as a cloud: a cluster is one pod per node in a context's namespace. The "region"
 // is the context (infra: k8s/<context>); the "account" is the API server it points at, so a
 // kubeconfig switched to another cluster is refused, never read as "no pods" (invariant 7).
-import { ProviderError, accountMismatch, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult, type TaggedListing, type TerminateAnswer } from '../provider';
+import { ProviderError, accountMismatch, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult, type TaggedIdentity, type TaggedListing, type TerminateAnswer } from '../provider';
 import { TAG_UID } from '../provider';
 import { waitUntil } from '../waitInstances';
 import { KubeApi, type KubeTarget } from './api';
-import { isConflict, isNotFound, kubeError } from './errors';
+import { isNotFound, kubeError } from './errors';
+import { createPods } from './createPods';
+import { accountsLeft, deleteAccess } from './headAccess';
 import { pendingProblem, podInfo } from './pods';
-import { podName, podSpec } from './podSpec';
+import { podName } from './podSpec';
 import type { KubeOptions } from './options';
 
 /** This long past its grace period a Terminating pod is deleted again with no grace (force). */
@@ -37,22 +39,15 @@ export class KubernetesProvider implements Provider {
   }
 
   async runInstances(req: RunRequest): Promise<RunResult> {
-    if (req.numNodes > 1) throw new ProviderError('config', 'multi-node clusters on Kubernetes are not supported yet', 'use num_nodes: 1');
     const t = this.where(req);
     this.api.requireAllowed(t.context);
-    const { core } = this.api.clients(t.context);
-    const created: string[] = [];
-    for (let i = 0; i < req.numNodes; i++) {
-      try {
-        await core.createNamespacedPod({ namespace: t.namespace, body: podSpec(req, i, this.opts) });
-        created.push(podName(req.uid, i));
-      } catch (e) {
-        // Same name = same uid (names derive from it): an earlier call of this launch made it.
-        if (isConflict(e)) continue;
-        throw kubeError(e, `creating pod ${podName(req.uid, i)} in ${t.context}/${t.namespace}`);
-      }
-    }
-    return { created, resumed: [] };
+    return { created: await createPods(this.api.clients(t.context), t, req, this.opts), resumed: [] };
+  }
+
+  /** The API address a multi-node head uses for its workers: a host-network pod reaches the
+   * address this machine uses (a test cluster's Service IPs may not route); else in-cluster. */
+  headServer(context: string): string | undefined {
+    return this.opts.hostNetwork ? this.api.server(context) : undefined;
   }
 
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
@@ -90,6 +85,9 @@ export class KubernetesProvider implements Provider {
         else throw kubeError(e, `deleting pod ${name} in ${t.context}/${t.namespace}`);
       }
     }
+    // The head's ServiceAccount, Role and binding (multi-node): owned by the head pod, so the
+    // garbage collector takes them with it too; deleted here for a launch that died between.
+    if (!ids) await deleteAccess(this.api.clients(t.context), t, ref.uid);
     return { ending };
   }
 
@@ -132,6 +130,7 @@ export class KubernetesProvider implements Provider {
       try {
         out.instances.push(...(await this.pods(t, TAG_UID)).map((p) => podInfo(p, t.context)));
         out.listed.push(`${t.context}/${t.namespace}`);
+        (out.identities ??= []).push(...(await this.accessLeft(t)));
       } catch (e) {
         const pe = kubeError(e, `listing pods in ${t.context}/${t.namespace}`);
         out.unlisted.push({ region: `${t.context}/${t.namespace}`, kind: pe.kind, message: pe.message });
@@ -142,6 +141,21 @@ export class KubernetesProvider implements Provider {
 
   async openPorts(): Promise<void> {
     // Pods on the host network (or reached through a port-forward) need no firewall change.
+  }
+
+  /** Multi-node heads' ServiceAccounts (each with its Role and RoleBinding), for the leftovers
+   * listing. Not billable; a user never allowed to list them (403) made none. */
+  private async accessLeft(t: KubeTarget): Promise<TaggedIdentity[]> {
+    try {
+      return (await accountsLeft(this.api.clients(t.context), t, TAG_UID)).map((sa) => ({
+        kind: 'Kubernetes ServiceAccount with its Role and RoleBinding',
+        name: `${t.context}/${t.namespace}/${sa.metadata?.name}`,
+        tags: { ...(sa.metadata?.labels ?? {}) },
+      }));
+    } catch (e) {
+      if ((e as { code?: number }).code === 403 || /forbidden/i.test((e as Error).message)) return [];
+      throw e;
+    }
   }
 
   private async pods(t: KubeTarget, labelSelector: string) {

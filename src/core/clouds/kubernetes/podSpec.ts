@@ -20,10 +20,21 @@ export function labelValue(s: string): string {
   return v || 'x';
 }
 
-export function podSpec(req: RunRequest, index: number, o: KubeOptions): k8s.V1Pod {
-  const shape = shapeOf(req);
+/** The Skydeck tags as labels: on every pod, and on the head's ServiceAccount, Role and binding. */
+export function tagLabels(req: RunRequest): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.tags)) labels[k] = labelValue(v);
+  return labels;
+}
+
+/**
+ * account: the ServiceAccount whose token the pod gets (a multi-node head: it reaches its
+ * workers through the exec API). Workers get no API token at all; a single-node pod keeps the
+ * namespace's default, as before.
+ */
+export function podSpec(req: RunRequest, index: number, o: KubeOptions, account?: string): k8s.V1Pod {
+  const shape = shapeOf(req);
+  const labels = tagLabels(req);
   const requests: Record<string, string> = {};
   const limits: Record<string, string> = {};
   if (shape.cpus) requests.cpu = String(shape.cpus.min);
@@ -43,6 +54,7 @@ export function podSpec(req: RunRequest, index: number, o: KubeOptions): k8s.V1P
       restartPolicy: 'Never',
       hostNetwork: o.hostNetwork,
       terminationGracePeriodSeconds: 10,
+      ...(account ? { serviceAccountName: account, automountServiceAccountToken: true } : index > 0 ? { automountServiceAccountToken: false } : {}),
       ...(acc ? { nodeSelector: { [ACCELERATOR_LABEL]: acc.name.toLowerCase() } } : {}),
       containers: [{
         name: CONTAINER,

@@ -1,0 +1,42 @@
+// Creating a cluster's pods: head first. A multi-node head gets its own ServiceAccount (made
+// before it, as admission needs it) and, once it exists, the Role that lets it exec into
+// exactly these pods (headAccess.ts). Repeated calls of one launch find what the first made.
+import type * as k8s from '@kubernetes/client-node';
+import type { RunRequest } from '../provider';
+import type { KubeClients, KubeTarget } from './api';
+import { isConflict, kubeError } from './errors';
+import { accessName, bindToHead, createAccount } from './headAccess';
+import { podName, podSpec, tagLabels } from './podSpec';
+import type { KubeOptions } from './options';
+
+/** A new ServiceAccount's token is made by the controller a moment later; admission waits for none. */
+const TOKEN_WAIT_MS = 60_000;
+
+export async function createPods(c: KubeClients, t: KubeTarget, req: RunRequest, o: KubeOptions): Promise<string[]> {
+  const multi = req.numNodes > 1;
+  const names = Array.from({ length: req.numNodes }, (_, i) => podName(req.uid, i));
+  if (multi) await createAccount(c, t, req.uid, tagLabels(req));
+  const created: string[] = [];
+  for (let i = 0; i < req.numNodes; i++) {
+    const r = await createPod(c, t, podSpec(req, i, o, multi && i === 0 ? accessName(req.uid) : undefined));
+    if (r.created) created.push(names[i]);
+    if (i === 0 && multi) await bindToHead(c, t, req.uid, tagLabels(req), r.pod, names);
+  }
+  return created;
+}
+
+async function createPod(c: KubeClients, t: KubeTarget, body: k8s.V1Pod): Promise<{ pod: k8s.V1Pod; created: boolean }> {
+  const name = body.metadata!.name!;
+  const deadline = Date.now() + TOKEN_WAIT_MS;
+  for (;;) {
+    try {
+      return { pod: await c.core.createNamespacedPod({ namespace: t.namespace, body }), created: true };
+    } catch (e) {
+      // Same name = same uid (names derive from it): an earlier call of this launch made it.
+      if (isConflict(e)) return { pod: await c.core.readNamespacedPod({ name, namespace: t.namespace }), created: false };
+      const pe = kubeError(e, `creating pod ${name} in ${t.context}/${t.namespace}`);
+      if (!/no API token found|error looking up service account/i.test(pe.message) || Date.now() > deadline) throw pe;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}

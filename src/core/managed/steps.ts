@@ -141,8 +141,20 @@ async function watch(c: ControllerCore, job: ManagedJob): Promise<void> {
   }
 }
 
-/** The current task's job_recovery (the parse already succeeded at submit). */
+const policies = new Map<string, RecoveryPolicy>();
+
+/**
+ * The current task's job_recovery (the parse already succeeded at submit). Remembered per task
+ * text and envs: hundreds of jobs of one YAML parse it once, not at every launch and watch.
+ */
 function policyOf(job: ManagedJob): RecoveryPolicy {
-  const parsed = parseTaskText(job.tasks[job.taskIndex], 'task.yaml', { env: job.envs });
-  return recoveryPolicy(parsed.tasks[0]?.resources.jobRecovery);
+  const key = JSON.stringify([job.tasks[job.taskIndex], job.envs]);
+  let p = policies.get(key);
+  if (!p) {
+    const parsed = parseTaskText(job.tasks[job.taskIndex], 'task.yaml', { env: job.envs });
+    p = recoveryPolicy(parsed.tasks[0]?.resources.jobRecovery);
+    if (policies.size >= 256) policies.clear();
+    policies.set(key, p);
+  }
+  return p;
 }

@@ -21,6 +21,13 @@ const SCHEMA: ImageSchema = { version: managedSchemaVersion, latest: MANAGED_SCH
 export class ManagedStore {
   readonly notices: StateNotice[] = [];
   private loadedAt: string | undefined;
+  /**
+   * The loaded (or last saved) file, kept open: the stamp is taken of exactly the bytes loaded
+   * (a stamp taken after the load's await could name a newer save by another process, whose
+   * jobs the next write then overwrote), and while it is open no other file can get its inode
+   * (ext4 hands the next temp file the inode a rename just freed), so a stamp cannot repeat.
+   */
+  private held: number | undefined;
   private readonly lock: FileLock;
   private readonly writer: GroupCommit;
 
@@ -66,12 +73,21 @@ export class ManagedStore {
 
   close(): void {
     this.db.close();
+    this.hold(undefined);
+  }
+
+  private hold(fd: number | undefined): void {
+    if (this.held !== undefined) fs.closeSync(this.held);
+    this.held = fd;
+  }
+
+  private stampOf(s: fs.BigIntStats): string {
+    return `${s.ino}:${s.size}:${s.mtimeNs}`;
   }
 
   private stamp(): string | undefined {
     try {
-      const s = fs.statSync(this.file, { bigint: true });
-      return `${s.ino}:${s.size}:${s.mtimeNs}`;
+      return this.stampOf(fs.statSync(this.file, { bigint: true }));
     } catch {
       return undefined;
     }
@@ -79,7 +95,10 @@ export class ManagedStore {
 
   private save(): void {
     writeFileAtomic(this.file, this.db.export());
-    this.loadedAt = this.stamp();
+    // Under the lock: the file is still the one just written.
+    const fd = fs.openSync(this.file, 'r');
+    this.hold(fd);
+    this.loadedAt = this.stampOf(fs.fstatSync(fd, { bigint: true }));
   }
 
   /** Loads the file (or starts fresh) and migrates; true if the image needs saving. */
@@ -88,13 +107,24 @@ export class ManagedStore {
     const st = fs.statSync(this.file, { throwIfNoEntry: false });
     if (!st) return this.fresh(new SQL.Database());
     if (!st.isFile()) throw new StateFileError(this.file, st.isDirectory() ? 'a directory' : 'not a regular file');
-    const read = await readCheckedImage(SQL, this.file, fs.readFileSync(this.file), SCHEMA, expectedShape);
+    // Read through one descriptor, kept: the stamp is of exactly the bytes loaded.
+    const fd = fs.openSync(this.file, 'r');
+    let read;
+    try {
+      if (!fs.fstatSync(fd).isFile()) throw new StateFileError(this.file, 'not a regular file');
+      read = await readCheckedImage(SQL, this.file, fs.readFileSync(fd), SCHEMA, expectedShape);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
     if (read.problem !== undefined) {
+      fs.closeSync(fd);
       this.moveAside(read.problem);
       return this.fresh(new SQL.Database());
     }
     this.replace(read.db);
-    this.loadedAt = this.stamp();
+    this.hold(fd);
+    this.loadedAt = this.stampOf(fs.fstatSync(fd, { bigint: true }));
     return read.changed;
   }
 

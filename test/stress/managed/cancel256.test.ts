@@ -87,9 +87,14 @@ describe(`managed jobs: ${N} submitted, then cancelled at once, on a 2-core cont
 async function until(client: LocalManagedClient, pred: (js: ManagedJob[]) => boolean, what: string): Promise<ManagedJob[]> {
   const end = Date.now() + 900_000;
   for (;;) {
-    const { jobs } = await client.list();
+    const { jobs, refused } = await client.list();
     if (jobs.length === N && pred(jobs)) return jobs;
-    if (Date.now() > end) throw new Error(`never saw ${what}: ${JSON.stringify(jobs.reduce<Record<string, number>>((a, j) => ((a[j.status] = (a[j.status] ?? 0) + 1), a), {}))}`);
+    if (Date.now() > end) {
+      const by = jobs.reduce<Record<string, number>>((a, j) => ((a[j.status] = (a[j.status] ?? 0) + 1), a), {});
+      const seen = new Set([...jobs.map((j) => j.id), ...refused.map((r) => r.id)]);
+      const missing = Array.from({ length: N }, (_, i) => i + 1).filter((id) => !seen.has(id));
+      throw new Error(`never saw ${what}: ${JSON.stringify(by)}; refused ${JSON.stringify(refused)}; missing ids ${JSON.stringify(missing)}`);
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawn } from 'node:child_process';
 import { getJob, listJobs, listManagedEvents, ManagedMoveError, ManagedStore, moveJob, requestCancel } from '../../../src/core/managed';
 import { insertJob } from '../../../src/core/managed/jobRows';
 import { thisCreator } from '../../../src/core/state';
@@ -68,5 +69,23 @@ describe('managed jobs store', () => {
     assert.equal((await b.read((db) => getJob(db, id)))?.name, 'train');
     a.close();
     b.close();
+  });
+
+  it('another process saving while this one reads and writes loses no job of either (a reload is stamped with the bytes it read)', async function () {
+    this.timeout(300_000);
+    const a = await ManagedStore.open(file);
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'storeWriterChild.ts'), file, '60'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    // Reads reload whenever the child saved; each of our writes lands on whatever they loaded.
+    const mine = 30;
+    for (let i = 0; i < mine; i++) {
+      await Promise.all([a.read((db) => listJobs(db)), add(a, `parent${i}`), a.read((db) => listJobs(db))]);
+      await new Promise((r) => setTimeout(r, 20)); // room for the child to take the lock
+    }
+    assert.equal(await exited, 0);
+    const names = (await a.read((db) => listJobs(db))).jobs.map((j) => j.name);
+    assert.equal(names.filter((n) => n.startsWith('child')).length, 60, 'every job the other process wrote is kept');
+    assert.equal(names.filter((n) => n.startsWith('parent')).length, mine, 'every job this process wrote is kept');
+    a.close();
   });
 });

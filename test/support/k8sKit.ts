@@ -32,6 +32,11 @@ export async function useKit(ctx: Mocha.Context): Promise<Kit> {
   if (process.getuid?.() !== 0) {
     skipOrFailWithout(ctx, 'the Kubernetes tests (test/integration/kubernetes)', 'the kit needs root (it runs containerd and the kubelet)');
   }
+  return joinOrStartKit();
+}
+
+/** useKit without mocha (benchmarks): the caller has checked for root already. */
+export function joinOrStartKit(): Promise<Kit> {
   users++;
   starting ??= (async () => {
     const r = await run('up.sh', [KIT_RUN_DIR], 15 * 60_000);
@@ -47,6 +52,29 @@ export async function useKit(ctx: Mocha.Context): Promise<Kit> {
     return { kubeconfig: last.slice('KUBECONFIG='.length), runDir: KIT_RUN_DIR, ports };
   })();
   return starting;
+}
+
+/** Whether a healthy kit already runs in RUN_DIR (its API server answers /readyz). */
+export async function kitAlreadyUp(): Promise<boolean> {
+  const pki = path.join(KIT_RUN_DIR, 'pki');
+  let port: string | undefined;
+  try {
+    port = /^APISERVER_PORT=(\d+)$/m.exec(fs.readFileSync(path.join(KIT_RUN_DIR, 'ports.env'), 'utf8'))?.[1];
+  } catch {
+    return false;
+  }
+  if (!port) return false;
+  const https = await import('node:https');
+  return new Promise<boolean>((resolve) => {
+    const req = https.get({
+      host: '127.0.0.1', port: Number(port), path: '/readyz', timeout: 5_000,
+      ca: fs.readFileSync(path.join(pki, 'ca.crt')), cert: fs.readFileSync(path.join(pki, 'admin.crt')), key: fs.readFileSync(path.join(pki, 'admin.key')),
+    }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false)).on('timeout', () => req.destroy());
+  }).catch(() => false);
 }
 
 /** The last user takes the kit down (nothing of it stays on the machine). */

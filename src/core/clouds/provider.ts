@@ -184,6 +184,8 @@ export interface Provider {
   startInstances(ref: ClusterRef): Promise<void>;
   /** Why this cloud cannot stop a cluster at all (Kubernetes), said before anything changes. */
   readonly cannotStop?: string;
+  /** Between two queries while waiting for instances to run, when asking is cheap (Kubernetes); else timing.pollMs. */
+  readonly runningPollMs?: number;
   /**
    * Asks to terminate the uid's listed instances (`ids`: only those). An id in `ids` no
    * listing shows may be ended by id where the cloud allows it; the answer then names the ids

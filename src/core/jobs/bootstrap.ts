@@ -49,22 +49,38 @@ const VERIFY = [
 export async function ensureAgent(t: Transport, base?: string, dir = agentSourceDir()): Promise<AgentLocation> {
   const baseExpr = base ? shellQuote(base) : '"$HOME/.skydeck"';
   const hash = agentHash(dir);
+  const find = `B=${baseExpr}; PY=$(command -v /usr/bin/python3 || command -v python3 || true); printf '%s\\n%s\\n' "$B" "$PY"; `;
+  if (t.installInOneExec) {
+    // The archive goes with the look (it is small): one round trip, installed or not.
+    const r = await t.execShell(`${find}if [ -z "$PY" ]; then cat >/dev/null; exit 0; fi; ${installScript('"$B"', '"$PY"', hash)}`, { stdin: agentArchive(dir) });
+    const [absBase, python, said] = r.stdout.toString().split('\n');
+    if (r.code !== 0) throw new Error(`installing the agent on ${t.description} failed: ${r.stderr.toString().trim()}`);
+    if (!python) throw noPython(t);
+    return { base: absBase, entry: `${absBase}/agent/skydeck_agent.py`, python, uploaded: said?.trim() !== 'already-installed' };
+  }
   const probe = await t.execShell(
-    `B=${baseExpr}; PY=$(command -v /usr/bin/python3 || command -v python3 || true); ` +
-      `printf '%s\\n%s\\n' "$B" "$PY"; ` +
-      `if [ -n "$PY" ] && [ -L "$B/agent" ]; then "$PY" -I -S -B -c ${shellQuote(VERIFY)} "$B" ${shellQuote(hash)} 2>/dev/null || true; fi`,
+    `${find}if [ -n "$PY" ] && [ -L "$B/agent" ]; then "$PY" -I -S -B -c ${shellQuote(VERIFY)} "$B" ${shellQuote(hash)} 2>/dev/null || true; fi`,
   );
   if (probe.code !== 0) throw new Error(`could not inspect ${t.description}: ${probe.stderr.toString().trim()}`);
   const [absBase, python, installed] = probe.stdout.toString().split('\n');
-  if (!python) {
-    throw new Error(`${t.description} has no python3 (the Skydeck agent needs Python 3.8 or newer): install python3 there`);
-  }
+  if (!python) throw noPython(t);
   const entry = `${absBase}/agent/skydeck_agent.py`;
   if (installed?.trim() === hash) return { base: absBase, entry, python, uploaded: false };
+  const r = await t.execShell(installScript(shellQuote(absBase), shellQuote(python), hash), { stdin: agentArchive(dir) });
+  if (r.code !== 0) throw new Error(`installing the agent on ${t.description} failed: ${r.stderr.toString().trim()}`);
+  return { base: absBase, entry, python, uploaded: r.stdout.toString().trim() !== 'already-installed' };
+}
+
+function noPython(t: Transport): Error {
+  return new Error(`${t.description} has no python3 (the Skydeck agent needs Python 3.8 or newer): install python3 there`);
+}
+
+/** Unpacks the archive on stdin as version `hash` under base B (shell words: quoted values or "$VAR"). */
+function installScript(b: string, py: string, hash: string): string {
   const version = `agent-${hash}`;
-  const install =
+  return (
     // umask 077 and a 0700 base: job specs, logs and env.json are no other user's business.
-    `set -e; umask 077; B=${shellQuote(absBase)}; V=${shellQuote(version)}; mkdir -p "$B"; chmod 700 "$B"; ` +
+    `set -e; umask 077; B=${b}; PY=${py}; V=${shellQuote(version)}; mkdir -p "$B"; chmod 700 "$B"; ` +
     // One installer at a time per base (two launches of one cluster, two windows on one ssh
     // host share it): each removes the others' half-installs. A dead holder's lock is taken over.
     `L="$B/.install.lock"; n=0; while ! mkdir "$L" 2>/dev/null; do ` +
@@ -74,7 +90,7 @@ export async function ensureAgent(t: Transport, base?: string, dir = agentSource
     `if [ $n -ge 1200 ]; then echo "another Skydeck has been installing the agent in $B for 2 minutes (lock $L)" >&2; exit 1; fi; ` +
     `sleep 0.1; done; echo $$ > "$L/pid"; trap 'rm -rf "$L"' EXIT; ` +
     // The one that held the lock may have installed this very version: then nothing to do.
-    `if [ "$(${shellQuote(python)} -I -S -B -c ${shellQuote(VERIFY)} "$B" ${shellQuote(hash)} 2>/dev/null || true)" = ${shellQuote(hash)} ]; then ` +
+    `if [ "$("$PY" -I -S -B -c ${shellQuote(VERIFY)} "$B" ${shellQuote(hash)} 2>/dev/null || true)" = ${shellQuote(hash)} ]; then ` +
     `cat >/dev/null; echo already-installed; exit 0; fi; ` +
     `rm -rf "$B/$V.tmp"; mkdir -p "$B/$V.tmp"; tar -xf - -C "$B/$V.tmp"; ` +
     `printf '%s\\n' ${shellQuote(hash)} > "$B/$V.tmp/.hash"; rm -rf "$B/$V"; mv "$B/$V.tmp" "$B/$V"; ` +
@@ -82,10 +98,7 @@ export async function ensureAgent(t: Transport, base?: string, dir = agentSource
     // os.replace is an atomic rename everywhere (mv -T is GNU-only); a directory left by an
     // older layout is moved out of the way first.
     `if [ -d "$B/agent" ] && [ ! -L "$B/agent" ]; then rm -rf "$B/agent.old"; mv "$B/agent" "$B/agent.old"; fi; ` +
-    `${shellQuote(python)} -I -S -c 'import os,sys; os.replace(sys.argv[1], sys.argv[2])' "$B/agent.link" "$B/agent"; ` +
+    `"$PY" -I -S -c 'import os,sys; os.replace(sys.argv[1], sys.argv[2])' "$B/agent.link" "$B/agent"; ` +
     // Keep the new version and the one before it; drop older ones and crashed half-installs.
-    `for d in "$B"/agent-*; do n=\${d##*/}; [ "$n" = "$V" ] || [ "$n" = "$OLD" ] || rm -rf "$d"; done`;
-  const r = await t.execShell(install, { stdin: agentArchive(dir) });
-  if (r.code !== 0) throw new Error(`installing the agent on ${t.description} failed: ${r.stderr.toString().trim()}`);
-  return { base: absBase, entry, python, uploaded: r.stdout.toString().trim() !== 'already-installed' };
+    `for d in "$B"/agent-*; do n=\${d##*/}; [ "$n" = "$V" ] || [ "$n" = "$OLD" ] || rm -rf "$d"; done`);
 }

@@ -40,6 +40,9 @@ async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, han
   await ctx.connections.forget(row.name);
   const client: AgentClient = ctx.connections.client(withHandle);
   const loc = await client.connect();
+  // The workdir is made while the agent is configured: on Kubernetes each exec is a round trip of its own.
+  const mkdir = client.transport.exec(['/bin/sh', '-c', mkWorkdir, 'sh', loc.base]);
+  mkdir.catch(() => undefined);
   await client.configure({ cluster_name: row.name, node_ips: [info.head.address, ...info.workers.map((w) => w.address)] });
   const nodes = handle.kube ? handle.kube.pods.length : handle.hosts.length;
   if (nodes > 1) {
@@ -50,7 +53,7 @@ async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, han
   if (plan?.ok && row.autostop_minutes !== null) {
     await client.configure({ autostop: { idle_minutes: row.autostop_minutes, down: row.autostop_down === 1, action: plan.action } });
   }
-  const r = await client.transport.exec(['/bin/sh', '-c', mkWorkdir, 'sh', loc.base]);
+  const r = await mkdir;
   if (r.code !== 0) throw new OpsError('failed', `could not create the workdir on ${client.transport.description}: ${r.stderr.toString().trim()}`);
   return { ...handle, workdir: r.stdout.toString().trim() };
 }

@@ -87,8 +87,10 @@ export class Connections {
    */
   async openShell(c: ClusterRecord, opts: ShellOptions): Promise<InteractiveShell> {
     if (c.provider === 'local') throw new Error(`${c.name} runs on this machine: open a local terminal instead`);
-    if (readHandle(c).kube) throw new Error(`${c.name} runs on Kubernetes: a terminal through the exec API is not built yet; use "kubectl exec -it ${readHandle(c).kube!.pods[0]} -- bash"`);
     this.refuseUntrusted(c);
+    const k = readHandle(c).kube;
+    // No sshd in a pod: the shell is an exec with a TTY through the API server.
+    if (k) return loadKube().openPodShell({ context: k.context, namespace: k.namespace, container: k.container, pod: k.pods[0] }, opts);
     const t = this.ssh(readHandle(c).hosts[0]);
     try {
       // A container cluster's terminal lands in its container, where the jobs run.
@@ -165,7 +167,11 @@ export class Connections {
 const endpoint = (h: HostSpec) => ({ host: h.address, port: h.port, user: h.user, ...(h.identityFile ? { keyFile: h.identityFile } : {}) });
 
 /** The head pod through the API server's exec (the client library is loaded on first use). */
-function kubeTransport(k: KubeHandle): Transport {
+function loadKube(): ReturnType<typeof import('../clouds/kubernetes/load').loadKubernetes> {
   const { loadKubernetes } = require('../clouds/kubernetes/load') as typeof import('../clouds/kubernetes/load');
-  return loadKubernetes().createKubeTransport({ context: k.context, namespace: k.namespace, container: k.container, pod: k.pods[0] });
+  return loadKubernetes();
+}
+
+function kubeTransport(k: KubeHandle): Transport {
+  return loadKube().createKubeTransport({ context: k.context, namespace: k.namespace, container: k.container, pod: k.pods[0] });
 }

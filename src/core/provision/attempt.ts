@@ -111,6 +111,6 @@ async function waitRunning(env: ProvisionEnv, row: ClusterRecord, numNodes: numb
     if (env.clock.now() - start > env.timing.runningTimeoutMs) {
       return { ok: false, kind: 'transient', message: `instances not running after ${Math.round(env.timing.runningTimeoutMs / 1000)} s` };
     }
-    await env.clock.sleep(env.timing.pollMs, signal);
+    await env.clock.sleep(Math.min(env.provider.runningPollMs ?? Infinity, env.timing.pollMs), signal);
   }
 }

@@ -62,6 +62,11 @@ export interface Transport {
   close(): Promise<void>;
   /** For messages and logs, e.g. "ssh ubuntu@10.0.0.5:22" or "local". */
   readonly description: string;
+  /**
+   * Each exec costs far more than sending the agent (~300 KB): the agent's check and install
+   * go in one exec, the archive always sent (Kubernetes exec: a new stream and runc exec per call).
+   */
+  readonly installInOneExec?: boolean;
 }
 
 /** Where to connect and as whom. */

@@ -8,6 +8,7 @@ import { isConflict, kubeError } from './errors';
 import { accessName, bindToHead, createAccount } from './headAccess';
 import { podName, podSpec, tagLabels } from './podSpec';
 import type { KubeOptions } from './options';
+import { API_DEADLINE_MS, withDeadline } from './deadline';
 
 /** A new ServiceAccount's token is made by the controller a moment later; admission waits for none. */
 const TOKEN_WAIT_MS = 60_000;
@@ -18,22 +19,23 @@ export async function createPods(c: KubeClients, t: KubeTarget, req: RunRequest,
   if (multi) await createAccount(c, t, req.uid, tagLabels(req));
   const created: string[] = [];
   for (let i = 0; i < req.numNodes; i++) {
-    const r = await createPod(c, t, podSpec(req, i, o, multi && i === 0 ? accessName(req.uid) : undefined));
+    const r = await createPod(c, t, podSpec(req, i, o, multi && i === 0 ? accessName(req.uid) : undefined), o.requestTimeoutMs ?? API_DEADLINE_MS);
     if (r.created) created.push(names[i]);
     if (i === 0 && multi) await bindToHead(c, t, req.uid, tagLabels(req), r.pod, names);
   }
   return created;
 }
 
-async function createPod(c: KubeClients, t: KubeTarget, body: k8s.V1Pod): Promise<{ pod: k8s.V1Pod; created: boolean }> {
+async function createPod(c: KubeClients, t: KubeTarget, body: k8s.V1Pod, callMs: number): Promise<{ pod: k8s.V1Pod; created: boolean }> {
   const name = body.metadata!.name!;
   const deadline = Date.now() + TOKEN_WAIT_MS;
   for (;;) {
     try {
-      return { pod: await c.core.createNamespacedPod({ namespace: t.namespace, body }), created: true };
+      // Each call has a deadline (deadline.ts): a reset connection must end in an error, not a hang.
+      return { pod: await withDeadline(c.core.createNamespacedPod({ namespace: t.namespace, body }), callMs, 'create pod'), created: true };
     } catch (e) {
       // Same name = same uid (names derive from it): an earlier call of this launch made it.
-      if (isConflict(e)) return { pod: await c.core.readNamespacedPod({ name, namespace: t.namespace }), created: false };
+      if (isConflict(e)) return { pod: await withDeadline(c.core.readNamespacedPod({ name, namespace: t.namespace }), callMs, 'read pod'), created: false };
       const pe = kubeError(e, `creating pod ${name} in ${t.context}/${t.namespace}`);
       if (!/no API token found|error looking up service account/i.test(pe.message) || Date.now() > deadline) throw pe;
       await new Promise((r) => setTimeout(r, 500));

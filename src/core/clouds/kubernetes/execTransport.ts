@@ -8,7 +8,7 @@ import * as k8s from '@kubernetes/client-node';
 import type { Channel, ExecOptions, ExecResult, Transport } from '../../transport/types';
 import { AbortedError } from '../../transport/errors';
 import type { KubeApi } from './api';
-import { PID_MARK, wrapCommand } from './execWrap';
+import { exitCode, PID_MARK, wrapCommand } from './execWrap';
 import { describeExecFailure } from './execFailure';
 
 export interface PodTarget {
@@ -27,6 +27,7 @@ interface Running {
 
 export class KubeExecTransport implements Transport {
   readonly description: string;
+  readonly installInOneExec = true;
 
   constructor(private readonly api: KubeApi, readonly target: PodTarget) {
     this.description = `kubernetes ${target.context}/${target.namespace}/${target.pod}`;
@@ -153,14 +154,6 @@ export class KubeExecTransport implements Transport {
     if (!pid) return;
     await this.exec(['kill', `-${sig}`, String(pid)]).catch(() => undefined);
   }
-}
-
-/** The exit code the API reports; null when the stream ended without one (connection lost). */
-function exitCode(s: k8s.V1Status | undefined): number | null {
-  if (!s) return null;
-  if (s.status === 'Success') return 0;
-  const c = s.details?.causes?.find((x) => x.reason === 'ExitCode');
-  return c?.message !== undefined && /^\d+$/.test(c.message) ? Number(c.message) : null;
 }
 
 interface Spooled {

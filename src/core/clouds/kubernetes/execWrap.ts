@@ -2,6 +2,7 @@
 // v4, all a 1.20 API server speaks) cannot close stdin on its own, so input is sent with its
 // length first and cut with `head -c`; the command's pid comes first on stderr so an abort
 // can signal it (the stream has no signals either). Every value is an argument, never code.
+import type * as k8s from '@kubernetes/client-node';
 
 /** The marker line the wrapper writes first on stderr. */
 export const PID_MARK = 'skydeck-exec-pid ';
@@ -28,4 +29,12 @@ export function wrapCommand(argv: string[], o: { cwd?: string; env?: Record<stri
   const env = Object.entries(o.env ?? {});
   for (const [k] of env) if (!NAME.test(k)) throw new Error(`environment name ${JSON.stringify(k)} is not a shell identifier`);
   return ['/bin/sh', '-c', SCRIPT, 'sh', o.cwd ?? '', o.stdinBytes === undefined ? '-' : String(o.stdinBytes), String(env.length), ...env.map(([k, v]) => `${k}=${v}`), ...argv];
+}
+
+/** The exit code the API reports; null when the stream ended without one (connection lost). */
+export function exitCode(s: k8s.V1Status | undefined): number | null {
+  if (!s) return null;
+  if (s.status === 'Success') return 0;
+  const c = s.details?.causes?.find((x) => x.reason === 'ExitCode');
+  return c?.message !== undefined && /^\d+$/.test(c.message) ? Number(c.message) : null;
 }

@@ -6,6 +6,8 @@ import { KubeExecTransport, type PodTarget } from './execTransport';
 import { KubernetesProvider } from './kubeProvider';
 import { kubeOptionsFromEnv, type KubeOptions } from './options';
 import { checkKubernetes, type KubeCheck } from './check';
+import { openKubeShell } from './ttyShell';
+import type { InteractiveShell, ShellOptions } from '../../transport/types';
 
 export { KubernetesProvider } from './kubeProvider';
 export { KubeExecTransport, type PodTarget } from './execTransport';
@@ -35,4 +37,9 @@ export function checkContexts(kubeconfig?: string): Promise<KubeCheck[]> {
 
 export function createKubeTransport(target: PodTarget): KubeExecTransport {
   return new KubeExecTransport(api(kubeOptionsFromEnv()), target);
+}
+
+/** A login shell with a TTY in the pod (Open SSH Terminal on a Kubernetes cluster). */
+export function openPodShell(target: PodTarget, opts: ShellOptions): Promise<InteractiveShell> {
+  return openKubeShell(api(kubeOptionsFromEnv()), target, opts);
 }

@@ -11,6 +11,7 @@ import { accountsLeft, deleteAccess } from './headAccess';
 import { pendingProblem, podInfo } from './pods';
 import { podName } from './podSpec';
 import type { KubeOptions } from './options';
+import { API_DEADLINE_MS, withDeadline } from './deadline';
 
 /** This long past its grace period a Terminating pod is deleted again with no grace (force). */
 const FORCE_AFTER_MS = 15_000;
@@ -18,6 +19,8 @@ const FORCE_AFTER_MS = 15_000;
 export class KubernetesProvider implements Provider {
   readonly cloud = 'kubernetes';
   readonly api: KubeApi;
+  /** A pod starts in a second or two; a labelled list is cheap, so a launch asks four times a second. */
+  readonly runningPollMs = 250;
   readonly cannotStop = 'Kubernetes clusters cannot be stopped (pods have no stopped state): use "down" to delete the pods, or "autostop --down"';
 
   constructor(readonly opts: KubeOptions) {
@@ -79,7 +82,7 @@ export class KubernetesProvider implements Provider {
       const since = pod?.metadata?.deletionTimestamp ? Date.now() - new Date(pod.metadata.deletionTimestamp).getTime() : 0;
       try {
         // Accepted is not gone: a pod may sit in Terminating; only its absence is proof.
-        await core.deleteNamespacedPod({ name, namespace: t.namespace, ...(since > FORCE_AFTER_MS ? { gracePeriodSeconds: 0 } : {}) });
+        await this.timed(core.deleteNamespacedPod({ name, namespace: t.namespace, ...(since > FORCE_AFTER_MS ? { gracePeriodSeconds: 0 } : {}) }), 'delete pod');
       } catch (e) {
         if (isNotFound(e)) ending.push(name);
         else throw kubeError(e, `deleting pod ${name} in ${t.context}/${t.namespace}`);
@@ -158,10 +161,14 @@ export class KubernetesProvider implements Provider {
     }
   }
 
+  private timed<T>(p: Promise<T>, what: string): Promise<T> {
+    return withDeadline(p, this.opts.requestTimeoutMs ?? API_DEADLINE_MS, what);
+  }
+
   private async pods(t: KubeTarget, labelSelector: string) {
     const { core } = this.api.clients(t.context);
     try {
-      return (await core.listNamespacedPod({ namespace: t.namespace, labelSelector })).items;
+      return (await this.timed(core.listNamespacedPod({ namespace: t.namespace, labelSelector }), 'list pods')).items;
     } catch (e) {
       throw kubeError(e, `listing pods in ${t.context}/${t.namespace}`);
     }

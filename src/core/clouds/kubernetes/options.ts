@@ -24,6 +24,8 @@ export interface KubeOptions {
   image: string;
   pullPolicy: 'Always' | 'IfNotPresent' | 'Never';
   hostNetwork: boolean;
+  /** Deadline of one API call (deadline.ts); default 30 s. */
+  requestTimeoutMs?: number;
   log?: (m: string) => void;
 }
 

@@ -51,18 +51,26 @@ describe('kubernetes: a log follow survives the exec stream being cut (the kit)'
     await launch(ops, { taskFile: writeTask(ws, 'up.yaml', 'resources: {infra: k8s}\nrun: echo up\n'), cluster: NAME });
     const t = writeTask(ws, 'chatty.yaml', [
       'run: |',
-      '  i=0; pad=$(head -c 300 /dev/zero | tr "\\0" x)',
+      // A pause first: the follow is attached before the output starts, so it arrives in many chunks.
+      '  sleep 2; i=0; pad=$(head -c 300 /dev/zero | tr "\\0" x)',
       '  while [ $i -lt 300 ]; do printf "line %05d \\r progress %s\\n" $i "$pad"; i=$((i+1)); [ $((i % 10)) -eq 0 ] && sleep 0.1; done',
     ].join('\n'));
     const { jobId } = await exec(ops, { cluster: NAME, taskFile: t, detach: true });
     const chunks: Buffer[] = [];
     let cut = 0;
+    let got = 0;
     let reconnects = 0;
+    // Cut at the first byte and again past a third of the ~99 KB the job writes.
+    const cutsAt = [1, 33_000];
     const final = await logs(ops, {
       cluster: NAME, jobId,
       onOutput: (d) => {
         chunks.push(Buffer.from(d));
-        if (chunks.length === 2 || chunks.length === 6) cut += cutter.cutAll();
+        got += d.length;
+        while (cutsAt.length && got >= cutsAt[0]) {
+          cutsAt.shift();
+          cut += cutter.cutAll();
+        }
       },
       onReconnect: () => reconnects++,
     });

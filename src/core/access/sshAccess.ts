@@ -34,6 +34,12 @@ export function sshAccessOf(row: ClusterRecord, knownHostsFiles: string[]): SshA
     throw new OpsError('usage', `${row.name} runs on this machine (local cloud): there is no SSH host to connect to; use Open SSH Terminal for a shell in its workdir`);
   }
   const handle = readHandle(row);
+  if (row.provider === 'kubernetes' || handle.kube) {
+    // Pods run no sshd: Skydeck reaches them through the API server's exec stream only.
+    const pod = handle.kube?.pods[0];
+    const kubectl = pod ? `"kubectl --context ${handle.kube!.context} exec -it ${pod} -n ${handle.kube!.namespace} -c ${handle.kube!.container} -- bash"` : 'kubectl exec';
+    throw new OpsError('usage', `${row.name} runs on Kubernetes, whose pods run no SSH server, so there is no SSH host for Remote-SSH or an ssh command; use Open SSH Terminal (a shell in the head pod through the API server) or ${kubectl}`);
+  }
   const head = handle.hosts[0];
   if (!head) throw new OpsError('failed', `${row.name} has no head host recorded yet (status ${row.status})`);
   const c = handle.container;

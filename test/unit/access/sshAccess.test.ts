@@ -26,6 +26,19 @@ describe('access: ssh command line and config text', () => {
     assert.throws(() => sshAccessOf(row({ provider: 'local' }), []), /runs on this machine/);
   });
 
+  it('a Kubernetes cluster has no SSH host: Remote-SSH and Copy SSH Command say why and what to use instead', () => {
+    const kube = row({
+      provider: 'kubernetes', handle: JSON.stringify({ hosts: [{ address: '10.1.2.3', port: 22, user: 'root' }], workdir: '/root/sky_workdir', base: '/root/.skydeck',
+        kube: { context: 'kit', namespace: 'ml', container: 'node', pods: ['skydeck-u1-0'] } }),
+    });
+    assert.throws(() => sshAccessOf(kube, []), (e: Error) => {
+      assert.match(e.message, /train runs on Kubernetes, whose pods run no SSH server/);
+      assert.match(e.message, /Open SSH Terminal/);
+      assert.ok(e.message.includes('"kubectl --context kit exec -it skydeck-u1-0 -n ml -c node -- bash"'), e.message);
+      return true;
+    });
+  });
+
   it('quotes every part of the command line for a POSIX shell and pins strict host checking', () => {
     const line = sshCommandLine(sshAccessOf(row({}), ['/home/me/.skydeck/known_hosts', '/home/me/.ssh/known_hosts']));
     assert.equal(

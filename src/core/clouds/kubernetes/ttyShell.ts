@@ -11,8 +11,11 @@ import { exitCode } from './execWrap';
 
 const RESIZE_CHANNEL = 4;
 
-/** cd to $1 when it exists ("~/" is home), then bash -l, else sh -l (a slim image may lack bash). */
-const LOGIN = 'd=$1; case $d in "~") d=$HOME;; "~/"*) d="$HOME/${d#??}";; esac; [ -n "$d" ] && cd -- "$d" 2>/dev/null; ' +
+/**
+ * cd to $1 when it exists ("~/" is home), else home (an exec starts in the image's working
+ * directory, often /), then bash -l, else sh -l (a slim image may lack bash).
+ */
+const LOGIN = 'd=$1; case $d in "~") d=$HOME;; "~/"*) d="$HOME/${d#??}";; esac; [ -n "$d" ] && cd -- "$d" 2>/dev/null || cd -- "${HOME:-/}" 2>/dev/null; ' +
   'if command -v bash >/dev/null 2>&1; then exec bash -l; fi; exec sh -l';
 
 export async function openKubeShell(api: KubeApi, target: PodTarget, opts: ShellOptions): Promise<InteractiveShell> {

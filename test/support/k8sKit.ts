@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as k8s from '@kubernetes/client-node';
 import { skipOrFailWithout } from './ci';
 
 const KIT = path.resolve(__dirname, '../k8s/kit');
@@ -95,4 +96,23 @@ export function kitProviderEnv(kit: Kit): Record<string, string> {
     SKYDECK_KUBERNETES_PULL_POLICY: 'Never',
     SKYDECK_KUBERNETES_HOST_NETWORK: '1',
   };
+}
+
+/** Sets `env` in this process; the function returned puts every value back as it was. */
+export function setEnv(env: Record<string, string>): () => void {
+  const saved: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) {
+    saved[k] = process.env[k];
+    process.env[k] = v;
+  }
+  return () => {
+    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+  };
+}
+
+/** An API client of the kit as its admin (for a test's own look at pods and RBAC objects). */
+export function kitClient<T extends k8s.ApiType>(kit: Kit, api: k8s.ApiConstructor<T>): T {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kit.kubeconfig);
+  return kc.makeApiClient(api);
 }

@@ -9,7 +9,7 @@ import { createKubernetesProvider } from '../../../src/core/clouds/kubernetes';
 import { cancel, down, launch, logs, queue, status } from '../../../src/core/ops';
 import { getCluster } from '../../../src/core/state';
 import { testOps, waitFor, writeTask, type TestOps } from '../ops/helpers';
-import { kitProviderEnv, releaseKit, useKit, type Kit } from '../../support/k8sKit';
+import { kitClient, kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 import { stopKubelet, type StoppedKubelet } from '../../support/kitKubelet';
 
 describe('kubernetes: the kubelet stops mid-job (the kit)', function () {
@@ -18,18 +18,13 @@ describe('kubernetes: the kubelet stops mid-job (the kit)', function () {
   let ops: TestOps;
   let core: k8s.CoreV1Api;
   let stopped: StoppedKubelet | undefined;
-  const saved: Record<string, string | undefined> = {};
+  let restoreEnv: (() => void) | undefined;
   const NAME = 'k8sfaults-kubelet';
 
   before(async function () {
     kit = await useKit(this);
-    for (const [k, v] of Object.entries(kitProviderEnv(kit))) {
-      saved[k] = process.env[k];
-      process.env[k] = v;
-    }
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(kit.kubeconfig);
-    core = kc.makeApiClient(k8s.CoreV1Api);
+    restoreEnv = setEnv(kitProviderEnv(kit));
+    core = kitClient(kit, k8s.CoreV1Api);
     ops = await testOps();
     ops.providers = staticProviders(createKubernetesProvider());
   });
@@ -40,7 +35,7 @@ describe('kubernetes: the kubelet stops mid-job (the kit)', function () {
     } finally {
       await down(ops, NAME, { graceSeconds: 1 }).catch(() => undefined);
       await ops.dispose();
-      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+      restoreEnv?.();
       if (kit) await releaseKit();
     }
   });

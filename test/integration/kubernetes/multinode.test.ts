@@ -11,7 +11,7 @@ import { cancel, down, exec, launch, logs, queue } from '../../../src/core/ops';
 import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { getCluster } from '../../../src/core/state';
 import { testOps, waitFor, writeTask, type TestOps } from '../ops/helpers';
-import { kitProviderEnv, releaseKit, useKit, type Kit } from '../../support/k8sKit';
+import { kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 
 const NAME = 'k8smulti-gang';
 
@@ -22,21 +22,18 @@ describe('kubernetes multi-node on the kit (one pod per node, workers reached by
   let kc: k8s.KubeConfig;
   let core: k8s.CoreV1Api;
   let rbac: k8s.RbacAuthorizationV1Api;
-  const saved: Record<string, string | undefined> = {};
+  let restoreEnv: (() => void) | undefined;
 
   before(async function () {
     kit = await useKit(this);
-    for (const [k, v] of Object.entries(kitProviderEnv(kit))) {
-      saved[k] = process.env[k];
-      process.env[k] = v;
-    }
+    restoreEnv = setEnv(kitProviderEnv(kit));
     kc = new k8s.KubeConfig();
     kc.loadFromFile(kit.kubeconfig);
     core = kc.makeApiClient(k8s.CoreV1Api);
     rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
   });
   after(async () => {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    restoreEnv?.();
     if (kit) await releaseKit();
   });
   beforeEach(async () => {

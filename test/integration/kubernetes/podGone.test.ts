@@ -9,28 +9,23 @@ import { createKubernetesProvider } from '../../../src/core/clouds/kubernetes';
 import { down, launch, queue, status } from '../../../src/core/ops';
 import { getCluster, listJobs } from '../../../src/core/state';
 import { testOps, waitFor, writeTask, type TestOps } from '../ops/helpers';
-import { kitProviderEnv, releaseKit, useKit, type Kit } from '../../support/k8sKit';
+import { kitClient, kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 
 describe('kubernetes: a head pod deleted from outside (the kit)', function () {
   this.timeout(10 * 60_000);
   let kit: Kit;
   let ops: TestOps;
   let core: k8s.CoreV1Api;
-  const saved: Record<string, string | undefined> = {};
+  let restoreEnv: (() => void) | undefined;
   const NAME = 'k8sfaults-gone';
 
   before(async function () {
     kit = await useKit(this);
-    for (const [k, v] of Object.entries(kitProviderEnv(kit))) {
-      saved[k] = process.env[k];
-      process.env[k] = v;
-    }
-    const kc = new k8s.KubeConfig();
-    kc.loadFromFile(kit.kubeconfig);
-    core = kc.makeApiClient(k8s.CoreV1Api);
+    restoreEnv = setEnv(kitProviderEnv(kit));
+    core = kitClient(kit, k8s.CoreV1Api);
   });
   after(async () => {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    restoreEnv?.();
     if (kit) await releaseKit();
   });
   beforeEach(async () => {

@@ -1,7 +1,23 @@
 // The user's kubeconfig and one API client per context. Credentials stay in the kubeconfig's
 // own chain (client certs, tokens, exec plugins): Skydeck names a context, never copies keys.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { ProviderError } from '../provider';
+
+/**
+ * What the kubeconfig is read from, with each file's identity: a long-lived process (the editor,
+ * a test run whose cluster was recreated) reads it again once it changed, never a stale server.
+ */
+function sourceStamp(kubeconfig: string | undefined): string {
+  const env = process.env.KUBECONFIG;
+  const files = kubeconfig ? [kubeconfig] : env ? env.split(path.delimiter).filter(Boolean) : [path.join(os.homedir(), '.kube', 'config')];
+  return [env ?? '', ...files.map((f) => {
+    const st = fs.statSync(f, { throwIfNoEntry: false });
+    return st ? `${f}:${st.ino}:${st.size}:${st.mtimeMs}` : `${f}:-`;
+  })].join('|');
+}
 
 export interface KubeTarget {
   context: string;
@@ -18,11 +34,17 @@ export interface KubeClients {
 export class KubeApi {
   private readonly byContext = new Map<string, KubeClients>();
   private base: k8s.KubeConfig | undefined;
+  private stamp: string | undefined;
 
   constructor(private readonly opts: { kubeconfig?: string; namespace?: string; allowedContexts?: string[]; configFile?: string } = {}) {}
 
   /** The loaded kubeconfig (KUBECONFIG, else ~/.kube/config); a missing one is a config error. */
   config(): k8s.KubeConfig {
+    const stamp = sourceStamp(this.opts.kubeconfig);
+    if (stamp !== this.stamp) {
+      this.base = undefined;
+      this.byContext.clear();
+    }
     if (!this.base) {
       const kc = new k8s.KubeConfig();
       try {
@@ -33,6 +55,7 @@ export class KubeApi {
       }
       if (!kc.getContexts().length) throw new ProviderError('config', 'the kubeconfig has no contexts', 'set KUBECONFIG to a kubeconfig with at least one context');
       this.base = kc;
+      this.stamp = stamp;
     }
     return this.base;
   }
@@ -73,6 +96,7 @@ export class KubeApi {
   }
 
   clients(context: string): KubeClients {
+    this.config(); // drops the clients of a kubeconfig that changed since
     let c = this.byContext.get(context);
     if (!c) {
       this.target(context);

@@ -4,12 +4,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { staticProviders } from '../../../src/core/clouds/provider';
-import { createKubernetesProvider } from '../../../src/core/clouds/kubernetes';
 import { cancel, down, exec, launch, logs, queue, status, stop } from '../../../src/core/ops';
 import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { getCluster } from '../../../src/core/state';
-import { testOps, waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { kubeOps } from './kubeOps';
 import { kitClient, kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 
 describe('kubernetes on a real single-node cluster (the kit)', function () {
@@ -29,9 +28,7 @@ describe('kubernetes on a real single-node cluster (the kit)', function () {
     if (kit) await releaseKit();
   });
   beforeEach(async () => {
-    ops = await testOps();
-    ops.providers = staticProviders(createKubernetesProvider());
-    if (process.env.SKYDECK_TEST_VERBOSE) ops.progress = (l) => console.error(`[progress] ${l}`), ops.log = (l) => console.error(`[log] ${l}`);
+    ops = await kubeOps();
   });
   afterEach(async () => {
     await down(ops, 'kube', { graceSeconds: 1 }).catch(() => undefined);

@@ -5,12 +5,11 @@
 import * as assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
-import { staticProviders } from '../../../src/core/clouds/provider';
-import { createKubernetesProvider } from '../../../src/core/clouds/kubernetes';
 import { cancel, down, exec, launch, logs, queue } from '../../../src/core/ops';
 import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { getCluster } from '../../../src/core/state';
-import { testOps, waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { kubeOps } from './kubeOps';
 import { kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 
 const NAME = 'k8smulti-gang';
@@ -37,9 +36,7 @@ describe('kubernetes multi-node on the kit (one pod per node, workers reached by
     if (kit) await releaseKit();
   });
   beforeEach(async () => {
-    ops = await testOps();
-    ops.providers = staticProviders(createKubernetesProvider());
-    if (process.env.SKYDECK_TEST_VERBOSE) ops.progress = (l) => console.error(`[progress] ${l}`), ops.log = (l) => console.error(`[log] ${l}`);
+    ops = await kubeOps();
   });
   afterEach(async () => {
     await down(ops, NAME, { graceSeconds: 1 }).catch(() => undefined);

@@ -4,11 +4,10 @@
 import * as assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
 import { realClock } from '../../../src/core/provision/clock';
-import { staticProviders } from '../../../src/core/clouds/provider';
-import { createKubernetesProvider } from '../../../src/core/clouds/kubernetes';
 import { down, launch, queue, status } from '../../../src/core/ops';
 import { getCluster, listJobs } from '../../../src/core/state';
-import { testOps, waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { kubeOps } from './kubeOps';
 import { kitClient, kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 
 describe('kubernetes: a head pod deleted from outside (the kit)', function () {
@@ -29,9 +28,7 @@ describe('kubernetes: a head pod deleted from outside (the kit)', function () {
     if (kit) await releaseKit();
   });
   beforeEach(async () => {
-    ops = await testOps();
-    ops.providers = staticProviders(createKubernetesProvider());
-    if (process.env.SKYDECK_TEST_VERBOSE) ops.progress = (l) => console.error(`[progress] ${l}`), ops.log = (l) => console.error(`[log] ${l}`);
+    ops = await kubeOps();
   });
   afterEach(async () => {
     ops.clock = undefined;

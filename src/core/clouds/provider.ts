@@ -138,6 +138,9 @@ export interface ClusterInfo {
   sshUser: string;
   sshKeyPath?: string;
   sshPort?: number;
+  /** GPUs each node was given that the node may not see itself (a pod's nvidia.com/gpu without
+   * nvidia-smi inside): declared to the agent as capacity. */
+  accelerators?: Record<string, number>;
 }
 
 /**

@@ -43,7 +43,11 @@ async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, han
   // The workdir is made while the agent is configured: on Kubernetes each exec is a round trip of its own.
   const mkdir = client.transport.exec(['/bin/sh', '-c', mkWorkdir, 'sh', loc.base]);
   mkdir.catch(() => undefined);
-  await client.configure({ cluster_name: row.name, node_ips: [info.head.address, ...info.workers.map((w) => w.address)] });
+  await client.configure({
+    cluster_name: row.name, node_ips: [info.head.address, ...info.workers.map((w) => w.address)],
+    // The cloud's word for GPUs the node cannot list itself (a pod's nvidia.com/gpu).
+    ...(info.accelerators ? { capacity: { accelerators: info.accelerators } } : {}),
+  });
   const nodes = handle.kube ? handle.kube.pods.length : handle.hosts.length;
   if (nodes > 1) {
     // Multi-node: the head's agent learns to reach its workers (multiNode.ts).

@@ -11,7 +11,8 @@ import { checkClouds } from '../../../src/core/clouds/check';
 import { KubernetesProvider } from '../../../src/core/clouds/kubernetes';
 import { kubeOptionsFromEnv } from '../../../src/core/clouds/kubernetes/options';
 import { isProviderError } from '../../../src/core/clouds/provider';
-import { kitProviderEnv, releaseKit, useKit, type Kit } from '../../support/k8sKit';
+import * as k8s from '@kubernetes/client-node';
+import { kitClient, kitProviderEnv, releaseKit, useKit, type Kit } from '../../support/k8sKit';
 
 describe('kubernetes: skydeck check and RBAC on the kit', function () {
   this.timeout(10 * 60_000);
@@ -89,5 +90,35 @@ describe('kubernetes: skydeck check and RBAC on the kit', function () {
     assert.equal(c.ok, false);
     assert.match(c.detail, /could not read the kubeconfig/);
     assert.match(c.fix ?? '', /KUBECONFIG/);
+  });
+
+  it('a user with the pod rights but not "list nodes": usable, with the note; a GPU pod asks for SkyPilot\'s label unchecked, and says so', async () => {
+    const user = 'skydeck-podsonly';
+    const rbac = kitClient(kit, k8s.RbacAuthorizationV1Api);
+    const meta = { name: user, namespace: 'default' };
+    await rbac.createNamespacedRole({ namespace: 'default', body: { metadata: meta, rules: [
+      { apiGroups: [''], resources: ['pods'], verbs: ['create', 'list', 'get', 'delete'] },
+      { apiGroups: [''], resources: ['pods/exec'], verbs: ['create'] },
+    ] } });
+    await rbac.createNamespacedRoleBinding({ namespace: 'default', body: { metadata: meta, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: user }, subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }] } });
+    const admin = new KubernetesProvider({ ...kubeOptionsFromEnv(kitProviderEnv(kit)), kubeconfig: kit.kubeconfig });
+    const uid = '11111111-2222-4333-8444-5555555555bb';
+    try {
+      const kc = mintedKubeconfig(user);
+      const c = await check(kc);
+      assert.equal(c.ok, true, c.detail);
+      assert.match(c.detail, /^kit-nobody \(namespace default\): ok \(may not list nodes: a GPU task's type and count are not checked/);
+      const logged: string[] = [];
+      const p = new KubernetesProvider({ ...kubeOptionsFromEnv(kitProviderEnv(kit)), kubeconfig: kc, log: (m) => logged.push(m) });
+      await p.runInstances({ uid, clusterName: 'gpu-unchecked', workspaceId: 'w', numNodes: 1, tags: { 'skydeck-cluster-uid': uid }, placement: { cloud: 'kubernetes', useSpot: false, resources: { accelerators: [{ name: 'T4', count: 1 }] } } });
+      const [pod] = (await kitClient(kit, k8s.CoreV1Api).listNamespacedPod({ namespace: 'default', labelSelector: `skydeck-cluster-uid=${uid}` })).items;
+      assert.deepEqual(pod.spec?.nodeSelector, { 'skypilot.co/accelerator': 't4' });
+      assert.match(logged.join('\n'), /cannot list the nodes of context "kit-nobody" \(RBAC: list nodes\): the pods ask for skypilot\.co\/accelerator=t4 unchecked/);
+    } finally {
+      await admin.terminateInstances({ uid }).catch(() => undefined);
+      await admin.waitInstances({ uid }, 'terminated', 120_000);
+      await rbac.deleteNamespacedRoleBinding({ name: user, namespace: 'default' });
+      await rbac.deleteNamespacedRole({ name: user, namespace: 'default' });
+    }
   });
 });

@@ -9,6 +9,8 @@ export interface KubeCheck {
   ok: boolean;
   /** What is missing, in words ("create pods/exec"), or why the context cannot be reached. */
   problems: string[];
+  /** What works with less (no "list nodes": GPU types are not checked before a launch). */
+  notes?: string[];
 }
 
 const NEEDED: { verb: string; resource: string; subresource?: string }[] = [
@@ -26,6 +28,7 @@ export async function checkKubernetes(api: KubeApi): Promise<KubeCheck[]> {
     }
     const { authz } = api.clients(c.name);
     const problems: string[] = [];
+    const notes: string[] = [];
     try {
       for (const n of NEEDED) {
         const r = await authz.createSelfSubjectAccessReview({
@@ -33,10 +36,13 @@ export async function checkKubernetes(api: KubeApi): Promise<KubeCheck[]> {
         });
         if (!r.status?.allowed) problems.push(`${n.verb} ${n.resource}${n.subresource ? `/${n.subresource}` : ''} in namespace ${t.namespace}`);
       }
+      // Cluster-scoped and optional: GPU placement reads the nodes' GPU labels (gpuPlacement.ts).
+      const nodes = await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: 'list', resource: 'nodes' } } } });
+      if (!nodes.status?.allowed) notes.push('may not list nodes: a GPU task\'s type and count are not checked against the nodes before its pods are made');
     } catch (e) {
       problems.push(`unreachable: ${kubeError(e, `asking ${c.name}`).message}`);
     }
-    out.push({ context: c.name, namespace: t.namespace, ok: problems.length === 0, problems });
+    out.push({ context: c.name, namespace: t.namespace, ok: problems.length === 0, problems, ...(notes.length ? { notes } : {}) });
   }
   return out;
 }

@@ -14,7 +14,7 @@ export interface KubeCheckLine {
 
 export function kubeCheckSummary(rows: KubeCheck[]): KubeCheckLine {
   const said = (p: string) => p.startsWith('unreachable') || p.startsWith('not in ');
-  const each = rows.map((r) => `${r.context} (namespace ${r.namespace}): ${r.ok ? 'ok' : r.problems.some(said) ? r.problems.join('; ') : `may not ${r.problems.join(', ')}`}`);
+  const each = rows.map((r) => `${r.context} (namespace ${r.namespace}): ${r.ok ? `ok${r.notes?.length ? ` (${r.notes.join('; ')})` : ''}` : r.problems.some(said) ? r.problems.join('; ') : `may not ${r.problems.join(', ')}`}`);
   const usable = rows.filter((r) => r.ok).map((r) => r.context);
   if (usable.length) return { cloud: 'kubernetes', ok: true, detail: each.join('; '), regions: usable };
   const rbac = rows.find((r) => r.problems.some((p) => !said(p)));

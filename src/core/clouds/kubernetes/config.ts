@@ -7,6 +7,7 @@ import YAML from 'yaml';
 import { ProviderError } from '../provider';
 import { defaultConfigFile } from '../../managed/remote/setting';
 import { checkPodConfig, type PodConfig } from './podConfig';
+import { AUTOSCALER_LABELS } from './gpuLabels';
 
 export interface KubeFileConfig {
   /** Overrides the context's namespace. */
@@ -14,13 +15,15 @@ export interface KubeFileConfig {
   /** The only contexts check, launch and the default choice may use; undefined = all. */
   allowedContexts?: string[];
   podConfig?: PodConfig;
+  /** kubernetes.autoscaler: gke | karpenter | coreweave | generic. */
+  autoscaler?: string;
   /** Where it came from, for messages. */
   file: string;
 }
 
 /** A DNS-1123 label, as Kubernetes requires of a namespace name. */
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const KEYS = new Set(['namespace', 'allowed_contexts', 'pod_config', 'allow_host_namespaces']);
+const KEYS = new Set(['namespace', 'allowed_contexts', 'pod_config', 'allow_host_namespaces', 'autoscaler']);
 
 function bad(file: string, key: string, why: string): ProviderError {
   return new ProviderError('config', `${file}: kubernetes.${key}: ${why}`, `fix or remove kubernetes.${key} in ${file}`);
@@ -48,6 +51,11 @@ export function readKubeFileConfig(file = defaultConfigFile()): KubeFileConfig {
     const l = s.allowed_contexts;
     if (!Array.isArray(l) || !l.length || l.some((c) => typeof c !== 'string' || !c.trim())) throw bad(file, 'allowed_contexts', 'must be a non-empty list of context names');
     out.allowedContexts = l as string[];
+  }
+  if (s.autoscaler !== undefined) {
+    const names = Object.keys(AUTOSCALER_LABELS);
+    if (typeof s.autoscaler !== 'string' || !names.includes(s.autoscaler)) throw bad(file, 'autoscaler', `${JSON.stringify(s.autoscaler)} is not one of ${names.join(', ')}`);
+    out.autoscaler = s.autoscaler;
   }
   if (s.allow_host_namespaces !== undefined && typeof s.allow_host_namespaces !== 'boolean') throw bad(file, 'allow_host_namespaces', 'must be true or false');
   if (s.pod_config !== undefined) {

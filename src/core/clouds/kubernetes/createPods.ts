@@ -9,17 +9,23 @@ import { accessName, bindToHead, createAccount } from './headAccess';
 import { podName, podSpec, tagLabels } from './podSpec';
 import type { KubeOptions } from './options';
 import { API_DEADLINE_MS, withDeadline } from './deadline';
+import { gpuChoice } from './gpuPlacement';
+import { shapeOf } from '../nodeShape';
 
 /** A new ServiceAccount's token is made by the controller a moment later; admission waits for none. */
 const TOKEN_WAIT_MS = 60_000;
 
 export async function createPods(c: KubeClients, t: KubeTarget, req: RunRequest, o: KubeOptions): Promise<string[]> {
   const multi = req.numNodes > 1;
+  const callMs = o.requestTimeoutMs ?? API_DEADLINE_MS;
+  // Before any pod: a context without the GPU is a capacity error (the next context is tried).
+  const acc = shapeOf(req).accelerators?.[0];
+  const gpu = acc ? await gpuChoice(c.core, t.context, acc, { autoscaler: o.autoscaler, callMs, log: o.log }) : undefined;
   const names = Array.from({ length: req.numNodes }, (_, i) => podName(req.uid, i));
   if (multi) await createAccount(c, t, req.uid, tagLabels(req));
   const created: string[] = [];
   for (let i = 0; i < req.numNodes; i++) {
-    const r = await createPod(c, t, podSpec(req, i, o, multi && i === 0 ? accessName(req.uid) : undefined), o.requestTimeoutMs ?? API_DEADLINE_MS);
+    const r = await createPod(c, t, podSpec(req, i, o, multi && i === 0 ? accessName(req.uid) : undefined, gpu), callMs);
     if (r.created) created.push(names[i]);
     if (i === 0 && multi) await bindToHead(c, t, req.uid, tagLabels(req), r.pod, names);
   }

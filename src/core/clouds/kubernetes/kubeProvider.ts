@@ -9,7 +9,7 @@ import { isNotFound, kubeError } from './errors';
 import { createPods } from './createPods';
 import { accountsLeft, deleteAccess } from './headAccess';
 import { pendingProblem, podInfo } from './pods';
-import { podName } from './podSpec';
+import { grantedAccelerators, podName } from './podSpec';
 import type { KubeOptions } from './options';
 import { API_DEADLINE_MS, withDeadline } from './deadline';
 
@@ -104,11 +104,14 @@ export class KubernetesProvider implements Provider {
   }
 
   async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
-    const pods = (await this.queryInstances(ref)).filter((p) => p.status === 'running').sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
+    const t = this.where(ref);
+    const raw = await this.pods(t, `${TAG_UID}=${ref.uid}`);
+    const pods = raw.map((p) => podInfo(p, t.context)).filter((p) => p.status === 'running').sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
     const head = pods.find((p) => p.id === podName(ref.uid, 0));
     if (!head) throw new ProviderError('transient', `the head pod ${podName(ref.uid, 0)} is not running`);
     const node = (p: InstanceInfo) => ({ id: p.id, address: p.privateIp ?? p.id });
-    return { head: node(head), workers: pods.filter((p) => p !== head).map(node), sshUser: 'root' };
+    const accelerators = grantedAccelerators(raw.find((p) => p.metadata?.name === head.id));
+    return { head: node(head), workers: pods.filter((p) => p !== head).map(node), sshUser: 'root', ...(accelerators ? { accelerators } : {}) };
   }
 
   async listTagged(account?: string): Promise<TaggedListing> {

@@ -24,6 +24,8 @@ export interface KubeOptions {
   image: string;
   pullPolicy: 'Always' | 'IfNotPresent' | 'Never';
   hostNetwork: boolean;
+  /** kubernetes.autoscaler: GPU nodes are made on demand, labelled as that autoscaler does (gpuLabels.ts). */
+  autoscaler?: string;
   /** Deadline of one API call (deadline.ts); default 30 s. */
   requestTimeoutMs?: number;
   log?: (m: string) => void;
@@ -37,6 +39,7 @@ export function kubeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, log?: (
     namespace: env.SKYDECK_KUBERNETES_NAMESPACE || file.namespace,
     allowedContexts: file.allowedContexts,
     podConfig: file.podConfig,
+    autoscaler: file.autoscaler,
     configFile: file.file,
     image: env.SKYDECK_KUBERNETES_IMAGE || 'python:3.11-slim',
     pullPolicy: pull === 'Always' || pull === 'Never' ? pull : 'IfNotPresent',

@@ -5,11 +5,11 @@ import { TAG_CLUSTER, TAG_UID, TAG_WORKSPACE, type RunRequest } from '../provide
 import { shapeOf } from '../nodeShape';
 import type { KubeOptions } from './options';
 import { mergePodConfig } from './podConfig';
+import type { GpuChoice } from './gpuPlacement';
 
 export const CONTAINER = 'node';
-/** SkyPilot's node label for a GPU type; a GPU task is scheduled on nodes carrying it. */
-export const ACCELERATOR_LABEL = 'skypilot.co/accelerator';
-
+/** "T4:1": the GPU type and count a pod was given, read back at setup (grantedAccelerators). */
+const GPU_ANNOTATION = 'skydeck-accelerators';
 export function podName(uid: string, index: number): string {
   return `skydeck-${uid.toLowerCase()}-${index}`;
 }
@@ -30,9 +30,9 @@ export function tagLabels(req: RunRequest): Record<string, string> {
 /**
  * account: the ServiceAccount whose token the pod gets (a multi-node head: it reaches its
  * workers through the exec API). Workers get no API token at all; a single-node pod keeps the
- * namespace's default, as before.
+ * namespace's default, as before. gpu: the nodes a GPU task may go to (gpuPlacement.ts).
  */
-export function podSpec(req: RunRequest, index: number, o: KubeOptions, account?: string): k8s.V1Pod {
+export function podSpec(req: RunRequest, index: number, o: KubeOptions, account?: string, gpu?: GpuChoice): k8s.V1Pod {
   const shape = shapeOf(req);
   const labels = tagLabels(req);
   const requests: Record<string, string> = {};
@@ -48,14 +48,17 @@ export function podSpec(req: RunRequest, index: number, o: KubeOptions, account?
     metadata: {
       name: podName(req.uid, index),
       labels: { ...labels, 'skydeck-role': index === 0 ? 'head' : 'worker' },
-      annotations: { [TAG_CLUSTER]: req.tags[TAG_CLUSTER] ?? req.clusterName, [TAG_UID]: req.uid, [TAG_WORKSPACE]: req.tags[TAG_WORKSPACE] ?? req.workspaceId },
+      annotations: {
+        [TAG_CLUSTER]: req.tags[TAG_CLUSTER] ?? req.clusterName, [TAG_UID]: req.uid, [TAG_WORKSPACE]: req.tags[TAG_WORKSPACE] ?? req.workspaceId,
+        ...(acc ? { [GPU_ANNOTATION]: `${acc.name}:${limits['nvidia.com/gpu']}` } : {}),
+      },
     },
     spec: {
       restartPolicy: 'Never',
       hostNetwork: o.hostNetwork,
       terminationGracePeriodSeconds: 10,
       ...(account ? { serviceAccountName: account, automountServiceAccountToken: true } : index > 0 ? { automountServiceAccountToken: false } : {}),
-      ...(acc ? { nodeSelector: { [ACCELERATOR_LABEL]: acc.name.toLowerCase() } } : {}),
+      ...(acc && gpu ? gpuPlacementSpec(gpu) : {}),
       containers: [{
         name: CONTAINER,
         image,
@@ -66,4 +69,20 @@ export function podSpec(req: RunRequest, index: number, o: KubeOptions, account?
       }],
     },
   }, o.podConfig);
+}
+
+/** One value: a nodeSelector; several (product names of one GPU type): a required node affinity. */
+function gpuPlacementSpec(gpu: GpuChoice): Pick<k8s.V1PodSpec, 'nodeSelector' | 'affinity'> {
+  if (gpu.values.length === 1) return { nodeSelector: { [gpu.key]: gpu.values[0] } };
+  return { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: gpu.key, operator: 'In', values: gpu.values }] }] } } } };
+}
+
+/**
+ * The GPUs a pod was given: the annotation's type, if its count is what the container's limit
+ * (which the scheduler enforced) says. Anything else in the annotation is ignored.
+ */
+export function grantedAccelerators(pod: k8s.V1Pod | undefined): Record<string, number> | undefined {
+  const m = /^([A-Za-z0-9][A-Za-z0-9._-]{0,63}):([1-9]\d{0,2})$/.exec(pod?.metadata?.annotations?.[GPU_ANNOTATION] ?? '');
+  const limit = pod?.spec?.containers?.find((c) => c.name === CONTAINER)?.resources?.limits?.['nvidia.com/gpu'];
+  return m && limit === m[2] ? { [m[1]]: Number(m[2]) } : undefined;
 }

@@ -50,6 +50,8 @@ describe('kubernetes: the kubernetes.* config keys', () => {
     refused('kubernetes: {allowed_contexts: dev}\n', /kubernetes.allowed_contexts: must be a non-empty list/);
     refused('kubernetes: {allowed_contexts: []}\n', /kubernetes.allowed_contexts: must be a non-empty list/);
     refused('kubernetes: {namespce: x}\n', /kubernetes.namespce: unknown key/);
+    refused('kubernetes: {autoscaler: aks}\n', /kubernetes.autoscaler: "aks" is not one of generic, karpenter, coreweave, gke/);
+    assert.equal(readKubeFileConfig(write('kubernetes: {autoscaler: gke}\n')).autoscaler, 'gke');
     refused('kubernetes: {namespace: [x\n', /not valid YAML/);
   });
 

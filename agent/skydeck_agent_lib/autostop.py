@@ -1,6 +1,7 @@
 """Autostop / autodown: the daemon decides when the cluster has been idle long enough and then
 either runs the command the client configured, or (`action`) stops the cluster itself with
-selfstop.py: an OS shutdown of every node, or the GCP / Azure API through the VM's own identity.
+selfstop.py: an OS shutdown of every node, or the GCP / Azure / Kubernetes API through the
+node's own identity.
 
 Idle = no job PENDING / SETTING_UP / RUNNING and, with wait_for "jobs_and_ssh" (the default),
 no interactive SSH session (an sshd "user@pts/N" process): a user in a terminal is not idle.
@@ -16,7 +17,7 @@ from .errors import bad_args
 from .states import NON_TERMINAL, sql_list
 
 WAIT_FOR = ('jobs_and_ssh', 'jobs')
-ACTIONS = ('shutdown', 'gcp', 'azure')
+ACTIONS = ('shutdown', 'gcp', 'azure', 'kubernetes')
 KEYS = ('idle_minutes', 'down', 'command', 'action', 'wait_for')
 
 

@@ -201,7 +201,7 @@ def configure(ctx, args):
     """Cluster facts the node cannot know itself: name, node IPs, declared capacity."""
     if not isinstance(args, dict):
         raise bad_args('configure takes an object')
-    known = ('cluster_name', 'node_ips', 'cluster_info', 'capacity', 'workers', 'autostop', 'detect')
+    known = ('cluster_name', 'node_ips', 'cluster_info', 'capacity', 'workers', 'kube_head', 'autostop', 'detect')
     extra = set(args) - set(known)
     if extra:
         raise bad_args('unknown keys: %s' % ', '.join(sorted(extra)))
@@ -224,6 +224,8 @@ def configure(ctx, args):
         cluster_updates['cluster_info'] = args['cluster_info']
     if 'workers' in args:
         cluster_updates['workers'] = nodes.parse_workers(args['workers'])
+    if 'kube_head' in args:
+        cluster_updates['kube_head'] = nodes.parse_kube_head(args['kube_head'])
     declared = None
     if 'capacity' in args and args['capacity'] is not None:
         declared = spec_mod.parse_resources(args['capacity'], 'capacity', defaults=False)

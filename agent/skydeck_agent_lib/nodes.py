@@ -57,6 +57,14 @@ def _kube_worker(i, w):
     return dict(w, kube=dict(k))
 
 
+def parse_kube_head(value):
+    """configure's `kube_head`: {namespace, pod, container[, server]}, the head pod itself (its
+    autodown deletes it last; kube_stop.py)."""
+    if value is None:
+        return None
+    return _kube_worker(0, {'kube': value, 'python': '-', 'agent': '-', 'base': '-'})['kube']
+
+
 def count(cluster):
     """How many nodes the cluster has (the head alone when nothing was configured)."""
     return 1 + len(cluster.get('workers') or [])

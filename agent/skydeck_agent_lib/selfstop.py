@@ -4,6 +4,8 @@ been idle long enough and autostop names an action instead of a command.
 - shutdown: an OS shutdown of every worker (over the cluster's ssh), then of the head. The
   cloud turns that into a stop, or a terminate where the instance's shutdown behaviour says so.
 - gcp / azure: the cloud's API through the VM's own identity (gce_stop.py, azure_stop.py).
+- kubernetes (autodown only): the pods deleted through the API server with the head pod's own
+  ServiceAccount (kube_stop.py); a refusal leaves them running, and says so.
   If a GCP delete is refused, the cluster is still shut down (stopped: the disks bill, the
   VMs do not). Azure is not: a shut-down VM bills as much as a running one.
 What happened, problems included, is kept as meta `autostop_result` for `status`.
@@ -12,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from . import azure_stop, db, gce_stop, hooks, nodes
+from . import azure_stop, db, gce_stop, hooks, kube_stop, nodes
 from .remote import popen
 
 SHUTDOWN = 'sudo -n shutdown -h now || shutdown -h now'
@@ -28,7 +30,13 @@ def run(ctx):
     result = {'at': time.time(), 'action': action, 'down': down, 'done': [], 'problems': []}
     _say('self-stop: %s%s' % (action, ' (down)' if down else ''))
     try:
-        if action in ('gcp', 'azure'):
+        if action == 'kubernetes':
+            try:
+                result['done'] = kube_stop.delete_cluster(cluster, _say)
+            except Exception as e:  # pods have no "shut down": nothing else to try
+                result['problems'].append(str(e))
+                _say('problem: %s' % e)
+        elif action in ('gcp', 'azure'):
             mod = _cloud_module(action)
             try:
                 result['done'] = mod.stop_cluster(down, _say)

@@ -61,7 +61,7 @@ export interface Amounts {
 export interface AutostopConfig {
   idle_minutes: number;
   down?: boolean;
-  action?: 'shutdown' | 'gcp' | 'azure';
+  action?: 'shutdown' | 'gcp' | 'azure' | 'kubernetes';
   command?: string[];
   wait_for?: 'jobs_and_ssh' | 'jobs';
 }
@@ -124,6 +124,8 @@ export interface ConfigureArgs {
   cluster_info?: Record<string, unknown> | null;
   capacity?: { cpus?: number; memory?: number; accelerators?: string | Record<string, number> } | null;
   workers?: WorkerAddress[];
+  /** Kubernetes: the head pod itself, which autodown deletes last (agent kube_stop.py). */
+  kube_head?: { namespace: string; pod: string; container: string; server?: string } | null;
   autostop?: AutostopConfig | null;
   /** Look at the node's devices again (nvidia-smi); otherwise they are looked at once per boot. */
   detect?: boolean;

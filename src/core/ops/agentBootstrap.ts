@@ -47,6 +47,8 @@ async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, han
     cluster_name: row.name, node_ips: [info.head.address, ...info.workers.map((w) => w.address)],
     // The cloud's word for GPUs the node cannot list itself (a pod's nvidia.com/gpu).
     ...(info.accelerators ? { capacity: { accelerators: info.accelerators } } : {}),
+    // The head pod itself, for autodown (deleted last).
+    ...(handle.kube ? { kube_head: { namespace: handle.kube.namespace, pod: handle.kube.pods[0], container: handle.kube.container, ...(handle.kube.server ? { server: handle.kube.server } : {}) } } : {}),
   });
   const nodes = handle.kube ? handle.kube.pods.length : handle.hosts.length;
   if (nodes > 1) {

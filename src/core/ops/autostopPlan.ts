@@ -9,9 +9,12 @@
 // - azure: a shut-down VM keeps billing until deallocated, so both need ARM: the head gets a
 //   system-assigned identity with a role on the cluster's resource group only (azure/identity.ts)
 //   — Virtual Machine Contributor to deallocate, Contributor to delete the group (autodown).
+// - kubernetes: pods have no stopped state, so only autodown: the head pod deletes the
+//   cluster's pods with its own ServiceAccount, whose Role allows that on exactly these pods
+//   (kubernetes/headAccess.ts; made only for a launch with --down).
 // - local / ssh: Skydeck does not own those machines and never stops them.
 
-export type AutostopAction = 'shutdown' | 'gcp' | 'azure';
+export type AutostopAction = 'shutdown' | 'gcp' | 'azure' | 'kubernetes';
 
 export type AutostopPlan =
   | { ok: true; action: AutostopAction }
@@ -25,6 +28,8 @@ export function autostopPlan(cloud: string, down: boolean): AutostopPlan {
       return { ok: true, action: down ? 'gcp' : 'shutdown' };
     case 'azure':
       return { ok: true, action: 'azure' };
+    case 'kubernetes':
+      return down ? { ok: true, action: 'kubernetes' } : { ok: false, why: 'Kubernetes clusters cannot be stopped (pods have no stopped state): use --down, which deletes the pods once idle' };
     default:
       return { ok: false, why: `${cloud} clusters run on machines Skydeck does not own, so they are never stopped automatically` };
   }

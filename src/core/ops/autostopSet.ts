@@ -40,6 +40,8 @@ export function changeProblem(row: ClusterRecord, down: boolean): string | undef
     case 'azure':
       if (row.autostop_minutes === null && !launchedDown) return 'its head was launched without autostop, so it has no identity to deallocate itself; relaunch it with -i';
       return down === launchedDown ? undefined : `its head's role was made to ${launchedDown ? 'delete' : 'deallocate'} the cluster; ${relaunch}`;
+    case 'kubernetes':
+      return down && !launchedDown ? `its head pod has no identity that may delete pods (made only for a launch with --down); ${relaunch}` : undefined;
     default:
       return undefined;
   }

@@ -55,7 +55,8 @@ export async function refreshOne(env: ProvisionEnv, snapshot: ClusterRecord, opt
     // deleted (a pod deleted outside Skydeck, a console terminate): within the grace that is no
     // proof to remove the row, but it is never UP any more.
     if (young && snapshot.status === 'UP' && !snapshot.flags) {
-      const message = `head instance ${h.headId ?? h.instanceIds[0] ?? '?'} is gone (deleted outside Skydeck?)`;
+      const why = snapshot.autostop_down === 1 ? 'autodown, or deleted outside Skydeck' : 'deleted outside Skydeck?';
+      const message = `head instance ${h.headId ?? h.instanceIds[0] ?? '?'} is gone (${why})`;
       const saved = await markHeadLost(env, snapshot, message, 'gone');
       return { name, action: saved ? 'updated' : 'unchanged', row: saved ?? snapshot, instances: q.value, message };
     }

@@ -1,6 +1,6 @@
-// Creating a cluster's pods: head first. A multi-node head gets its own ServiceAccount (made
-// before it, as admission needs it) and, once it exists, the Role that lets it exec into
-// exactly these pods (headAccess.ts). Repeated calls of one launch find what the first made.
+// Creating a cluster's pods: head first. A multi-node or autodown head gets its own
+// ServiceAccount (made before it, as admission needs it) and, once it exists, the Role that
+// lets it exec into / delete exactly these pods (headAccess.ts). Repeated calls of one launch find what the first made.
 import type * as k8s from '@kubernetes/client-node';
 import type { RunRequest } from '../provider';
 import type { KubeClients, KubeTarget } from './api';
@@ -22,12 +22,15 @@ export async function createPods(c: KubeClients, t: KubeTarget, req: RunRequest,
   const acc = shapeOf(req).accelerators?.[0];
   const gpu = acc ? await gpuChoice(c.core, t.context, acc, { autoscaler: o.autoscaler, callMs, log: o.log }) : undefined;
   const names = Array.from({ length: req.numNodes }, (_, i) => podName(req.uid, i));
-  if (multi) await createAccount(c, t, req.uid, tagLabels(req));
+  // The head's own identity: to reach its workers (multi-node), to delete the pods (autodown).
+  const rights = { exec: multi, delete: !!req.autostop?.down };
+  const identity = rights.exec || rights.delete;
+  if (identity) await createAccount(c, t, req.uid, tagLabels(req));
   const created: string[] = [];
   for (let i = 0; i < req.numNodes; i++) {
-    const r = await createPod(c, t, podSpec(req, i, o, multi && i === 0 ? accessName(req.uid) : undefined, gpu), callMs);
+    const r = await createPod(c, t, podSpec(req, i, o, identity && i === 0 ? accessName(req.uid) : undefined, gpu), callMs);
     if (r.created) created.push(names[i]);
-    if (i === 0 && multi) await bindToHead(c, t, req.uid, tagLabels(req), r.pod, names);
+    if (i === 0 && identity) await bindToHead(c, t, req.uid, tagLabels(req), r.pod, names, rights);
   }
   return created;
 }

@@ -1,5 +1,6 @@
-// The head pod's own credentials for reaching its workers (multi-node only): a ServiceAccount
-// of this cluster, and a Role that allows exactly exec into this cluster's pods by name. Its
+// The head pod's own credentials, made only when it needs them: a ServiceAccount of this
+// cluster and a Role naming exactly this cluster's pods, allowing exec into them (multi-node:
+// the head reaches its workers) and deleting them (autodown: the head deletes the cluster). Its
 // token is mounted in the head pod alone; the user's kubeconfig never enters a pod. All three
 // objects carry the pods' labels, and once the head pod exists they are owned by it, so the
 // garbage collector deletes them with it even when a down never runs; a down deletes them too.
@@ -28,7 +29,7 @@ export async function createAccount(c: KubeClients, t: KubeTarget, uid: string, 
  * API server authorizes it as `get` on pods/exec, newer ones as `create`), its binding, and the
  * head pod as owner of all three.
  */
-export async function bindToHead(c: KubeClients, t: KubeTarget, uid: string, labels: Record<string, string>, head: k8s.V1Pod, pods: string[]): Promise<void> {
+export async function bindToHead(c: KubeClients, t: KubeTarget, uid: string, labels: Record<string, string>, head: k8s.V1Pod, pods: string[], rights: { exec: boolean; delete: boolean }): Promise<void> {
   const name = accessName(uid);
   const owner: k8s.V1OwnerReference = { apiVersion: 'v1', kind: 'Pod', name: head.metadata!.name!, uid: head.metadata!.uid! };
   const m = { ...meta(uid, labels), ownerReferences: [owner] };
@@ -38,8 +39,8 @@ export async function bindToHead(c: KubeClients, t: KubeTarget, uid: string, lab
     body: {
       metadata: m,
       rules: [
-        { apiGroups: [''], resources: ['pods'], resourceNames: pods, verbs: ['get'] },
-        { apiGroups: [''], resources: ['pods/exec'], resourceNames: pods, verbs: ['get', 'create'] },
+        { apiGroups: [''], resources: ['pods'], resourceNames: pods, verbs: rights.delete ? ['get', 'delete'] : ['get'] },
+        ...(rights.exec ? [{ apiGroups: [''], resources: ['pods/exec'], resourceNames: pods, verbs: ['get', 'create'] }] : []),
       ],
     },
   }), `creating the role ${name} ${where}`);

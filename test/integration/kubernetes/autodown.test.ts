@@ -1,0 +1,91 @@
+// Autodown on Kubernetes (the kit): pods cannot be stopped, so autostop there is --down only.
+// The head pod of a launch with --down gets its own ServiceAccount, allowed get and delete on
+// exactly its cluster's pods; once idle, its agent deletes the pods (workers first) and a
+// refresh finds the cluster gone. Without --down at launch the head has no such identity, and
+// `autostop --down` later says to relaunch.
+import * as assert from 'node:assert/strict';
+import * as k8s from '@kubernetes/client-node';
+import { down, launch, setAutostop, status } from '../../../src/core/ops';
+import { getCluster } from '../../../src/core/state';
+import { realClock } from '../../../src/core/provision/clock';
+import { waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { kubeOps } from './kubeOps';
+import { kitClient, kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
+
+describe('kubernetes: autodown deletes the pods from the head (the kit)', function () {
+  this.timeout(8 * 60_000);
+  let kit: Kit;
+  let ops: TestOps;
+  let core: k8s.CoreV1Api;
+  let authz: k8s.AuthorizationV1Api;
+  let restoreEnv: (() => void) | undefined;
+
+  before(async function () {
+    kit = await useKit(this);
+    restoreEnv = setEnv(kitProviderEnv(kit));
+    core = kitClient(kit, k8s.CoreV1Api);
+    authz = kitClient(kit, k8s.AuthorizationV1Api);
+  });
+  after(async () => {
+    restoreEnv?.();
+    if (kit) await releaseKit();
+  });
+  beforeEach(async () => {
+    ops = await kubeOps();
+  });
+  afterEach(async () => {
+    for (const c of ['kautodown', 'kplain']) await down(ops, c, { graceSeconds: 1 }).catch(() => undefined);
+    await ops.dispose();
+  });
+
+  const podsOf = async (uid: string) => (await core.listNamespacedPod({ namespace: 'default', labelSelector: `skydeck-cluster-uid=${uid}` })).items;
+  const may = async (uid: string, verb: string, name?: string) => (await authz.createSubjectAccessReview({
+    body: { spec: { user: `system:serviceaccount:default:skydeck-${uid.toLowerCase()}`, groups: ['system:serviceaccounts', 'system:authenticated'],
+      resourceAttributes: { namespace: 'default', verb, resource: 'pods', ...(name ? { name } : {}) } } },
+  })).status?.allowed === true;
+
+  it('launch -i 0 --down: the idle head deletes its pods with an identity limited to them; a refresh finds the cluster gone', async () => {
+    // The agent's idle clock must not fire before the checks below: a job holds it busy.
+    const hold = writeTask(ops.workspaceRoot, 'hold.yaml', 'resources: {infra: k8s}\nrun: sleep 20\n');
+    const r = await launch(ops, { taskFile: hold, cluster: 'kautodown', idleMinutes: 0, down: true, detach: true });
+    assert.ok(r.jobId);
+    const row = (await ops.store.read((db) => getCluster(db, 'kautodown')))!;
+    assert.deepEqual([row.autostop_minutes, row.autostop_down], [0, 1]);
+    const pod = `skydeck-${row.uid.toLowerCase()}-0`;
+    assert.equal((await podsOf(row.uid))[0].spec?.serviceAccountName, `skydeck-${row.uid.toLowerCase()}`);
+    // Its own pod, nothing else: no other pod, no list, no create, no exec (single node).
+    assert.equal(await may(row.uid, 'delete', pod), true);
+    assert.equal(await may(row.uid, 'delete', 'someone-else'), false);
+    assert.equal(await may(row.uid, 'list'), false);
+    assert.equal(await may(row.uid, 'create'), false);
+    await waitFor('the head to delete its pod once idle', async () => (await podsOf(row.uid)).length === 0, 180_000);
+    await waitFor('the head\'s ServiceAccount gone with it (owner reference)', async () => {
+      try {
+        await core.readNamespacedServiceAccount({ name: `skydeck-${row.uid.toLowerCase()}`, namespace: 'default' });
+        return false;
+      } catch (e) {
+        return (e as { code?: number }).code === 404;
+      }
+    }, 120_000);
+    // Inside the launch grace a listing without the pods is no proof yet: never UP again.
+    const st = (await status(ops, { refresh: true })).find((x) => x.cluster.name === 'kautodown')!;
+    assert.equal(st.cluster.status, 'INIT', JSON.stringify(st));
+    assert.match(st.cluster.last_error ?? '', new RegExp(`head instance ${pod} is gone \\(autodown, or deleted outside Skydeck\\)`));
+    // Two minutes on (an injected clock, not a sleep): past the grace the row goes, with proof.
+    ops.clock = { now: () => Date.now() + 120_000, sleep: realClock.sleep };
+    const later = (await status(ops, { refresh: true })).find((x) => x.cluster.name === 'kautodown')!;
+    assert.equal(later.removed, true, JSON.stringify(later));
+    assert.equal(await ops.store.read((db) => getCluster(db, 'kautodown')), undefined);
+  });
+
+  it('autostop without --down is refused (pods cannot stop); --down on a cluster launched without it says to relaunch', async () => {
+    const task = writeTask(ops.workspaceRoot, 'plain.yaml', 'resources: {infra: k8s}\nrun: echo plain\n');
+    const r = await launch(ops, { taskFile: task, cluster: 'kplain' });
+    assert.equal(r.final?.status, 'SUCCEEDED');
+    const row = (await ops.store.read((db) => getCluster(db, 'kplain')))!;
+    assert.equal((await podsOf(row.uid))[0].spec?.serviceAccountName, 'default', 'no identity without --down (single node)');
+    await assert.rejects(setAutostop(ops, 'kplain', { idleMinutes: 5 }), /cannot set autostop on kplain: Kubernetes clusters cannot be stopped \(pods have no stopped state\): use --down/);
+    await assert.rejects(setAutostop(ops, 'kplain', { idleMinutes: 5, down: true }), /its head pod has no identity that may delete pods \(made only for a launch with --down\); relaunch the cluster with --down/);
+    assert.equal((await podsOf(row.uid)).length, 1, 'nothing changed');
+  });
+});

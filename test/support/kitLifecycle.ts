@@ -16,7 +16,8 @@ let heldForRun = false;
 
 export function runKitScript(script: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('bash', [path.join(KIT, script), ...args], { timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    // Its own session: a SIGTERM to the test run's process group does not cut a down.sh short.
+    execFile('bash', [path.join(KIT, script), ...args], { timeout: timeoutMs, maxBuffer: 64 << 20, detached: true }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
   });
@@ -43,6 +44,8 @@ export async function releaseKit(): Promise<void> {
 async function stopKit(): Promise<void> {
   // A developer iterating keeps the kit between runs (warm starts are still ~25 s).
   if (!starting || keep()) return;
+  // A start still under way (its test's hook timed out) is waited for: down.sh then finds all it made.
+  await starting.catch(() => undefined);
   starting = undefined;
   onSignals(false);
   const r = await runKitScript('down.sh', [KIT_RUN_DIR], 5 * 60_000);
@@ -72,7 +75,7 @@ export function holdKitForMochaRun(): void {
   if (heldForRun || typeof g.after !== 'function' || typeof g.describe !== 'function') return;
   heldForRun = true;
   g.after('the Kubernetes kit goes down at the end of the run', async function () {
-    this.timeout(6 * 60_000);
+    this.timeout(21 * 60_000); // up.sh's 15 min, then down.sh's 5
     await stopKit();
   });
 }

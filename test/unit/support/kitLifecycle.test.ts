@@ -63,6 +63,13 @@ describe('the Kubernetes kit lifecycle (fake kit scripts)', function () {
     assert.deepEqual(calls(), [`up ${dir}`, 'test first', 'test second', `down ${dir}`]);
   });
 
+  it('a start still under way when the run ends (its hook timed out) is waited for, then taken down', async () => {
+    // The first file alone: no later file waits for the start, so only the root hook can.
+    const r = await run(MOCHA.filter((a) => !a.endsWith('second.ts')), { KIT_FAKE_SLOW_UP: '2' });
+    assert.match(r.out, /Timeout of 300ms exceeded/, r.out);
+    assert.deepEqual(calls(), [`up ${dir}`, `down ${dir}`], r.out);
+  });
+
   it('without mocha (the bench): down at the last release, not before', async () => {
     const r = await run([process.execPath, '--import', 'tsx', `${FIX}/noMocha.ts`], {});
     assert.equal(r.code, 0, r.out);

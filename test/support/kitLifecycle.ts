@@ -3,7 +3,7 @@
 // the run (a warm start is ~25-60 s and down.sh is slow too, so once per file added minutes),
 // taken down by a root "after all" hook, which mocha runs also when tests failed. A benchmark
 // (no mocha) takes it down at its last release. SKYDECK_K8S_KEEP=1 (not under CI) keeps it.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 
 // Another scripts dir only for the lifecycle's own test (fake up.sh/down.sh that log their calls).
@@ -17,8 +17,16 @@ let heldForRun = false;
 export function runKitScript(script: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // Its own session: a SIGTERM to the test run's process group does not cut a down.sh short.
-    execFile('bash', [path.join(KIT, script), ...args], { timeout: timeoutMs, maxBuffer: 64 << 20, detached: true }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    const c = spawn('bash', [path.join(KIT, script), ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    c.stdout.on('data', (d: Buffer) => (stdout += d));
+    c.stderr.on('data', (d: Buffer) => (stderr = (stderr + d).slice(-1 << 20)));
+    const timer = setTimeout(() => c.kill('SIGTERM'), timeoutMs);
+    c.on('error', (e) => (stderr += String(e)));
+    c.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout, stderr });
     });
   });
 }

@@ -1,31 +1,20 @@
 // The real single-node Kubernetes (test/k8s/kit) for the kubernetes provider's tests. One kit
 // cluster per machine at a time: every test file shares RUN_DIR; up.sh is idempotent (a
-// healthy cluster is reused) and the last file to finish takes it down.
-import { execFile } from 'node:child_process';
+// healthy cluster is reused). Under mocha it goes down when the run ends (kitLifecycle.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { skipOrFailWithout } from './ci';
+import { holdKitForMochaRun, joinKit, KIT_RUN_DIR, runKitScript } from './kitLifecycle';
 
-const KIT = path.resolve(__dirname, '../k8s/kit');
-export const KIT_RUN_DIR = process.env.SKYDECK_K8S_RUN_DIR || '/tmp/skydeck-k8s-kit';
+export { KIT_RUN_DIR, releaseKit } from './kitLifecycle';
+holdKitForMochaRun();
 
 export interface Kit {
   kubeconfig: string;
   runDir: string;
   /** The kit's ports (APISERVER_PORT, ...). */
   ports: Record<string, string>;
-}
-
-let users = 0;
-let starting: Promise<Kit> | undefined;
-
-function run(script: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('bash', [path.join(KIT, script), ...args], { timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
 }
 
 /** Starts (or joins) the kit; under CI a kit that cannot start fails the suite, else it skips loudly. */
@@ -38,9 +27,8 @@ export async function useKit(ctx: Mocha.Context): Promise<Kit> {
 
 /** useKit without mocha (benchmarks): the caller has checked for root already. */
 export function joinOrStartKit(): Promise<Kit> {
-  users++;
-  starting ??= (async () => {
-    const r = await run('up.sh', [KIT_RUN_DIR], 15 * 60_000);
+  return joinKit(async () => {
+    const r = await runKitScript('up.sh', [KIT_RUN_DIR], 15 * 60_000);
     const last = r.stdout.trim().split('\n').pop() ?? '';
     if (r.code !== 0 || !last.startsWith('KUBECONFIG=')) {
       throw new Error(`the Kubernetes kit did not start (up.sh exit ${r.code}):\n${r.stderr.split('\n').slice(-40).join('\n')}`);
@@ -51,8 +39,7 @@ export function joinOrStartKit(): Promise<Kit> {
       if (m) ports[m[1]] = m[2];
     }
     return { kubeconfig: last.slice('KUBECONFIG='.length), runDir: KIT_RUN_DIR, ports };
-  })();
-  return starting;
+  });
 }
 
 /** Whether a healthy kit already runs in RUN_DIR (its API server answers /readyz). */
@@ -76,16 +63,6 @@ export async function kitAlreadyUp(): Promise<boolean> {
     });
     req.on('error', () => resolve(false)).on('timeout', () => req.destroy());
   }).catch(() => false);
-}
-
-/** The last user takes the kit down (nothing of it stays on the machine). */
-export async function releaseKit(): Promise<void> {
-  if (--users > 0 || !starting) return;
-  // A developer iterating keeps the kit between runs (warm starts are still ~25 s).
-  if (process.env.SKYDECK_K8S_KEEP === '1' && !process.env.CI) return;
-  starting = undefined;
-  const r = await run('down.sh', [KIT_RUN_DIR], 5 * 60_000);
-  if (r.code !== 0) throw new Error(`the Kubernetes kit did not go down cleanly: ${r.stderr.slice(-2000)}`);
 }
 
 /** Env the provider reads for the kit: its local image, never pulled, on the host network. */

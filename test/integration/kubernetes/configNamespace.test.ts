@@ -5,12 +5,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { staticProviders } from '../../../src/core/clouds/provider';
-import { createKubernetesProvider } from '../../../src/core/clouds/kubernetes';
 import { down, launch } from '../../../src/core/ops';
 import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { getCluster } from '../../../src/core/state';
-import { testOps, waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { kubeOps, SHORT_LAUNCH_GRACE } from './kubeOps';
 import { kitProviderEnv, releaseKit, useKit, type Kit } from '../../support/k8sKit';
 
 describe('kubernetes: kubernetes.namespace from the config file (the kit)', function () {
@@ -38,8 +37,7 @@ describe('kubernetes: kubernetes.namespace from the config file (the kit)', func
       saved[k] = process.env[k];
       process.env[k] = v;
     }
-    ops = await testOps();
-    ops.providers = staticProviders(createKubernetesProvider());
+    ops = await kubeOps(SHORT_LAUNCH_GRACE);
   });
   after(async () => {
     try {

@@ -8,7 +8,7 @@ import { cancel, down, exec, launch, logs, queue, status, stop } from '../../../
 import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { getCluster } from '../../../src/core/state';
 import { waitFor, writeTask, type TestOps } from '../ops/helpers';
-import { kubeOps } from './kubeOps';
+import { kubeOps, SHORT_LAUNCH_GRACE } from './kubeOps';
 import { kitClient, kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 
 describe('kubernetes on a real single-node cluster (the kit)', function () {
@@ -28,7 +28,7 @@ describe('kubernetes on a real single-node cluster (the kit)', function () {
     if (kit) await releaseKit();
   });
   beforeEach(async () => {
-    ops = await kubeOps();
+    ops = await kubeOps(SHORT_LAUNCH_GRACE);
   });
   afterEach(async () => {
     await down(ops, 'kube', { graceSeconds: 1 }).catch(() => undefined);

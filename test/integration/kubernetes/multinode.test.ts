@@ -9,7 +9,7 @@ import { cancel, down, exec, launch, logs, queue } from '../../../src/core/ops';
 import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { getCluster } from '../../../src/core/state';
 import { waitFor, writeTask, type TestOps } from '../ops/helpers';
-import { kubeOps } from './kubeOps';
+import { kubeOps, SHORT_LAUNCH_GRACE } from './kubeOps';
 import { kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 
 const NAME = 'k8smulti-gang';
@@ -36,7 +36,7 @@ describe('kubernetes multi-node on the kit (one pod per node, workers reached by
     if (kit) await releaseKit();
   });
   beforeEach(async () => {
-    ops = await kubeOps();
+    ops = await kubeOps(SHORT_LAUNCH_GRACE);
   });
   afterEach(async () => {
     await down(ops, NAME, { graceSeconds: 1 }).catch(() => undefined);

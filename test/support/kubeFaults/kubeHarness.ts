@@ -34,12 +34,17 @@ export interface KubeHarness {
 export async function kubeHarness(kit: Kit, proxy: KubeFaultProxy, timing: Partial<ProvisionTiming> = {}): Promise<KubeHarness> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-kleak-'));
   const store = await StateStore.openWorkspace(root);
-  const provider = new KubernetesProvider({ ...kubeOptionsFromEnv(kitProviderEnv(kit)), kubeconfig: proxy.kubeconfig(kit.kubeconfig), requestTimeoutMs: 5_000 });
+  // A stuck Terminating pod is forced 2 s past its grace, not 15 s: the scenario is the same.
+  const provider = new KubernetesProvider({
+    ...kubeOptionsFromEnv(kitProviderEnv(kit)), kubeconfig: proxy.kubeconfig(kit.kubeconfig), requestTimeoutMs: 5_000, forceDeleteAfterMs: 2_000,
+  });
   const log: string[] = [];
-  // Short waits so a scenario takes seconds; the grace window stays long (a young INIT row is never read as gone).
+  // Short waits so a scenario takes seconds. The launch grace (a pod made but not listed yet
+  // proves nothing) is 10 s, not the default minute: Kubernetes lists a pod once it is made,
+  // so a down right after a launch only idled out the minute; no scenario here is about it.
   const env = makeEnv({
     store, clock: realClock, progress: (s) => log.push(s), log: (m) => log.push(m),
-    timing: { pollMs: 250, backoffMs: 50, transientRetries: 2, reissueAfterMs: 3_000, confirmTimeoutMs: 60_000, ...timing },
+    timing: { pollMs: 250, backoffMs: 50, transientRetries: 2, reissueAfterMs: 3_000, confirmTimeoutMs: 60_000, launchGraceMs: 10_000, ...timing },
   }, provider);
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(kit.kubeconfig);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { getCluster, listEvents, type ClusterRecord } from '../../../src/core/state';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import { downWithProof, findLeaked, FLAGS, provision, refreshOne, type ProvisionResult } from '../../../src/core/provision';
-import { kitAlreadyUp, releaseKit, useKit, type Kit } from '../../support/k8sKit';
+import { releaseKit, useKit, type Kit } from '../../support/k8sKit';
 import { KubeFaultProxy, type FaultEffect } from '../../support/kubeFaults/faultProxy';
 import { hold, kubeHarness, unhold, type KubeHarness } from '../../support/kubeFaults/kubeHarness';
 import { recordStat } from './leakStats';
@@ -24,18 +24,16 @@ const FAULTS: [string, FaultEffect][] = [
 describe('provision leaks on Kubernetes (the kit, faults between client and API server)', function () {
   this.timeout(5 * 60_000);
   let kit: Kit | undefined;
-  let joined = false;
   let proxy: KubeFaultProxy;
   let h: KubeHarness | undefined;
 
   before(async function () {
-    joined = await kitAlreadyUp();
     kit = await useKit(this);
     proxy = await new KubeFaultProxy(kit.runDir, Number(kit.ports.APISERVER_PORT)).start();
   });
   after(async () => {
     await proxy?.stop();
-    if (kit && !joined) await releaseKit();
+    if (kit) await releaseKit();
   });
   beforeEach(async () => {
     proxy.clear();

@@ -82,7 +82,7 @@ export class KubernetesProvider implements Provider {
       const since = pod?.metadata?.deletionTimestamp ? Date.now() - new Date(pod.metadata.deletionTimestamp).getTime() : 0;
       try {
         // Accepted is not gone: a pod may sit in Terminating; only its absence is proof.
-        await this.timed(core.deleteNamespacedPod({ name, namespace: t.namespace, ...(since > FORCE_AFTER_MS ? { gracePeriodSeconds: 0 } : {}) }), 'delete pod');
+        await this.timed(core.deleteNamespacedPod({ name, namespace: t.namespace, ...(since > (this.opts.forceDeleteAfterMs ?? FORCE_AFTER_MS) ? { gracePeriodSeconds: 0 } : {}) }), 'delete pod');
       } catch (e) {
         if (isNotFound(e)) ending.push(name);
         else throw kubeError(e, `deleting pod ${name} in ${t.context}/${t.namespace}`);

@@ -28,6 +28,8 @@ export interface KubeOptions {
   autoscaler?: string;
   /** Deadline of one API call (deadline.ts); default 30 s. */
   requestTimeoutMs?: number;
+  /** How long past its grace period a Terminating pod is deleted again, forced; default 15 s (tests shorten it). */
+  forceDeleteAfterMs?: number;
   log?: (m: string) => void;
 }
 

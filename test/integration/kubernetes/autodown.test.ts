@@ -88,4 +88,18 @@ describe('kubernetes: autodown deletes the pods from the head (the kit)', functi
     await assert.rejects(setAutostop(ops, 'kplain', { idleMinutes: 5, down: true }), /its head pod has no identity that may delete pods \(made only for a launch with --down\); relaunch the cluster with --down/);
     assert.equal((await podsOf(row.uid)).length, 1, 'nothing changed');
   });
+
+  it('a head whose rights were taken away (RoleBinding deleted) leaves the pods running and says why in status, never "gone"', async () => {
+    const hold = writeTask(ops.workspaceRoot, 'hold2.yaml', 'resources: {infra: k8s}\nrun: sleep 8\n');
+    await launch(ops, { taskFile: hold, cluster: 'kautodown', idleMinutes: 0, down: true, detach: true });
+    const row = (await ops.store.read((db) => getCluster(db, 'kautodown')))!;
+    await kitClient(kit, k8s.RbacAuthorizationV1Api).deleteNamespacedRoleBinding({ name: `skydeck-${row.uid.toLowerCase()}`, namespace: 'default' });
+    const seen = await waitFor('the self-stop to have tried', async () => {
+      const st = (await status(ops, { refresh: true })).find((x) => x.cluster.name === 'kautodown');
+      return st?.live?.autostop?.problems.length ? st : undefined;
+    }, 180_000);
+    assert.match(seen.live!.autostop!.problems.join('\n'), /delete pod skydeck-[^:]+-0: HTTP 403 .*forbidden/i);
+    assert.equal(seen.cluster.status, 'UP');
+    assert.equal((await podsOf(row.uid)).filter((p) => !p.metadata?.deletionTimestamp).length, 1, 'the pod runs on');
+  });
 });

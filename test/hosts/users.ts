@@ -8,12 +8,25 @@ const MARK = 'skydeck test host, harness pid ';
 export interface TestUser { name: string; uid: number; gid: number; home: string; }
 
 export async function createUser(name: string, home: string): Promise<TestUser> {
+  // Subordinate uid/gid ranges, so the user can run rootless podman (with the uidmap package):
+  // useradd gives a new user a free range of SUB_UID_COUNT ids when these files exist, and
+  // userdel takes it back.
+  for (const f of ['/etc/subuid', '/etc/subgid']) if (!fs.existsSync(f)) fs.writeFileSync(f, '', { mode: 0o644 });
   // Password '*' = no password but not locked: with UsePAM no, sshd refuses locked ('!') accounts.
   await runOk('useradd', ['--create-home', '--home-dir', home, '--shell', '/bin/bash',
     '--password', '*', '--comment', `${MARK}${process.pid}`, '--user-group', name]);
   const uid = Number((await runOk('id', ['-u', name])).trim());
   const gid = Number((await runOk('id', ['-g', name])).trim());
+  if (!subIdLine(name)) throw new Error(`useradd gave ${name} no range in /etc/subuid and /etc/subgid (SUB_UID_COUNT in /etc/login.defs?)`);
   return { name, uid, gid, home };
+}
+
+/** The user's lines in /etc/subuid and /etc/subgid, or undefined when either lacks one. */
+export function subIdLine(name: string): string | undefined {
+  const line = (f: string) => fs.readFileSync(f, 'utf8').split('\n').find((l) => l.startsWith(`${name}:`));
+  const u = line('/etc/subuid');
+  const g = line('/etc/subgid');
+  return u && g ? `${u} ${g}` : undefined;
 }
 
 /** Kills what is left of the user's processes (all started by our tests), then removes it. */

@@ -8,6 +8,10 @@ import type { ClusterRecord } from '../state';
 import type { Transport } from '../transport';
 import type { OpsContext } from './context';
 import { readHandle } from './clusterHandle';
+import { installRuntime } from '../containers/installRuntime';
+
+/** Clouds whose nodes get a runtime installed when their image lacks one. */
+export const INSTALLING_CLOUDS = ['aws', 'gcp', 'azure'] as const;
 
 /** The container of worker `i` (0-based among the workers): same name, its own runtime. */
 export function workerContainer(c: ContainerHandle, i: number): ContainerHandle {
@@ -27,8 +31,13 @@ function nodeHosts(ctx: OpsContext, row: ClusterRecord): Transport[] {
  */
 export async function provisionAllNodes(ctx: OpsContext, row: ClusterRecord, plan: ContainerPlan, record: (c: ContainerHandle) => Promise<void>): Promise<ContainerHandle> {
   const hosts = nodeHosts(ctx, row);
+  const install = (INSTALLING_CLOUDS as readonly string[]).includes(row.provider);
   try {
-    const results = await Promise.allSettled(hosts.map((t, i) => provisionContainer(t, { ...plan, binds: i === 0 ? plan.binds : [] }, (line) => ctx.progress(line))));
+    const results = await Promise.allSettled(hosts.map(async (t, i) => {
+      // A cloud node gets a runtime from its OS packages; an ssh host is used as it is.
+      if (install) await installRuntime(t, plan.runtimes, (line) => ctx.progress(line));
+      return provisionContainer(t, { ...plan, binds: i === 0 ? plan.binds : [] }, (line) => ctx.progress(line));
+    }));
     const runtimes = results.map((r) => (r.status === 'fulfilled' ? r.value.runtime : ''));
     const handle: ContainerHandle = { runtime: runtimes[0], name: plan.name, image: plan.image, ...(hosts.length > 1 ? { workerRuntimes: runtimes.slice(1) } : {}) };
     const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));

@@ -3,18 +3,23 @@
 Node 0 is the head (this machine). A VM's workers are reached with the system ssh client, the
 cluster-internal key Skydeck installed (<base>/cluster_key) and the workers' host keys Skydeck
 verified (<base>/cluster_known_hosts): strict checking, no prompts, no agent forwarding. The
-user's own key never reaches the head. A Kubernetes cluster's workers are pods, reached through
+user's own key never reaches the head. A worker of a container cluster (image_id: docker:…) is
+the same ssh, into `<runtime> exec -i <container>` there: its agent and ranks run in its
+container, as the head's run in the head's. A Kubernetes cluster's workers are pods, reached through
 the API server's exec stream with the head pod's own ServiceAccount (kexec.py). Callers build
 argv with worker_argv and never care which.
 """
 import json
 import os
+import re
 import shlex
 import sys
 
 from .errors import bad_args
 
-WORKER_KEYS = ('address', 'port', 'user', 'python', 'agent', 'base')
+WORKER_KEYS = ('address', 'port', 'user', 'python', 'agent', 'base', 'container')
+# A runtime is a program name and a container a name the runtimes accept: neither is a flag.
+CONTAINER_NAME = re.compile(r'[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z')
 KUBE_WORKER_KEYS = ('kube', 'python', 'agent', 'base')
 KUBE_KEYS = ('namespace', 'pod', 'container', 'server')
 
@@ -38,6 +43,11 @@ def parse_workers(value):
         port = w.get('port', 22)
         if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
             raise bad_args('workers[%d].port must be a port number' % i)
+        if 'container' in w:
+            c = w['container']
+            if not isinstance(c, dict) or set(c) != {'runtime', 'name'} or \
+                    not all(isinstance(c[k], str) and CONTAINER_NAME.match(c[k]) for k in c):
+                raise bad_args('workers[%d].container must be {"runtime": NAME, "name": NAME}' % i)
         out.append(dict(w, port=port))
     return out
 
@@ -86,6 +96,8 @@ def describe(cluster, index):
     w = cluster['workers'][index - 1]
     if 'kube' in w:
         return 'worker node %d (pod %s)' % (index, w['kube']['pod'])
+    if w.get('container'):
+        return 'worker node %d (container %s on %s@%s)' % (index, w['container']['name'], w['user'], w['address'])
     return 'worker node %d (%s@%s)' % (index, w['user'], w['address'])
 
 
@@ -93,6 +105,9 @@ def worker_argv(paths, worker, remote_argv, stdin=False):
     """argv running remote_argv on a worker: ssh for a VM, the head's own exec client for a pod.
     stdin: the caller writes input and closes it (a pod's exec needs to know; ssh always reads)."""
     if 'kube' not in worker:
+        c = worker.get('container')
+        if c:
+            remote_argv = [c['runtime'], 'exec', '-i', c['name']] + list(remote_argv)
         return ssh_argv(paths, worker, remote_argv)
     return ([sys.executable, '-E', '-S', AGENT, '--base', paths.base, '_kexec',
              json.dumps(worker['kube'], sort_keys=True)] + (['--stdin'] if stdin else []) +

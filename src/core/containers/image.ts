@@ -7,6 +7,8 @@ export interface ContainerHandle {
   /** `skydeck-<uid>`: derived from the cluster's uid, so a relaunch of the name never meets it. */
   name: string;
   image: string;
+  /** Multi-node: the runtime found on each worker (hosts[1..]), same container name there. */
+  workerRuntimes?: string[];
 }
 
 export const DOCKER_PREFIX = 'docker:';

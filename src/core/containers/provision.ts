@@ -26,7 +26,7 @@ export class ContainerError extends Error {
 
 const FIX: Record<string, string> = {
   'no-runtime': 'install one there: on Debian/Ubuntu "sudo apt-get install -y podman" (or docker.io), then launch again',
-  runtime: 'as this user, rootless podman needs the uidmap package (newuidmap) and ranges in /etc/subuid and /etc/subgid; docker needs the user in the docker group (or run the pool as a user that may use the runtime)',
+  runtime: 'see the runtime\'s message above; as this user, rootless podman needs the uidmap package (newuidmap) and ranges in /etc/subuid and /etc/subgid; docker needs the user in the docker group (or run the pool as a user that may use the runtime)',
   login: 'check SKYPILOT_DOCKER_USERNAME, SKYPILOT_DOCKER_PASSWORD and SKYPILOT_DOCKER_SERVER',
   pull: 'check the image name and tag, that the node reaches the registry, the registry login (SKYPILOT_DOCKER_*), and free disk space',
   start: 'see the runtime\'s message above',

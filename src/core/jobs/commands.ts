@@ -106,6 +106,8 @@ export interface SshWorker {
   python: string;
   agent: string;
   base: string;
+  /** A container cluster's worker: the head runs `<runtime> exec -i <name> …` there over ssh. */
+  container?: { runtime: string; name: string };
 }
 
 /** A worker pod the head reaches through the API server's exec (agent/skydeck_agent_lib/kexec.py). */

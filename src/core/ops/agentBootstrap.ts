@@ -1,6 +1,9 @@
 import type { ClusterRecord } from '../state';
 import type { ClusterInfo } from '../clouds/provider';
 import type { Bootstrap } from '../provision';
+import type { ContainerRequest } from '../provision/attempt';
+import { readyContainer } from './containerLaunch';
+import { readHandle } from './clusterHandle';
 import type { AgentClient } from '../jobs';
 import type { ReachableHandle } from './clusterHandle';
 import type { OpsContext } from './context';
@@ -14,8 +17,8 @@ import { kubeHandle } from './kubeHandle';
  * The default bootstrap for provider clusters: reach the head over SSH as the ssh cloud does,
  * install and configure the agent, make the workdir. Returns what the handle keeps.
  */
-export function agentBootstrap(ctx: OpsContext): Bootstrap {
-  return async (row, info) => {
+export function agentBootstrap(ctx: OpsContext, container?: ContainerRequest): Bootstrap {
+  const boot: Bootstrap = async (row, info) => {
     if (row.provider === 'kubernetes') return setUp(ctx, row, info, kubeHandle(ctx, row, info), 'mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
     const handle: ReachableHandle = {
       hosts: [info.head, ...info.workers].map((n) => ({
@@ -23,20 +26,30 @@ export function agentBootstrap(ctx: OpsContext): Bootstrap {
       })),
       workdir: '',
     };
-    return setUp(ctx, row, info, handle, 'mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
+    return setUp(ctx, row, info, handle, 'mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd', container);
   };
+  boot.withContainer = (c) => agentBootstrap(ctx, c);
+  return boot;
 }
 
 /** For clouds whose instances are this machine (the fake cloud): the agent runs locally. */
-export function localAgentBootstrap(ctx: OpsContext): Bootstrap {
-  return async (row, info) => {
+export function localAgentBootstrap(ctx: OpsContext, container?: ContainerRequest): Bootstrap {
+  const boot: Bootstrap = async (row, info) => {
     const handle: ReachableHandle = { hosts: [], base: localBaseDir(ctx.workspaceRoot, row.name), workdir: '', local: true };
-    return setUp(ctx, row, info, handle, 'mkdir -p "$1/sky_workdir" && cd "$1/sky_workdir" && pwd');
+    return setUp(ctx, row, info, handle, 'mkdir -p "$1/sky_workdir" && cd "$1/sky_workdir" && pwd', container);
   };
+  boot.withContainer = (c) => localAgentBootstrap(ctx, c);
+  return boot;
 }
 
-async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, handle: ReachableHandle, mkWorkdir: string): Promise<ReachableHandle> {
-  const withHandle: ClusterRecord = { ...row, handle: JSON.stringify({ ...JSON.parse(row.handle ?? '{}'), ...handle }) };
+async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, handle: ReachableHandle, mkWorkdir: string, container?: ContainerRequest): Promise<ReachableHandle> {
+  let withHandle: ClusterRecord = { ...row, handle: JSON.stringify({ ...JSON.parse(row.handle ?? '{}'), ...handle }) };
+  if (container) {
+    // Every node's container first (a runtime installed where the image has none): the agent
+    // is installed into the head's. A node restarted from STOPPED finds its container stopped.
+    withHandle = await readyContainer(ctx, withHandle, container.image, container.task, container.envs);
+    handle = { ...handle, container: readHandle(withHandle).container };
+  }
   await ctx.connections.forget(row.name);
   const client: AgentClient = ctx.connections.client(withHandle);
   const loc = await client.connect();

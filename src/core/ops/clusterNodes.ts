@@ -8,6 +8,7 @@ import type { HostSpec } from '../clouds/hostSpec';
 import type { ClusterRecord } from '../state';
 import type { Transport } from '../transport';
 import type { SshTransport } from '../transport/sshTransport';
+import type { ContainerHandle } from '../containers/image';
 
 /** The comment that marks the cluster's key in a worker's authorized_keys. */
 export function clusterKeyComment(uid: string): string {
@@ -37,6 +38,9 @@ export interface WorkerNode {
   transport: Transport;
   /** A Kubernetes worker: its pod's name (reached by exec, not ssh: kubeWorkers.ts). */
   pod?: string;
+  /** A container cluster's worker: `transport` runs in its container, this on the host. */
+  hostTransport?: Transport;
+  container?: ContainerHandle;
 }
 
 /**
@@ -48,8 +52,10 @@ export async function setUpWorkers(row: ClusterRecord, head: AgentClient, worker
   const publicLine = pair.public.trim();
   const installed = await Promise.all(workers.map(async (w): Promise<{ loc: AgentLocation; known: string }> => {
     const loc = await ensureWorkerAgent(w.transport, row.uid);
-    await run(w.transport, AUTHORIZE, [publicLine], `authorizing the cluster key on ${w.host.address}`);
-    const known = await (w.transport as SshTransport).knownHostsLine();
+    // The head's ssh lands on the worker's host (its sshd), so the key goes there.
+    const host = w.hostTransport ?? w.transport;
+    await run(host, AUTHORIZE, [publicLine], `authorizing the cluster key on ${w.host.address}`);
+    const known = await (host as SshTransport).knownHostsLine();
     return { loc, known };
   }));
   const headLoc = await head.connect();
@@ -61,13 +67,16 @@ export async function setUpWorkers(row: ClusterRecord, head: AgentClient, worker
     workers: workers.map((w, i) => ({
       address: w.host.address, port: w.host.port, user: w.host.user,
       python: installed[i].loc.python, agent: installed[i].loc.entry, base: installed[i].loc.base,
+      ...(w.container ? { container: { runtime: w.container.runtime, name: w.container.name } } : {}),
     })),
   });
 }
 
 /** Undoes setUpWorkers on one worker: the key line goes, then this cluster's directory. */
 export async function tearDownWorker(row: ClusterRecord, w: WorkerNode): Promise<void> {
-  await run(w.transport, UNAUTHORIZE, [clusterKeyComment(row.uid)], `removing the cluster key from ${w.host.address}`);
+  await run(w.hostTransport ?? w.transport, UNAUTHORIZE, [clusterKeyComment(row.uid)], `removing the cluster key from ${w.host.address}`);
+  // A container worker's directory is in its container, which the down removes next.
+  if (w.container) return;
   const base = await workerBase(w.transport, row.uid);
   await run(w.transport, REMOVE_BASE, [base], `removing the cluster's directory on ${w.host.address}`);
 }

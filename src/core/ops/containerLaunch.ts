@@ -1,5 +1,5 @@
-// `image_id: docker:<image>` on local and ssh clusters: the container is readied on the node
-// before the agent is installed (into it), and removed at down.
+// `image_id: docker:<image>` on local and ssh clusters: the container is readied on every node
+// before the agent is installed (into it), and removed at down (containerNodes.ts).
 import type { ClusterRecord } from '../state';
 import type { Task } from '../task';
 import type { OpsContext } from './context';
@@ -7,7 +7,8 @@ import { OpsError } from './errors';
 import { readHandle } from './clusterHandle';
 import { updateCluster } from './provisionReachable';
 import { containerImageOf, containerNameOf } from '../containers/image';
-import { ContainerError, DEFAULT_RUNTIMES, provisionContainer, removeContainer } from '../containers/provision';
+import { ContainerError, DEFAULT_RUNTIMES } from '../containers/provision';
+import { provisionAllNodes, removeAllNodeContainers } from './containerNodes';
 import { registryAuthOf } from '../containers/registryAuth';
 
 /** The task's container image, or undefined; a malformed `docker:` value is a usage error. */
@@ -41,24 +42,21 @@ export function checkReuse(row: ClusterRecord, image: string | undefined): void 
  * its uid) before anything is created, so a down finds it whatever happens next.
  */
 export async function readyContainer(ctx: OpsContext, row: ClusterRecord, image: string, task: Task, envs: Record<string, string>): Promise<ClusterRecord> {
-  if (task.numNodes > 1) {
-    throw new OpsError('unavailable', `num_nodes: ${task.numNodes} with image_id: docker:…: multi-node container clusters are not supported yet; run one node per cluster, or drop image_id`);
-  }
   const handle = readHandle(row);
   const name = containerNameOf(row.uid);
   row = await updateCluster(ctx, row, { handle: JSON.stringify({ ...handle, container: { runtime: '', name, image } }) });
-  const host = ctx.connections.hostTransportForCluster(row);
   try {
-    const c = await provisionContainer(host, {
+    const c = await provisionAllNodes(ctx, row, {
       image, name, uid: row.uid, binds: handle.base ? [handle.base] : [], gpu: task.resources.accelerators.length > 0,
       auth: registryAuthOf(envs), runtimes: ctx.containerRuntimes,
-    }, (line) => ctx.progress(line));
-    return await updateCluster(ctx, row, { handle: JSON.stringify({ ...readHandle(row), container: c }) }, { kind: 'container', message: `container ${c.name} of ${c.image} (${c.runtime})` });
+    }, async (found) => {
+      row = await updateCluster(ctx, row, { handle: JSON.stringify({ ...readHandle(row), container: found }) });
+    });
+    const where = c.workerRuntimes ? ` on ${c.workerRuntimes.length + 1} nodes` : '';
+    return await updateCluster(ctx, row, { handle: JSON.stringify({ ...readHandle(row), container: c }) }, { kind: 'container', message: `container ${c.name} of ${c.image} (${c.runtime})${where}` });
   } catch (e) {
     if (e instanceof ContainerError) throw new OpsError('failed', `launch of ${row.name}: ${e.message}`);
     throw e;
-  } finally {
-    await host.close();
   }
 }
 
@@ -88,14 +86,9 @@ export async function removeContainerAndBase(ctx: OpsContext, row: ClusterRecord
   return notes.filter(Boolean);
 }
 
-/** Down's last step on a container cluster: the container goes, proved gone. */
+/** Down's last step on a container cluster: every node's container goes, proved gone. */
 export async function removeClusterContainer(ctx: OpsContext, row: ClusterRecord): Promise<string | undefined> {
   const c = readHandle(row).container;
   if (!c) return undefined;
-  const host = ctx.connections.hostTransportForCluster(row);
-  try {
-    return await removeContainer(host, c, ctx.containerRuntimes);
-  } finally {
-    await host.close();
-  }
+  return (await removeAllNodeContainers(ctx, row, c)).join('; ');
 }

@@ -5,6 +5,8 @@ import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { envFor } from './providerEnv';
 import { releaseClusterIdentities } from './identityRelease';
+import { removeClusterContainer } from './containerLaunch';
+import type { ReachableHandle } from './clusterHandle';
 
 export interface DownResult {
   cleaned: boolean;
@@ -24,6 +26,9 @@ export async function downProvider(ctx: OpsContext, row: ClusterRecord, purge: b
   const r = await downWithProof(env, row);
   if (r.confirmed) {
     const notes = [r.deleted ? `termination confirmed in ${Math.round(r.confirmMs / 100) / 10} s` : 'it was already gone'];
+    // A container went with its VM; one on this machine (the fake cloud's "instances") goes here.
+    const h = row.handle ? (JSON.parse(row.handle) as Partial<ReachableHandle>) : {};
+    if (h.local && h.container) notes.push(await removeClusterContainer(ctx, row) ?? '');
     // Not left to a background clean-up a CLI's exit would cut short: waited for, with proof.
     return { cleaned: true, notes: [...notes, ...(await releaseClusterIdentities(ctx, row))] };
   }

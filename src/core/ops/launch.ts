@@ -31,6 +31,7 @@ import { grantPlannedBuckets } from './bucketGrant';
 import { lookUpS3Regions } from './s3Regions';
 import { setupPlan } from './setupPlan';
 import { checkReuse, keepRegistryPasswordSecret, readyContainer, taskContainerImage } from './containerLaunch';
+import { INSTALLING_CLOUDS } from './containerNodes';
 import { retryUntilUp } from './retryUntilUp';
 
 export interface LaunchRequest extends FollowOptions, TaskInput {
@@ -101,7 +102,9 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     row = existing;
     ctx.progress(`--fast: reusing ${name} as it is (UP); no provisioning, file mounts or buckets`);
   } else if (providerOf(ctx, cloud)) {
-    if (taskContainerImage(task)) throw new OpsError('unavailable', `image_id: docker:… runs on the local and ssh clouds for now, not on ${cloud}: use an ssh pool, or drop image_id`);
+    const image = taskContainerImage(task);
+    if (image && !(INSTALLING_CLOUDS as readonly string[]).includes(cloud)) throw new OpsError('unavailable', `image_id: docker:… runs on aws, gcp, azure, ssh and local, not on ${cloud}: drop image_id`);
+    if (image && existing) checkReuse(existing, image);
     if (!existing && req.onPlan) {
       // Pricing informs; it never stops a launch.
       try {
@@ -114,6 +117,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
       cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal,
       onAttempt: (a) => { onRound?.(a); req.onAttempt?.(a); },
       placementOrder: req.placementOrder,
+      ...(image ? { container: { image, envs: { ...envs, ...secrets } } } : {}),
     });
     row = req.retryUntilUp ? await retryUntilUp(ctx, name, req.provisionSignal, round) : await round();
   } else {

@@ -22,6 +22,8 @@ export interface ProviderLaunchOptions {
   onAttempt?(a: AttemptReport): void;
   /** Reorders the placements (a managed job's recovery strategy); default the task's order. */
   placementOrder?(placements: Placement[]): Placement[];
+  /** `image_id: docker:…`: the machines get the cloud's default image, the task this container. */
+  container?: { image: string; envs: Record<string, string> };
 }
 
 /**
@@ -30,7 +32,10 @@ export interface ProviderLaunchOptions {
  */
 export async function launchOnProvider(ctx: OpsContext, name: string, task: Task, opts: ProviderLaunchOptions): Promise<ClusterRecord> {
   const env = envFor(ctx, opts.cloud);
-  const bootstrap = ctx.bootstrap ?? agentBootstrap(ctx);
+  const plain = ctx.bootstrap ?? agentBootstrap(ctx);
+  const c = opts.container;
+  const bootstrap = c ? plain.withContainer?.({ image: c.image, task, envs: c.envs }) : plain;
+  if (!bootstrap) throw new OpsError('unavailable', `image_id: docker:… is not supported by this cluster's bootstrap on ${opts.cloud}`);
   const row = opts.existing;
   const busy = row && teardownUnderWay(row);
   if (busy) throw new OpsError('failed', busy);
@@ -51,7 +56,8 @@ export async function launchOnProvider(ctx: OpsContext, name: string, task: Task
   const bucketAccess: BucketAccess[] = bucketMountsOf(task).map(({ target: t }) => ({
     store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}), ...(t.account ? { account: t.account } : {}),
   }));
-  const all = placementsOf(task.resources, opts.cloudOverride).map((p) => ({
+  // A container image is no machine image: the nodes boot the cloud's default one.
+  const all = placementsOf(c ? { ...task.resources, imageId: undefined } : task.resources, opts.cloudOverride).map((p) => ({
     ...p, cloud: p.cloud || opts.cloud, ...(!p.region && opts.region ? { region: opts.region } : {}),
     ...(bucketAccess.length ? { bucketAccess } : {}),
   }));

@@ -10,11 +10,20 @@ import { cloneWorkdir, localPath, syncFileMounts, syncStateOf, syncWorkdir } fro
 import { attachBuckets, detachBuckets } from './bucketAttach';
 import type { SyncExtras } from './syncExtras';
 import { kubeWorkerNodes, setUpKubeWorkers } from './kubeWorkers';
+import { workerContainer } from './containerNodes';
+import type { ContainerTransport } from '../containers/containerTransport';
 
 function workersOf(ctx: OpsContext, row: ClusterRecord): WorkerNode[] {
   const kube = readHandle(row).kube;
   if (kube) return kubeWorkerNodes(kube);
-  return readHandle(row).hosts.slice(1).map((host) => ({ host, transport: ctx.connections.transportForHost(host) }));
+  const h = readHandle(row);
+  return h.hosts.slice(1).map((host, i) => {
+    if (!h.container) return { host, transport: ctx.connections.transportForHost(host) };
+    // A container cluster's worker: its agent and files in its container, its key on the host.
+    const container = workerContainer(h.container, i);
+    const transport = ctx.connections.transportForHost(host, container) as ContainerTransport;
+    return { host, transport, hostTransport: transport.host, container };
+  });
 }
 
 async function withWorkers<T>(ctx: OpsContext, row: ClusterRecord, fn: (w: WorkerNode[]) => Promise<T>): Promise<T> {

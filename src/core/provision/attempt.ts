@@ -1,7 +1,7 @@
 import type { ClusterRecord } from '../state';
 import type { ClusterInfo, Placement } from '../clouds/provider';
 import { tagsFor } from '../clouds/provider';
-import type { PortRange } from '../task';
+import type { PortRange, Task } from '../task';
 import type { ReachableHandle } from '../ops/clusterHandle';
 import type { ProvisionEnv } from './env';
 import { call, callWithRetry, type CallFailureKind } from './call';
@@ -10,7 +10,17 @@ import { saveRow } from './rows';
 import { describePlacement } from './candidates';
 
 /** Connects the head's agent (ops) or anything a test wants; returns what to keep in the handle. */
-export type Bootstrap = (row: ClusterRecord, info: ClusterInfo, signal?: AbortSignal) => Promise<Partial<ReachableHandle>>;
+export type Bootstrap = ((row: ClusterRecord, info: ClusterInfo, signal?: AbortSignal) => Promise<Partial<ReachableHandle>>) & {
+  /** The same bootstrap readying the task's container on every node first (`image_id: docker:…`). */
+  withContainer?: (c: ContainerRequest) => Bootstrap;
+};
+
+/** What a container cluster's bootstrap needs of the task (ops/containerLaunch.ts). */
+export interface ContainerRequest {
+  image: string;
+  task: Task;
+  envs: Record<string, string>;
+}
 
 /** Why a try failed: a provider call's kind, the head's setup, or the user's cancel. */
 export type FailureKind = CallFailureKind | 'bootstrap' | 'cancelled';

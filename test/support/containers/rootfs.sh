@@ -1,13 +1,13 @@
 #!/bin/bash
 # Writes a minimal root filesystem tarball (for `podman import`) made of this machine's own
 # files: bash, dash as sh, Debian's python3 with its stdlib (sqlite3 included: the agent needs
-# it), coreutils and procps. No registry is reachable from the test machines, so the container
+# it), coreutils, procps and an ssh client (a multi-node head starts its workers' ranks with it). No registry is reachable from the test machines, so the container
 # tests build their image from what is installed. Usage: rootfs.sh OUT.tar [--no-python]
 set -euo pipefail
 out=$1; nopy=${2:-}
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
 # bash, dash, all of coreutils, and the few more a job or the agent may call.
-bins=(bash dash ps pgrep grep sed tar find xargs hostname
+bins=(bash dash ps pgrep grep sed tar find xargs hostname ssh
   $(dpkg -L coreutils | sed -n 's|^/usr/bin/||p;s|^/bin/||p' | grep -v '\['))
 paths=()
 for b in "${bins[@]}"; do paths+=("/usr/bin/$b"); done

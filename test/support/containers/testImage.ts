@@ -26,16 +26,22 @@ function cacheDir(): string {
 
 /** `localhost/skydeck-test:<hash>[-nopy]`, built and imported if the node does not have it. */
 export function testImage(variant: 'python' | 'no-python' = 'python'): string {
+  const { tag, tar } = testImageTarball(variant);
+  if (spawnSync('podman', ['image', 'exists', tag]).status === 0) return tag;
+  execFileSync('podman', ['import', tar, tag], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return tag;
+}
+
+/** The image's tag and its root filesystem tarball (built once, cached by the script's hash). */
+export function testImageTarball(variant: 'python' | 'no-python' = 'python'): { tag: string; tar: string } {
   const hash = createHash('sha256').update(fs.readFileSync(SCRIPT)).update(variant).digest('hex').slice(0, 12);
   const tag = `localhost/skydeck-test:${hash}${variant === 'no-python' ? '-nopy' : ''}`;
-  if (spawnSync('podman', ['image', 'exists', tag]).status === 0) return tag;
   const tar = path.join(cacheDir(), `rootfs-${hash}-${variant}.tar`);
   if (!fs.existsSync(tar)) {
     execFileSync('bash', [SCRIPT, `${tar}.tmp`, ...(variant === 'no-python' ? ['--no-python'] : [])], { stdio: ['ignore', 'ignore', 'inherit'] });
     fs.renameSync(`${tar}.tmp`, tar);
   }
-  execFileSync('podman', ['import', tar, tag], { stdio: ['ignore', 'ignore', 'inherit'] });
-  return tag;
+  return { tag, tar };
 }
 
 /** In a `before`: the image, or a loud skip (a failure under CI) when podman cannot run. */

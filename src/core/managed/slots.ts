@@ -7,7 +7,7 @@
 // while a create is light and lets the instances boot meanwhile.
 
 /** The longest a setup waits for pending creates (real ms: it is about this process's time). */
-export const SETUP_DEFER_MAX_MS = 10_000;
+export const SETUP_DEFER_MAX_MS = 30_000;
 
 /** A counting semaphore; a waiter whose signal aborts leaves the queue with an error. */
 export class Slots {

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { getCluster, type ClusterRecord } from '../state';
-import type { Placement } from '../clouds/provider';
+import type { Placement, ProviderRegistry, RunRequest } from '../clouds/provider';
 import { refreshOne, teardownUnderWay } from '../provision';
 import { agentBootstrap, down, launch, type OpsContext } from '../ops';
 import type { LaunchSlot } from './slots';
@@ -44,13 +44,34 @@ export async function launchOrAdopt(
   // The slot is taken only for the head's setup (bootstrap, then upload and submit, until the
   // launch ends): recording the intent and creating the instances never wait for one.
   const base = ctx.bootstrap ?? agentBootstrap(ctx);
-  const gated: OpsContext = { ...ctx, bootstrap: async (row, info, signal) => (await opts.slot.take(), base(row, info, signal)) };
+  const gated: OpsContext = {
+    ...ctx, bootstrap: async (row, info, signal) => (await opts.slot.take(), base(row, info, signal)),
+    ...(ctx.providers ? { providers: reportingCreate(ctx.providers, () => opts.slot.reachedCloud()) } : {}),
+  };
   const r = await launch(gated, {
     taskFile: writeTaskFile(ctx, job), cluster: name, envs: job.envs, detach: true, provisionSignal: opts.signal, placementOrder: opts.order,
   });
   const now = await ctx.store.read((db) => getCluster(db, name));
   if (!now || r.jobId === undefined) throw new Error(`${name}: launched, but its row or job id is missing`);
   return { uid: now.uid, agentJobId: r.jobId, region: now.region, adopted: false };
+}
+
+/** The registry with each provider's create call reported first (setups wait for pending creates: slots.ts). */
+function reportingCreate(reg: ProviderRegistry, onCreate: () => void): ProviderRegistry {
+  return {
+    clouds: reg.clouds,
+    get: (cloud) => {
+      const p = reg.get(cloud);
+      if (!p) return p;
+      return new Proxy(p, {
+        get(t, k) {
+          if (k === 'runInstances') return (req: RunRequest) => (onCreate(), t.runInstances(req));
+          const v: unknown = Reflect.get(t, k, t);
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+        },
+      });
+    },
+  };
 }
 
 /** The current task's YAML as a file for launch, under the controller's workspace. */

@@ -2,13 +2,46 @@
 // setup: agent install, workdir upload, submit). Creating the instances takes no slot: it is
 // one recorded intent (batched with other launches' into one state save) and one cloud call,
 // so 256 submissions all reach the cloud at once instead of waiting for setups to finish.
+// Setups also wait (a bounded while) for launches still on their way to the cloud's create: a
+// setup is heavy on the controller (processes, uploads) and would hold a burst of creates back,
+// while a create is light and lets the instances boot meanwhile.
+
+/** The longest a setup waits for pending creates (real ms: it is about this process's time). */
+export const SETUP_DEFER_MAX_MS = 30_000;
 
 /** A counting semaphore; a waiter whose signal aborts leaves the queue with an error. */
 export class Slots {
   private busy = 0;
   private readonly waiting: { grant: () => void }[] = [];
+  /** Launches on their way to the cloud's create call (not yet calling it). */
+  private creating = 0;
+  private readonly noCreates = new Set<() => void>();
 
-  constructor(private readonly size: number) {}
+  constructor(private readonly size: number, private readonly deferMaxMs = SETUP_DEFER_MAX_MS) {}
+
+  /** A launch begins; the returned function (idempotent) says it called the cloud's create, or ended. */
+  beginCreate(): () => void {
+    this.creating++;
+    return once(() => {
+      if (--this.creating === 0) for (const f of [...this.noCreates]) f();
+    });
+  }
+
+  /** Resolves once no launch is before its setup, after deferMaxMs, or on abort. */
+  createsSettled(signal?: AbortSignal): Promise<void> {
+    if (this.creating === 0 || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.noCreates.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.deferMaxMs);
+      this.noCreates.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
 
   /** Resolves with the release function once a slot is ours. */
   acquire(signal?: AbortSignal): Promise<() => void> {
@@ -44,8 +77,8 @@ export class Slots {
   }
 
   /** Slots in use and launches waiting for one (for tests and the bench). */
-  get load(): { busy: number; waiting: number } {
-    return { busy: this.busy, waiting: this.waiting.length };
+  get load(): { busy: number; waiting: number; creating: number } {
+    return { busy: this.busy, waiting: this.waiting.length, creating: this.creating };
   }
 }
 
@@ -53,15 +86,28 @@ export class Slots {
 export class LaunchSlot {
   private release: (() => void) | undefined;
   private taking: Promise<void> | undefined;
+  private readonly created: () => void;
 
-  constructor(private readonly slots: Slots, private readonly signal: AbortSignal) {}
+  constructor(private readonly slots: Slots, private readonly signal: AbortSignal) {
+    this.created = slots.beginCreate();
+  }
 
+  /** The launch is calling the cloud's create (or will not): setups need not wait for it. */
+  reachedCloud(): void {
+    this.created();
+  }
+
+  /** At the head's setup: lets pending creates go first, then takes a slot. */
   take(): Promise<void> {
-    this.taking ??= this.slots.acquire(this.signal).then((r) => void (this.release = r));
+    if (!this.taking) {
+      this.created();
+      this.taking = this.slots.createsSettled(this.signal).then(() => this.slots.acquire(this.signal)).then((r) => void (this.release = r));
+    }
     return this.taking;
   }
 
   done(): void {
+    this.created();
     if (this.release) this.release();
     else void this.taking?.then(() => this.release?.(), () => undefined);
   }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import { loadSqlJs } from '../state/sqlJs';
-import { removeStaleTemps, writeFileAtomic } from '../state/atomicWrite';
+import { removeStaleTemps, writeFileAtomic, writeFileAtomicAsync } from '../state/atomicWrite';
 import { FileLock, type LockOptions } from '../state/fileLock';
 import { GroupCommit } from '../state/groupCommit';
 import { moveAsideDamaged, readCheckedImage, shapeOf, type ImageSchema } from '../state/checkedImage';
@@ -34,7 +34,7 @@ export class ManagedStore {
   private constructor(readonly file: string, private db: Database, lockOpts: LockOptions) {
     this.lock = new FileLock(`${file}.lock`, lockOpts);
     this.writer = new GroupCommit({
-      lock: this.lock, refresh: async () => void (this.stamp() !== this.loadedAt && (await this.load())), db: () => this.db, save: () => this.save(),
+      lock: this.lock, refresh: async () => void (this.stamp() !== this.loadedAt && (await this.load())), db: () => this.db, save: () => this.saveAsync(),
       invalidate: () => void (this.loadedAt = undefined),
     });
   }
@@ -61,9 +61,13 @@ export class ManagedStore {
     return store;
   }
 
+  /** `fn` on the latest durable image: never on writes whose save is still under way. */
   async read<T>(fn: (db: Database) => T): Promise<T> {
-    if (this.stamp() !== this.loadedAt) await this.load();
-    return fn(this.db);
+    for (;;) {
+      await this.writer.idle();
+      if (this.stamp() !== this.loadedAt) await this.load();
+      else if (!this.writer.busy) return fn(this.db);
+    }
   }
 
   /** `fn` in a transaction over the latest saved image; saved before it resolves (groupCommit.ts). */
@@ -95,10 +99,23 @@ export class ManagedStore {
 
   private save(): void {
     writeFileAtomic(this.file, this.db.export());
+    this.holdSaved(this.db);
+  }
+
+  /** A group commit's save: the image is taken now, written and fsynced off the thread. */
+  private async saveAsync(): Promise<void> {
+    const db = this.db;
+    await writeFileAtomicAsync(this.file, db.export());
+    this.holdSaved(db);
+  }
+
+  private holdSaved(saved: Database): void {
     // Under the lock: the file is still the one just written.
     const fd = fs.openSync(this.file, 'r');
     this.hold(fd);
-    this.loadedAt = this.stampOf(fs.fstatSync(fd, { bigint: true }));
+    // A reload that finished meanwhile put the file from before this save in memory: the
+    // next read or write loads the file again rather than trust that image.
+    this.loadedAt = this.db === saved ? this.stampOf(fs.fstatSync(fd, { bigint: true })) : undefined;
   }
 
   /** Loads the file (or starts fresh) and migrates; true if the image needs saving. */

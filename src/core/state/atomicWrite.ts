@@ -60,3 +60,29 @@ export function isAlive(pid: number): boolean {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/**
+ * writeFileAtomic without holding the thread: the writes and fsyncs run on libuv's pool, so a
+ * process that saves often (a controller launching hundreds of clusters) keeps serving
+ * meanwhile. Same sequence, same guarantee once it resolves.
+ */
+export async function writeFileAtomicAsync(file: string, data: Uint8Array): Promise<void> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}`);
+  const fh = await fs.promises.open(tmp, 'w', 0o600);
+  try {
+    let off = 0;
+    while (off < data.length) off += (await fh.write(data, off, data.length - off)).bytesWritten;
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.promises.rename(tmp, file);
+  if (process.platform === 'win32') return;
+  const dh = await fs.promises.open(dir, 'r');
+  try {
+    await dh.sync();
+  } finally {
+    await dh.close();
+  }
+}

@@ -7,8 +7,11 @@ export interface CommitTarget {
   /** Brings the image up to date with the file (called under the lock). */
   refresh(): Promise<void>;
   db(): Database;
-  /** Saves the image atomically. */
-  save(): void;
+  /**
+   * Saves the image atomically. The image is taken before save() first yields; the rest (write,
+   * fsync, rename) may run off the thread, while reads wait (idle()) and new writes queue.
+   */
+  save(): void | Promise<void>;
   /** After a failure mid-write: the image may differ from the file, so read the file again. */
   invalidate(): void;
 }
@@ -24,13 +27,29 @@ interface Pending {
  * own lock file); those that queue while a save is under way are committed together under one
  * lock and one save, each in its own savepoint, so one that throws is rolled back alone and
  * none resolves before the save that holds it. A save (export + fsync of the whole image) costs
- * tens of ms: many writes at once (a controller launching hundreds of clusters) pay a few.
+ * tens of ms: many writes at once (a controller launching hundreds of clusters) pay a few. The
+ * save's I/O may run off the thread; writes made meanwhile queue for the next save.
  */
 export class GroupCommit {
   private queue: Promise<void> = Promise.resolve();
   private readonly pending: Pending[] = [];
+  /** Set from a batch's COMMIT until its save is durable (or failed). */
+  private saving: Promise<unknown> | undefined;
 
   constructor(private readonly t: CommitTarget) {}
+
+  /** Whether committed writes are not yet durable: a read now would see them. */
+  get busy(): boolean {
+    return this.saving !== undefined;
+  }
+
+  /**
+   * Resolves when no save is under way. Readers run their query only when `busy` is false, so
+   * nothing they see (and act on: a cloud call, a teardown) can be lost to a crash.
+   */
+  async idle(): Promise<void> {
+    while (this.saving) await this.saving.catch(() => undefined);
+  }
 
   write<T>(fn: (db: Database) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -66,7 +85,12 @@ export class GroupCommit {
         }
         db.exec('COMMIT');
         inTx = false;
-        this.t.save();
+        const saving = (this.saving = Promise.resolve(this.t.save()));
+        try {
+          await saving;
+        } finally {
+          this.saving = undefined;
+        }
       } finally {
         this.t.lock.release();
       }

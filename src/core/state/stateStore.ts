@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database } from 'sql.js';
 import { loadSqlJs } from './sqlJs';
-import { removeStaleTemps, writeFileAtomic } from './atomicWrite';
+import { removeStaleTemps, writeFileAtomic, writeFileAtomicAsync } from './atomicWrite';
 import { FileLock, LockOptions } from './fileLock';
 import { GroupCommit } from './groupCommit';
 import { migrate, schemaVersion, SCHEMA_VERSION } from './schema';
@@ -36,7 +36,7 @@ export class StateStore {
   private constructor(readonly file: string, private db: Database, lockOpts: LockOptions) {
     this.lock = new FileLock(`${file}.lock`, lockOpts);
     this.writer = new GroupCommit({
-      lock: this.lock, refresh: () => this.refresh(), db: () => this.db, save: () => this.save(), invalidate: () => void (this.loaded = undefined),
+      lock: this.lock, refresh: () => this.refresh(), db: () => this.db, save: () => this.saveAsync(), invalidate: () => void (this.loaded = undefined),
     });
   }
 
@@ -70,10 +70,16 @@ export class StateStore {
     return store;
   }
 
-  /** Runs `fn` on an up-to-date image; no lock (saves replace the file atomically). */
+  /**
+   * Runs `fn` on an up-to-date, durable image; no lock (saves replace the file atomically). It
+   * waits out a save under way, so it never sees (and acts on) writes a crash could still lose.
+   */
   async read<T>(fn: (db: Database) => T): Promise<T> {
-    await this.refresh();
-    return fn(this.db);
+    for (;;) {
+      await this.writer.idle();
+      await this.refresh();
+      if (!this.writer.busy) return fn(this.db);
+    }
   }
 
   /**
@@ -108,6 +114,16 @@ export class StateStore {
     writeFileAtomic(this.file, bytes);
     rememberChecked(SCHEMA, this.file, bytes);
     this.loaded = statId(this.file);
+  }
+
+  /** A group commit's save: the image is taken now, written and fsynced off the thread. */
+  private async saveAsync(): Promise<void> {
+    const db = this.db;
+    const bytes = db.export();
+    await writeFileAtomicAsync(this.file, bytes);
+    rememberChecked(SCHEMA, this.file, bytes);
+    // A reload that finished meanwhile holds the file from before this save: load again next time.
+    this.loaded = this.db === db ? statId(this.file) : undefined;
   }
 
   /** Loads the file (or a fresh image) and migrates it; true if the result needs saving. */

@@ -1,6 +1,7 @@
 // The controller process the kill -9 test kills: it serves the managed jobs of `root` against
 // the fake cloud kept in `cloudFile` (shared with the parent) and SIGKILLs itself at a cloud
 // call (the call count lives in the cloud file, so it counts over every process).
+import * as fs from 'node:fs';
 import { scaledClock } from '../../../src/core/provision';
 import { fileStorage } from '../../support/fakeCloud/storage';
 import { makeCtx, openController, SCALE } from './helpers';
@@ -11,6 +12,11 @@ export interface KillChildConfig {
   epoch: number;
   /** 0: never (the parent kills it at a random instant instead). */
   killAtCall: number;
+  /**
+   * Submits this many jobs once serving (in rounds of 1 to 4 at once, so saves hold several),
+   * appending each id to ackFile the moment its submit resolves: what was acknowledged.
+   */
+  submit?: { count: number; ackFile: string; runs: string };
 }
 
 async function main(cfg: KillChildConfig): Promise<void> {
@@ -23,6 +29,14 @@ async function main(cfg: KillChildConfig): Promise<void> {
     },
   });
   const ctl = await openController(ctx);
+  const sub = cfg.submit;
+  for (let i = 0; sub && i < sub.count; ) {
+    const round = Array.from({ length: Math.min(1 + (i % 4), sub.count - i) }, () => i++);
+    await Promise.all(round.map(async (k) => {
+      const id = await ctl.submit({ tasks: [`resources:\n  infra: aws/r1\nrun: echo s${k} >> ${sub.runs}\n`], name: `s${k}` });
+      fs.appendFileSync(sub.ackFile, `${id} s${k}\n`);
+    }));
+  }
   await ctl.whenIdle();
   await ctl.stop();
   await ctx.connections.closeAll();

@@ -1,0 +1,82 @@
+// kill -9 of a controller while it acknowledges submissions back to back (group commit: a
+// submit resolves only once the save holding it is durable, and saves run off the thread):
+// every acknowledged job is in the store, a new controller runs each recorded job once, and
+// nothing leaks.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { cleanupBase } from '../agent/helpers';
+import { scaledClock } from '../../../src/core/provision';
+import { emptyState } from '../../support/fakeCloud/model';
+import { fileStorage } from '../../support/fakeCloud/storage';
+import { leaks } from '../../support/fakeCloud/harness';
+import { propertySeed } from '../../support/fakeCloud/seed';
+import { prng as rng } from '../../support/prng';
+import { clustersOf, makeCtx, openController, SCALE, tempRoot } from './helpers';
+import type { KillChildConfig } from './killChild';
+
+function runChild(cfg: KillChildConfig, killAfterMs: number): Promise<{ code: number | null; signal: string | null; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'killChild.ts'), JSON.stringify(cfg)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    // Counted from the first acknowledgement: the kill lands among the submissions.
+    const poll = setInterval(() => {
+      if (!fs.existsSync(cfg.submit!.ackFile)) return;
+      clearInterval(poll);
+      setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    }, 5);
+    child.on('exit', (code, signal) => {
+      clearInterval(poll);
+      resolve({ code, signal, err });
+    });
+  });
+}
+
+describe('managed jobs controller killed with SIGKILL while acknowledging submissions', function () {
+  this.timeout(600_000);
+  let root: string;
+  beforeEach(() => {
+    process.env.SKYDECK_SHUTDOWN_COMMAND = 'echo "test: shutdown skipped"';
+    root = tempRoot();
+  });
+  afterEach(async () => {
+    delete process.env.SKYDECK_SHUTDOWN_COMMAND;
+    await cleanupBase(root);
+  });
+
+  it('loses no acknowledged job, runs each recorded job once, leaks nothing', async () => {
+    const { seed, source } = propertySeed();
+    console.log(`      seed ${seed} (${source})`);
+    const rand = rng(seed);
+    const cloudFile = path.join(root, 'cloud.json');
+    const runs = path.join(root, 'runs.log');
+    const ackFile = path.join(root, 'acked');
+    fs.writeFileSync(cloudFile, JSON.stringify(emptyState()));
+    const epoch = Date.now();
+    const afterMs = Math.floor(rand() * 400);
+    const r = await runChild({ root, cloudFile, epoch, killAtCall: 0, submit: { count: 40, ackFile, runs } }, afterMs);
+    assert.equal(r.signal, 'SIGKILL', `seed ${seed}: the child was to be killed mid-submissions (${r.code} ${r.err})`);
+    const acked = fs.readFileSync(ackFile, 'utf8').trim().split('\n').map((l) => l.split(' '));
+    assert.ok(acked.length < 40, `seed ${seed}: killed after ${afterMs} ms, yet every submission was acknowledged`);
+
+    const { ctx, cloud } = await makeCtx(root, { clock: scaledClock(SCALE, epoch), storage: fileStorage(cloudFile) });
+    const ctl = await openController(ctx);
+    try {
+      await ctl.whenIdle();
+      const jobs = (await ctl.list()).jobs;
+      const byId = new Map(jobs.map((j) => [String(j.id), j]));
+      for (const [id, name] of acked) assert.equal(byId.get(id)?.name, name, `seed ${seed}: acknowledged job ${id} (${name}) is in the store`);
+      assert.deepEqual(jobs.filter((j) => j.status !== 'SUCCEEDED' || j.clusterName).map((j) => [j.id, j.status, j.lastError]), [], `seed ${seed}`);
+      const ran = fs.existsSync(runs) ? fs.readFileSync(runs, 'utf8').trim().split('\n').filter(Boolean).sort() : [];
+      assert.deepEqual(ran, jobs.map((j) => j.name).sort(), `seed ${seed}: each recorded job ran exactly once, no other`);
+      for (const j of jobs) for (const [name, c] of clustersOf(cloud, j.id)) assert.equal(c.uids.size, 1, `seed ${seed}: ${name} launched ${c.uids.size} times`);
+      assert.deepEqual(await leaks({ store: ctx.store, cloud }), [], `seed ${seed}`);
+    } finally {
+      await ctl.stop();
+      await ctx.connections.closeAll();
+      ctx.store.close();
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { cloudProviders } from '../core/clouds/registry';
 import { Connections, defaultKnownHostsFile, type OpsContext } from '../core/ops';
 import type { CliIO } from './io';
 import { trace } from '../core/util/trace';
+import { holderStarted } from './warmHint';
 import { holderDir } from '../core/transport/holder/socketDir';
 import type { HolderUse } from '../core/transport/holder/holderTransport';
 
@@ -26,6 +27,7 @@ function holderUse(log: ((m: string) => void) | undefined): HolderUse | undefine
     start: () => {
       const { startHolder } = require('../core/transport/holder/start') as typeof import('../core/transport/holder/start');
       startHolder(entry.execPath, entry.args, dir);
+      holderStarted.value = true;
     },
   };
 }

@@ -69,7 +69,7 @@ const checkNoSdk = {
 };
 
 /** The thin CLI entry may hold only the few small modules it needs: its size is start-up time. */
-const THIN = /^src\/(cli\/thin\.ts|core\/transport\/holder\/(frames|socketDir|cliRequest)\.ts)$/;
+const THIN = /^src\/(cli\/thin\.ts|core\/util\/trace\.ts|core\/transport\/holder\/(frames|socketDir|cliRequest)\.ts)$/;
 const checkThin = {
   name: 'check-thin-cli',
   setup(build) {

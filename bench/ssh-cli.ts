@@ -27,17 +27,23 @@ export function cliFirstOutput(cli: string, args: string[], env: NodeJS.ProcessE
     const timeFile = fs.existsSync(TIME) ? path.join(os.tmpdir(), `skydeck-bench-time-${process.pid}`) : undefined;
     const argv = [process.execPath, cli, ...args];
     const t0 = performance.now();
+    const wall0 = performance.timeOrigin + t0;
     const child = timeFile
       ? spawn(TIME, ['-f', '%U %S', '-o', timeFile, ...argv], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
       : spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let first: number | undefined;
     let err = '';
     child.stdout.once('data', () => (first = performance.now() - t0));
+    const traceOut = (ms: number): string => `[trace bench] ${(ms % 100_000).toFixed(1).padStart(8)}`;
     child.stderr.on('data', (d) => (err += d));
     child.on('close', (code) => {
       if (first === undefined || code !== 0) return reject(new Error(`cli ${args[0]} exit ${code}: ${err}`));
       const cpu = timeFile ? fs.readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number) : undefined;
       if (timeFile) fs.rmSync(timeFile, { force: true });
+      // SKYDECK_TRACE=1: the run's step lines (src/core/util/trace.ts), from the spawn on.
+      if (env.SKYDECK_TRACE === '1' || process.env.SKYDECK_TRACE === '1') {
+        process.stderr.write(`${traceOut(wall0)}  spawn\n${err.split('\n').filter((l) => l.startsWith('[trace') || l.startsWith('[skydeck] fast path')).join('\n')}\n${traceOut(wall0 + first)}  first byte on stdout\n\n`);
+      }
       resolve({ ms: first, ...(cpu ? { cpuMs: (cpu[0] + cpu[1]) * 1000 } : {}) });
     });
   });

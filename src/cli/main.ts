@@ -21,6 +21,7 @@ import { costReportCommand } from './commands/costReport';
 import { publishCosts, workspaceCosts } from '../core/cost';
 import { controllerHome } from './controllerHome';
 import { autostopCommand } from './commands/autostop';
+import { warmHint } from './warmHint';
 
 export const VERSION = '0.1.0';
 
@@ -100,7 +101,12 @@ export async function runCli(argv: string[], io: CliIO = processIO, makeContext?
 export function cliMain(): void {
   // Only the CLI run as a program starts holders (never a test that calls runCli in-process).
   enableHolder(process.execPath, [...process.execArgv, __filename]);
-  runCli(process.argv.slice(2)).then((code) => process.exit(code));
+  const argv = process.argv.slice(2);
+  const hint = warmHint(argv, __filename);
+  runCli(argv).then(async (code) => {
+    if (code === 0) await hint?.();
+    process.exit(code);
+  });
 }
 
 if (require.main === module) cliMain();

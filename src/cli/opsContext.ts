@@ -5,6 +5,8 @@ import { loadSshPools } from '../core/clouds/sshPools';
 import { cloudProviders } from '../core/clouds/registry';
 import { Connections, defaultKnownHostsFile, type OpsContext } from '../core/ops';
 import type { CliIO } from './io';
+import { trace } from '../core/util/trace';
+import { holderStarted } from './warmHint';
 import { holderDir } from '../core/transport/holder/socketDir';
 import type { HolderUse } from '../core/transport/holder/holderTransport';
 
@@ -25,6 +27,7 @@ function holderUse(log: ((m: string) => void) | undefined): HolderUse | undefine
     start: () => {
       const { startHolder } = require('../core/transport/holder/start') as typeof import('../core/transport/holder/start');
       startHolder(entry.execPath, entry.args, dir);
+      holderStarted.value = true;
     },
   };
 }
@@ -41,7 +44,9 @@ export const connectionReuse: { get?(key: string, make: () => Connections): Conn
  * managed-jobs controller's own workspace), progress on stderr.
  */
 export async function cliContext(io: CliIO, root = process.env.SKYDECK_WORKSPACE || process.cwd()): Promise<OpsContext> {
+  trace('cli: context');
   const store = await StateStore.openWorkspace(root);
+  trace('cli: state opened');
   for (const n of store.notices) io.err(`warning: ${n.message}\n`);
   const verbose = process.env.SKYDECK_VERBOSE === '1';
   const makeConnections = (): Connections => new Connections({

@@ -9,7 +9,8 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { encodeFrame, FrameDecoder, type Frame } from '../core/transport/holder/frames';
 import { checkedSocketPath, holderDir } from '../core/transport/holder/socketDir';
-import { buildId, FAST_VERBS, type CliRequest } from '../core/transport/holder/cliRequest';
+import { buildId, cliRequestOf, FAST_VERBS } from '../core/transport/holder/cliRequest';
+import { trace } from '../core/util/trace';
 
 const FULL = path.join(__dirname, 'cli-main.js');
 const verbose = process.env.SKYDECK_VERBOSE === '1';
@@ -34,19 +35,13 @@ function fastSocket(argv: string[]): string | { why: string } {
 }
 
 function main(): void {
+  trace('thin: main');
   const argv = process.argv.slice(2);
   const sockPath = fastSocket(argv);
   if (typeof sockPath !== 'string') return runFull(sockPath.why);
   let request: Buffer;
   try {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    const req: CliRequest = {
-      t: 'cli', argv, cwd: process.cwd(), env, umask: process.umask(),
-      tty: { stdin: !!process.stdin.isTTY, stdout: !!process.stdout.isTTY, stderr: !!process.stderr.isTTY },
-      build: buildId(FULL),
-    };
-    request = encodeFrame(req);
+    request = encodeFrame(cliRequestOf('cli', argv, buildId(FULL)));
   } catch (e) {
     // An environment too large for one frame, a cwd that is gone, a missing bundle.
     return runFull((e as Error).message);
@@ -59,6 +54,7 @@ function relay(sockPath: string, request: Buffer): void {
   const sock = net.connect(sockPath);
   const decoder = new FrameDecoder();
   let stage: 'asking' | 'running' | 'over' = 'asking';
+  let seenOut = false;
   const fallBack = (why: string): void => {
     if (stage !== 'asking') return;
     stage = 'over';
@@ -71,7 +67,7 @@ function relay(sockPath: string, request: Buffer): void {
     if (stage === 'running' && !sock.destroyed) sock.write(encodeFrame({ t: 'sig' }));
     else process.kill(process.pid, 'SIGINT');
   };
-  sock.on('connect', () => sock.write(request));
+  sock.on('connect', () => { trace('thin: connected to the holder'); sock.write(request); });
   sock.on('error', () => undefined);
   sock.on('data', (chunk: Buffer) => {
     let frames: Frame[];
@@ -80,11 +76,13 @@ function relay(sockPath: string, request: Buffer): void {
       if (stage === 'asking') {
         if (f.t === 'started') {
           stage = 'running';
+          trace('thin: run started');
           process.on('SIGINT', onInt);
           if (verbose) process.stderr.write(`[skydeck] run by the connection holder's worker (pid ${Number(f.pid)})\n`);
         }
         else return fallBack(f.t === 'fallback' ? String(f.why) : `unexpected ${f.t} frame`);
       } else if (stage === 'running') {
+        if (f.t === 'out' && !seenOut) { seenOut = true; trace('thin: first output'); }
         if (f.t === 'out' || f.t === 'err') {
           const out = f.t === 'out' ? process.stdout : process.stderr;
           // A slow reader of our stdout pauses the worker, nothing piles up here.

@@ -18,6 +18,7 @@ import { agentHash } from '../core/jobs/agentBundle';
 import { parseTaskText } from '../core/task/parse';
 import { askHostKey, connectionReuse, hostKeyPrompt } from './opsContext';
 import type { CliIO } from './io';
+import { trace, traceSink } from '../core/util/trace';
 
 /** The first steps every CLI run pays for, done before the worker says it is ready. */
 async function warmUp(): Promise<void> {
@@ -51,8 +52,30 @@ function keepConnections(): void {
   };
 }
 
+type RunCli = (argv: string[], io: CliIO) => Promise<number>;
+
+/**
+ * A `warm` hint (workerPool.ts): the first steps of a run like `req`, in its environment, with
+ * no output and no prompt (an unknown host key is refused, as for a caller without a terminal).
+ */
+async function warmFor(req: CliRequest, base: { env: NodeJS.ProcessEnv; cwd: string; umask: number }): Promise<void> {
+  try {
+    setProcess(req.env, req.cwd, req.umask);
+    hostKeyPrompt.ask = async () => false;
+    trace('worker: warming');
+    const { prewarmRun } = require('./prewarm') as typeof import('./prewarm');
+    await prewarmRun(req.argv, io);
+    trace('worker: warm');
+  } catch {
+    // Nothing warmed: the run does these steps itself, and reports what fails.
+  } finally {
+    hostKeyPrompt.ask = askHostKey;
+    setProcess(base.env, base.cwd, base.umask);
+  }
+}
+
 /** `runCli` is handed in by main.ts (which requires this file lazily): no import cycle. */
-export async function workerMain(runCli: (argv: string[], io: CliIO) => Promise<number>): Promise<number> {
+export async function workerMain(runCli: RunCli): Promise<number> {
   const build = buildId(process.argv[1]);
   await warmUp();
   keepConnections();
@@ -61,14 +84,21 @@ export async function workerMain(runCli: (argv: string[], io: CliIO) => Promise<
   return new Promise((resolve) => {
     let busy = false;
     let orphan = false;
+    // A run that comes while a hint is being warmed waits for it (both set the process's env).
+    let warming: Promise<void> | undefined;
     // The holder gone: finish the run under way (it goes on over a direct connection), then leave.
     process.on('disconnect', () => { orphan = true; if (!busy) resolve(0); });
     // Told to leave (the holder stops it when idle): an orderly exit; mid-run, at once as a CLI would.
     process.on('SIGTERM', () => (busy ? process.exit(143) : resolve(0)));
     process.on('message', (m: { t?: string; req?: CliRequest }, handle: unknown) => {
+      if (m?.t === 'warm' && m.req && !busy && !warming && m.req.build === build) {
+        warming = warmFor(m.req, base).finally(() => (warming = undefined));
+        return;
+      }
       if (m?.t !== 'run' || !m.req || !(handle instanceof net.Socket) || busy) return;
       busy = true;
-      void runOne(m.req, handle, build, runCli).catch(() => handle.destroy()).finally(() => {
+      const req = m.req;
+      void (warming ?? Promise.resolve()).then(() => runOne(req, handle, build, runCli)).catch(() => handle.destroy()).finally(() => {
         setProcess(base.env, base.cwd, base.umask);
         busy = false;
         if (orphan) resolve(0);
@@ -135,6 +165,8 @@ async function runOne(req: CliRequest, sock: net.Socket, build: string, runCli: 
     return false;
   };
   send({ t: 'started', pid: process.pid });
+  traceSink.write = (line) => current.err(line);
+  trace('worker: run started');
   try {
     const code = await runCli(req.argv, io);
     if (!rerun) send({ t: 'exit', code });

@@ -3,6 +3,7 @@ import { ensureAgent, type AgentLocation } from './bootstrap';
 import { AGENT_PROTOCOL } from './commands';
 import { AgentVersionError } from './protocolError';
 import { AgentGoneError, AgentRpc, type Hello } from './rpc';
+import { trace } from '../util/trace';
 
 export interface OpenOptions {
   base?: string;
@@ -43,9 +44,12 @@ async function helloWithin(rpc: AgentRpc, ms: number): Promise<Hello> {
  */
 export async function openAgreed(t: Transport, opts: OpenOptions): Promise<{ rpc: AgentRpc; location: AgentLocation }> {
   for (let attempt = 1; ; attempt++) {
+    trace('agent: ensure');
     const location = await ensureAgent(t, opts.base, opts.agentDir);
+    trace('agent: ensured');
     if (location.uploaded) opts.log?.(`installed the agent on ${t.description}`);
     const ch = await t.openChannel([location.python, location.entry, '--base', location.base, 'serve']);
+    trace('agent: serve channel open');
     const rpc = new AgentRpc(ch, t.description);
     let hello;
     try {
@@ -54,6 +58,7 @@ export async function openAgreed(t: Transport, opts: OpenOptions): Promise<{ rpc
       rpc.close();
       throw e;
     }
+    trace('agent: hello');
     if (hello.protocol === AGENT_PROTOCOL) return { rpc, location };
     rpc.close();
     if (attempt >= 2) throw new AgentVersionError(t.description, hello.protocol, AGENT_PROTOCOL, hello.version, !location.uploaded);

@@ -12,6 +12,7 @@ import { jobSpecOf } from './jobSpec';
 import { forCluster, planBuckets } from './bucketPlan';
 import { grantPlannedBuckets } from './bucketGrant';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
+import { trace } from '../util/trace';
 
 export interface ExecRequest extends FollowOptions, TaskInput {
   cluster: string;
@@ -22,7 +23,9 @@ export interface ExecRequest extends FollowOptions, TaskInput {
 
 /** `sky exec`: sync the workdir and run the task's `run` as a new job (no setup). */
 export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcome> {
+  trace('exec: start');
   const row = await requireCluster(ctx, req.cluster);
+  trace('exec: cluster row read');
   const busy = teardownUnderWay(row);
   if (busy) throw new OpsError('failed', busy);
   const client = ctx.connections.client(row);
@@ -30,19 +33,25 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   const connecting = client.connect();
   connecting.catch(() => undefined);
   const { task, envs, secrets, dir, warnings } = await loadTaskForRun(req);
+  trace('exec: task loaded');
   warnings.forEach((w) => ctx.warn(w));
   checkSyncSources(task, dir);
   // Unlike SkyPilot's exec (which leaves storage alone), the task's bucket mounts are ensured
   // as at launch: a mount already there is kept, a missing one is made, COPY fetches what changed.
   const buckets = await planBuckets(ctx, task, row.provider);
   await grantPlannedBuckets(ctx, row, buckets);
+  trace('exec: buckets planned');
   await connecting;
+  trace('exec: agent connected');
   const { workdir } = readHandle(row);
   const extras = { buckets: forCluster(ctx, buckets, row), gitEnvs: { ...envs, ...secrets } };
   await Promise.all([syncAll(ctx, client, task, dir, workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
+  trace('exec: synced');
   if (req.signal?.aborted) throw new OpsError('failed', `exec on ${req.cluster} cancelled before its job was submitted`);
   const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false, secrets }));
+  trace('exec: submitted');
   await assertNoTeardownSince(ctx, row, jobId);
+  trace('exec: teardown check');
   req.onSubmitted?.(jobId, req.cluster);
   if (req.detach) return { jobId };
   return { jobId, final: await followJob(client, jobId, req) };

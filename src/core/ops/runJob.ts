@@ -1,6 +1,7 @@
 import type { AgentClient, JobSpec, LogsFinal } from '../jobs';
 import { AgentError } from '../jobs';
 import { OpsError } from './errors';
+import { trace } from '../util/trace';
 
 export interface FollowOptions {
   /** Receives the job's output bytes as they come. */
@@ -28,5 +29,9 @@ export async function submitJob(client: AgentClient, spec: JobSpec): Promise<num
 }
 
 export async function followJob(client: AgentClient, jobId: number, f: FollowOptions, offset = 0): Promise<LogsFinal | undefined> {
-  return client.followLogs(jobId, (d) => f.onOutput?.(d), { offset, signal: f.signal, onReconnect: f.onReconnect });
+  let first = true;
+  return client.followLogs(jobId, (d) => {
+    if (first) { first = false; trace('exec: first output'); }
+    f.onOutput?.(d);
+  }, { offset, signal: f.signal, onReconnect: f.onReconnect });
 }

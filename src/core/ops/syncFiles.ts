@@ -14,6 +14,7 @@ import { manifestSync, startCheck, type ManifestSyncStats } from '../sync/manife
 import { OpsError } from './errors';
 import { remoteDirWord, remotePathWord } from './remotePath';
 import { PLACE_TREE_PY } from '../sync/placeTree';
+import { trace } from '../util/trace';
 
 export { localPath } from '../task/localPath';
 import { localPath } from '../task/localPath';
@@ -124,11 +125,14 @@ export function syncStateOf(workspaceRoot: string, agentBase: string): SyncState
 export async function syncWorkdir(t: Transport, python: string, localDir: string, remoteDir: string, state: SyncState, trustLocal = false): Promise<ManifestSyncStats> {
   const skip = '.skydeck-sync.*\n';
   const localFile = manifestFile(state.localStateDir, t.description, remoteDir, localDir);
+  trace('sync: start');
   const prev = readManifest(localFile) ?? new Map<string, ManifestEntry>();
+  trace('sync: local manifest read');
   const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev };
   const checked = trustLocal ? undefined : startCheck(where);
   let ignored = 0;
   const cur = scanWorkdir(localDir, skip, prev, () => ignored++);
+  trace('sync: local tree scanned');
   // --fast: nothing changed here since the last sync that finished → the node is not asked.
   if (trustLocal && prev.size && isEmptyDelta(deltaOf(prev, cur, localDir))) return { files: 0, bytes: 0, ignored, mode: 'skipped', removed: 0 };
   // The content is hashed only when another sync to the same place is under way.

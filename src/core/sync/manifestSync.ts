@@ -9,6 +9,7 @@ import { writeManifest } from './manifestStore';
 import { MANIFEST_NODE_PY } from './manifestNode';
 import { archiveDelta } from './deltaArchive';
 import type { ArchiveStats } from './workdirArchive';
+import { trace } from '../util/trace';
 
 export interface ManifestSyncStats extends ArchiveStats {
   /** 'delta': only changes were sent; 'full': everything (first sync, or the node disagreed); 'skipped': --fast and nothing changed. */
@@ -44,11 +45,15 @@ export async function manifestSync(r: ManifestSyncRequest): Promise<ManifestSync
   const base = prev.size ? digestOf([...prev.values()]) : '';
   const stats: ManifestSyncStats = { files: 0, bytes: 0, ignored: r.ignored, mode: 'full', removed: 0 };
   const drift = base ? await (r.checked ?? check(r, nodeState, base)) : undefined;
+  trace('sync: node answered the check');
   if (drift) {
     const delta = deltaOf(prev, cur, r.localDir, drift);
+    trace('sync: delta made');
     const code = await apply(r, nodeState, base, cur, delta, stats);
+    trace('sync: delta applied on the node');
     if (code === 0) {
       writeManifest(r.localFile, cur);
+      trace('sync: local manifest written');
       return { ...stats, mode: 'delta', removed: delta.remove.length };
     }
     if (code !== STALE) throw new Error(`exit ${code}`);

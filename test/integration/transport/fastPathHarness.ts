@@ -36,6 +36,8 @@ export function fastPathHarness() {
     cli: '',
     env: {} as NodeJS.ProcessEnv,
     holderDir: '',
+    /** The node's login user (a local account: its processes are this machine's). */
+    hostUser: '',
     task(name: string, run: string): string {
       const file = path.join(f.ops.workspaceRoot, `${name}.yaml`);
       fs.writeFileSync(file, `run: ${JSON.stringify(run)}\n`);
@@ -79,6 +81,7 @@ export function fastPathHarness() {
   before(async () => {
     hosts = await startHosts(1);
     const h = hosts.hosts[0];
+    f.hostUser = h.user;
     f.cli = await buildCli();
     const pool = { name: 'p', hosts: [{ address: h.address, port: h.port, user: h.user, identityFile: hosts.clientKeyPath }] };
     const noSsh = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-fast-nossh-'));

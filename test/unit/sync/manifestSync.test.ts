@@ -156,6 +156,37 @@ describe('manifest sync (only what changed)', () => {
     }
   });
 
+  it('a local manifest left stale or torn (it is not fsynced: a power cut) means a full sync that leaves the node right', async function () {
+    this.timeout(240_000); // seven syncs, on a loaded machine
+    const w = setup({ 'a.py': 'a', 'b.py': 'b', 'd/c.py': 'c' });
+    await syncWorkdir(w.t, python, w.src, w.dst, w.state);
+    const stale = fs.readFileSync(w.localFile);
+    write(w.src, 'a.py', 'a2');
+    age(w.src, 'a.py', -5);
+    fs.rmSync(path.join(w.src, 'b.py'));
+    assert.equal((await syncWorkdir(w.t, python, w.src, w.dst, w.state)).mode, 'delta');
+    // The rename of the new manifest never reached the disk: the last sync's one is back.
+    fs.writeFileSync(w.localFile, stale);
+    write(w.src, 'd/c.py', 'c2');
+    age(w.src, 'd/c.py', -5);
+    assert.equal((await syncWorkdir(w.t, python, w.src, w.dst, w.state)).mode, 'full');
+    assert.deepEqual(files(w.dst), files(w.src));
+    // Cut half-way.
+    const whole = fs.readFileSync(w.localFile);
+    fs.writeFileSync(w.localFile, whole.subarray(0, Math.floor(whole.length / 2)));
+    assert.equal((await syncWorkdir(w.t, python, w.src, w.dst, w.state)).mode, 'full');
+    assert.equal((await syncWorkdir(w.t, python, w.src, w.dst, w.state)).mode, 'delta');
+    // A link planted at the temp file's name is replaced, never written through.
+    const target = path.join(path.dirname(w.src), 'elsewhere.txt');
+    fs.writeFileSync(target, 'keep');
+    fs.symlinkSync(target, path.join(path.dirname(w.localFile), `.${path.basename(w.localFile)}.tmp-${process.pid}`));
+    write(w.src, 'a.py', 'a3');
+    age(w.src, 'a.py', -10);
+    assert.equal((await syncWorkdir(w.t, python, w.src, w.dst, w.state)).mode, 'delta');
+    assert.equal(fs.readFileSync(target, 'utf8'), 'keep');
+    assert.deepEqual(files(w.dst), files(w.src));
+  });
+
   it('a tampered or missing node manifest means a full sync', async () => {
     const w = setup({ 'a.py': 'a' });
     await syncWorkdir(w.t, python, w.src, w.dst, w.state);

@@ -9,11 +9,14 @@
 //   worker → thin   exit {code}                               the CLI's exit code
 //   thin → worker   sig                                       Ctrl-C, handled as the CLI's own SIGINT
 // Closing the socket after `started` is a Ctrl-C too.
+// A `warm` frame (same fields as `cli`, nothing runs, the holder just closes the socket) says
+// what the next run will likely look like: a full CLI run sends it at its end, so the holder's
+// spare worker opens that cluster's agent channel before the user's next command (worker.ts).
 import * as fs from 'node:fs';
 import type { Frame } from './frames';
 
 export interface CliRequest extends Frame {
-  t: 'cli';
+  t: 'cli' | 'warm';
   argv: string[];
   cwd: string;
   /** The caller's whole environment: the worker runs with exactly this one. */
@@ -36,9 +39,20 @@ export function buildId(file: string): string {
 
 const str = (v: unknown, max = 64 * 1024): v is string => typeof v === 'string' && v.length < max && !v.includes('\0');
 
+/** This process's run as a request (the thin entry's, or a full run's `warm` hint). */
+export function cliRequestOf(t: 'cli' | 'warm', argv: string[], build: string): CliRequest {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  return {
+    t, argv, cwd: process.cwd(), env, umask: process.umask(),
+    tty: { stdin: !!process.stdin.isTTY, stdout: !!process.stdout.isTTY, stderr: !!process.stderr.isTTY },
+    build,
+  };
+}
+
 /** The request, or what is wrong with it. */
-export function checkCliRequest(f: Frame): CliRequest | string {
-  if (f.t !== 'cli') return 'not a cli request';
+export function checkCliRequest(f: Frame, t: 'cli' | 'warm' = 'cli'): CliRequest | string {
+  if (f.t !== t) return `not a ${t} request`;
   if (!Array.isArray(f.argv) || !f.argv.length || f.argv.length > 1000 || !f.argv.every((a) => str(a))) return 'argv: not a list of strings';
   if (!str(f.cwd) || !f.cwd.startsWith('/')) return 'cwd: not an absolute path';
   const env = f.env as Record<string, unknown> | undefined;

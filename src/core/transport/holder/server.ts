@@ -88,7 +88,7 @@ export async function runHolder(opts: HolderOptions): Promise<RunningHolder> {
   const done = new Promise<'idle' | 'replaced' | 'stopped' | 'another-runs'>((r) => { finish = r; });
   const pool = opts.workerArgs ? new WorkerPool(opts.workerArgs, log) : undefined;
   const host = {
-    ...(pool ? { cli: (s: net.Socket, f: Frame) => pool.handle(s, f) } : {}),
+    ...(pool ? { cli: (s: net.Socket, f: Frame) => pool.handle(s, f), warm: (f: Frame) => pool.hint(f) } : {}),
     connectionFor(req: ExecFrame): SshConnection {
       const t = req.target;
       // Keyed by everything that decides who we are and whom we trust, not only user@host:port.

@@ -13,6 +13,8 @@ export interface SessionHost {
   connectionFor(req: ExecFrame): SshConnection;
   /** Takes over the socket for a whole CLI run (cliRequest.ts); absent: such requests are refused. */
   cli?(sock: net.Socket, req: Frame): void;
+  /** A hint of the next run (cliRequest.ts `warm`); absent: ignored. */
+  warm?(req: Frame): void;
 }
 
 export function serveSession(sock: net.Socket, host: SessionHost): void {
@@ -104,6 +106,12 @@ export function serveSession(sock: net.Socket, host: SessionHost): void {
       // The socket is the worker's from here: this session reads no more of it.
       sock.removeAllListeners('data');
       return host.cli(sock, f);
+    }
+    if (stage === 'request' && f.t === 'warm') {
+      stage = 'done';
+      host.warm?.(f);
+      sock.end();
+      return;
     }
     if (stage === 'request') {
       const checked = checkExec(f);

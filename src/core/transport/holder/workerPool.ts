@@ -22,6 +22,8 @@ export class WorkerPool {
   private readonly workers = new Set<Worker>();
   private readonly waiting: Waiting[] = [];
   private stopped = false;
+  /** The likeliest next run (the last hint or run): a worker that is ready opens its connections. */
+  private next: CliRequest | undefined;
 
   /** `args`: the worker's argv after the node binary (…/cli-main.js __worker). */
   constructor(private readonly args: string[], private readonly log: (m: string) => void) {}
@@ -29,6 +31,14 @@ export class WorkerPool {
   /** Starts the first spare, so the run after the one that started the holder finds it warm. */
   warm(): void {
     if (!this.workers.size) this.spawnOne();
+  }
+
+  /** A `warm` hint (cliRequest.ts): idle workers get ready for a run like it. */
+  hint(frame: Frame): void {
+    const req = checkCliRequest(frame, 'warm');
+    if (typeof req === 'string' || this.stopped) return;
+    this.next = req;
+    for (const w of this.workers) if (w.ready && !w.busy) warmWorker(w, req);
   }
 
   handle(sock: net.Socket, frame: Frame): void {
@@ -71,6 +81,7 @@ export class WorkerPool {
 
   private assign(w: Worker, sock: net.Socket, req: CliRequest): void {
     w.busy = true;
+    this.next = { ...req, t: 'warm' };
     // The socket moves to the worker; the holder's copy is closed once sent.
     w.child.send({ t: 'run', req }, sock, (err) => {
       if (!err) return;
@@ -98,7 +109,10 @@ export class WorkerPool {
       else for (const q of this.waiting.splice(0)) { clearTimeout(q.timer); refuse(q.sock, 'the worker failed to start'); }
     });
     child.on('message', (m: { t?: string }) => {
-      if (m?.t === 'ready') w.ready = true;
+      if (m?.t === 'ready') {
+        w.ready = true;
+        if (this.next && !this.waiting.length) warmWorker(w, this.next);
+      }
       else if (m?.t === 'done') { w.busy = false; w.runs++; }
       else return;
       if (w.runs >= MAX_RUNS || this.stopped) { child.kill('SIGTERM'); return; }
@@ -107,6 +121,11 @@ export class WorkerPool {
       if ([...this.workers].filter((x) => x.ready && !x.busy).length > MAX_IDLE) child.kill('SIGTERM');
     });
   }
+}
+
+/** Nothing runs: the worker opens the state and the cluster's agent channel for a run like `req`. */
+function warmWorker(w: Worker, req: CliRequest): void {
+  if (w.child.connected) w.child.send({ t: 'warm', req }, (err) => void err);
 }
 
 function refuse(sock: net.Socket, why: string): void {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { buildId, checkCliRequest } from '../../../../src/core/transport/holder/cliRequest';
+import { buildId, checkCliRequest, cliRequestOf } from '../../../../src/core/transport/holder/cliRequest';
 
 const good = () => ({
   t: 'cli', argv: ['exec', 'dev', "echo 'a b' $(x)"], cwd: '/tmp', env: { HOME: '/root', X: 'a=b' }, umask: 0o22,
@@ -13,6 +13,17 @@ describe('transport/holder: the CLI run request', () => {
   it('takes a well-formed request as it is', () => {
     const r = checkCliRequest(good());
     assert.notEqual(typeof r, 'string', String(r));
+  });
+
+  it('a warm hint is checked as a run is, and neither is taken for the other', () => {
+    assert.notEqual(typeof checkCliRequest({ ...good(), t: 'warm' }, 'warm'), 'string');
+    assert.match(checkCliRequest({ ...good(), t: 'warm' }) as string, /not a cli request/);
+    assert.match(checkCliRequest(good(), 'warm') as string, /not a warm request/);
+    assert.match(checkCliRequest({ ...good(), t: 'warm', cwd: 'x' }, 'warm') as string, /^cwd/);
+    const own = cliRequestOf('warm', ['exec', 'b', 'x'], '1:2:3:4');
+    assert.equal(own.cwd, process.cwd());
+    assert.equal(own.env.PATH, process.env.PATH);
+    assert.notEqual(typeof checkCliRequest(own, 'warm'), 'string');
   });
 
   it('refuses every malformed field, naming it', () => {

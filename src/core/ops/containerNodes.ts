@@ -1,7 +1,8 @@
 // Multi-node container clusters: one container per node, all named by the cluster's uid and
 // started with the host's network, so ranks reach each other at the nodes' own addresses. The
 // head's agent reaches a worker's container by ssh to the worker and `<runtime> exec -i` there
-// (agent/skydeck_agent_lib/nodes.py), so the head's image needs an ssh client.
+// (agent/skydeck_agent_lib/nodes.py), so the head's container needs an ssh client: one is
+// installed with the image's package manager when it has none.
 import type { ContainerHandle } from '../containers/image';
 import { ContainerError, provisionContainer, removeContainer, type ContainerPlan } from '../containers/provision';
 import type { ClusterRecord } from '../state';
@@ -53,13 +54,34 @@ export async function provisionAllNodes(ctx: OpsContext, row: ClusterRecord, pla
   }
 }
 
-/** The head's agent starts every worker's rank with ssh: the head's image must have it. */
+/**
+ * An ssh client inside the container from the image's own package manager, as root there
+ * (registry images such as CUDA or PyTorch ones often lack it). Prints "installed" or why not.
+ */
+const SSH_INSTALL = [
+  'command -v ssh >/dev/null 2>&1 && { echo present; exit 0; }',
+  '[ "$(id -u)" = 0 ] || { echo "the container does not run as root, so nothing can be installed in it" >&2; exit 3; }',
+  'if command -v apt-get >/dev/null 2>&1; then DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-client',
+  'elif command -v dnf >/dev/null 2>&1; then dnf install -y -q openssh-clients',
+  'elif command -v microdnf >/dev/null 2>&1; then microdnf install -y openssh-clients',
+  'elif command -v yum >/dev/null 2>&1; then yum install -y -q openssh-clients',
+  'elif command -v apk >/dev/null 2>&1; then apk add --no-cache -q openssh-client',
+  'else echo "the image has no package manager (apt-get, dnf, microdnf, yum, apk)" >&2; exit 4; fi || exit $?',
+  'command -v ssh >/dev/null 2>&1 || { echo "the package manager ran but no ssh client is on PATH" >&2; exit 5; }',
+  'echo installed',
+].join('\n');
+
+/** The head's agent starts every worker's rank with ssh: the head's container must have it. */
 async function requireSsh(ctx: OpsContext, row: ClusterRecord, c: ContainerHandle): Promise<void> {
   const t = ctx.connections.transportForCluster({ ...row, handle: JSON.stringify({ ...readHandle(row), container: c }) });
   try {
-    const r = await t.exec(['/bin/sh', '-c', 'command -v ssh']);
+    const have = await t.exec(['/bin/sh', '-c', 'command -v ssh']);
+    if (have.code === 0) return;
+    ctx.progress(`Installing an ssh client in the head's container (image ${c.image}): a multi-node head starts the workers' ranks with it`);
+    const r = await t.exec(['/bin/sh', '-c', SSH_INSTALL]);
     if (r.code === 0) return;
-    throw new ContainerError(`${t.description}: image ${c.image} has no ssh client, which the head's agent of a multi-node cluster needs to start the ranks on the workers\n` +
+    const why = r.stderr.toString().trim().split('\n').slice(-3).join(' / ') || `exit ${r.code}`;
+    throw new ContainerError(`${t.description}: image ${c.image} has no ssh client, which the head's agent of a multi-node cluster needs to start the ranks on the workers, and installing one failed: ${why}\n` +
       '→ use an image with an ssh client (e.g. RUN apt-get install -y openssh-client in a derived image), or run one node per cluster', 'image');
   } finally {
     await t.close();

@@ -38,12 +38,21 @@ describe('a multi-node container cluster on 3 sshd hosts (rootless podman)', fun
     await Promise.all(fx.env.hosts.map(async (h, i) => {
       const r = await h.exec(`podman info >/dev/null && podman import ${shq(shared)} ${shq(tag)} >/dev/null`);
       if (r.code !== 0) return void broken.push(`${h.user}: ${r.stderr.trim().slice(-600)}`);
-      // The same image without ssh, under its own tag (only the head's copy lacks it).
-      const noSsh = i === 0 ? // (runc where there is one: crun refuses this VM's hybrid cgroup hierarchy, as the node script knows)
-        `podman run $(command -v runc >/dev/null && echo --runtime=runc) --network=host --name strip ${shq(tag)} rm /usr/bin/ssh && podman commit -q strip ${shq(`${tag}-nossh`)} >/dev/null && podman rm strip >/dev/null`
-        : `podman tag ${shq(tag)} ${shq(`${tag}-nossh`)}`;
-      const r2 = await h.exec(noSsh);
-      assert.equal(r2.code, 0, r2.stderr);
+      // The same image without ssh, under two tags (only the head's copies differ): in "-nossh"
+      // apt-get fails as with no mirror; in "-sshpkg" a stand-in apt-get "installs" the saved
+      // client. Neither reaches a network (tests talk to loopback only).
+      const fakeApt = {
+        nossh: '#!/bin/sh\necho "E: no mirror reachable (test image)" >&2\nexit 100\n',
+        sshpkg: '#!/bin/sh\ncase "$1" in install) cp /opt/ssh-saved /usr/bin/ssh ;; esac\nexit 0\n',
+      };
+      for (const [suffix, apt] of Object.entries(fakeApt)) {
+        const strip = `mkdir -p /opt && mv "$(command -v ssh)" /opt/ssh-saved && printf %s ${shq(apt)} > /usr/bin/apt-get && chmod 755 /usr/bin/apt-get`;
+        const make = i === 0 ? // (runc where there is one: crun refuses this VM's hybrid cgroup hierarchy, as the node script knows)
+          `podman run $(command -v runc >/dev/null && echo --runtime=runc) --network=host --name strip ${shq(tag)} sh -c ${shq(strip)} && podman commit -q strip ${shq(`${tag}-${suffix}`)} >/dev/null && podman rm strip >/dev/null`
+          : `podman tag ${shq(tag)} ${shq(`${tag}-${suffix}`)}`;
+        const r2 = await h.exec(make);
+        assert.equal(r2.code, 0, r2.stderr);
+      }
     }));
     if (broken.length) skipOrFailWithout(this, 'multi-node container tests', `rootless podman does not work for the test hosts' users (uidmap installed? ranges in /etc/subuid?): ${broken.join('; ')}`);
   });
@@ -130,6 +139,7 @@ describe('a multi-node container cluster on 3 sshd hosts (rootless podman)', fun
     const h0 = hosts()[0];
     await assert.rejects(launch(ops, { taskFile: task, cluster: 'ns' }), (e: Error) => {
       assert.match(e.message, new RegExp(`launch of ns: ssh ${esc(h0.user)}@${esc(h0.address)}:${h0.port} container skydeck-\\S+: image \\S+-nossh has no ssh client`));
+      assert.match(e.message, /installing one failed: E: no mirror reachable \(test image\)/);
       assert.match(e.message, /→ use an image with an ssh client/);
       return true;
     });
@@ -140,6 +150,23 @@ describe('a multi-node container cluster on 3 sshd hosts (rootless podman)', fun
       const ps = await h.exec(`podman ps -a --filter ${shq(`label=skydeck-cluster-uid=${row.uid}`)} --format '{{.Names}}'`);
       assert.equal(ps.stdout.trim(), '', `${h.user}: the container is gone`);
     }
+  });
+
+  it('a head image without ssh but with a package manager gets the client installed, and the gang runs', async () => {
+    await fx.cleanup(ops);
+    ops = await fx.ops('known');
+    const lines: string[] = [];
+    ops.progress = (l) => lines.push(l);
+    const task = writeTask(ops.workspaceRoot, 'sshpkg.yaml', `num_nodes: 3\nresources: {infra: ssh/lab, image_id: "docker:${image}-sshpkg"}\nrun: echo "rank $SKYPILOT_NODE_RANK"\n`);
+    const r = await launch(ops, { taskFile: task, cluster: 'sp' });
+    assert.equal(r.final?.status, 'SUCCEEDED');
+    assert.ok(lines.some((l) => /Installing an ssh client in the head's container/.test(l)), lines.join('\n'));
+    for (const rank of [0, 1, 2]) {
+      let out = '';
+      await logs(ops, { cluster: 'sp', jobId: r.jobId!, rank, onOutput: (d) => (out += d) });
+      assert.match(out, new RegExp(`rank ${rank}\\n`));
+    }
+    await down(ops, 'sp', { graceSeconds: 1 });
   });
 });
 

@@ -5,6 +5,7 @@
 // `ok RUNTIME`; the package manager's own output goes to stderr (an error quotes its tail).
 // Arguments: $1 the candidate runtimes (space-separated), in order of preference.
 import type { Transport } from '../transport';
+import { scriptLines } from './scriptLines';
 import { ContainerError, DEFAULT_RUNTIMES } from './provision';
 
 export const INSTALL_SCRIPT = `
@@ -54,7 +55,6 @@ const FIX: Record<string, string> = {
  * the node, the cause and the fix.
  */
 export async function installRuntime(host: Transport, runtimes: string[] = DEFAULT_RUNTIMES, progress: (line: string) => void = () => undefined): Promise<string> {
-  let pending = '';
   let runtime = '';
   let error: { kind: string; text: string } | undefined;
   const onLine = (line: string) => {
@@ -63,15 +63,11 @@ export async function installRuntime(host: Transport, runtimes: string[] = DEFAU
     else if (word === 'ok') runtime = rest.join(' ');
     else if (word === 'error') error = { kind: rest[0], text: rest.slice(1).join(' ') };
   };
+  const lines = scriptLines(onLine);
   const r = await host.exec(['/bin/sh', '-c', INSTALL_SCRIPT, 'sh', runtimes.join(' ')], {
-    onStdout: (b) => {
-      pending += b.toString();
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      lines.forEach(onLine);
-    },
+    onStdout: lines.onStdout,
   });
-  if (pending) onLine(pending);
+  lines.flush();
   if (r.code === 0 && runtime) return runtime;
   const tail = r.stderr.toString().trim().split('\n').slice(-6).join('\n');
   const kind = error?.kind ?? 'install';

@@ -1,4 +1,5 @@
 import type { Transport } from '../transport';
+import { scriptLines } from './scriptLines';
 import { NODE_SCRIPT, REAPER } from './nodeScript';
 import { authStdin, redactAuth, type RegistryAuth } from './registryAuth';
 import type { ContainerHandle } from './image';
@@ -40,7 +41,6 @@ const FIX: Record<string, string> = {
  */
 export async function provisionContainer(host: Transport, plan: ContainerPlan, progress: (line: string) => void): Promise<ContainerHandle> {
   for (const b of plan.binds) if (b.includes(':') || !b.startsWith('/')) throw new ContainerError(`cannot bind-mount ${JSON.stringify(b)} into a container (a path with ":" or not absolute)`, 'start');
-  let pending = '';
   let runtime = '';
   let error: { kind: string; text: string } | undefined;
   const onLine = (line: string) => {
@@ -50,17 +50,13 @@ export async function provisionContainer(host: Transport, plan: ContainerPlan, p
     else if (word === 'runtime' || word === 'ok') runtime = text;
     else if (word === 'error') error = { kind: rest[0], text: rest.slice(1).join(' ') };
   };
+  const lines = scriptLines(onLine);
   const argv = [(plan.runtimes ?? DEFAULT_RUNTIMES).join(' '), plan.image, plan.name, plan.uid, plan.gpu ? 'gpu' : '', REAPER, ...plan.binds];
   const r = await host.exec(['/bin/sh', '-c', NODE_SCRIPT, 'sh', ...argv], {
     stdin: authStdin(plan.auth),
-    onStdout: (b) => {
-      pending += b.toString();
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      lines.forEach(onLine);
-    },
+    onStdout: lines.onStdout,
   });
-  if (pending) onLine(pending);
+  lines.flush();
   if (r.code === 0 && runtime) return { runtime, name: plan.name, image: plan.image };
   const tail = redactAuth(r.stderr.toString(), plan.auth).trim().split('\n').slice(-6).join('\n');
   const kind = error?.kind ?? 'start';

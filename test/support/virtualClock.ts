@@ -2,6 +2,7 @@
 // run, and jumps to the next timer only when every party is waiting on one. A schedule then
 // takes the same path on a loaded machine as on an idle one, and a seed reproduces it.
 import type { Clock } from '../../src/core/provision/clock';
+import { asyncWritesInFlight } from '../../src/core/state/atomicWrite';
 
 interface Timer {
   at: number;
@@ -16,8 +17,8 @@ export interface VirtualClock extends Clock {
 
 /**
  * "Idle" = the microtask queue is drained and a macrotask turn has passed (setImmediate):
- * the provision core, the fake cloud and the state store (sql.js, synchronous file writes)
- * make no other kind of progress. Timers due at the same time fire in the order they were
+ * the provision core and the fake cloud make no other kind of progress, and the state store's
+ * saves (written off the thread) are waited out. Timers due at the same time fire in the order they were
  * set, one per idle turn, so interleavings depend on the code only.
  */
 export function virtualClock(epoch = Date.UTC(2024, 0, 1)): VirtualClock {
@@ -29,6 +30,12 @@ export function virtualClock(epoch = Date.UTC(2024, 0, 1)): VirtualClock {
   const step = () => {
     scheduled = false;
     if (!timers.length) return;
+    // A store save runs on libuv's pool (atomicWrite.ts): not idle until it is done.
+    if (asyncWritesInFlight() > 0) {
+      scheduled = true;
+      setTimeout(step, 1);
+      return;
+    }
     timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
     const t = timers.shift()!;
     now = Math.max(now, t.at);

@@ -67,6 +67,21 @@ export function isAlive(pid: number): boolean {
  * meanwhile. Same sequence, same guarantee once it resolves.
  */
 export async function writeFileAtomicAsync(file: string, data: Uint8Array): Promise<void> {
+  inFlight++;
+  try {
+    await writeAsync(file, data);
+  } finally {
+    inFlight--;
+  }
+}
+
+/** Saves whose I/O is under way: a discrete-event test clock holds time still meanwhile. */
+let inFlight = 0;
+export function asyncWritesInFlight(): number {
+  return inFlight;
+}
+
+async function writeAsync(file: string, data: Uint8Array): Promise<void> {
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}`);
   const fh = await fs.promises.open(tmp, 'w', 0o600);

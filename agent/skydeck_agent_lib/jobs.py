@@ -233,6 +233,12 @@ def configure(ctx, args):
         stop_cfg = autostop.parse(args['autostop'])
     if not isinstance(args.get('detect', False), bool):
         raise bad_args('detect must be true or false')
+    fresh = None
+    if args.get('detect'):
+        # Looked at before the lock (nvidia-smi can take a second) and swapped in under it: the
+        # old answer stays until then, so no other process detects again in between.
+        cap, devs = resources.detect()
+        fresh = {'boot_id': procs.boot_id(), 'capacity': cap, 'devices': devs}
     conn = ctx.conn()
     with db.write_txn(conn):
         cluster = db.get_meta(conn, 'cluster', {}) or {}
@@ -242,11 +248,8 @@ def configure(ctx, args):
             db.set_meta(conn, 'declared_capacity', declared)
         if 'autostop' in args:
             db.set_meta(conn, 'autostop', stop_cfg)
-        if args.get('detect'):
-            # The refresh: the next look runs nvidia-smi again (devices added or hidden).
-            conn.execute("DELETE FROM meta WHERE key = 'detected_capacity'")
-    if args.get('detect'):
-        resources.capacity(conn, procs.boot_id())  # outside the write lock, as submit does
+        if fresh:
+            db.set_meta(conn, 'detected_capacity', fresh)
     started = scheduler.step(ctx)  # more capacity may let pending jobs start now
     if started or args.get('autostop'):
         daemon_ctl.ensure(ctx)  # the daemon watches the idle clock

@@ -8,6 +8,7 @@ import { cancel, down, exec, launch, status } from '../src/core/ops';
 import { sshBenchHost } from './sshBenchHost';
 import { runBench } from './runBench';
 import { cliFirstOutput, stopHolder, waitHolder } from './ssh-cli';
+import { syncFigures } from './syncFigures';
 
 function emit(figure: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
   console.log(JSON.stringify({ figure, value: Math.round(value * 1000) / 1000, unit, ...extra }));
@@ -78,27 +79,7 @@ async function main(): Promise<void> {
     emit('ssh.exec_first_output_warm_ms', median(warm), 'ms', { runs: 5, all: warm.map(Math.round), note: 'connection already open, as in the editor' });
 
     // exec with a workdir of 20,000 files (500 MB) after editing one file: only it is sent.
-    const wd = path.join(ws, 'bigwd');
-    for (let i = 0; i < 20_000; i++) {
-      const f = path.join(wd, `d${i % 100}`, `f${i}.bin`);
-      if (i < 100) fs.mkdirSync(path.dirname(f), { recursive: true });
-      fs.writeFileSync(f, Buffer.alloc(25_000, i % 251));
-    }
-    const wdTask = task('wd', { workdir: wd, resources: { cpus: 0.01 }, run: 'true' });
-    const synced: string[] = [];
-    ops.log = (m) => { if (m.startsWith('workdir synced')) synced.push(m); };
-    t0 = performance.now();
-    await exec(ops, { cluster: 'b', taskFile: wdTask, detach: true });
-    emit('sync.exec_full_ms', performance.now() - t0, 'ms', { files: 20_000, mb: 500, synced: synced.pop() });
-    const oneChanged: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      fs.writeFileSync(path.join(wd, 'd7', `f${7 + 100 * i}.bin`), `edit ${i}\n`);
-      const t1 = performance.now();
-      await exec(ops, { cluster: 'b', taskFile: wdTask, detach: true });
-      oneChanged.push(performance.now() - t1);
-    }
-    emit('sync.exec_one_changed_ms', median(oneChanged), 'ms', { runs: 5, all: oneChanged.map(Math.round), files: 20_000, mb: 500, synced: synced.pop(), note: 'exec -d (sync + submit), connection open' });
-    fs.rmSync(wd, { recursive: true, force: true });
+    await syncFigures(ops, ws, 'b', task, 5);
     await cancel(ops, 'b', { all: true }, 0);
 
     // `skydeck exec` from a fresh CLI process on the UP cluster → first output line.

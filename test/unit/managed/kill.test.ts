@@ -3,7 +3,6 @@
 // (0 leaks). Kills land at cloud calls (a fixed list, and a seeded random schedule) and at
 // random instants of the parent's choosing.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cleanupBase } from '../agent/helpers';
@@ -14,21 +13,9 @@ import { fileStorage } from '../../support/fakeCloud/storage';
 import { leaks } from '../../support/fakeCloud/harness';
 import { propertySeed } from '../../support/fakeCloud/seed';
 import { clustersOf, makeCtx, openController, SCALE, tempRoot } from './helpers';
-import type { KillChildConfig } from './killChild';
+import { runKillChild } from './runKillChild';
 import { prng as rng } from '../../support/prng';
 
-function runChild(cfg: KillChildConfig, killAfterMs?: number): Promise<{ code: number | null; signal: string | null; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'killChild.ts'), JSON.stringify(cfg)], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, err });
-    });
-  });
-}
 
 
 describe('managed jobs controller killed with SIGKILL, then restarted', function () {
@@ -94,7 +81,7 @@ describe('managed jobs controller killed with SIGKILL, then restarted', function
     // Each killed at a later cloud call than the one before (the count is the cloud's, over every process).
     const kills: string[] = [];
     for (const killAtCall of [3, 9, 18, 30, 45]) {
-      const r = await runChild({ root, cloudFile, epoch, killAtCall });
+      const r = await runKillChild({ root, cloudFile, epoch, killAtCall });
       assert.ok(r.signal === 'SIGKILL' || r.code === 0, `the child failed: ${r.code} ${r.err}`);
       kills.push(r.signal ?? `exit ${r.code}`);
     }
@@ -118,7 +105,7 @@ describe('managed jobs controller killed with SIGKILL, then restarted', function
       const atCall = rand() < 0.5;
       if (atCall) call += 1 + Math.floor(rand() * 12);
       const afterMs = atCall ? undefined : 300 + Math.floor(rand() * 2_500);
-      const r = await runChild({ root, cloudFile, epoch, killAtCall: atCall ? call : 0 }, afterMs);
+      const r = await runKillChild({ root, cloudFile, epoch, killAtCall: atCall ? call : 0 }, afterMs);
       schedule.push(atCall ? `call ${call}` : `${afterMs} ms`);
       assert.ok(r.signal === 'SIGKILL' || r.code === 0, `seed ${seed}, round ${round}: the child failed: ${r.code} ${r.err}`);
     }

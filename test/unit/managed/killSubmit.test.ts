@@ -3,7 +3,6 @@
 // every acknowledged job is in the store, a new controller runs each recorded job once, and
 // nothing leaks.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cleanupBase } from '../agent/helpers';
@@ -14,25 +13,8 @@ import { leaks } from '../../support/fakeCloud/harness';
 import { propertySeed } from '../../support/fakeCloud/seed';
 import { prng as rng } from '../../support/prng';
 import { clustersOf, makeCtx, openController, SCALE, tempRoot } from './helpers';
-import type { KillChildConfig } from './killChild';
+import { runKillChild } from './runKillChild';
 
-function runChild(cfg: KillChildConfig, killAfterMs: number): Promise<{ code: number | null; signal: string | null; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'killChild.ts'), JSON.stringify(cfg)], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    // Counted from the first acknowledgement: the kill lands among the submissions.
-    const poll = setInterval(() => {
-      if (!fs.existsSync(cfg.submit!.ackFile)) return;
-      clearInterval(poll);
-      setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    }, 5);
-    child.on('exit', (code, signal) => {
-      clearInterval(poll);
-      resolve({ code, signal, err });
-    });
-  });
-}
 
 describe('managed jobs controller killed with SIGKILL while acknowledging submissions', function () {
   this.timeout(600_000);
@@ -56,7 +38,7 @@ describe('managed jobs controller killed with SIGKILL while acknowledging submis
     fs.writeFileSync(cloudFile, JSON.stringify(emptyState()));
     const epoch = Date.now();
     const afterMs = Math.floor(rand() * 400);
-    const r = await runChild({ root, cloudFile, epoch, killAtCall: 0, submit: { count: 40, ackFile, runs } }, afterMs);
+    const r = await runKillChild({ root, cloudFile, epoch, killAtCall: 0, submit: { count: 40, ackFile, runs } }, afterMs, ackFile);
     assert.equal(r.signal, 'SIGKILL', `seed ${seed}: the child was to be killed mid-submissions (${r.code} ${r.err})`);
     const acked = fs.readFileSync(ackFile, 'utf8').trim().split('\n').map((l) => l.split(' '));
     assert.ok(acked.length < 40, `seed ${seed}: killed after ${afterMs} ms, yet every submission was acknowledged`);

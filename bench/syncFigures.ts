@@ -1,0 +1,42 @@
+// The workdir-sync figures (bench/ssh.ts, and alone in bench/ssh-sync.ts): exec -d of a task
+// whose workdir holds 20,000 files (500 MB), then `runs` times with one file edited.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { exec } from '../src/core/ops';
+import type { TestOps } from '../test/integration/ops/helpers';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Prints sync.exec_full_ms and sync.exec_one_changed_ms as JSON lines; removes the workdir after. */
+export async function syncFigures(ops: TestOps, ws: string, cluster: string, task: (name: string, body: object) => string, runs: number): Promise<void> {
+  const wd = path.join(ws, 'bigwd');
+  for (let i = 0; i < 20_000; i++) {
+    const f = path.join(wd, `d${i % 100}`, `f${i}.bin`);
+    if (i < 100) fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, Buffer.alloc(25_000, i % 251));
+  }
+  const wdTask = task('wd', { workdir: wd, resources: { cpus: 0.01 }, run: 'true' });
+  const synced: string[] = [];
+  const log = ops.log;
+  ops.log = (m) => { if (m.startsWith('workdir synced')) synced.push(m); };
+  try {
+    let t0 = performance.now();
+    await exec(ops, { cluster, taskFile: wdTask, detach: true });
+    const full = performance.now() - t0;
+    const oneChanged: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      fs.writeFileSync(path.join(wd, 'd7', `f${7 + 100 * i}.bin`), `edit ${i}\n`);
+      t0 = performance.now();
+      await exec(ops, { cluster, taskFile: wdTask, detach: true });
+      oneChanged.push(performance.now() - t0);
+      if (process.env.SKYDECK_TRACE === '1') process.stderr.write('\n');
+    }
+    const loadavg = os.loadavg().map((l) => Math.round(l * 100) / 100);
+    console.log(JSON.stringify({ figure: 'sync.exec_full_ms', value: Math.round(full), unit: 'ms', files: 20_000, mb: 500, synced: synced[0], loadavg }));
+    console.log(JSON.stringify({ figure: 'sync.exec_one_changed_ms', value: Math.round(median(oneChanged)), unit: 'ms', runs, all: oneChanged.map(Math.round), files: 20_000, mb: 500, synced: synced.pop(), note: 'exec -d (sync + submit), connection open', loadavg }));
+  } finally {
+    ops.log = log;
+    fs.rmSync(wd, { recursive: true, force: true });
+  }
+}

@@ -61,3 +61,19 @@ class ContainerWorkers(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class KubeHead(unittest.TestCase):
+    """configure's `kube_head` (the pod an autodown deletes last) is checked like a kube worker."""
+
+    def test_accepted(self):
+        h = {'namespace': 'default', 'pod': 'skydeck-ab-0', 'container': 'node', 'server': 'https://127.0.0.1:6443'}
+        self.assertEqual(nodes.parse_kube_head(h), h)
+        self.assertIsNone(nodes.parse_kube_head(None))
+
+    def test_hostile_values_are_refused(self):
+        base = {'namespace': 'default', 'pod': 'p', 'container': 'node'}
+        for bad in ('x', [], dict(base, server='http://evil.example'), dict(base, pod=''),
+                    dict(base, pod='a\nb'), dict(base, extra='1'), dict(base, namespace=7)):
+            with self.assertRaises(AgentError, msg=repr(bad)):
+                nodes.parse_kube_head(bad)

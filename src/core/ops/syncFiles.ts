@@ -8,7 +8,8 @@ import { describeFileMount, printable, type GitWorkdir, type Task } from '../tas
 import { checkGitWorkdir, GitWorkdirError, syncGitWorkdir } from '../sync/gitWorkdir';
 import type { NamedBucketMount } from '../storage/types';
 import { archiveDirectory, archiveFile } from '../sync/workdirArchive';
-import { deltaOf, isEmptyDelta, scanWorkdir, sha256, type ManifestEntry } from '../sync/manifest';
+import { deltaOf, isEmptyDelta, sha256, type ManifestEntry } from '../sync/manifest';
+import { scanWorkdirFast } from '../sync/fastScan';
 import { manifestFile, readManifest } from '../sync/manifestStore';
 import { manifestSync, startCheck, type ManifestSyncStats } from '../sync/manifestSync';
 import { OpsError } from './errors';
@@ -131,7 +132,7 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev };
   const checked = trustLocal ? undefined : startCheck(where);
   let ignored = 0;
-  const cur = scanWorkdir(localDir, skip, prev, () => ignored++);
+  const cur = await scanWorkdirFast(localDir, skip, prev, () => ignored++);
   trace('sync: local tree scanned');
   // --fast: nothing changed here since the last sync that finished → the node is not asked.
   if (trustLocal && prev.size && isEmptyDelta(deltaOf(prev, cur, localDir))) return { files: 0, bytes: 0, ignored, mode: 'skipped', removed: 0 };

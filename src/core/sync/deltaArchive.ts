@@ -2,20 +2,18 @@ import * as fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { bodyPadding, END_OF_ARCHIVE, entryHeader } from './tarWriter';
-import { nodeView, wholeSeconds, type ManifestDelta, type ManifestEntry } from './manifest';
+import { wholeSeconds, type ManifestDelta, type ManifestEntry } from './manifest';
 import type { ArchiveStats } from './workdirArchive';
 
 /**
- * The tar a manifest sync sends: meta/manifest.json (the node's view of `all`, written on the
- * node once the sync finished), meta/ops.json (removals and touches), then tree/<path> for each
- * entry of `delta.send`. File hashes are computed on the way and put on the entries.
+ * The tar a manifest sync sends: meta/ops.json (removals and touches), then tree/<path> for
+ * each entry of `delta.send`. File hashes are computed on the way and put on the entries.
  */
-export function archiveDelta(root: string, all: ManifestEntry[], delta: ManifestDelta, stats: ArchiveStats): Readable {
+export function archiveDelta(root: string, delta: ManifestDelta, stats: ArchiveStats): Readable {
   async function* gen(): AsyncGenerator<Buffer> {
     const now = Date.now() / 1000;
     const meta = (name: string, body: Buffer) => [entryHeader({ path: `meta/${name}`, type: 'file', mode: 0o600, mtime: now, size: body.length }), body, bodyPadding(body.length)];
     yield entryHeader({ path: 'meta', type: 'dir', mode: 0o700, mtime: now });
-    yield* meta('manifest.json', nodeView(all));
     yield* meta('ops.json', Buffer.from(JSON.stringify({ remove: delta.remove, touch: delta.touch.map((e) => [e.p, wholeSeconds(e.m)]) })));
     yield entryHeader({ path: 'tree', type: 'dir', mode: 0o700, mtime: now });
     for (const e of delta.send) {

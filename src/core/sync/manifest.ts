@@ -4,7 +4,7 @@
 // — the digest — is how the two sides prove they agree before a delta is trusted.
 import * as fs from 'node:fs';
 import { createHash } from 'node:crypto';
-import { walkWorkdir } from './workdirWalk';
+import { walkWorkdir, type TreeView, type WalkRecord } from './workdirWalk';
 
 export interface ManifestEntry {
   p: string; // posix path below the root
@@ -17,13 +17,15 @@ export interface ManifestEntry {
 }
 
 /** A walk of `root` as entries, hashes reused from `prev` where the stat is unchanged. */
-export function scanWorkdir(root: string, extraRules: string, prev: Map<string, ManifestEntry>, onIgnored?: () => void): ManifestEntry[] {
+export function scanWorkdir(
+  root: string, extraRules: string, prev: Map<string, ManifestEntry>, onIgnored?: () => void, view?: TreeView, record?: WalkRecord,
+): ManifestEntry[] {
   const out: ManifestEntry[] = [];
-  for (const { rel, abs, stat: st } of walkWorkdir(root, extraRules, onIgnored)) {
+  for (const { rel, abs, stat: st, link } of walkWorkdir(root, extraRules, onIgnored, view, record)) {
     const x = st.mode & 0o7777;
     if (st.isDirectory()) out.push({ p: rel, t: 'd', s: 0, m: st.mtimeMs, x, h: '' });
     else if (st.isSymbolicLink()) {
-      const l = fs.readlinkSync(abs);
+      const l = link ?? fs.readlinkSync(abs);
       out.push({ p: rel, t: 'l', s: 0, m: st.mtimeMs, x, h: sha256(l), l });
     } else if (st.isFile()) {
       const old = prev.get(rel);

@@ -1,26 +1,24 @@
 import { PLACE_FN_PY } from './placeTree';
 /**
- * Python (stdlib) run on the node for a manifest sync. The node keeps its view of the last
- * sync that finished in STATE; its sha256 is the digest both sides compare.
+ * Python (stdlib) run on the node to apply a manifest sync. The node keeps, in STATE, only the
+ * token of the last sync that finished: the digest of that sync's manifest, which the local
+ * side checks before it trusts a delta (nodeListing.ts lists what the node holds).
  *
- *   check DEST STATE DIGEST  → prints {"state": "ok", "drift": [...]} when STATE's digest is
- *     DIGEST (drift: entries a job removed or changed since: wrong type, size, mtime, target),
- *     else {"state": "missing"|"differs"}.
- *   apply DEST STATE BASE < TAR → the tar (meta/manifest.json, meta/ops.json, tree/) is unpacked
- *     into a private temp dir in DEST. Under a lock: if BASE is not "" and STATE's digest is not BASE, exit 75 (stale: sync fully).
- *     STATE is removed first, so a sync killed half-way leaves no manifest and the next one is
- *     full; then removals (never through a link, never outside DEST), the tree renamed into
- *     place (each file whole: old or new), touches, and STATE written last.
+ *   apply DEST STATE BASE TOKEN < TAR → the tar (meta/ops.json, tree/) is unpacked into a
+ *     private temp dir in DEST. Under a lock: if BASE is not "" and STATE is not BASE, exit 75
+ *     (stale: sync fully). STATE is removed first, so a sync killed half-way leaves no token and
+ *     the next one is full; then removals (never through a link, never outside DEST), the tree
+ *     renamed into place (each file whole: old or new), touches, and TOKEN written last.
  */
 export const MANIFEST_NODE_PY = String.raw`
-import hashlib, json, os, stat, sys
+import json, os, sys
 ${PLACE_FN_PY}
 mode, dst, state = sys.argv[1], sys.argv[2], sys.argv[3]
 
-def digest():
+def token():
     try:
         with open(state, 'rb') as f:
-            return hashlib.sha256(f.read()).hexdigest()
+            return f.read(65).decode('ascii', 'replace')
     except FileNotFoundError:
         return None
 
@@ -40,32 +38,6 @@ def inside(rel):
         ok = parents[key] = os.path.realpath(parent) == os.path.normpath(os.path.join(real_dst, *parts[:-1]))
     return os.path.join(dst, *parts) if ok else None
 
-if mode == 'check':
-    d = digest()
-    if d is None:
-        print(json.dumps({'state': 'missing'})); sys.exit(0)
-    if d != sys.argv[4]:
-        print(json.dumps({'state': 'differs'})); sys.exit(0)
-    with open(state, 'rb') as f:
-        rows = json.loads(f.read().decode('utf-8'))['entries']
-    drift = []
-    for row in rows:
-        p, t = row[0], row[1]
-        path = inside(p)
-        try:
-            st = os.lstat(path) if path else None
-        except OSError:
-            st = None
-        if st is None:
-            drift.append(p); continue
-        m = st.st_mode
-        kind = 'l' if stat.S_ISLNK(m) else 'd' if stat.S_ISDIR(m) else 'f' if stat.S_ISREG(m) else '?'
-        if kind != t or (t == 'f' and (st.st_size != row[2] or int(st.st_mtime) != row[3])) or (t == 'l' and os.readlink(path) != row[4]):
-            drift.append(p)
-    print(json.dumps({'state': 'ok', 'drift': drift}))
-    sys.exit(0)
-
-# Only apply needs these; check (the common, fast path) starts without them.
 import fcntl, shutil, tarfile, tempfile
 
 def apply_tree():
@@ -88,8 +60,8 @@ def apply_tree():
         if path is not None and os.path.isfile(path) and not os.path.islink(path):
             os.utime(path, (sec, sec))
     new = os.path.join(os.path.dirname(state), '.%s.tmp-%d' % (os.path.basename(state), os.getpid()))
-    with open(new, 'wb') as f:
-        shutil.copyfileobj(open(os.path.join(tmp, 'meta', 'manifest.json'), 'rb'), f)
+    with open(new, 'w') as f:
+        f.write(sys.argv[5])
     # No fsync: a torn file after a power cut has another digest, and the next sync is full.
     os.replace(new, state)
 
@@ -114,7 +86,7 @@ try:
     os.makedirs(os.path.dirname(state), exist_ok=True)
     lock = open(state + '.lock', 'a')
     fcntl.flock(lock, fcntl.LOCK_EX)
-    if base and digest() != base:
+    if base and token() != base:
         sys.stderr.write('the node holds another sync than this delta was made for\n'); sys.exit(75)
     if os.path.lexists(state):
         os.unlink(state)

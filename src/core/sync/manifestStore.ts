@@ -63,35 +63,45 @@ export function readManifest(file: string): Map<string, ManifestEntry> | undefin
   }
 }
 
-/** Records the manifest of a sync that finished (atomic: old or new, never half). */
-export function writeManifest(file: string, entries: ManifestEntry[]): void {
+export interface StagedManifest { file: string; tmp: string; entries: ManifestEntry[] }
+
+/**
+ * Writes the manifest beside its file without replacing it, so the slow part (20,000 entries)
+ * can run while the node applies the sync; commitManifest puts it in place once that finished.
+ */
+export function stageManifest(file: string, entries: ManifestEntry[]): StagedManifest {
   const dir = path.dirname(file);
   const problem = linkOnTheWay(dir);
   if (problem) throw new Error(problem);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  written.delete(file);
-  replaceFile(file, Buffer.from(JSON.stringify({ v: 1, entries })));
-  // Copies: the caller's entries may still be changed (a hash filled in) after this.
-  written.set(file, { id: identity(fs.lstatSync(file)), entries: new Map(entries.map((e) => [e.p, { ...e }])) });
-}
-
-/**
- * Old or new, never half (a temp file renamed over), but not fsynced, as the node's copy
- * (manifestNode.ts): after a power cut a stale or torn manifest either fails the read-time
- * check or has another digest than the node's, and the next sync is full. Two fsyncs of a
- * 3 MB file were a tenth of a one-file sync.
- */
-function replaceFile(file: string, data: Buffer): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}`);
+  const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${++staged}`);
   try {
     fs.rmSync(tmp, { force: true });
-    fs.writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' });
-    fs.renameSync(tmp, file);
+    fs.writeFileSync(tmp, Buffer.from(JSON.stringify({ v: 1, entries })), { mode: 0o600, flag: 'wx' });
   } catch (e) {
     fs.rmSync(tmp, { force: true });
     throw e;
   }
+  // Copies: the caller's entries may still be changed (a hash filled in) after this.
+  return { file, tmp, entries: entries.map((e) => ({ ...e })) };
 }
+let staged = 0;
+
+/** Records the manifest of a sync that finished (atomic: old or new, never half). */
+export function commitManifest(s: StagedManifest): void {
+  written.delete(s.file);
+  fs.renameSync(s.tmp, s.file);
+  written.set(s.file, { id: identity(fs.lstatSync(s.file)), entries: new Map(s.entries.map((e) => [e.p, e])) });
+}
+
+export function discardManifest(s: StagedManifest | undefined): void {
+  if (s) fs.rmSync(s.tmp, { force: true });
+}
+
+// Old or new, never half (a temp file renamed over), but not fsynced, as the node's token
+// (manifestNode.ts): after a power cut a stale or torn manifest either fails the read-time
+// check or has another digest than the node's token, and the next sync is full. Two fsyncs of
+// a 3 MB file were a tenth of a one-file sync.
 
 /** Forgets a manifest (before a sync whose outcome is not known yet). */
 export function dropManifest(file: string): void {

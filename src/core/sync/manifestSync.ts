@@ -1,13 +1,14 @@
 // A workdir sync that sends only what changed since the last sync that finished, proven by
-// both sides holding the same manifest (see manifest.ts, manifestNode.ts). Anything that does
+// the node holding that sync's token (see manifest.ts, nodeListing.ts, manifestNode.ts). Anything that does
 // not add up — no manifest here, none or another there, a concurrent sync — means a full sync.
 import * as path from 'node:path';
 import type { Transport } from '../transport';
 import { shellQuote } from '../transport/shellQuote';
 import { deltaOf, digestOf, sha256, type ManifestDelta, type ManifestEntry } from './manifest';
-import { writeManifest } from './manifestStore';
+import { commitManifest, discardManifest, stageManifest, type StagedManifest } from './manifestStore';
 import { MANIFEST_NODE_PY } from './manifestNode';
 import { archiveDelta } from './deltaArchive';
+import { listedDirs, nodeDrift, nodeListScript } from './nodeListing';
 import type { ArchiveStats } from './workdirArchive';
 import { trace } from '../util/trace';
 
@@ -50,18 +51,13 @@ export async function manifestSync(r: ManifestSyncRequest): Promise<ManifestSync
     const delta = deltaOf(prev, cur, r.localDir, drift);
     trace('sync: delta made');
     const code = await apply(r, nodeState, base, cur, delta, stats);
-    trace('sync: delta applied on the node');
-    if (code === 0) {
-      writeManifest(r.localFile, cur);
-      trace('sync: local manifest written');
-      return { ...stats, mode: 'delta', removed: delta.remove.length };
-    }
+    trace('sync: delta applied on the node, local manifest in place');
+    if (code === 0) return { ...stats, mode: 'delta', removed: delta.remove.length };
     if (code !== STALE) throw new Error(`exit ${code}`);
     stats.files = stats.bytes = 0;
   }
   const code = await apply(r, nodeState, '', cur, { send: cur, remove: [], touch: [] }, stats);
   if (code !== 0) throw new Error(`exit ${code}`);
-  writeManifest(r.localFile, cur);
   return stats;
 }
 
@@ -82,24 +78,47 @@ export function startCheck(r: CheckArgs): Promise<Set<string> | undefined> | und
   return p;
 }
 
-/** The paths the node says drifted, or undefined when its manifest is not `base`. */
+/** The paths that drifted on the node since `prev`, or undefined when its token is not `base`. */
 async function check(r: CheckArgs, nodeState: string, base: string): Promise<Set<string> | undefined> {
-  const res = await r.transport.execShell(
-    `exec ${shellQuote(r.python)} -S -c ${shellQuote(MANIFEST_NODE_PY)} check ${r.remoteDirWord} ${shellQuote(nodeState)} ${shellQuote(base)}`,
-  );
+  const res = await r.transport.execShell(nodeListScript(r.python, r.remoteDirWord, nodeState, base), { stdin: listedDirs(r.prev) });
   if (res.code !== 0) throw new SyncStepError(`checking the last sync failed: ${res.stderr.toString().trim()}`);
-  const doc = JSON.parse(res.stdout.toString()) as { state: string; drift?: unknown };
-  if (doc.state !== 'ok' || !Array.isArray(doc.drift)) return undefined;
-  return new Set(doc.drift.filter((p): p is string => typeof p === 'string'));
+  trace('sync: node listing read');
+  return nodeDrift(res.stdout, r.prev);
 }
 
+/**
+ * Sends the delta; on success the local manifest is `all`. It is written while the node
+ * unpacks (once the tar is sent, every hash known) and put in place only when the node said 0.
+ */
 async function apply(
   r: ManifestSyncRequest, nodeState: string, base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats,
 ): Promise<number> {
-  const script = `exec ${shellQuote(r.python)} -S -c ${shellQuote(MANIFEST_NODE_PY)} apply ${r.remoteDirWord} ${shellQuote(nodeState)} ${shellQuote(base)}`;
-  const res = await r.transport.execShell(script, { stdin: archiveDelta(r.localDir, all, delta, stats) });
-  if (res.code !== 0 && res.code !== STALE) throw new SyncStepError(res.stderr.toString().trim());
-  return res.code ?? 1;
+  const token = digestOf(all);
+  const script = `exec ${shellQuote(r.python)} -S -c ${shellQuote(MANIFEST_NODE_PY)} apply ${r.remoteDirWord} ${shellQuote(nodeState)} ${shellQuote(base)} ${token}`;
+  const archive = archiveDelta(r.localDir, delta, stats);
+  let staged: StagedManifest | undefined;
+  let stageError: unknown;
+  archive.once('end', () => {
+    try {
+      staged = stageManifest(r.localFile, all);
+    } catch (e) {
+      stageError = e;
+    }
+  });
+  try {
+    const res = await r.transport.execShell(script, { stdin: archive });
+    if (res.code !== 0 && res.code !== STALE) throw new SyncStepError(res.stderr.toString().trim());
+    if (res.code !== 0) {
+      discardManifest(staged);
+      return res.code ?? 1;
+    }
+    if (stageError) throw stageError;
+    commitManifest(staged ?? stageManifest(r.localFile, all));
+    return 0;
+  } catch (e) {
+    discardManifest(staged);
+    throw e;
+  }
 }
 
 export class SyncStepError extends Error {}

@@ -1,0 +1,98 @@
+// A workdir listed at once by GNU find (Linux): its C walk stats 20,000 files in a third of
+// the time Node's lstatSync takes, and it runs beside us, so the node's answer to the drift
+// check is read while the tree is listed. The listing is then walked like the file system
+// (workdirWalk.ts TreeView), so ignore rules and order are exactly the file-system walk's.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { TreeView, WalkStat } from './workdirWalk';
+
+const FORMAT = '%P\\0%y\\0%s\\0%T@\\0%m\\0%l\\0';
+
+/** A -path pattern matching exactly `rel` below ".". */
+const exactPath = (rel: string) => `./${rel.replace(/[*?[\\]/g, '\\$&')}`;
+
+/**
+ * Lists `root` with find, printing but not entering the directories in `pruned`. Undefined when
+ * find cannot (not GNU find, root unreadable): the caller walks the file system instead.
+ */
+export async function listTree(root: string, pruned: string[]): Promise<TreeView | undefined> {
+  const prune = pruned.length ? ['-type', 'd', '(', ...pruned.flatMap((p, i) => [...(i ? ['-o'] : []), '-path', exactPath(p)]), ')', '-prune'] : [];
+  const out = await run(['.', '-mindepth', '1', '-printf', FORMAT, ...prune], root);
+  return out === undefined ? undefined : parseListing(root, out);
+}
+
+function run(args: string[], cwd: string): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let child;
+    try {
+      child = spawn('find', args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      resolve(undefined);
+      return;
+    }
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.on('error', () => resolve(undefined));
+    // Any complaint (an unreadable dir, a file gone mid-walk) means: walk the file system.
+    child.on('close', (code) => resolve(code === 0 ? Buffer.concat(chunks) : undefined));
+  });
+}
+
+class Listed implements WalkStat {
+  constructor(readonly t: string, readonly mode: number, readonly size: number, readonly mtimeMs: number, readonly link: string) {}
+  isDirectory(): boolean { return this.t === 'd'; }
+  isFile(): boolean { return this.t === 'f'; }
+  isSymbolicLink(): boolean { return this.t === 'l'; }
+}
+
+/** find's %T@ ("1796246559.0664360520") as Node's mtimeMs, by Node's expression, to the bit. */
+function mtimeMsOf(text: string): number {
+  const dot = text.indexOf('.');
+  const sec = Number(dot < 0 ? text : text.slice(0, dot));
+  const nsec = dot < 0 ? 0 : Number(text.slice(dot + 1, dot + 10).padEnd(9, '0'));
+  return sec * 1000 + nsec / 1e6;
+}
+
+export function parseListing(root: string, out: Buffer): TreeView | undefined {
+  const f = out.toString('utf8').split('\0');
+  const byRel = new Map<string, Listed>();
+  const children = new Map<string, string[]>([['', []]]);
+  for (let i = 0; i + 5 < f.length; i += 6) {
+    const rel = f[i];
+    const mtimeMs = mtimeMsOf(f[i + 3]);
+    const mode = parseInt(f[i + 4], 8);
+    // Negative or odd times and modes: not worth a second parser; the file system is walked.
+    if (!rel || !(mtimeMs >= 0) || !(mode >= 0)) return undefined;
+    byRel.set(rel, new Listed(f[i + 1], mode, Number(f[i + 2]), mtimeMs, f[i + 5]));
+    const slash = rel.lastIndexOf('/');
+    const parent = slash < 0 ? '' : rel.slice(0, slash);
+    let list = children.get(parent);
+    if (!list) children.set(parent, (list = []));
+    list.push(slash < 0 ? rel : rel.slice(slash + 1));
+  }
+  const sorted = new Set<string>();
+  return {
+    names: (rel) => {
+      const list = children.get(rel) ?? [];
+      if (!sorted.has(rel)) list.sort();
+      sorted.add(rel);
+      return list;
+    },
+    stat: (rel) => {
+      const st = byRel.get(rel);
+      if (!st) throw new Error(`${path.join(root, rel)} is not in the listing`);
+      return st;
+    },
+    link: (rel) => byRel.get(rel)?.link,
+    ignoreText: (rel) => {
+      const st = byRel.get(rel);
+      if (!st || st.isDirectory()) return undefined;
+      try {
+        return fs.readFileSync(path.join(root, rel), 'utf8');
+      } catch {
+        return undefined; // a dangling link: no rules, as existsSync says on the file system
+      }
+    },
+  };
+}

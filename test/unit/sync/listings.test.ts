@@ -1,0 +1,110 @@
+// The listings behind a one-file sync: the local tree listed by find (then walked like the file
+// system, skipping what the last walk pruned), and the node's directories listed by find or, on
+// a node without GNU find, by Python. Each must say exactly what the file-system walk says.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { scanWorkdir } from '../../../src/core/sync/manifest';
+import { scanWorkdirFast } from '../../../src/core/sync/fastScan';
+import { listTree } from '../../../src/core/sync/treeListing';
+import { syncWorkdir } from '../../../src/core/ops/syncFiles';
+import { createLocalTransport } from '../../../src/core/transport/localTransport';
+import { manifestFile } from '../../../src/core/sync/manifestStore';
+
+function tree(files: Record<string, string>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-listing-'));
+  for (const [rel, body] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), body);
+  }
+  return root;
+}
+
+const odd = {
+  'a.py': 'a', 'sub/b.txt': 'b', 'sub/deep/c': 'c', "q'uote $(x)/n\nl": 'n', 'sp ace/[x]*?': 'g',
+  '.gitignore': 'build/\n*.log\n!keep.log\n', 'build/out.o': 'o', 'x.log': 'l', 'keep.log': 'k',
+  'sub/.gitignore': 'cache/\n', 'sub/cache/big': 'z', 'node_modules/m/index.js': 'm',
+};
+
+describe('tree listings for the one-file sync', () => {
+  it('find\'s listing walks to exactly the file system\'s entries (modes, links, mtimes to the ms fraction, ignores)', async () => {
+    const root = tree(odd);
+    fs.symlinkSync('sub/b.txt', path.join(root, 'link'));
+    fs.symlinkSync('../nowhere', path.join(root, 'sub', 'dangling'));
+    fs.chmodSync(path.join(root, 'a.py'), 0o4755);
+    fs.chmodSync(path.join(root, 'sub'), 0o1777);
+    let ignoredFs = 0;
+    let ignoredList = 0;
+    const want = scanWorkdir(root, '.skydeck-sync.*\n', new Map(), () => ignoredFs++);
+    const view = await listTree(root, []);
+    assert.ok(view, 'GNU find listed nothing');
+    const got = scanWorkdir(root, '.skydeck-sync.*\n', new Map(), () => ignoredList++, view);
+    assert.deepEqual(got, want);
+    assert.equal(ignoredList, ignoredFs);
+    assert.ok(want.some((e) => e.p === 'link' && e.t === 'l' && e.l === 'sub/b.txt'));
+    assert.ok(!want.some((e) => e.p.startsWith('build') || e.p === 'x.log' || e.p.startsWith('sub/cache')));
+  });
+
+  it('the second scan skips what the first pruned, and a changed ignore file brings the skipped dirs back', async () => {
+    const root = tree(odd);
+    let ignored = 0;
+    const first = await scanWorkdirFast(root, '', new Map(), () => ignored++);
+    const firstIgnored = ignored;
+    // Files in a pruned dir change: the listing does not enter it, the result is the same.
+    fs.writeFileSync(path.join(root, 'build', 'new.o'), 'n');
+    fs.writeFileSync(path.join(root, 'a.py'), 'edited');
+    ignored = 0;
+    const second = await scanWorkdirFast(root, '', new Map(), () => ignored++);
+    assert.equal(ignored, firstIgnored);
+    assert.deepEqual(second.map((e) => e.p), first.map((e) => e.p));
+    assert.deepEqual(second, scanWorkdir(root, '', new Map()));
+    // build/ is no longer ignored: its files must appear, though the listing skipped build/.
+    fs.writeFileSync(path.join(root, '.gitignore'), '*.log\n');
+    const third = await scanWorkdirFast(root, '', new Map());
+    assert.ok(third.some((e) => e.p === 'build/new.o'), 'a dir un-ignored by an edited .gitignore stayed skipped');
+    assert.deepEqual(third, scanWorkdir(root, '', new Map()));
+    // A new nested ignore file is read too.
+    fs.writeFileSync(path.join(root, 'sub', 'deep', '.gitignore'), 'c\n');
+    assert.deepEqual(await scanWorkdirFast(root, '', new Map()), scanWorkdir(root, '', new Map()));
+    assert.ok(!(await scanWorkdirFast(root, '', new Map())).some((e) => e.p === 'sub/deep/c'));
+  });
+
+  describe('the node\'s listing', () => {
+    const setup = (env?: NodeJS.ProcessEnv) => {
+      const src = tree({ 'a.py': 'a', 'sub/b.py': 'b', 'sub/deep/c.py': 'c', "o'dd $(n)\nname": 'o' });
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-node-'));
+      const dst = path.join(root, 'wd');
+      const state = { nodeStateDir: path.join(root, 'base', 'sync'), localStateDir: path.join(root, 'ws', '.skydeck', 'sync') };
+      const t = createLocalTransport(env ? { env } : {});
+      return { src, dst, state, t, localFile: manifestFile(state.localStateDir, t.description, dst, src) };
+    };
+
+    // A node whose find has no -printf (busybox): the Python lister answers instead.
+    const busyboxPath = () => {
+      const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-bbfind-'));
+      fs.writeFileSync(path.join(bin, 'find'), '#!/bin/sh\necho "find: unrecognized: -printf" >&2\nexit 1\n', { mode: 0o755 });
+      return { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+    };
+
+    for (const [label, env] of [['GNU find', undefined], ['Python, find without -printf', busyboxPath()]] as const) {
+      it(`${label}: drifted files are resent, untouched ones are not, and a dir a job swapped for a link is resent whole`, async () => {
+        const w = setup(env);
+        await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state);
+        assert.equal((await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state)).files, 0);
+        fs.writeFileSync(path.join(w.dst, "o'dd $(n)\nname"), 'job');
+        // A job replaces sub/ by a link to a copy that looks the same: nothing below it is trusted.
+        const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-elsewhere-'));
+        fs.cpSync(path.join(w.dst, 'sub'), elsewhere, { recursive: true, preserveTimestamps: true });
+        fs.rmSync(path.join(w.dst, 'sub'), { recursive: true });
+        fs.symlinkSync(elsewhere, path.join(w.dst, 'sub'));
+        const s = await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state);
+        assert.deepEqual([s.mode, s.files], ['delta', 3]);
+        assert.ok(!fs.lstatSync(path.join(w.dst, 'sub')).isSymbolicLink());
+        assert.equal(fs.readFileSync(path.join(w.dst, 'sub', 'deep', 'c.py'), 'utf8'), 'c');
+        assert.equal(fs.readFileSync(path.join(w.dst, "o'dd $(n)\nname"), 'utf8'), 'o');
+        assert.deepEqual(fs.readdirSync(path.dirname(w.localFile)).filter((n) => n.includes('.tmp-')), [], 'a staged manifest was left behind');
+      });
+    }
+  });
+});

@@ -4,7 +4,7 @@
 // and must equal the node's, so a tampered list cannot pass for the node's.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { sha256, type ManifestEntry } from './manifest';
+import { digestOf, sha256, type ManifestEntry } from './manifest';
 
 /** Far above a 20,000-file workdir (~3 MB); a bigger file is refused unread. */
 const MAX_BYTES = 256 * 1024 * 1024;
@@ -40,7 +40,16 @@ function entryOk(e: unknown): e is ManifestEntry {
  * re-sync from the same process (the editor, a sweep) skips re-reading and re-checking 20,000
  * entries. Any change to the file (another process, an edit) misses and reads it again.
  */
-const written = new Map<string, { id: string; entries: Map<string, ManifestEntry> }>();
+const written = new Map<string, { id: string; entries: Map<string, ManifestEntry>; digest: string }>();
+/** The digests of manifests this process read back from what it wrote (computed at the write). */
+const digests = new WeakMap<Map<string, ManifestEntry>, string>();
+
+/** The digest of a manifest's entries (the node's token), remembered when this process wrote it. */
+export function manifestDigest(m: Map<string, ManifestEntry>): string {
+  let d = digests.get(m);
+  if (d === undefined) digests.set(m, (d = digestOf([...m.values()])));
+  return d;
+}
 const identity = (st: fs.Stats) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 
 /** The entries recorded in `file`, or undefined (missing, unreadable, malformed, a link). */
@@ -49,7 +58,11 @@ export function readManifest(file: string): Map<string, ManifestEntry> | undefin
     const st = fs.lstatSync(file);
     if (!st.isFile() || st.size > MAX_BYTES) return undefined;
     const mine = written.get(file);
-    if (mine && mine.id === identity(st)) return new Map(mine.entries);
+    if (mine && mine.id === identity(st)) {
+      const copy = new Map(mine.entries);
+      digests.set(copy, mine.digest);
+      return copy;
+    }
     const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { v?: unknown; entries?: unknown };
     if (doc?.v !== 1 || !Array.isArray(doc.entries)) return undefined;
     const out = new Map<string, ManifestEntry>();
@@ -63,13 +76,13 @@ export function readManifest(file: string): Map<string, ManifestEntry> | undefin
   }
 }
 
-export interface StagedManifest { file: string; tmp: string; entries: ManifestEntry[] }
+export interface StagedManifest { file: string; tmp: string; entries: ManifestEntry[]; digest: string }
 
 /**
  * Writes the manifest beside its file without replacing it, so the slow part (20,000 entries)
  * can run while the node applies the sync; commitManifest puts it in place once that finished.
  */
-export function stageManifest(file: string, entries: ManifestEntry[]): StagedManifest {
+export function stageManifest(file: string, entries: ManifestEntry[], digest: string): StagedManifest {
   const dir = path.dirname(file);
   const problem = linkOnTheWay(dir);
   if (problem) throw new Error(problem);
@@ -83,7 +96,7 @@ export function stageManifest(file: string, entries: ManifestEntry[]): StagedMan
     throw e;
   }
   // Copies: the caller's entries may still be changed (a hash filled in) after this.
-  return { file, tmp, entries: entries.map((e) => ({ ...e })) };
+  return { file, tmp, entries: entries.map((e) => ({ ...e })), digest };
 }
 let staged = 0;
 
@@ -91,7 +104,7 @@ let staged = 0;
 export function commitManifest(s: StagedManifest): void {
   written.delete(s.file);
   fs.renameSync(s.tmp, s.file);
-  written.set(s.file, { id: identity(fs.lstatSync(s.file)), entries: new Map(s.entries.map((e) => [e.p, e])) });
+  written.set(s.file, { id: identity(fs.lstatSync(s.file)), entries: new Map(s.entries.map((e) => [e.p, e])), digest: s.digest });
 }
 
 export function discardManifest(s: StagedManifest | undefined): void {

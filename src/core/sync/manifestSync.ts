@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { Transport } from '../transport';
 import { shellQuote } from '../transport/shellQuote';
 import { deltaOf, digestOf, sha256, type ManifestDelta, type ManifestEntry } from './manifest';
-import { commitManifest, discardManifest, stageManifest, type StagedManifest } from './manifestStore';
+import { commitManifest, discardManifest, manifestDigest, stageManifest, type StagedManifest } from './manifestStore';
 import { MANIFEST_NODE_PY } from './manifestNode';
 import { archiveDelta } from './deltaArchive';
 import { listedDirs, nodeDrift, nodeListScript } from './nodeListing';
@@ -43,7 +43,7 @@ const STALE = 75;
 export async function manifestSync(r: ManifestSyncRequest): Promise<ManifestSyncStats> {
   const { prev, cur } = r;
   const nodeState = nodeStateFile(r.nodeStateDir, r.remoteDir);
-  const base = prev.size ? digestOf([...prev.values()]) : '';
+  const base = prev.size ? manifestDigest(prev) : '';
   const stats: ManifestSyncStats = { files: 0, bytes: 0, ignored: r.ignored, mode: 'full', removed: 0 };
   const drift = base ? await (r.checked ?? check(r, nodeState, base)) : undefined;
   trace('sync: node answered the check');
@@ -73,7 +73,7 @@ type CheckArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' 
  */
 export function startCheck(r: CheckArgs): Promise<Set<string> | undefined> | undefined {
   if (!r.prev.size) return undefined;
-  const p = check(r, nodeStateFile(r.nodeStateDir, r.remoteDir), digestOf([...r.prev.values()]));
+  const p = check(r, nodeStateFile(r.nodeStateDir, r.remoteDir), manifestDigest(r.prev));
   p.catch(() => undefined); // awaited later by manifestSync; the scan may fail first
   return p;
 }
@@ -100,7 +100,7 @@ async function apply(
   let stageError: unknown;
   archive.once('end', () => {
     try {
-      staged = stageManifest(r.localFile, all);
+      staged = stageManifest(r.localFile, all, token);
     } catch (e) {
       stageError = e;
     }
@@ -113,7 +113,7 @@ async function apply(
       return res.code ?? 1;
     }
     if (stageError) throw stageError;
-    commitManifest(staged ?? stageManifest(r.localFile, all));
+    commitManifest(staged ?? stageManifest(r.localFile, all, token));
     return 0;
   } catch (e) {
     discardManifest(staged);

@@ -11,7 +11,7 @@ import { archiveDirectory, archiveFile } from '../sync/workdirArchive';
 import { deltaOf, isEmptyDelta, sha256, type ManifestEntry } from '../sync/manifest';
 import { scanWorkdirFast } from '../sync/fastScan';
 import { manifestFile, readManifest } from '../sync/manifestStore';
-import { manifestSync, startCheck, type ManifestSyncStats } from '../sync/manifestSync';
+import { manifestSync, startApply, startCheck, type ManifestSyncStats } from '../sync/manifestSync';
 import { OpsError } from './errors';
 import { remoteDirWord, remotePathWord } from './remotePath';
 import { PLACE_TREE_PY } from '../sync/placeTree';
@@ -131,8 +131,16 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   trace('sync: local manifest read');
   const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev };
   const checked = trustLocal ? undefined : startCheck(where);
+  // The node's apply starts now too (its channel and Python), unless --fast may skip it.
+  const pending = trustLocal ? undefined : startApply({ ...where, localDir, localFile });
   let ignored = 0;
-  const cur = await scanWorkdirFast(localDir, skip, prev, () => ignored++);
+  let cur: ManifestEntry[];
+  try {
+    cur = await scanWorkdirFast(localDir, skip, prev, () => ignored++);
+  } catch (e) {
+    pending?.abandon();
+    throw e;
+  }
   trace('sync: local tree scanned');
   // --fast: nothing changed here since the last sync that finished → the node is not asked.
   if (trustLocal && prev.size && isEmptyDelta(deltaOf(prev, cur, localDir))) return { files: 0, bytes: 0, ignored, mode: 'skipped', removed: 0 };
@@ -141,8 +149,11 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   let mine: string | undefined;
   const content = () => (mine ??= sha256(JSON.stringify(cur)));
   const same = inFlight.get(place)?.find((s) => s.content() === content());
-  if (same) return same.done;
-  const done = manifestSync({ ...where, localDir, localFile, cur, ignored, checked })
+  if (same) {
+    pending?.abandon();
+    return same.done;
+  }
+  const done = manifestSync({ ...where, localDir, localFile, cur, ignored, checked, pending })
     .catch((e: unknown) => { throw new OpsError('failed', `syncing workdir ${localDir} to ${t.description} failed: ${(e as Error).message}`); })
     .finally(() => {
       const left = (inFlight.get(place) ?? []).filter((s) => s.done !== done);

@@ -4,8 +4,8 @@ import { PLACE_FN_PY } from './placeTree';
  * token of the last sync that finished: the digest of that sync's manifest, which the local
  * side checks before it trusts a delta (nodeListing.ts lists what the node holds).
  *
- *   apply DEST STATE BASE TOKEN < TAR → the tar (meta/ops.json, tree/) is unpacked into a
- *     private temp dir in DEST. Under a lock: if BASE is not "" and STATE is not BASE, exit 75
+ *   apply DEST STATE < "BASE TOKEN\n" TAR → (BASE "-" for none) the tar (meta/ops.json, tree/)
+ *     is unpacked into a private temp dir in DEST. Under a lock: if BASE is not "" and STATE is not BASE, exit 75
  *     (stale: sync fully). STATE is removed first, so a sync killed half-way leaves no token and
  *     the next one is full; then removals (never through a link, never outside DEST), the tree
  *     renamed into place (each file whole: old or new), touches, and TOKEN written last.
@@ -61,11 +61,19 @@ def apply_tree():
             os.utime(path, (sec, sec))
     new = os.path.join(os.path.dirname(state), '.%s.tmp-%d' % (os.path.basename(state), os.getpid()))
     with open(new, 'w') as f:
-        f.write(sys.argv[5])
+        f.write(new_token)
     # No fsync: a torn file after a power cut has another digest, and the next sync is full.
     os.replace(new, state)
 
-base = sys.argv[4]
+# Started before the sync knows what it sends (the trees are listed meanwhile), so BASE and TOKEN
+# come first on stdin; nothing there means the sync stopped first, and nothing is touched.
+head = sys.stdin.buffer.readline().decode('ascii', 'replace').split()
+if not head:
+    sys.exit(0)
+hex64 = lambda v: len(v) == 64 and all(c in '0123456789abcdef' for c in v)
+if len(head) != 2 or not (head[0] == '-' or hex64(head[0])) or not hex64(head[1]):
+    sys.exit('bad sync header')
+base, new_token = ('' if head[0] == '-' else head[0]), head[1]
 os.makedirs(dst, exist_ok=True)
 tmp = tempfile.mkdtemp(prefix='.skydeck-sync.', dir=dst)
 try:

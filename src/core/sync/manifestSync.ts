@@ -2,6 +2,7 @@
 // the node holding that sync's token (see manifest.ts, nodeListing.ts, manifestNode.ts). Anything that does
 // not add up — no manifest here, none or another there, a concurrent sync — means a full sync.
 import * as path from 'node:path';
+import { PassThrough } from 'node:stream';
 import type { Transport } from '../transport';
 import { shellQuote } from '../transport/shellQuote';
 import { deltaOf, digestOf, sha256, type ManifestDelta, type ManifestEntry } from './manifest';
@@ -35,12 +36,23 @@ export interface ManifestSyncRequest {
   ignored: number;
   /** The node's answer for `prev`, when the caller asked it while it scanned (startCheck). */
   checked?: Promise<Set<string> | undefined>;
+  /** The node's apply, when the caller started it while it scanned (startApply). */
+  pending?: PendingApply;
 }
 
 /** Raised by the node when its manifest moved under us (another sync finished meanwhile). */
 const STALE = 75;
 
 export async function manifestSync(r: ManifestSyncRequest): Promise<ManifestSyncStats> {
+  const first = r.pending ?? startApply(r);
+  try {
+    return await syncWith(first, r);
+  } finally {
+    first.abandon(); // a no-op once it sent; else its node process ends without touching anything
+  }
+}
+
+async function syncWith(first: PendingApply, r: ManifestSyncRequest): Promise<ManifestSyncStats> {
   const { prev, cur } = r;
   const nodeState = nodeStateFile(r.nodeStateDir, r.remoteDir);
   const base = prev.size ? manifestDigest(prev) : '';
@@ -50,13 +62,13 @@ export async function manifestSync(r: ManifestSyncRequest): Promise<ManifestSync
   if (drift) {
     const delta = deltaOf(prev, cur, r.localDir, drift);
     trace('sync: delta made');
-    const code = await apply(r, nodeState, base, cur, delta, stats);
+    const code = await first.send(base, cur, delta, stats);
     trace('sync: delta applied on the node, local manifest in place');
     if (code === 0) return { ...stats, mode: 'delta', removed: delta.remove.length };
     if (code !== STALE) throw new Error(`exit ${code}`);
     stats.files = stats.bytes = 0;
   }
-  const code = await apply(r, nodeState, '', cur, { send: cur, remove: [], touch: [] }, stats);
+  const code = await (drift ? startApply(r) : first).send('', cur, { send: cur, remove: [], touch: [] }, stats);
   if (code !== 0) throw new Error(`exit ${code}`);
   return stats;
 }
@@ -86,39 +98,66 @@ async function check(r: CheckArgs, nodeState: string, base: string): Promise<Set
   return nodeDrift(res.stdout, r.prev);
 }
 
+/** An apply whose process is started before its tar is known (startApply). */
+export interface PendingApply {
+  send(base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats): Promise<number>;
+  /** The sync ended without sending: the node process reads nothing and exits untouched. */
+  abandon(): void;
+}
+
+type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile'>;
+
 /**
- * Sends the delta; on success the local manifest is `all`. It is written while the node
- * unpacks (once the tar is sent, every hash known) and put in place only when the node said 0.
+ * Opens the node's apply (channel and Python start) now, so that cost overlaps listing the trees.
+ * On success the local manifest is `all`: written while the node unpacks (once the tar is
+ * sent, every hash known) and put in place only when the node said 0.
  */
-async function apply(
-  r: ManifestSyncRequest, nodeState: string, base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats,
-): Promise<number> {
-  const token = digestOf(all);
-  const script = `exec ${shellQuote(r.python)} -S -c ${shellQuote(MANIFEST_NODE_PY)} apply ${r.remoteDirWord} ${shellQuote(nodeState)} ${shellQuote(base)} ${token}`;
-  const archive = archiveDelta(r.localDir, delta, stats);
-  let staged: StagedManifest | undefined;
-  let stageError: unknown;
-  archive.once('end', () => {
-    try {
-      staged = stageManifest(r.localFile, all, token);
-    } catch (e) {
-      stageError = e;
-    }
-  });
-  try {
-    const res = await r.transport.execShell(script, { stdin: archive });
-    if (res.code !== 0 && res.code !== STALE) throw new SyncStepError(res.stderr.toString().trim());
-    if (res.code !== 0) {
-      discardManifest(staged);
-      return res.code ?? 1;
-    }
-    if (stageError) throw stageError;
-    commitManifest(staged ?? stageManifest(r.localFile, all, token));
-    return 0;
-  } catch (e) {
-    discardManifest(staged);
-    throw e;
-  }
+export function startApply(r: ApplyArgs): PendingApply {
+  const nodeState = nodeStateFile(r.nodeStateDir, r.remoteDir);
+  const stdin = new PassThrough();
+  const script = `exec ${shellQuote(r.python)} -S -c ${shellQuote(MANIFEST_NODE_PY)} apply ${r.remoteDirWord} ${shellQuote(nodeState)}`;
+  const done = r.transport.execShell(script, { stdin });
+  done.catch(() => undefined); // awaited by send; an abandoned apply's end is nobody's business
+  let used = false;
+  return {
+    abandon: () => {
+      if (!used) stdin.end();
+      used = true;
+    },
+    send: async (base, all, delta, stats) => {
+      if (used) throw new Error('a node apply was used twice');
+      used = true;
+      const token = digestOf(all);
+      const archive = archiveDelta(r.localDir, delta, stats);
+      let staged: StagedManifest | undefined;
+      let stageError: unknown;
+      archive.once('end', () => {
+        try {
+          staged = stageManifest(r.localFile, all, token);
+        } catch (e) {
+          stageError = e;
+        }
+      });
+      // A failed read (a file changed size) cuts the node's input: it sees a torn tar and stops.
+      archive.once('error', (e) => stdin.destroy(e));
+      stdin.write(`${base || '-'} ${token}\n`);
+      archive.pipe(stdin);
+      try {
+        const res = await done;
+        if (res.code !== 0 && res.code !== STALE) throw new SyncStepError(res.stderr.toString().trim());
+        if (res.code !== 0) {
+          discardManifest(staged);
+          return res.code ?? 1;
+        }
+        if (stageError) throw stageError;
+        commitManifest(staged ?? stageManifest(r.localFile, all, token));
+        return 0;
+      } catch (e) {
+        discardManifest(staged);
+        throw e;
+      }
+    },
+  };
 }
 
 export class SyncStepError extends Error {}

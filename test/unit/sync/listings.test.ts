@@ -2,6 +2,7 @@
 // system, skipping what the last walk pruned), and the node's directories listed by find or, on
 // a node without GNU find, by Python. Each must say exactly what the file-system walk says.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -86,6 +87,18 @@ describe('tree listings for the one-file sync', () => {
       fs.writeFileSync(path.join(bin, 'find'), '#!/bin/sh\necho "find: unrecognized: -printf" >&2\nexit 1\n', { mode: 0o755 });
       return { ...process.env, PATH: `${bin}:${process.env.PATH}` };
     };
+
+    it('the apply started before the scan ends untouched when the scan fails: no node process is left waiting', async () => {
+      const w = setup();
+      await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state);
+      fs.rmSync(w.src, { recursive: true });
+      await assert.rejects(syncWorkdir(w.t, 'python3', w.src, w.dst, w.state), /ENOENT|no such file/i);
+      const left = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(w.dst) && l.includes('apply'));
+      for (let i = 0; i < 50 && left().length; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(left(), []);
+      assert.ok(fs.existsSync(path.join(w.dst, 'a.py')), 'the node workdir was touched');
+      assert.deepEqual(fs.readdirSync(w.dst).filter((n) => n.startsWith('.skydeck-sync.')), []);
+    });
 
     for (const [label, env] of [['GNU find', undefined], ['Python, find without -printf', busyboxPath()]] as const) {
       it(`${label}: drifted files are resent, untouched ones are not, and a dir a job swapped for a link is resent whole`, async () => {

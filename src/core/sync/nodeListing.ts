@@ -27,6 +27,8 @@ for d in sys.stdin.buffer.read().split(b'\0'):
             w(b'%s\0%s\0%d\0%d\0%s\0' % (e.path, t, st.st_size, int(st.st_mtime), l))
 `;
 
+const MAX_LISTING = 256 * 1024 * 1024;
+
 const FIND_FORMAT = '%p\\0%y\\0%s\\0%T@\\0%l\\0';
 
 /**
@@ -59,6 +61,8 @@ export function listedDirs(prev: Map<string, ManifestEntry>): Buffer {
  * 20,000 entries).
  */
 export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>): Set<string> | undefined {
+  // Millions of files a job wrote into synced dirs: a full sync rather than a string too long.
+  if (out.length > MAX_LISTING) return undefined;
   const nl = out.indexOf(0x0a);
   if (nl < 0 || out.subarray(0, nl).toString() !== 'ok') return undefined;
   const f = out.subarray(nl + 1).toString('utf8').split('\0');

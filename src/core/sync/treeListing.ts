@@ -17,9 +17,27 @@ const exactPath = (rel: string) => `./${rel.replace(/[*?[\\]/g, '\\$&')}`;
  * find cannot (not GNU find, root unreadable): the caller walks the file system instead.
  */
 export async function listTree(root: string, pruned: string[]): Promise<TreeView | undefined> {
-  const prune = pruned.length ? ['-type', 'd', '(', ...pruned.flatMap((p, i) => [...(i ? ['-o'] : []), '-path', exactPath(p)]), ')', '-prune'] : [];
-  const out = await run(['.', '-mindepth', '1', '-printf', FORMAT, ...prune], root);
+  const out = await run(['.', '-mindepth', '1', '-printf', FORMAT, ...pruneArgs(pruned)], root);
   return out === undefined ? undefined : parseListing(root, out);
+}
+
+/**
+ * The entries of `root` (outside `pruned`) whose inode changed (ctime: content, mode, name,
+ * links — none of it can be set back by a program) after `sinceMs`. Undefined when find cannot.
+ */
+export async function listChanged(root: string, pruned: string[], sinceMs: number): Promise<Map<string, Listed> | undefined> {
+  const since = `@${Math.floor(sinceMs / 1000)}.${String(Math.floor(sinceMs % 1000)).padStart(3, '0')}`;
+  const prune = pruned.length ? [...pruneArgs(pruned), '-o'] : [];
+  // The root is listed too (as ''): a file made or removed there changes only the root.
+  const out = await run(['.', ...prune, '-newerct', since, '-printf', FORMAT], root);
+  if (out === undefined) return undefined;
+  const changed = new Map<string, Listed>();
+  return eachRecord(out, (rel, st) => void changed.set(rel, st), true) ? changed : undefined;
+}
+
+/** Prints (as the caller's -printf) but does not enter these directories. */
+function pruneArgs(pruned: string[]): string[] {
+  return pruned.length ? ['-type', 'd', '(', ...pruned.flatMap((p, i) => [...(i ? ['-o'] : []), '-path', exactPath(p)]), ')', '-prune'] : [];
 }
 
 function run(args: string[], cwd: string): Promise<Buffer | undefined> {
@@ -39,7 +57,7 @@ function run(args: string[], cwd: string): Promise<Buffer | undefined> {
   });
 }
 
-class Listed implements WalkStat {
+export class Listed implements WalkStat {
   constructor(readonly t: string, readonly mode: number, readonly size: number, readonly mtimeMs: number, readonly link: string) {}
   isDirectory(): boolean { return this.t === 'd'; }
   isFile(): boolean { return this.t === 'f'; }
@@ -54,23 +72,32 @@ function mtimeMsOf(text: string): number {
   return sec * 1000 + nsec / 1e6;
 }
 
-export function parseListing(root: string, out: Buffer): TreeView | undefined {
+/** Calls `each` for every record of find's output; false when one does not parse. */
+function eachRecord(out: Buffer, each: (rel: string, st: Listed) => void, withRoot = false): boolean {
   const f = out.toString('utf8').split('\0');
-  const byRel = new Map<string, Listed>();
-  const children = new Map<string, string[]>([['', []]]);
   for (let i = 0; i + 5 < f.length; i += 6) {
     const rel = f[i];
     const mtimeMs = mtimeMsOf(f[i + 3]);
     const mode = parseInt(f[i + 4], 8);
     // Negative or odd times and modes: not worth a second parser; the file system is walked.
-    if (!rel || !(mtimeMs >= 0) || !(mode >= 0)) return undefined;
-    byRel.set(rel, new Listed(f[i + 1], mode, Number(f[i + 2]), mtimeMs, f[i + 5]));
+    if ((!rel && !withRoot) || !(mtimeMs >= 0) || !(mode >= 0)) return false;
+    each(rel, new Listed(f[i + 1], mode, Number(f[i + 2]), mtimeMs, f[i + 5]));
+  }
+  return true;
+}
+
+export function parseListing(root: string, out: Buffer): TreeView | undefined {
+  const byRel = new Map<string, Listed>();
+  const children = new Map<string, string[]>([['', []]]);
+  const ok = eachRecord(out, (rel, st) => {
+    byRel.set(rel, st);
     const slash = rel.lastIndexOf('/');
     const parent = slash < 0 ? '' : rel.slice(0, slash);
     let list = children.get(parent);
     if (!list) children.set(parent, (list = []));
     list.push(slash < 0 ? rel : rel.slice(slash + 1));
-  }
+  });
+  if (!ok) return undefined;
   const sorted = new Set<string>();
   return {
     names: (rel) => {

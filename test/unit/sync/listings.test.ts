@@ -12,6 +12,7 @@ import { listTree } from '../../../src/core/sync/treeListing';
 import { syncWorkdir } from '../../../src/core/ops/syncFiles';
 import { createLocalTransport } from '../../../src/core/transport/localTransport';
 import { manifestFile } from '../../../src/core/sync/manifestStore';
+import { traceSink } from '../../../src/core/util/trace';
 
 function tree(files: Record<string, string>): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-listing-'));
@@ -69,6 +70,58 @@ describe('tree listings for the one-file sync', () => {
     fs.writeFileSync(path.join(root, 'sub', 'deep', '.gitignore'), 'c\n');
     assert.deepEqual(await scanWorkdirFast(root, '', new Map()), scanWorkdir(root, '', new Map()));
     assert.ok(!(await scanWorkdirFast(root, '', new Map())).some((e) => e.p === 'sub/deep/c'));
+  });
+
+  describe('files changed in place since the last scan (ctime)', () => {
+    /** Runs a scan and says which way it went (the trace lines of fastScan.ts). */
+    const scan = async (root: string) => {
+      const lines: string[] = [];
+      const write = traceSink.write;
+      const env = process.env.SKYDECK_TRACE;
+      process.env.SKYDECK_TRACE = '1';
+      traceSink.write = (l) => void lines.push(l);
+      try {
+        const entries = await scanWorkdirFast(root, '', new Map());
+        return { entries, inPlace: lines.some((l) => l.includes('only files changed in place')) };
+      } finally {
+        traceSink.write = write;
+        if (env === undefined) delete process.env.SKYDECK_TRACE;
+        else process.env.SKYDECK_TRACE = env;
+      }
+    };
+
+    it('edits, chmods and same-second same-size rewrites are picked up without a listing', async () => {
+      const root = tree(odd);
+      await new Promise((r) => setTimeout(r, 300)); // the tree's own making is older than the slack
+      await scan(root);
+      fs.writeFileSync(path.join(root, 'a.py'), 'b'); // same size, same second, other content
+      fs.appendFileSync(path.join(root, 'sub', 'deep', 'c'), 'more');
+      fs.chmodSync(path.join(root, 'sub', 'b.txt'), 0o700);
+      const s = await scan(root);
+      assert.ok(s.inPlace, 'in-place edits were not taken from the last scan');
+      assert.deepEqual(s.entries, scanWorkdir(root, '', new Map()));
+      const a = s.entries.find((e) => e.p === 'a.py')!;
+      assert.equal(a.m, fs.lstatSync(path.join(root, 'a.py')).mtimeMs);
+    });
+
+    for (const [what, change] of [
+      ['a file removed at the root', (r: string) => fs.rmSync(path.join(r, 'a.py'))],
+      ['a file made in a nested dir', (r: string) => fs.writeFileSync(path.join(r, 'sub', 'deep', 'new'), 'n')],
+      ['a file renamed over another', (r: string) => fs.renameSync(path.join(r, 'keep.log'), path.join(r, 'sub', 'b.txt'))],
+      ['an ignore file edited in place', (r: string) => fs.appendFileSync(path.join(r, '.gitignore'), 'sub/\n')],
+      ['an ignored file appended to', (r: string) => fs.appendFileSync(path.join(r, 'x.log'), 'line')],
+      ['a .skyignore made', (r: string) => fs.writeFileSync(path.join(r, '.skyignore'), 'a.py\n')],
+    ] as const) {
+      it(`${what}: the tree is listed again, and the result is the file system's`, async () => {
+        const root = tree(odd);
+        await new Promise((r) => setTimeout(r, 300));
+        await scan(root);
+        change(root);
+        const s = await scan(root);
+        assert.ok(!s.inPlace, `${what} was taken as an in-place edit`);
+        assert.deepEqual(s.entries, scanWorkdir(root, '', new Map()));
+      });
+    }
   });
 
   describe('the node\'s listing', () => {

@@ -64,6 +64,8 @@ export interface AutostopConfig {
   action?: 'shutdown' | 'gcp' | 'azure' | 'kubernetes';
   command?: string[];
   wait_for?: 'jobs_and_ssh' | 'jobs';
+  /** A managed-jobs controller's store on the node: busy while it lists an unfinished job. */
+  managed_jobs_db?: string;
 }
 
 /** `status.autostop`: the setting and its clock (autostop.py `state`). */

@@ -6,8 +6,9 @@ import { getCluster } from '../../state';
 import { OpsError, type OpsContext } from '../../ops';
 import { isTerminal } from '../states';
 import { connectController } from './open';
+import { CONTROLLER_CLUSTER } from '../../ops/controllerNode';
 
-export const CONTROLLER_CLUSTER = /^skydeck-jobs-[0-9a-f]{8}$/;
+export { CONTROLLER_CLUSTER };
 
 export async function guardControllerDown(ctx: OpsContext, name: string, purge: boolean): Promise<void> {
   if (!CONTROLLER_CLUSTER.test(name)) return;

@@ -22,6 +22,8 @@ export interface RemoteOpenOptions {
   launch?: boolean;
   /** Opened by the editor: this process's binary is not a plain node, so it is never uploaded. */
   editor?: boolean;
+  /** A cloud controller cluster's autostop (jobs.controller_idle_minutes), set when it is launched. */
+  idleMinutes?: number;
 }
 
 export async function openRemoteClient(ctx: OpsContext, place: Exclude<ControllerPlace, { kind: 'this-machine' }>, o: RemoteOpenOptions = {}): Promise<ManagedJobsClient> {
@@ -36,7 +38,7 @@ export async function openRemoteClient(ctx: OpsContext, place: Exclude<Controlle
       throw new Error(`the managed-jobs controller cluster ${name} is ${row.status}${row.last_error ? ` (${row.last_error})` : ''}: its jobs are unknown until it is up again; "skydeck jobs queue" relaunches it`);
     }
   }
-  return connectController(ctx, await ensureControllerCluster(ctx, place), { ...o, bundle });
+  return connectController(ctx, await ensureControllerCluster(ctx, place, { idleMinutes: o.idleMinutes }), { ...o, bundle });
 }
 
 /** A client of the controller on an UP controller cluster `row` (its runtime put there first). */

@@ -121,7 +121,7 @@ def state(conn, now=None):
     now = time.time() if now is None else now
     since = last_activity(conn, cfg)
     fired = db.get_meta(conn, 'autostop_fired')
-    out = dict((k, cfg.get(k)) for k in ('idle_minutes', 'down', 'wait_for', 'action'))
+    out = dict((k, cfg.get(k)) for k in ('idle_minutes', 'down', 'wait_for', 'action', 'managed_jobs_db'))
     out['idle_seconds'] = None if since is None else round(now - since, 1)
     out['fires_in'] = None if since is None else round(max(0.0, since + cfg['idle_minutes'] * 60 - now), 1)
     out['fired_at'] = fired['at'] if fired and since is not None and fired['at'] >= since else None

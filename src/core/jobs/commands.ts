@@ -74,6 +74,8 @@ export interface AutostopState {
   down: boolean;
   wait_for: string | null;
   action: string | null;
+  /** Set on a managed-jobs controller cluster (an agent before it leaves the key out). */
+  managed_jobs_db?: string | null;
   idle_seconds: number | null;
   fires_in: number | null;
   fired_at: number | null;

@@ -51,7 +51,7 @@ export function parsePlace(text: string): ControllerPlace | string {
   if (v === 'local-cluster') return { kind: 'local-cluster' };
   const m = /^ssh:(.*)$/.exec(v);
   if (m && POOL.test(m[1])) return { kind: 'ssh', pool: m[1] };
-  const c = /^([a-z0-9]+)(?:\/(.*))?$/.exec(v);
+  const c = /^([a-z0-9]+)(?:\/([^]*))?$/.exec(v);
   if (c && NOT_YET[c[1]]) return `${JSON.stringify(v)}: a controller cluster on ${c[1]} is not available: ${NOT_YET[c[1]]}; ${FORMS}`;
   if (c && c[1] === 'aws') {
     if (c[2] === undefined) return { kind: 'cloud', cloud: 'aws' };
@@ -88,11 +88,11 @@ export function readControllerSetting(env: NodeJS.ProcessEnv = process.env, file
   return { place, copyCredentials, source, idleMinutes: idleMinutesOf(env.SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES, fromFile.controller_idle_minutes, file) };
 }
 
-/** $SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES over jobs.controller_idle_minutes; a positive number of minutes. */
+/** $SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES over jobs.controller_idle_minutes: whole minutes, as every cluster's autostop. */
 function idleMinutesOf(envValue: string | undefined, fileValue: unknown, file: string): number {
   const [raw, source] = envValue !== undefined ? [envValue.trim(), 'SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES'] : [fileValue, `${file}: jobs.controller_idle_minutes`];
   if (raw === undefined) return DEFAULT_CONTROLLER_IDLE_MINUTES;
-  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
-  if (!(n > 0 && n <= 525600)) throw new Error(`${source}: expected minutes, a number above 0 and at most 525600 (got ${JSON.stringify(raw)})`);
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
+  if (!(Number.isInteger(n) && n >= 1 && n <= 525600)) throw new Error(`${source}: expected whole minutes from 1 to 525600 (got ${JSON.stringify(raw)})`);
   return n;
 }

@@ -127,6 +127,12 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     });
     assert.match(controller.where, new RegExp(`^controller cluster ${name}$`));
     await until('the job RUNNING', async () => (await client.job(id))?.status === 'RUNNING', 180_000);
+    // The controller on the node: this machine's credentials never reach it, the VM's region does.
+    const pid = Number((await host().exec(`sed -n 's/.*"pid":\\([0-9]*\\).*/\\1/p' ~/.skydeck/jobs-controller/home/.skydeck/managed.db.controller`)).stdout.trim());
+    assert.ok(pid > 0, 'the lease names the node\'s controller');
+    const environ = (await host().exec(`tr '\\0' '\\n' < /proc/${pid}/environ`)).stdout.split('\n');
+    assert.ok(environ.includes(`AWS_REGION=${REGION}`), environ.join(' '));
+    assert.deepEqual(environ.filter((l) => /^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE)=/.test(l)), []);
     // The shutdown is replaced by a marker (the agent's test hook, recorded by this client call)
     // and the idle time shortened to 3 s; what counts as busy is the controller's own setting.
     const loc = await agent.connect();

@@ -41,6 +41,14 @@ export async function openRemoteClient(ctx: OpsContext, place: Exclude<Controlle
   return connectController(ctx, await ensureControllerCluster(ctx, place, { idleMinutes: o.idleMinutes }), { ...o, bundle });
 }
 
+/**
+ * What the node's CLI needs of its cloud besides the VM's own credentials: an EC2 VM's SDK finds
+ * the instance profile's credentials but no region, so job tasks naming none go to the VM's own.
+ */
+function cloudEnv(row: ClusterRecord): Record<string, string> {
+  return row.provider === 'aws' && row.region ? { AWS_REGION: row.region } : {};
+}
+
 /** A client of the controller on an UP controller cluster `row` (its runtime put there first). */
 export async function connectController(ctx: OpsContext, row: ClusterRecord, o: RemoteOpenOptions = {}): Promise<RemoteManagedClient> {
   const bundle = o.bundle ?? cliBundle();
@@ -49,8 +57,8 @@ export async function connectController(ctx: OpsContext, row: ClusterRecord, o: 
     // A local cluster keeps everything in its own directory; on an ssh host, ~/.skydeck/jobs-controller.
     const base = readHandle(row).base;
     const runtime = await ensureRuntime(transport, row.provider === 'local' && base ? `${base}/jobs-controller` : '', bundle, (m) => ctx.progress(m), { noUpload: o.editor });
-    const env = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : runtime.accessEnv;
-    return new RemoteManagedClient(ctx, row, transport, runtime, env);
+    const access = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : runtime.accessEnv;
+    return new RemoteManagedClient(ctx, row, transport, runtime, { ...cloudEnv(row), ...access });
   } catch (e) {
     await transport.close();
     throw e;

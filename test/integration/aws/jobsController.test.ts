@@ -158,6 +158,10 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     // What AWS does with an OS shutdown of this instance (behaviour "stop"): moto is told directly.
     await ec2.send(new StopInstancesCommand({ InstanceIds: [inst.InstanceId!] }));
     await ctx.connections.forget(name);
+    // The editor's look asks the cloud, sees the VM stopped, and neither connects nor starts it.
+    await assert.rejects(openRemoteClient(ctx, PLACE, { bundle: cliBundle(cli), launch: false, editor: true }),
+      new RegExp(`the managed-jobs controller cluster ${name} is STOPPED.*: its jobs are unknown until it is up again; "skydeck jobs queue" relaunches it`));
+    assert.deepEqual((await instancesOf(row.uid)).map((i) => i.State?.Name), ['stopped']);
 
     // 7. The next jobs call sees the VM stopped, starts it again, and finds the job's history.
     progress.length = 0;

@@ -7,6 +7,7 @@ import { cliBundle, type CliBundle } from './bundle';
 import { controllerClusterName, ensureControllerCluster } from './controllerCluster';
 import { AbsentControllerClient } from './absentClient';
 import { getCluster } from '../../state';
+import { refreshCloudRow } from '../../ops/status';
 import type { ManagedJobsClient } from '../client';
 import { ensureRuntime } from './runtime';
 import { RemoteManagedClient } from './remoteClient';
@@ -30,7 +31,10 @@ export async function openRemoteClient(ctx: OpsContext, place: Exclude<Controlle
   const bundle = o.bundle ?? cliBundle();
   if (o.launch === false) {
     const name = controllerClusterName(place);
-    const row = await ctx.store.read((db) => getCluster(db, name));
+    let row = await ctx.store.read((db) => getCluster(db, name));
+    // A cloud controller stops itself when idle: its row says UP until the cloud is asked, and a
+    // stopped VM's old address may be another machine's by now.
+    if (row && o.editor && place.kind === 'cloud' && row.status === 'UP') row = await refreshCloudRow(ctx, row);
     if (!row) return new AbsentControllerClient(name);
     // The editor looks every few seconds: it never relaunches a controller cluster that is not UP
     // (its jobs are unknown then, not "none"); a submit or a `jobs` command does.

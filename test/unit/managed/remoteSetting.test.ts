@@ -57,9 +57,11 @@ describe('a cloud controller setting', () => {
     assert.equal(new Set(names).size, 3);
     assert.notEqual(controllerClusterName({ kind: 'cloud', cloud: 'aws' }, me), controllerClusterName({ kind: 'local-cluster' }, me));
     assert.notEqual(controllerClusterName({ kind: 'cloud', cloud: 'aws' }, me), controllerClusterName({ kind: 'cloud', cloud: 'aws' }, { user: 'v', machine: 'm' }));
-    assert.equal(controllerTaskText({ kind: 'cloud', cloud: 'aws', region: 'eu-west-1' }),
+    assert.equal(controllerTaskText({ kind: 'cloud', cloud: 'aws', region: 'eu-west-1' }, 'x64'),
       'name: skydeck-jobs-controller\nresources: {infra: "aws/eu-west-1", instance_type: t3.small}\nrun: echo "Skydeck managed-jobs controller node"\n');
-    assert.match(controllerTaskText({ kind: 'cloud', cloud: 'aws' }), /resources: \{infra: "aws", instance_type: t3\.small\}/);
+    assert.match(controllerTaskText({ kind: 'cloud', cloud: 'aws' }, 'x64'), /resources: \{infra: "aws", instance_type: t3\.small\}/);
+    // Graviton for an arm64 machine: its node binary can run there.
+    assert.match(controllerTaskText({ kind: 'cloud', cloud: 'aws' }, 'arm64'), /resources: \{infra: "aws", instance_type: t4g\.small\}/);
   });
 
   it('refuses bad regions and clouds without a controller identity, saying why', () => {

@@ -14,8 +14,15 @@ import { DEFAULT_CONTROLLER_IDLE_MINUTES, type ControllerPlace } from './setting
 
 type ClusterPlace = Exclude<ControllerPlace, { kind: 'this-machine' }>;
 
-/** The controller VM's instance type per cloud: small and cheap; it runs one node process and sql.js. */
-export const CONTROLLER_INSTANCE_TYPE: Record<'aws', string> = { aws: 't3.small' };
+/**
+ * The controller VM's instance type: small and cheap (it runs one node process and sql.js). Its
+ * CPU matches this machine's where it can (arm64 Linux: Graviton), so this machine's node binary
+ * can be uploaded when the image has no Node.js 20+ (nodeChoice.ts).
+ */
+export function controllerInstanceType(cloud: 'aws', arch: string = process.arch): string {
+  void cloud; // one cloud so far
+  return arch === 'arm64' ? 't4g.small' : 't3.small';
+}
 
 function placeText(place: ClusterPlace): string {
   if (place.kind === 'ssh') return `ssh:${place.pool}`;
@@ -30,16 +37,16 @@ export function controllerClusterName(place: ClusterPlace, creator = thisCreator
 }
 
 /** The controller cluster's task: where it goes, nothing to run. Exported for tests. */
-export function controllerTaskText(place: ClusterPlace): string {
+export function controllerTaskText(place: ClusterPlace, arch: string = process.arch): string {
   const resources = place.kind === 'ssh' ? `{infra: ${JSON.stringify(`ssh/${place.pool}`)}}`
-    : place.kind === 'cloud' ? `{infra: ${JSON.stringify(placeText(place))}, instance_type: ${CONTROLLER_INSTANCE_TYPE[place.cloud]}}`
+    : place.kind === 'cloud' ? `{infra: ${JSON.stringify(placeText(place))}, instance_type: ${controllerInstanceType(place.cloud, arch)}}`
       : '{cloud: local}';
   return `name: skydeck-jobs-controller\nresources: ${resources}\nrun: echo "Skydeck managed-jobs controller node"\n`;
 }
 
 function placeWords(place: ClusterPlace): string {
   if (place.kind === 'ssh') return `a host of ssh pool ${place.pool}`;
-  if (place.kind === 'cloud') return `a ${CONTROLLER_INSTANCE_TYPE[place.cloud]} on ${placeText(place)}`;
+  if (place.kind === 'cloud') return `a ${controllerInstanceType(place.cloud)} on ${placeText(place)}`;
   return 'local';
 }
 

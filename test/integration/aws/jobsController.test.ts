@@ -169,6 +169,9 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     try {
       assert.ok(progress.some((m) => m.startsWith(`Starting the managed-jobs controller cluster ${name}`)), progress.join('\n'));
       assert.equal(again.cluster.uid, row.uid, 'the same VM, not a new one');
+      // The started VM's agent got the controller's autostop again (the bootstrap's, not the test's 3 s).
+      const back = (await ctx.connections.client(again.cluster).status()).autostop!;
+      assert.deepEqual([back.idle_minutes, back.managed_jobs_db, back.fired_at], [1, NODE_MANAGED_STORE, null]);
       assert.deepEqual((await instancesOf(row.uid)).map((i) => i.State?.Name), ['running']);
       const listed = (await again.list()).jobs.map((j) => [j.id, j.status]);
       assert.deepEqual(listed, [[id, 'SUCCEEDED']]);

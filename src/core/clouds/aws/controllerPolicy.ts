@@ -11,6 +11,8 @@
 //   with S3 mounts get, and PassRole of those to EC2 alone. Its own role and profile are denied
 //   every IAM action, so the controller cannot widen or delete its own access; its own instance
 //   is denied stop/terminate by API (it stops itself by an OS shutdown, which needs none).
+// No S3: which buckets jobs will name is not known when the VM is made, so a job whose task
+// mounts or creates S3 buckets is refused by AWS on this controller (said in the README).
 // Left wide on purpose: any region (job clusters go where their task says). Known limit: a
 // role under /skydeck/ is written by the controller with a policy of its choosing, so the VM's
 // software is trusted as this machine's CLI is; IAM offers no condition on a policy's content.

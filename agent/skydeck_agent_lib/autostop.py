@@ -8,9 +8,16 @@ no interactive SSH session (an sshd "user@pts/N" process): a user in a terminal 
 The clock restarts at every job submit or end, at every configure, and while a session is
 open — so a job that arrives before the deadline cancels the pending stop. The command runs
 once per idle period, detached, its output in autostop.log.
+
+On a managed-jobs controller cluster (`managed_jobs_db`: the controller's store on this node)
+the node is busy too while any managed job is unfinished (not terminal, or its cluster not yet
+torn down): the controller runs outside the agent's jobs, and stopping it would leave job
+clusters with nobody watching them. A store that cannot be read counts as busy.
 """
 import os
+import sqlite3
 import time
+from urllib.parse import quote
 
 from . import db, driver, spawn
 from .errors import bad_args
@@ -18,7 +25,9 @@ from .states import NON_TERMINAL, sql_list
 
 WAIT_FOR = ('jobs_and_ssh', 'jobs')
 ACTIONS = ('shutdown', 'gcp', 'azure', 'kubernetes')
-KEYS = ('idle_minutes', 'down', 'command', 'action', 'wait_for')
+KEYS = ('idle_minutes', 'down', 'command', 'action', 'wait_for', 'managed_jobs_db')
+# The managed jobs' terminal statuses (src/core/managed/states.ts TERMINAL).
+MANAGED_TERMINAL = ('SUCCEEDED', 'FAILED', 'FAILED_SETUP', 'FAILED_NO_RESOURCE', 'FAILED_CONTROLLER', 'CANCELLED')
 
 
 def parse(value):
@@ -40,8 +49,35 @@ def parse(value):
     wait_for = value.get('wait_for', 'jobs_and_ssh')
     if wait_for not in WAIT_FOR:
         raise bad_args('autostop.wait_for must be one of %s' % ', '.join(WAIT_FOR))
+    managed = value.get('managed_jobs_db')
+    if managed is not None and (not isinstance(managed, str) or not managed or len(managed) > 4096 or '\0' in managed
+                                or not os.path.isabs(os.path.expanduser(managed))):
+        raise bad_args('autostop.managed_jobs_db must be an absolute path (or ~/...)')
     return {'idle_minutes': minutes, 'down': bool(value.get('down', False)), 'command': command,
-            'action': action, 'wait_for': wait_for, 'set_at': time.time()}
+            'action': action, 'wait_for': wait_for, 'managed_jobs_db': managed, 'set_at': time.time()}
+
+
+def managed_activity(path):
+    """The controller store's word: None = busy (an unfinished managed job, or unreadable), else
+    when a managed job last changed (epoch seconds; 0 with no store or no job yet)."""
+    path = os.path.expanduser(path)
+    if not os.path.exists(path):
+        return 0
+    marks = ','.join('?' * len(MANAGED_TERMINAL))
+    try:
+        # Read-only: the controller replaces the file by rename, so this reads one whole version.
+        conn = sqlite3.connect('file:%s?mode=ro' % quote(path), uri=True, timeout=5)
+        try:
+            busy = conn.execute('SELECT 1 FROM managed_jobs WHERE status NOT IN (%s) OR cluster_name IS NOT NULL LIMIT 1'
+                                % marks, MANAGED_TERMINAL).fetchone()
+            last = conn.execute('SELECT MAX(updated_at) FROM managed_jobs').fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    if busy:
+        return None
+    return (last or 0) / 1000.0
 
 
 def last_activity(conn, cfg):
@@ -50,8 +86,11 @@ def last_activity(conn, cfg):
         return None
     if cfg['wait_for'] == 'jobs_and_ssh' and interactive_sessions():
         return None
+    managed = managed_activity(cfg['managed_jobs_db']) if cfg.get('managed_jobs_db') else 0
+    if managed is None:
+        return None
     row = conn.execute('SELECT MAX(submitted_at), MAX(ended_at) FROM jobs').fetchone()
-    return max([t for t in (row[0], row[1], cfg['set_at']) if t is not None])
+    return max([t for t in (row[0], row[1], cfg['set_at'], managed) if t is not None])
 
 
 def interactive_sessions():
@@ -82,7 +121,7 @@ def state(conn, now=None):
     now = time.time() if now is None else now
     since = last_activity(conn, cfg)
     fired = db.get_meta(conn, 'autostop_fired')
-    out = dict((k, cfg.get(k)) for k in ('idle_minutes', 'down', 'wait_for', 'action'))
+    out = dict((k, cfg.get(k)) for k in ('idle_minutes', 'down', 'wait_for', 'action', 'managed_jobs_db'))
     out['idle_seconds'] = None if since is None else round(now - since, 1)
     out['fires_in'] = None if since is None else round(max(0.0, since + cfg['idle_minutes'] * 60 - now), 1)
     out['fired_at'] = fired['at'] if fired and since is not None and fired['at'] >= since else None

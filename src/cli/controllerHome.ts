@@ -43,7 +43,7 @@ export async function managedClient(ctx: OpsContext, o: { copyCredentials?: bool
     throw new OpsError('usage', (e as Error).message);
   }
   if (setting.place.kind !== 'this-machine') {
-    return openRemoteClient(ctx, setting.place, { copyCredentials: o.copyCredentials || setting.copyCredentials, launch: o.launch });
+    return openRemoteClient(ctx, setting.place, { copyCredentials: o.copyCredentials || setting.copyCredentials, launch: o.launch, idleMinutes: setting.idleMinutes });
   }
   return LocalManagedClient.open(storeFileOf(ctx.workspaceRoot), () => {
     const c = ensureLocalController(ctx.workspaceRoot);

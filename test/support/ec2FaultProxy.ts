@@ -10,6 +10,8 @@ export interface ProxyCall {
   zone?: string;
   /** What the proxy did: forwarded, or the fault it answered with. */
   outcome: string;
+  /** RunInstances: the instance profile it names, if any. */
+  profile?: string;
 }
 
 export interface InjectedError {
@@ -70,8 +72,9 @@ export class Ec2FaultProxy {
     const params = new URLSearchParams(body);
     const action = params.get('Action') ?? '?';
     const zone = params.get('Placement.AvailabilityZone') ?? undefined;
+    const profile = params.get('IamInstanceProfile.Name') ?? undefined;
     const reply = (status: number, xml: string, outcome: string) => {
-      this.calls.push({ action, zone, outcome });
+      this.calls.push({ action, zone, outcome, ...(profile ? { profile } : {}) });
       res.writeHead(status, { 'content-type': 'text/xml' }).end(xml);
     };
     const injected = this.errors.find((e) => e.action === action && e.times > 0);

@@ -47,6 +47,12 @@ export interface Placement {
    * per-cluster managed identity with a role on each container). Others ignore it.
    */
   bucketAccess?: BucketAccess[];
+  /**
+   * A managed-jobs controller cluster: its node's own identity may launch and tear down job
+   * clusters (AWS: a policy on the per-cluster role, aws/controllerPolicy.ts); ops/launchProvider.ts
+   * refuses it on clouds that have no such identity yet.
+   */
+  jobsController?: boolean;
 }
 
 /** One bucket (and prefix, '' or absent for all of it) a cluster's nodes read and write. */

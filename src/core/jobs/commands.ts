@@ -64,6 +64,8 @@ export interface AutostopConfig {
   action?: 'shutdown' | 'gcp' | 'azure' | 'kubernetes';
   command?: string[];
   wait_for?: 'jobs_and_ssh' | 'jobs';
+  /** A managed-jobs controller's store on the node: busy while it lists an unfinished job. */
+  managed_jobs_db?: string;
 }
 
 /** `status.autostop`: the setting and its clock (autostop.py `state`). */
@@ -72,6 +74,8 @@ export interface AutostopState {
   down: boolean;
   wait_for: string | null;
   action: string | null;
+  /** Set on a managed-jobs controller cluster (an agent before it leaves the key out). */
+  managed_jobs_db?: string | null;
   idle_seconds: number | null;
   fires_in: number | null;
   fired_at: number | null;

@@ -24,7 +24,7 @@ export async function openEditorClient(home: string, o: EditorClientOptions): Pr
   // A bad value is an error naming where it came from (never a silent fallback to this machine).
   const setting = readControllerSetting();
   if (setting.place.kind === 'this-machine') return openLocalClient(home, o.entry);
-  return openRemoteClient(await o.ops(), setting.place, { bundle: cliBundle(o.entryFile), launch: o.launch ?? false, copyCredentials: setting.copyCredentials, editor: true });
+  return openRemoteClient(await o.ops(), setting.place, { bundle: cliBundle(o.entryFile), launch: o.launch ?? false, copyCredentials: setting.copyCredentials, editor: true, idleMinutes: setting.idleMinutes });
 }
 
 /** Where the controller runs, in words for a confirmation; a bad setting throws as above. */
@@ -32,5 +32,6 @@ export function controllerPlace(): string {
   const { place } = readControllerSetting();
   if (place.kind === 'this-machine') return 'on this machine';
   if (place.kind === 'local-cluster') return 'on a local controller cluster';
+  if (place.kind === 'cloud') return `on a controller VM on ${place.cloud}${place.region ? ` (${place.region})` : ''}, which stops itself once no managed job is active`;
   return `on a controller cluster in the ssh pool "${place.pool}" (it keeps running when this machine is off)`;
 }

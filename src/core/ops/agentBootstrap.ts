@@ -10,6 +10,7 @@ import type { OpsContext } from './context';
 import { localBaseDir } from './context';
 import { OpsError } from './errors';
 import { autostopPlan } from './autostopPlan';
+import { CONTROLLER_CLUSTER, NODE_MANAGED_STORE } from './controllerNode';
 import { bringUpWorkers } from './multiNode';
 import { kubeHandle } from './kubeHandle';
 
@@ -70,7 +71,9 @@ async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, han
   }
   const plan = row.autostop_minutes !== null ? autostopPlan(row.provider, row.autostop_down === 1) : undefined;
   if (plan?.ok && row.autostop_minutes !== null) {
-    await client.configure({ autostop: { idle_minutes: row.autostop_minutes, down: row.autostop_down === 1, action: plan.action } });
+    // A controller cluster on a cloud is busy while its managed jobs are unfinished (controllerNode.ts).
+    const managed = CONTROLLER_CLUSTER.test(row.name) && !handle.kube ? { managed_jobs_db: NODE_MANAGED_STORE } : {};
+    await client.configure({ autostop: { idle_minutes: row.autostop_minutes, down: row.autostop_down === 1, action: plan.action, ...managed } });
   }
   const r = await mkdir;
   if (r.code !== 0) throw new OpsError('failed', `could not create the workdir on ${client.transport.description}: ${r.stderr.toString().trim()}`);

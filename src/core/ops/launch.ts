@@ -61,6 +61,8 @@ export interface LaunchRequest extends FollowOptions, TaskInput {
    * sent only if it changed since the last sync from here, setup only if its hash changed.
    */
   fast?: boolean;
+  /** A managed-jobs controller cluster (managed/remote/controllerCluster.ts): its node gets the identity that launches job clusters. */
+  jobsController?: boolean;
   /** The priced plan (launchPlan.ts pricedPlan), once, before a new cloud cluster is provisioned. */
   onPlan?(plan: PricedPlan): void;
 }
@@ -116,7 +118,7 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
     const round = (onRound?: (a: AttemptReport) => void) => launchOnProvider(ctx, name, task, {
       cloud, cloudOverride: req.cloud?.toLowerCase(), region: req.region, existing, autostop, signal: req.provisionSignal,
       onAttempt: (a) => { onRound?.(a); req.onAttempt?.(a); },
-      placementOrder: req.placementOrder,
+      placementOrder: req.placementOrder, jobsController: req.jobsController,
       ...(image ? { container: { image, envs: { ...envs, ...secrets } } } : {}),
     });
     row = req.retryUntilUp ? await retryUntilUp(ctx, name, req.provisionSignal, round) : await round();

@@ -24,13 +24,21 @@ export interface ProviderLaunchOptions {
   placementOrder?(placements: Placement[]): Placement[];
   /** `image_id: docker:…`: the machines get the cloud's default image, the task this container. */
   container?: { image: string; envs: Record<string, string> };
+  /** A managed-jobs controller cluster: its node's identity may launch job clusters (Placement.jobsController). */
+  jobsController?: boolean;
 }
+
+/** Clouds whose provider gives a controller cluster's node its scoped identity. */
+export const CONTROLLER_IDENTITY_CLOUDS = ['aws'];
 
 /**
  * Brings a provider cluster UP: reuses an UP one, starts a STOPPED one in place, or runs the
  * provision loop over the task's placements for this cloud. Returns the UP row.
  */
 export async function launchOnProvider(ctx: OpsContext, name: string, task: Task, opts: ProviderLaunchOptions): Promise<ClusterRecord> {
+  if (opts.jobsController && !CONTROLLER_IDENTITY_CLOUDS.includes(opts.cloud)) {
+    throw new OpsError('unavailable', `a managed-jobs controller cluster on ${opts.cloud} has no scoped identity to launch job clusters with; use aws`);
+  }
   const env = envFor(ctx, opts.cloud);
   const plain = ctx.bootstrap ?? agentBootstrap(ctx);
   const c = opts.container;
@@ -60,6 +68,7 @@ export async function launchOnProvider(ctx: OpsContext, name: string, task: Task
   const all = placementsOf(c ? { ...task.resources, imageId: undefined } : task.resources, opts.cloudOverride).map((p) => ({
     ...p, cloud: p.cloud || opts.cloud, ...(!p.region && opts.region ? { region: opts.region } : {}),
     ...(bucketAccess.length ? { bucketAccess } : {}),
+    ...(opts.jobsController ? { jobsController: true } : {}),
   }));
   const mine = all.filter((p) => p.cloud === opts.cloud);
   const placements = opts.placementOrder ? opts.placementOrder(mine) : mine;

@@ -1,6 +1,7 @@
 import { listClusters, listRefusedClusters, notOursReason, refusedMessage, type ClusterRecord } from '../state';
 import { needsReconcile, reconcileOne, refreshOne } from '../provision';
 import type { OpsContext } from './context';
+import { OpsError } from './errors';
 import { envFor, isProviderCluster, providerOf } from './providerEnv';
 
 /** The head agent's autostop as `status` reports it (agent/README.md#autostop). */
@@ -58,6 +59,13 @@ export async function status(ctx: OpsContext, opts: { refresh?: boolean; timeout
       }
     }),
   );
+}
+
+/** One row checked with its cloud (as `status --refresh`); the row as it is now, undefined once removed. */
+export async function refreshCloudRow(ctx: OpsContext, row: ClusterRecord): Promise<ClusterRecord | undefined> {
+  const r = await refreshCloud(ctx, row);
+  if (r.error) throw new OpsError('failed', `${row.name}: ${r.error}`);
+  return r.removed ? undefined : r.cluster;
 }
 
 async function refreshCloud(ctx: OpsContext, row: ClusterRecord): Promise<ClusterStatus> {

@@ -127,6 +127,19 @@ describe('aws: per-cluster instance profile for the task\'s S3 buckets (issue 16
     assert.deepEqual(roles, [], 'no Skydeck role is left');
   });
 
+  it('a managed-jobs controller launch that fails everywhere leaves no role or profile behind either', async () => {
+    bed.proxy.capacityZones.add('us-east-1a');
+    bed.proxy.capacityZones.add('us-east-1b');
+    const made = bed.proxy.count('RunInstances', 'InsufficientInstanceCapacity');
+    await assert.rejects(launchOnProvider(ctx, 'skydeck-jobs-0000aaaa', task(RESOURCES), { cloud: 'aws', autostop: { minutes: 10, down: false }, jobsController: true }),
+      /InsufficientInstanceCapacity/);
+    await provider.settled();
+    const tried = bed.proxy.calls.filter((c) => c.action === 'RunInstances' && c.outcome === 'InsufficientInstanceCapacity').slice(made);
+    assert.equal(tried.length, 2, 'both zones were tried');
+    assert.ok(tried.every((c) => /^skydeck-[0-9a-f-]{36}$/.test(c.profile ?? '')), `each with the controller's own profile: ${JSON.stringify(tried)}`);
+    assert.deepEqual(await listSkydeckRoles(), [], 'no Skydeck role is left');
+  });
+
   it('a role of the cluster\'s name not tagged as its own is refused at launch and never deleted', async () => {
     const uid = '00000000-0000-4000-8000-00000000beef';
     const name = `skydeck-${uid}`;

@@ -42,8 +42,20 @@ describe('jobs with the controller on a local controller cluster', function () {
   it('refuses a bad place before doing anything, naming the accepted forms', async () => {
     const r = await jobs(['queue'], { SKYDECK_JOBS_CONTROLLER: "ssh:$(touch x)'" });
     assert.equal(r.code, 2, r.err);
-    assert.match(r.err, /SKYDECK_JOBS_CONTROLLER: .* is not a controller place: use this-machine, local-cluster or ssh:<pool>/);
+    assert.match(r.err, /SKYDECK_JOBS_CONTROLLER: .* is not a controller place: use this-machine, local-cluster, ssh:<pool>, aws or aws\/<region>/);
     assert.equal(fs.existsSync(path.join(ws, 'x')), false);
+    // Cloud places: a bad region, a cloud with no controller identity yet, a bad idle time.
+    for (const [value, why] of [
+      ['aws/us-east-1;id', /SKYDECK_JOBS_CONTROLLER: "aws\/us-east-1;id": "us-east-1;id" is not an AWS region name \(such as us-east-1\)/],
+      ['gcp/us-central1', /SKYDECK_JOBS_CONTROLLER: "gcp\/us-central1": a controller cluster on gcp is not available: .*not built for gcp yet/],
+    ] as const) {
+      const bad = await jobs(['queue'], { SKYDECK_JOBS_CONTROLLER: value });
+      assert.equal(bad.code, 2, bad.err);
+      assert.match(bad.err, why);
+    }
+    const idle = await jobs(['queue'], { SKYDECK_JOBS_CONTROLLER: 'aws', SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES: '0' });
+    assert.equal(idle.code, 2, idle.err);
+    assert.match(idle.err, /SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES: expected whole minutes from 1 to 525600 \(got "0"\)/);
   });
 
   it('a look (queue, cancel) before any launch launches no controller cluster', async () => {

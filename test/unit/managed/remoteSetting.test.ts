@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readControllerSetting, parsePlace, cliBundle } from '../../../src/core/managed';
+import { readControllerSetting, parsePlace, cliBundle, controllerClusterName } from '../../../src/core/managed';
+import { controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
 import { chooseNode, localUname, nodeMajor } from '../../../src/core/managed/remote/nodeChoice';
 
 describe('managed-jobs controller setting', () => {
@@ -30,14 +31,61 @@ describe('managed-jobs controller setting', () => {
   });
 
   it('refuses what is not a place, naming the forms and where it came from', () => {
-    for (const bad of ['ssh:', 'ssh:a b', 'ssh:$(id)', "ssh:x'y", 'aws', 'ssh:lab\nx']) {
+    for (const bad of ['ssh:', 'ssh:a b', 'ssh:$(id)', "ssh:x'y", 'amazon', 'ssh:lab\nx', 'aws:us-east-1', 'AWS']) {
       assert.equal(typeof parsePlace(bad), 'string', bad);
-      assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: bad }, file()), /SKYDECK_JOBS_CONTROLLER: .*this-machine, local-cluster or ssh:<pool>/);
+      assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: bad }, file()), /SKYDECK_JOBS_CONTROLLER: .*is not a controller place: use this-machine, local-cluster, ssh:<pool>, aws or aws\/<region>$/);
     }
     fs.writeFileSync(file(), 'jobs:\n  controller: 7\n');
     assert.throws(() => readControllerSetting({}, file()), /jobs\.controller: expected a string/);
     fs.writeFileSync(file(), 'jobs: [\n');
     assert.throws(() => readControllerSetting({}, file()), /not valid YAML/);
+  });
+});
+
+describe('a cloud controller setting', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-cfg-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = () => path.join(dir, 'config.yaml');
+
+  it('reads aws and aws/<region>; each place names its own controller cluster, a t3.small with nothing to run', () => {
+    assert.deepEqual(parsePlace('aws'), { kind: 'cloud', cloud: 'aws' });
+    assert.deepEqual(parsePlace(' aws/us-west-2 '), { kind: 'cloud', cloud: 'aws', region: 'us-west-2' });
+    assert.deepEqual(parsePlace('aws/us-gov-west-1'), { kind: 'cloud', cloud: 'aws', region: 'us-gov-west-1' });
+    const me = { user: 'u', machine: 'm' };
+    const names = ['aws', 'aws/us-west-2', 'aws/us-east-1'].map((v) => controllerClusterName(parsePlace(v) as never, me));
+    assert.equal(new Set(names).size, 3);
+    assert.notEqual(controllerClusterName({ kind: 'cloud', cloud: 'aws' }, me), controllerClusterName({ kind: 'local-cluster' }, me));
+    assert.notEqual(controllerClusterName({ kind: 'cloud', cloud: 'aws' }, me), controllerClusterName({ kind: 'cloud', cloud: 'aws' }, { user: 'v', machine: 'm' }));
+    assert.equal(controllerTaskText({ kind: 'cloud', cloud: 'aws', region: 'eu-west-1' }, 'x64'),
+      'name: skydeck-jobs-controller\nresources: {infra: "aws/eu-west-1", instance_type: t3.small}\nrun: echo "Skydeck managed-jobs controller node"\n');
+    assert.match(controllerTaskText({ kind: 'cloud', cloud: 'aws' }, 'x64'), /resources: \{infra: "aws", instance_type: t3\.small\}/);
+    // Graviton for an arm64 machine: its node binary can run there.
+    assert.match(controllerTaskText({ kind: 'cloud', cloud: 'aws' }, 'arm64'), /resources: \{infra: "aws", instance_type: t4g\.small\}/);
+  });
+
+  it('refuses bad regions and clouds without a controller identity, saying why', () => {
+    for (const bad of ['aws/', 'aws/US-EAST-1', 'aws/us-east-1;id', 'aws/us-east-1/x', 'aws/$(id)', 'aws/us-east-1\nx']) {
+      assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: bad }, file()), /SKYDECK_JOBS_CONTROLLER: ".*": ".*" is not an AWS region name \(such as us-east-1\); use this-machine, local-cluster, ssh:<pool>, aws or aws\/<region>$/, JSON.stringify(bad));
+    }
+    assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: 'gcp' }, file()),
+      /^Error: SKYDECK_JOBS_CONTROLLER: "gcp": a controller cluster on gcp is not available: the controller VM's scoped identity \(a service account allowed to launch and delete job clusters\) is not built for gcp yet; use this-machine/);
+    fs.writeFileSync(file(), 'jobs:\n  controller: azure/eastus\n');
+    assert.throws(() => readControllerSetting({}, file()), /config\.yaml: jobs\.controller: "azure\/eastus": a controller cluster on azure is not available: .*managed identity.*not built for azure yet/);
+    assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: 'kubernetes' }, file()), /on kubernetes is not available: a controller pod is not built yet/);
+  });
+
+  it('takes the idle minutes in whole minutes (env over file, default 10), refusing anything else', () => {
+    assert.equal(readControllerSetting({ SKYDECK_JOBS_CONTROLLER: 'aws' }, file()).idleMinutes, 10);
+    fs.writeFileSync(file(), 'jobs:\n  controller: aws\n  controller_idle_minutes: 30\n');
+    assert.equal(readControllerSetting({}, file()).idleMinutes, 30);
+    assert.equal(readControllerSetting({ SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES: '2' }, file()).idleMinutes, 2);
+    for (const bad of ['0', '0.5', '-1', 'ten', '', '525601']) {
+      assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES: bad }, file()),
+        /^Error: SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES: expected whole minutes from 1 to 525600 \(got ".*"\)$/, bad);
+    }
+    fs.writeFileSync(file(), 'jobs:\n  controller_idle_minutes: 1.5\n');
+    assert.throws(() => readControllerSetting({}, file()), /jobs\.controller_idle_minutes: expected whole minutes from 1 to 525600 \(got 1\.5\)/);
   });
 });
 

@@ -6,6 +6,7 @@ import {
 import { ProviderError, TAG_UID, type BucketAccess } from '../provider';
 import { awsErrorCode, ec2Call } from './errors';
 import { EC2_TRUST, IAM_PATH, POLICY_NAME, boundedBucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
+import { CONTROLLER_POLICY_NAME, controllerPolicy } from './controllerPolicy';
 
 /** What the user is told each one is (and what the sweep lists roles as). */
 export const ROLE_KIND = 'IAM role';
@@ -31,15 +32,16 @@ export const getProfile = (iam: IAMClient, name: string) =>
   lookup('iam:GetInstanceProfile', async () => (await iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))).InstanceProfile);
 
 /**
- * The cluster's role (trusted by EC2, allowed only the task's S3 buckets) and its instance
- * profile, created or brought up to date. Undefined when the request mounts no S3 bucket:
- * such nodes get no identity at all. A role of the same name not tagged with this uid is
- * not ours and is refused, never changed.
+ * The cluster's role (trusted by EC2, allowed only the task's S3 buckets, and for a managed-jobs
+ * controller cluster what launching job clusters takes: controllerPolicy.ts) and its instance
+ * profile, created or brought up to date. Undefined when the request mounts no S3 bucket and
+ * is no controller: such nodes get no identity at all. A role of the same name not tagged with
+ * this uid is not ours and is refused, never changed.
  */
-export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Record<string, string>, access: BucketAccess[] | undefined): Promise<string | undefined> {
+export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Record<string, string>, access: BucketAccess[] | undefined, controller = false): Promise<string | undefined> {
   const s3 = s3Access(access);
-  if (!s3.length) return undefined;
-  const PolicyDocument = boundedBucketPolicy(s3); // too large: refused before the role exists
+  if (!s3.length && !controller) return undefined;
+  const PolicyDocument = s3.length ? boundedBucketPolicy(s3) : undefined; // too large: refused before the role exists
   const name = profileNameOf(uid);
   const Tags = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
   const role = await getRole(iam, name);
@@ -47,11 +49,14 @@ export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Rec
   if (!role) {
     await ec2Call('iam:CreateRole', () => iam.send(new CreateRoleCommand({
       RoleName: name, Path: IAM_PATH, AssumeRolePolicyDocument: EC2_TRUST, Tags,
-      Description: `Skydeck cluster ${tags['skydeck-cluster'] ?? uid}: its task's buckets`,
+      Description: `Skydeck cluster ${tags['skydeck-cluster'] ?? uid}: ${controller ? 'managed-jobs controller' : 'its task\'s buckets'}`,
     })));
   }
   // Written every launch: a relaunch after a stop may mount other buckets.
-  await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument })));
+  if (PolicyDocument) await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument })));
+  if (controller) {
+    await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: CONTROLLER_POLICY_NAME, PolicyDocument: controllerPolicy(uid) })));
+  }
   let profile = await getProfile(iam, name);
   if (profile && !ours(profile.Tags, uid)) throw new ProviderError('config', `IAM instance profile ${name} exists but is not this Skydeck cluster's`, 'delete that instance profile, or launch under another cluster name');
   if (!profile) {

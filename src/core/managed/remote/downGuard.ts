@@ -6,16 +6,19 @@ import { getCluster } from '../../state';
 import { OpsError, type OpsContext } from '../../ops';
 import { isTerminal } from '../states';
 import { connectController } from './open';
+import type { CliBundle } from './bundle';
+import { CONTROLLER_CLUSTER } from '../../ops/controllerNode';
 
-export const CONTROLLER_CLUSTER = /^skydeck-jobs-[0-9a-f]{8}$/;
+export { CONTROLLER_CLUSTER };
 
-export async function guardControllerDown(ctx: OpsContext, name: string, purge: boolean): Promise<void> {
+/** `bundle`: the CLI bundle to run on the node (default: the running CLI's). */
+export async function guardControllerDown(ctx: OpsContext, name: string, purge: boolean, o: { bundle?: CliBundle } = {}): Promise<void> {
   if (!CONTROLLER_CLUSTER.test(name)) return;
   const row = await ctx.store.read((db) => getCluster(db, name));
   if (!row || row.status !== 'UP') return;
   let client;
   try {
-    client = await connectController(ctx, row);
+    client = await connectController(ctx, row, { bundle: o.bundle });
   } catch (e) {
     if (purge) return ctx.warn(`could not reach the managed-jobs controller on ${name} (${(e as Error).message}); --purge goes on`);
     throw new OpsError('failed', `${name} is a managed-jobs controller and its jobs cannot be checked (${(e as Error).message}); --purge tears it down anyway`);

@@ -7,6 +7,7 @@ import { cliBundle, type CliBundle } from './bundle';
 import { controllerClusterName, ensureControllerCluster } from './controllerCluster';
 import { AbsentControllerClient } from './absentClient';
 import { getCluster } from '../../state';
+import { refreshCloudRow } from '../../ops/status';
 import type { ManagedJobsClient } from '../client';
 import { ensureRuntime } from './runtime';
 import { RemoteManagedClient } from './remoteClient';
@@ -22,13 +23,18 @@ export interface RemoteOpenOptions {
   launch?: boolean;
   /** Opened by the editor: this process's binary is not a plain node, so it is never uploaded. */
   editor?: boolean;
+  /** A cloud controller cluster's autostop (jobs.controller_idle_minutes), set when it is launched. */
+  idleMinutes?: number;
 }
 
 export async function openRemoteClient(ctx: OpsContext, place: Exclude<ControllerPlace, { kind: 'this-machine' }>, o: RemoteOpenOptions = {}): Promise<ManagedJobsClient> {
   const bundle = o.bundle ?? cliBundle();
   if (o.launch === false) {
     const name = controllerClusterName(place);
-    const row = await ctx.store.read((db) => getCluster(db, name));
+    let row = await ctx.store.read((db) => getCluster(db, name));
+    // A cloud controller stops itself when idle: its row says UP until the cloud is asked, and a
+    // stopped VM's old address may be another machine's by now.
+    if (row && o.editor && place.kind === 'cloud' && row.status === 'UP') row = await refreshCloudRow(ctx, row);
     if (!row) return new AbsentControllerClient(name);
     // The editor looks every few seconds: it never relaunches a controller cluster that is not UP
     // (its jobs are unknown then, not "none"); a submit or a `jobs` command does.
@@ -36,7 +42,15 @@ export async function openRemoteClient(ctx: OpsContext, place: Exclude<Controlle
       throw new Error(`the managed-jobs controller cluster ${name} is ${row.status}${row.last_error ? ` (${row.last_error})` : ''}: its jobs are unknown until it is up again; "skydeck jobs queue" relaunches it`);
     }
   }
-  return connectController(ctx, await ensureControllerCluster(ctx, place), { ...o, bundle });
+  return connectController(ctx, await ensureControllerCluster(ctx, place, { idleMinutes: o.idleMinutes }), { ...o, bundle });
+}
+
+/**
+ * What the node's CLI needs of its cloud besides the VM's own credentials: an EC2 VM's SDK finds
+ * the instance profile's credentials but no region, so job tasks naming none go to the VM's own.
+ */
+function cloudEnv(row: ClusterRecord): Record<string, string> {
+  return row.provider === 'aws' && row.region ? { AWS_REGION: row.region } : {};
 }
 
 /** A client of the controller on an UP controller cluster `row` (its runtime put there first). */
@@ -47,8 +61,8 @@ export async function connectController(ctx: OpsContext, row: ClusterRecord, o: 
     // A local cluster keeps everything in its own directory; on an ssh host, ~/.skydeck/jobs-controller.
     const base = readHandle(row).base;
     const runtime = await ensureRuntime(transport, row.provider === 'local' && base ? `${base}/jobs-controller` : '', bundle, (m) => ctx.progress(m), { noUpload: o.editor });
-    const env = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : runtime.accessEnv;
-    return new RemoteManagedClient(ctx, row, transport, runtime, env);
+    const access = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : runtime.accessEnv;
+    return new RemoteManagedClient(ctx, row, transport, runtime, { ...cloudEnv(row), ...access });
   } catch (e) {
     await transport.close();
     throw e;

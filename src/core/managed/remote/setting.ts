@@ -3,6 +3,8 @@
 //   this-machine   a detached process on this machine (the default; ends when it is off)
 //   local-cluster  a `local` cluster: the same machine, but a cluster like any other
 //   ssh:<pool>     a host of an ssh pool, which keeps running when this machine is off
+//   aws[/<region>] a small VM on AWS, launched on first use, with its own scoped instance
+//                  profile (cloudController.ts); it stops itself once no managed job is active
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,7 +13,15 @@ import YAML from 'yaml';
 export type ControllerPlace =
   | { kind: 'this-machine' }
   | { kind: 'local-cluster' }
-  | { kind: 'ssh'; pool: string };
+  | { kind: 'ssh'; pool: string }
+  | { kind: 'cloud'; cloud: 'aws'; region?: string };
+
+/** Clouds named in a setting that have no controller cluster yet, and why. */
+const NOT_YET: Record<string, string> = {
+  gcp: 'the controller VM\'s scoped identity (a service account allowed to launch and delete job clusters) is not built for gcp yet',
+  azure: 'the controller VM\'s scoped identity (a managed identity allowed to launch and delete job clusters) is not built for azure yet',
+  kubernetes: 'a controller pod is not built yet',
+};
 
 export interface ControllerSetting {
   place: ControllerPlace;
@@ -19,13 +29,20 @@ export interface ControllerSetting {
   copyCredentials: boolean;
   /** Where the value came from, for messages. */
   source: string;
+  /** A cloud controller cluster stops itself after this many minutes with no managed job active. */
+  idleMinutes: number;
 }
+
+export const DEFAULT_CONTROLLER_IDLE_MINUTES = 10;
 
 export function defaultConfigFile(): string {
   return process.env.SKYDECK_CONFIG || path.join(os.homedir(), '.skydeck', 'config.yaml');
 }
 
 const POOL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+/** AWS region names (us-east-1, ap-southeast-2, us-gov-west-1, eu-central-2, il-central-1). */
+const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+const FORMS = 'use this-machine, local-cluster, ssh:<pool>, aws or aws/<region>';
 
 /** Parses one setting value; a string is a problem naming the accepted forms. */
 export function parsePlace(text: string): ControllerPlace | string {
@@ -34,14 +51,21 @@ export function parsePlace(text: string): ControllerPlace | string {
   if (v === 'local-cluster') return { kind: 'local-cluster' };
   const m = /^ssh:(.*)$/.exec(v);
   if (m && POOL.test(m[1])) return { kind: 'ssh', pool: m[1] };
-  return `${JSON.stringify(v)} is not a controller place: use this-machine, local-cluster or ssh:<pool>`;
+  const c = /^([a-z0-9]+)(?:\/([^]*))?$/.exec(v);
+  if (c && NOT_YET[c[1]]) return `${JSON.stringify(v)}: a controller cluster on ${c[1]} is not available: ${NOT_YET[c[1]]}; ${FORMS}`;
+  if (c && c[1] === 'aws') {
+    if (c[2] === undefined) return { kind: 'cloud', cloud: 'aws' };
+    if (AWS_REGION.test(c[2])) return { kind: 'cloud', cloud: 'aws', region: c[2] };
+    return `${JSON.stringify(v)}: ${JSON.stringify(c[2])} is not an AWS region name (such as us-east-1); ${FORMS}`;
+  }
+  return `${JSON.stringify(v)} is not a controller place: ${FORMS}`;
 }
 
 const TRUE = /^(1|true|yes)$/i;
 
 /** Env wins over the config file; a bad value is an error (never a silent fallback). */
 export function readControllerSetting(env: NodeJS.ProcessEnv = process.env, file = defaultConfigFile()): ControllerSetting {
-  let fromFile: { controller?: unknown; copy_credentials?: unknown } = {};
+  let fromFile: { controller?: unknown; copy_credentials?: unknown; controller_idle_minutes?: unknown } = {};
   if (fs.existsSync(file)) {
     let doc: unknown;
     try {
@@ -61,5 +85,14 @@ export function readControllerSetting(env: NodeJS.ProcessEnv = process.env, file
   if (typeof place === 'string') throw new Error(`${source}: ${place}`);
   const envCopy = env.SKYDECK_JOBS_COPY_CREDENTIALS;
   const copyCredentials = envCopy !== undefined ? TRUE.test(envCopy) : fromFile.copy_credentials === true;
-  return { place, copyCredentials, source };
+  return { place, copyCredentials, source, idleMinutes: idleMinutesOf(env.SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES, fromFile.controller_idle_minutes, file) };
+}
+
+/** $SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES over jobs.controller_idle_minutes: whole minutes, as every cluster's autostop. */
+function idleMinutesOf(envValue: string | undefined, fileValue: unknown, file: string): number {
+  const [raw, source] = envValue !== undefined ? [envValue.trim(), 'SKYDECK_JOBS_CONTROLLER_IDLE_MINUTES'] : [fileValue, `${file}: jobs.controller_idle_minutes`];
+  if (raw === undefined) return DEFAULT_CONTROLLER_IDLE_MINUTES;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
+  if (!(Number.isInteger(n) && n >= 1 && n <= 525600)) throw new Error(`${source}: expected whole minutes from 1 to 525600 (got ${JSON.stringify(raw)})`);
+  return n;
 }

@@ -38,7 +38,7 @@ def inside(rel):
         ok = parents[key] = os.path.realpath(parent) == os.path.normpath(os.path.join(real_dst, *parts[:-1]))
     return os.path.join(dst, *parts) if ok else None
 
-import fcntl, shutil, tarfile, tempfile
+import fcntl, shutil, tarfile, tempfile, time
 
 def apply_tree():
     with open(os.path.join(tmp, 'meta', 'ops.json'), 'rb') as f:
@@ -98,6 +98,12 @@ try:
         sys.stderr.write('the node holds another sync than this delta was made for\n'); sys.exit(75)
     if os.path.lexists(state):
         os.unlink(state)
+    # Anything whose inode changes from here on is listed by the next drift check (ctime cannot
+    # be set back); a second's slack for the kernel's coarse clock.
+    since = state + '.since'
+    open(since, 'w').close()
+    t = time.time() - 1
+    os.utime(since, (t, t))
     apply_tree()
 finally:
     shutil.rmtree(tmp, ignore_errors=True)

@@ -6,20 +6,33 @@
 import { shellQuote } from '../transport/shellQuote';
 import { wholeSeconds, type ManifestEntry } from './manifest';
 
-/** Python fallback lister: stdin holds NUL-separated dirs; prints the records find would. */
+/**
+ * Python fallback lister, same output as the find commands below. argv: SINCE. stdin: the
+ * NUL-separated dirs.
+ */
 const LIST_PY = String.raw`
 import os, stat, sys
 w = sys.stdout.buffer.write
+try:
+    since = os.stat(sys.argv[1]).st_mtime
+except OSError:
+    since = None
+w(b'ok full\n' if since is None else b'ok changed\n')
 for d in sys.stdin.buffer.read().split(b'\0'):
     try:
+        full = since is None or os.lstat(d).st_ctime > since
         it = os.scandir(d)
     except OSError:
         continue
+    if full and since is not None:
+        w(b'%s\0D\0\0\0\0' % d)
     with it:
         for e in it:
             try:
                 st = e.stat(follow_symlinks=False)
                 m = st.st_mode
+                if not full and (stat.S_ISDIR(m) or st.st_ctime <= since):
+                    continue
                 t = b'l' if stat.S_ISLNK(m) else b'd' if stat.S_ISDIR(m) else b'f' if stat.S_ISREG(m) else b'?'
                 l = os.readlink(e.path) if t == b'l' else b''
             except OSError:
@@ -32,16 +45,32 @@ const MAX_LISTING = 256 * 1024 * 1024;
 const FIND_FORMAT = '%p\\0%y\\0%s\\0%T@\\0%l\\0';
 
 /**
- * The node script: prints "differs" when the node's token is not `base`, else "ok" and then the
- * listing of the dirs named on stdin ("." and "./rel", NUL-separated), one level each. Errors
- * while listing (a dir a job removed) only leave paths out, which reads as drift: resent.
+ * The node script. Prints "differs" when the node's token is not `base`. Else "ok full" and
+ * every entry of the dirs named on stdin ("." and "./rel", NUL-separated, one level each); or,
+ * when the last apply left its start time (STATE.since), "ok changed" and only what changed
+ * since (ctime): each changed dir as a marker record (type D) and then whole, and the other
+ * entries whose inode changed. Errors while listing (a dir a job removed) only leave paths out
+ * of a whole listing, which reads as drift: resent.
  */
 export function nodeListScript(python: string, dstWord: string, stateFile: string, base: string): string {
+  const find = (args: string) => `xargs -0 -r sh -c 'exec find "$@" ${args} 2>/dev/null'`;
   return [
     `[ "$(head -c 65 ${shellQuote(stateFile)} 2>/dev/null)" = ${shellQuote(base)} ] || { echo differs; exit 0; }`,
-    'echo ok',
-    `cd ${dstWord} 2>/dev/null || exit 0`,
-    `if find . -maxdepth 0 -printf '' 2>/dev/null; then xargs -0 sh -c 'exec find "$@" -mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}" 2>/dev/null' sh; else ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)}; fi`,
+    `cd ${dstWord} 2>/dev/null || { echo ok full; exit 0; }`,
+    `S=${shellQuote(`${stateFile}.since`)}`,
+    'T=$(mktemp) || exit 1',
+    `trap 'rm -f "$T"' EXIT`,
+    'cat > "$T"',
+    `if ! find . -maxdepth 0 -printf '' 2>/dev/null; then ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)} "$S" < "$T"`,
+    `elif [ -f "$S" ]; then`,
+    '  echo ok changed',
+    `  ${find(`-maxdepth 0 -cnewer "$0" -printf "%p\\\\0D\\\\0\\\\0\\\\0\\\\0"`)} "$S" < "$T"`,
+    `  ${find('-maxdepth 0 -cnewer "$0" -print0')} "$S" < "$T" | ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh`,
+    `  ${find(`-mindepth 1 -maxdepth 1 ! -type d -cnewer "$0" -printf "${FIND_FORMAT}"`)} "$S" < "$T"`,
+    'else',
+    '  echo ok full',
+    `  ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh < "$T"`,
+    'fi',
     'exit 0',
   ].join('\n');
 }
@@ -54,28 +83,43 @@ export function listedDirs(prev: Map<string, ManifestEntry>): Buffer {
 }
 
 /**
- * The paths of `prev` the node no longer holds as recorded (missing, another type, size,
- * whole-second mtime or link target), and everything below a drifted directory: its listing
- * may have come through a link a job put there, so none of it is trusted. Undefined when the
- * node's token is not ours. Fields are compared where they lie in the output (no objects:
- * 20,000 entries).
+ * The paths of `prev` the node no longer holds as recorded (missing from a dir listed whole,
+ * another type, size, whole-second mtime or link target), and everything below a drifted
+ * directory: its listing may have come through a link a job put there, so none of it is
+ * trusted. An entry of a dir not listed whole and not listed itself did not change (its inode,
+ * and its dir's, are as the last apply left them). Undefined when the node's token is not ours.
+ * Fields are compared where they lie in the output (no objects: 20,000 entries).
  */
 export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>): Set<string> | undefined {
   // Millions of files a job wrote into synced dirs: a full sync rather than a string too long.
   if (out.length > MAX_LISTING) return undefined;
   const nl = out.indexOf(0x0a);
-  if (nl < 0 || out.subarray(0, nl).toString() !== 'ok') return undefined;
+  const head = nl < 0 ? '' : out.subarray(0, nl).toString();
+  if (head !== 'ok full' && head !== 'ok changed') return undefined;
+  const allWhole = head === 'ok full';
   const f = out.subarray(nl + 1).toString('utf8').split('\0');
   const at = new Map<string, number>();
-  for (let i = 0; i + 4 < f.length; i += 5) if (f[i].startsWith('./')) at.set(f[i].slice(2), i);
+  const whole = new Set<string>();
+  for (let i = 0; i + 4 < f.length; i += 5) {
+    const p = f[i];
+    const rel = p === '.' ? '' : p.startsWith('./') ? p.slice(2) : undefined;
+    if (rel === undefined) continue;
+    if (f[i + 1] === 'D') whole.add(rel);
+    else at.set(rel, i);
+  }
   const drift = new Set<string>();
   // prev is in walk order: a directory comes before what it holds.
   for (const e of prev.values()) {
-    const i = at.get(e.p);
     const slash = e.p.lastIndexOf('/');
-    const ok = i !== undefined && !(slash > 0 && drift.has(e.p.slice(0, slash))) && f[i + 1] === e.t &&
-      (e.t !== 'f' || (Number(f[i + 2]) === e.s && Math.floor(Number(f[i + 3])) === wholeSeconds(e.m))) &&
-      (e.t !== 'l' || f[i + 4] === e.l);
+    const parent = slash < 0 ? '' : e.p.slice(0, slash);
+    const i = at.get(e.p);
+    let ok: boolean;
+    if (slash > 0 && drift.has(parent)) ok = false;
+    else if (i === undefined) ok = !(allWhole || whole.has(parent));
+    else {
+      ok = f[i + 1] === e.t && (e.t !== 'f' || (Number(f[i + 2]) === e.s && Math.floor(Number(f[i + 3])) === wholeSeconds(e.m))) &&
+        (e.t !== 'l' || f[i + 4] === e.l);
+    }
     if (!ok) drift.add(e.p);
   }
   return drift;

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TreeView, WalkStat } from './workdirWalk';
+import { trace } from '../util/trace';
 
 const FORMAT = '%P\\0%y\\0%s\\0%T@\\0%m\\0%l\\0';
 
@@ -50,10 +51,14 @@ function run(args: string[], cwd: string): Promise<Buffer | undefined> {
       resolve(undefined);
       return;
     }
+    trace('find: started');
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.on('error', () => resolve(undefined));
     // Any complaint (an unreadable dir, a file gone mid-walk) means: walk the file system.
-    child.on('close', (code) => resolve(code === 0 ? Buffer.concat(chunks) : undefined));
+    child.on('close', (code) => {
+      trace('find: ended');
+      resolve(code === 0 ? Buffer.concat(chunks) : undefined);
+    });
   });
 }
 

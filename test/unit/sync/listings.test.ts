@@ -171,6 +171,19 @@ describe('tree listings for the one-file sync', () => {
         assert.equal(fs.readFileSync(path.join(w.dst, "o'dd $(n)\nname"), 'utf8'), 'o');
         assert.deepEqual(fs.readdirSync(path.dirname(w.localFile)).filter((n) => n.includes('.tmp-')), [], 'a staged manifest was left behind');
       });
+
+      it(`${label}: a job's nested delete and nested edit are seen once the node answers "changed since"`, async () => {
+        const w = setup(env);
+        await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state);
+        await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state);
+        fs.rmSync(path.join(w.dst, 'sub', 'deep', 'c.py'));
+        fs.writeFileSync(path.join(w.dst, 'sub', 'b.py'), 'job wrote more');
+        const s = await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state);
+        assert.deepEqual([s.mode, s.files], ['delta', 2]);
+        assert.equal(fs.readFileSync(path.join(w.dst, 'sub', 'deep', 'c.py'), 'utf8'), 'c');
+        assert.equal(fs.readFileSync(path.join(w.dst, 'sub', 'b.py'), 'utf8'), 'b');
+        assert.equal((await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state)).files, 0);
+      });
     }
   });
 });

@@ -73,26 +73,29 @@ export async function scanWorkdirFast(
 
 /**
  * The last scan's entries with the new stats of files and links changed in place since, or
- * undefined when the changes are more than that (see way 1 above). Copies: the last scan's
- * entries stay as they are.
+ * undefined when the changes are more than that (see way 1 above). The last scan's entry
+ * objects are shared, not changed: a changed one is replaced by a new object.
  */
 function patched(last: ManifestEntry[], changed: Map<string, Listed>): ManifestEntry[] | undefined {
-  const out = new Map<string, ManifestEntry>();
-  for (const e of last) out.set(e.p, { ...e });
+  const out = last.slice();
+  if (!changed.size) return out;
+  const index = new Map<string, number>();
+  last.forEach((e, i) => index.set(e.p, i));
   for (const [rel, st] of changed) {
-    const old = out.get(rel);
+    const i = index.get(rel);
+    const old = i === undefined ? undefined : last[i];
     const name = rel.slice(rel.lastIndexOf('/') + 1);
-    if (!old || st.isDirectory() || name === '.gitignore' || name === '.skyignore') return undefined;
+    if (i === undefined || !old || st.isDirectory() || name === '.gitignore' || name === '.skyignore') return undefined;
     const x = st.mode & 0o7777;
     if (st.isSymbolicLink() && old.t === 'l') {
       if (st.link !== old.l) return undefined; // a new target is a new link: a rename, really
-      out.set(rel, { ...old, m: st.mtimeMs, x });
+      out[i] = { ...old, m: st.mtimeMs, x };
     } else if (st.isFile() && old.t === 'f') {
       const same = old.s === st.size && old.m === st.mtimeMs && old.x === x;
-      out.set(rel, { ...old, s: st.size, m: st.mtimeMs, x, h: same ? old.h : '' });
+      out[i] = { ...old, s: st.size, m: st.mtimeMs, x, h: same ? old.h : '' };
     } else {
       return undefined;
     }
   }
-  return [...out.values()];
+  return out;
 }

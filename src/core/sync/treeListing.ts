@@ -2,11 +2,10 @@
 // the time Node's lstatSync takes, and it runs beside us, so the node's answer to the drift
 // check is read while the tree is listed. The listing is then walked like the file system
 // (workdirWalk.ts TreeView), so ignore rules and order are exactly the file-system walk's.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TreeView, WalkStat } from './workdirWalk';
-import { trace } from '../util/trace';
+import { runFind } from './findRunner';
 
 const FORMAT = '%P\\0%y\\0%s\\0%T@\\0%m\\0%l\\0';
 
@@ -18,7 +17,7 @@ const exactPath = (rel: string) => `./${rel.replace(/[*?[\\]/g, '\\$&')}`;
  * find cannot (not GNU find, root unreadable): the caller walks the file system instead.
  */
 export async function listTree(root: string, pruned: string[]): Promise<TreeView | undefined> {
-  const out = await run(['.', '-mindepth', '1', '-printf', FORMAT, ...pruneArgs(pruned)], root);
+  const out = await runFind(['.', '-mindepth', '1', '-printf', FORMAT, ...pruneArgs(pruned)], root);
   return out === undefined ? undefined : parseListing(root, out);
 }
 
@@ -30,7 +29,7 @@ export async function listChanged(root: string, pruned: string[], sinceMs: numbe
   const since = `@${Math.floor(sinceMs / 1000)}.${String(Math.floor(sinceMs % 1000)).padStart(3, '0')}`;
   const prune = pruned.length ? [...pruneArgs(pruned), '-o'] : [];
   // The root is listed too (as ''): a file made or removed there changes only the root.
-  const out = await run(['.', ...prune, '-newerct', since, '-printf', FORMAT], root);
+  const out = await runFind(['.', ...prune, '-newerct', since, '-printf', FORMAT], root);
   if (out === undefined) return undefined;
   const changed = new Map<string, Listed>();
   return eachRecord(out, (rel, st) => void changed.set(rel, st), true) ? changed : undefined;
@@ -41,26 +40,7 @@ function pruneArgs(pruned: string[]): string[] {
   return pruned.length ? ['-type', 'd', '(', ...pruned.flatMap((p, i) => [...(i ? ['-o'] : []), '-path', exactPath(p)]), ')', '-prune'] : [];
 }
 
-function run(args: string[], cwd: string): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let child;
-    try {
-      child = spawn('find', args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
-    } catch {
-      resolve(undefined);
-      return;
-    }
-    trace('find: started');
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.on('error', () => resolve(undefined));
-    // Any complaint (an unreadable dir, a file gone mid-walk) means: walk the file system.
-    child.on('close', (code) => {
-      trace('find: ended');
-      resolve(code === 0 ? Buffer.concat(chunks) : undefined);
-    });
-  });
-}
+
 
 export class Listed implements WalkStat {
   constructor(readonly t: string, readonly mode: number, readonly size: number, readonly mtimeMs: number, readonly link: string) {}

@@ -113,7 +113,7 @@ describe('test runner: suites that hang, leak or cheat', function () {
     assert.ok(all.length > 100, `${all.length} files`);
     assert.ok(one.length > 5 && two.length > 50, `${one.length} + ${two.length} files`);
     assert.deepEqual([...one, ...two].sort(), all, 'each file of the tree in exactly one part');
-    const kitFiles = all.filter((f) => /\buseKit\(/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')));
+    const kitFiles = all.filter((f) => /\buseKit\(|support\/k8sKit'|support\/kubeFaults\/|support\/kitKubelet'/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')));
     assert.ok(kitFiles.length >= 5, kitFiles.join(' '));
     assert.deepEqual(kitFiles.filter((f) => !one.includes(f)), [], 'one kit per machine: every kit file in part 1');
     assert.deepEqual(one.filter((f) => /(^|[^/\w.])dist\//m.test(fs.readFileSync(path.join(ROOT, f), 'utf8'))), [], 'part 1 reads no dist/ (rebuilt alongside by the VS Code suite)');

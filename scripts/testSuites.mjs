@@ -10,7 +10,7 @@ export function testSuites({ ci, env = process.env }) {
     // The unit + integration tree in two mocha processes, one per lane: the first takes the
     // files of MOCHA_FIRST, the second every other file (so a new file is never left out).
     // The spec lists are given here, not only in .mocharc.json, so `npx mocha FILE` can run FILE alone.
-    { name: 'unit + integration, part 1 (mocha: the Kubernetes kit, containers, ...)', lane: 0, cmd: 'npx', args: ['mocha', ...forbidOnly, ...MOCHA_FIRST], timeoutMs: minutes(45), exitAfterResultMs },
+    { name: 'unit + integration, part 1 (mocha: containers, managed jobs, the Kubernetes kit)', lane: 0, cmd: 'npx', args: ['mocha', ...forbidOnly, ...MOCHA_FIRST], timeoutMs: minutes(45), exitAfterResultMs },
     { name: 'log panel page (headless Chromium)', lane: 0, cmd: 'npx', args: [...mochaAlone(ci), '--timeout', '120000', 'test/webview/**/*.test.ts'], timeoutMs: minutes(20), exitAfterResultMs },
     // Installs code-server 4.100.3 outside the repo on first use (apt packages included); under
     // CI it packages the .vsix (a production build into dist/) and tests the extension
@@ -30,10 +30,12 @@ export const MOCHA_ALL = ['test/unit/**/*.test.ts', 'test/integration/**/*.test.
  * that mostly wait, chosen so both lanes end at about the same time.
  */
 export const MOCHA_FIRST = [
-  'test/unit/provision/kubernetesFaults.test.ts',
-  'test/integration/kubernetes/**/*.test.ts',
+  // Mocha runs the files in this order: the kit's last, so that its start (up.sh, begun when
+  // mocha loads the first kit file: kitLifecycle.ts) runs alongside the files before them.
   'test/integration/containers/**/*.test.ts',
   'test/integration/managed/**/*.test.ts',
+  'test/unit/provision/kubernetesFaults.test.ts',
+  'test/integration/kubernetes/**/*.test.ts',
 ];
 
 /** mocha without .mocharc.json (whose spec list is the unit + integration suite). */

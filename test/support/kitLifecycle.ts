@@ -49,7 +49,8 @@ export function joinKit<T>(start: () => Promise<T>): Promise<T> {
  * needs it; useKit skips or fails otherwise) and not with SKYDECK_K8S_EARLY=0.
  */
 export function startKitEarly<T>(start: () => Promise<T>): void {
-  if (!heldForRun || starting || process.getuid?.() !== 0 || process.env.SKYDECK_K8S_EARLY === '0') return;
+  // (mocha --dry-run runs no hook: nothing would take the kit down again.)
+  if (!heldForRun || starting || process.getuid?.() !== 0 || process.env.SKYDECK_K8S_EARLY === '0' || process.argv.includes('--dry-run')) return;
   starting = start();
   // Nobody awaits it until a kit file's hook does: its failure is reported there, not here.
   starting.catch(() => undefined);

@@ -10,13 +10,13 @@ export function testSuites({ ci, env = process.env }) {
     // The unit + integration tree in two mocha processes, one per lane: the first takes the
     // files of MOCHA_FIRST, the second every other file (so a new file is never left out).
     // The spec lists are given here, not only in .mocharc.json, so `npx mocha FILE` can run FILE alone.
-    { name: 'unit + integration, part 1 (mocha: containers, managed jobs, the Kubernetes kit)', lane: 0, cmd: 'npx', args: ['mocha', ...forbidOnly, ...MOCHA_FIRST], timeoutMs: minutes(45), exitAfterResultMs },
-    { name: 'log panel page (headless Chromium)', lane: 0, cmd: 'npx', args: [...mochaAlone(ci), '--timeout', '120000', 'test/webview/**/*.test.ts'], timeoutMs: minutes(20), exitAfterResultMs },
+    { name: 'unit + integration, part 1 (mocha: containers, managed jobs, the Kubernetes kit, dist/)', lane: 0, cmd: 'npx', args: ['mocha', ...forbidOnly, ...MOCHA_FIRST], timeoutMs: minutes(45), exitAfterResultMs },
     // Installs code-server 4.100.3 outside the repo on first use (apt packages included); under
     // CI it packages the .vsix (a production build into dist/) and tests the extension
-    // installed from it. First in its lane: the files of part 2 that read dist/ run after it.
-    { name: 'VS Code: extension host + UI (code-server, Chromium)', lane: 1, cmd: 'node', args: ['scripts/vscode-test/run-all.mjs'], timeoutMs: minutes(60) },
+    // installed from it. After part 1 in its lane: the files that read dist/ are all there.
+    { name: 'VS Code: extension host + UI (code-server, Chromium)', lane: 0, cmd: 'node', args: ['scripts/vscode-test/run-all.mjs'], timeoutMs: minutes(60) },
     { name: 'unit + integration, part 2 (mocha: the rest)', lane: 1, cmd: 'npx', args: ['mocha', ...forbidOnly, ...MOCHA_FIRST.flatMap((p) => ['--ignore', p]), ...MOCHA_ALL], timeoutMs: minutes(45), exitAfterResultMs },
+    { name: 'log panel page (headless Chromium)', lane: 1, cmd: 'npx', args: [...mochaAlone(ci), '--timeout', '120000', 'test/webview/**/*.test.ts'], timeoutMs: minutes(20), exitAfterResultMs },
   ];
 }
 
@@ -25,13 +25,15 @@ export const MOCHA_ALL = ['test/unit/**/*.test.ts', 'test/integration/**/*.test.
 
 /**
  * Part 1 of the tree. Every file that uses the Kubernetes kit must be here: one kit per machine,
- * and a mocha process takes it down at its end (test/support/kitLifecycle.ts). Part 1 holds no
- * file that reads dist/ (the VS Code suite rebuilds it in the other lane). The rest: long files
- * that mostly wait, chosen so both lanes end at about the same time.
+ * and a mocha process takes it down at its end (test/support/kitLifecycle.ts). So must every
+ * file that reads dist/: the VS Code suite rebuilds it, after part 1 in the same lane, while
+ * part 2 runs. The rest: long files that mostly wait (part 2 holds the bulk of the tree).
  */
 export const MOCHA_FIRST = [
   // Mocha runs the files in this order: the kit's last, so that its start (up.sh, begun when
   // mocha loads the first kit file: kitLifecycle.ts) runs alongside the files before them.
+  'test/integration/packaging/**/*.test.ts',
+  'test/integration/bench/**/*.test.ts',
   'test/integration/containers/**/*.test.ts',
   'test/integration/managed/**/*.test.ts',
   'test/unit/provision/kubernetesFaults.test.ts',

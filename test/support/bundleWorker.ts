@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { build } from 'esbuild';
 
@@ -17,8 +18,18 @@ export function bundleWorker(entry: string): Promise<string> {
     const outfile = path.join(ROOT, 'out', 'test-workers', path.basename(entry).replace(/\.ts$/, '.js'));
     p = build({
       entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', outfile, logLevel: 'error',
-      external: ['vscode', 'cpu-features', '*.node'],
-    }).then(() => outfile);
+      external: ['vscode', 'cpu-features', '*.node'], write: false,
+    }).then((r) => {
+      // Written aside, then renamed into place: another mocha process of the same run (npm
+      // test runs two at once) may be starting a child from this path while we build it.
+      for (const f of r.outputFiles) {
+        fs.mkdirSync(path.dirname(f.path), { recursive: true });
+        const tmp = `${f.path}.${process.pid}.tmp`;
+        fs.writeFileSync(tmp, f.contents);
+        fs.renameSync(tmp, f.path);
+      }
+      return outfile;
+    });
     // A failed build is tried again by the next caller, not remembered.
     p.catch(() => built.delete(entry));
     built.set(entry, p);

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { skipOrFailWithout } from './ci';
-import { holdKitForMochaRun, joinKit, KIT_RUN_DIR, runKitScript } from './kitLifecycle';
+import { holdKitForMochaRun, joinKit, KIT_RUN_DIR, runKitScript, startKitEarly } from './kitLifecycle';
 
 export { KIT_RUN_DIR, releaseKit } from './kitLifecycle';
 holdKitForMochaRun();
@@ -27,20 +27,25 @@ export async function useKit(ctx: Mocha.Context): Promise<Kit> {
 
 /** useKit without mocha (benchmarks): the caller has checked for root already. */
 export function joinOrStartKit(): Promise<Kit> {
-  return joinKit(async () => {
-    const r = await runKitScript('up.sh', [KIT_RUN_DIR], 15 * 60_000);
-    const last = r.stdout.trim().split('\n').pop() ?? '';
-    if (r.code !== 0 || !last.startsWith('KUBECONFIG=')) {
-      throw new Error(`the Kubernetes kit did not start (up.sh exit ${r.code}):\n${r.stderr.split('\n').slice(-40).join('\n')}`);
-    }
-    const ports: Record<string, string> = {};
-    for (const line of fs.readFileSync(path.join(KIT_RUN_DIR, 'ports.env'), 'utf8').split('\n')) {
-      const m = /^(\w+)=(.*)$/.exec(line.trim());
-      if (m) ports[m[1]] = m[2];
-    }
-    return { kubeconfig: last.slice('KUBECONFIG='.length), runDir: KIT_RUN_DIR, ports };
-  });
+  return joinKit(startKit);
 }
+
+async function startKit(): Promise<Kit> {
+  const r = await runKitScript('up.sh', [KIT_RUN_DIR], 15 * 60_000);
+  const last = r.stdout.trim().split('\n').pop() ?? '';
+  if (r.code !== 0 || !last.startsWith('KUBECONFIG=')) {
+    throw new Error(`the Kubernetes kit did not start (up.sh exit ${r.code}):\n${r.stderr.split('\n').slice(-40).join('\n')}`);
+  }
+  const ports: Record<string, string> = {};
+  for (const line of fs.readFileSync(path.join(KIT_RUN_DIR, 'ports.env'), 'utf8').split('\n')) {
+    const m = /^(\w+)=(.*)$/.exec(line.trim());
+    if (m) ports[m[1]] = m[2];
+  }
+  return { kubeconfig: last.slice('KUBECONFIG='.length), runDir: KIT_RUN_DIR, ports };
+}
+
+// Under mocha: up.sh starts now, while the files before the first kit test run (kitLifecycle.ts).
+startKitEarly(startKit);
 
 /** Whether a healthy kit already runs in RUN_DIR (its API server answers /readyz). */
 export async function kitAlreadyUp(): Promise<boolean> {

@@ -41,6 +41,22 @@ export function joinKit<T>(start: () => Promise<T>): Promise<T> {
   return starting as Promise<T>;
 }
 
+/**
+ * Under mocha, starts the kit as soon as the first kit file is loaded (mocha loads every file
+ * before it runs any), so up.sh (a warm start is ~25-60 s, a cold one minutes) runs while the
+ * files before the first kit test do, not in that file's "before all" hook. The first useKit
+ * then joins this start; a start that failed fails it there, as before. Only as root (the kit
+ * needs it; useKit skips or fails otherwise) and not with SKYDECK_K8S_EARLY=0.
+ */
+export function startKitEarly<T>(start: () => Promise<T>): void {
+  // (mocha --dry-run runs no hook: nothing would take the kit down again.)
+  if (!heldForRun || starting || process.getuid?.() !== 0 || process.env.SKYDECK_K8S_EARLY === '0' || process.argv.includes('--dry-run')) return;
+  starting = start();
+  // Nobody awaits it until a kit file's hook does: its failure is reported there, not here.
+  starting.catch(() => undefined);
+  if (!keep()) onSignals(true);
+}
+
 const keep = () => process.env.SKYDECK_K8S_KEEP === '1' && !process.env.CI;
 
 /** The last user takes the kit down, unless the mocha run holds it (then the run's end does). */

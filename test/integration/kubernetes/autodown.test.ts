@@ -4,12 +4,15 @@
 // refresh finds the cluster gone. Without --down at launch the head has no such identity, and
 // `autostop --down` later says to relaunch.
 import * as assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { down, launch, setAutostop, status } from '../../../src/core/ops';
 import { getCluster } from '../../../src/core/state';
+import { createKubeTransport } from '../../../src/core/clouds/kubernetes';
+import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { realClock } from '../../../src/core/provision/clock';
 import { waitFor, writeTask, type TestOps } from '../ops/helpers';
-import { kubeOps } from './kubeOps';
+import { kubeOps, SHORT_LAUNCH_GRACE } from './kubeOps';
 import { kitClient, kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 
 describe('kubernetes: autodown deletes the pods from the head (the kit)', function () {
@@ -38,6 +41,20 @@ describe('kubernetes: autodown deletes the pods from the head (the kit)', functi
     await ops.dispose();
   });
 
+  /**
+   * A job that keeps the agent busy until the test lets it end (a file the test makes in the
+   * head pod, through the kubernetes exec the provider uses), bounded at 5 min.
+   */
+  const holdTask = (file: string) => {
+    const flag = `/tmp/skydeck-test-release-${randomBytes(6).toString('hex')}`;
+    const task = writeTask(ops.workspaceRoot, file, `resources: {infra: k8s}\nrun: for i in $(seq 3000); do [ -e ${flag} ] && exit 0; sleep 0.1; done\n`);
+    const release = async (row: Parameters<typeof readHandle>[0]) => {
+      const k = readHandle(row).kube!;
+      const r = await createKubeTransport({ context: k.context, namespace: k.namespace, container: k.container, pod: k.pods[0] }).exec(['/bin/sh', '-c', `touch ${flag}`]);
+      assert.equal(r.code, 0, r.stderr.toString());
+    };
+    return { task, release };
+  };
   const podsOf = async (uid: string) => (await core.listNamespacedPod({ namespace: 'default', labelSelector: `skydeck-cluster-uid=${uid}` })).items;
   const may = async (uid: string, verb: string, name?: string) => (await authz.createSubjectAccessReview({
     body: { spec: { user: `system:serviceaccount:default:skydeck-${uid.toLowerCase()}`, groups: ['system:serviceaccounts', 'system:authenticated'],
@@ -45,9 +62,10 @@ describe('kubernetes: autodown deletes the pods from the head (the kit)', functi
   })).status?.allowed === true;
 
   it('launch -i 0 --down: the idle head deletes its pods with an identity limited to them; a refresh finds the cluster gone', async () => {
-    // The agent's idle clock must not fire before the checks below: a job holds it busy.
-    const hold = writeTask(ops.workspaceRoot, 'hold.yaml', 'resources: {infra: k8s}\nrun: sleep 20\n');
-    const r = await launch(ops, { taskFile: hold, cluster: 'kautodown', idleMinutes: 0, down: true, detach: true });
+    // The agent's idle clock must not fire before the checks below: a job holds it busy until
+    // the test lets it end, not for a fixed 20 s.
+    const hold = holdTask('hold.yaml');
+    const r = await launch(ops, { taskFile: hold.task, cluster: 'kautodown', idleMinutes: 0, down: true, detach: true });
     assert.ok(r.jobId);
     const row = (await ops.store.read((db) => getCluster(db, 'kautodown')))!;
     assert.deepEqual([row.autostop_minutes, row.autostop_down], [0, 1]);
@@ -58,6 +76,9 @@ describe('kubernetes: autodown deletes the pods from the head (the kit)', functi
     assert.equal(await may(row.uid, 'delete', 'someone-else'), false);
     assert.equal(await may(row.uid, 'list'), false);
     assert.equal(await may(row.uid, 'create'), false);
+    // The hold job still ran all along: the pod could not have idled out before these checks.
+    assert.equal((await podsOf(row.uid)).filter((p) => !p.metadata?.deletionTimestamp).length, 1, 'the pod is there until the hold ends');
+    await hold.release(row);
     await waitFor('the head to delete its pod once idle', async () => (await podsOf(row.uid)).length === 0, 180_000);
     await waitFor('the head\'s ServiceAccount gone with it (owner reference)', async () => {
       try {
@@ -79,6 +100,8 @@ describe('kubernetes: autodown deletes the pods from the head (the kit)', functi
   });
 
   it('autostop without --down is refused (pods cannot stop); --down on a cluster launched without it says to relaunch', async () => {
+    // Not about the launch grace: the down after it need not idle out the minute (kubeOps.ts).
+    ops.timing = { ...ops.timing, ...SHORT_LAUNCH_GRACE };
     const task = writeTask(ops.workspaceRoot, 'plain.yaml', 'resources: {infra: k8s}\nrun: echo plain\n');
     const r = await launch(ops, { taskFile: task, cluster: 'kplain' });
     assert.equal(r.final?.status, 'SUCCEEDED');
@@ -90,10 +113,13 @@ describe('kubernetes: autodown deletes the pods from the head (the kit)', functi
   });
 
   it('a head whose rights were taken away (RoleBinding deleted) leaves the pods running and says why in status, never "gone"', async () => {
-    const hold = writeTask(ops.workspaceRoot, 'hold2.yaml', 'resources: {infra: k8s}\nrun: sleep 8\n');
-    await launch(ops, { taskFile: hold, cluster: 'kautodown', idleMinutes: 0, down: true, detach: true });
+    ops.timing = { ...ops.timing, ...SHORT_LAUNCH_GRACE };
+    // Held busy until the RoleBinding is gone (then released), not for a fixed 8 s.
+    const hold = holdTask('hold2.yaml');
+    await launch(ops, { taskFile: hold.task, cluster: 'kautodown', idleMinutes: 0, down: true, detach: true });
     const row = (await ops.store.read((db) => getCluster(db, 'kautodown')))!;
     await kitClient(kit, k8s.RbacAuthorizationV1Api).deleteNamespacedRoleBinding({ name: `skydeck-${row.uid.toLowerCase()}`, namespace: 'default' });
+    await hold.release(row);
     const seen = await waitFor('the self-stop to have tried', async () => {
       const st = (await status(ops, { refresh: true })).find((x) => x.cluster.name === 'kautodown');
       return st?.live?.autostop?.problems.length ? st : undefined;

@@ -8,7 +8,7 @@ import { down, launch } from '../../../src/core/ops';
 import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { getCluster } from '../../../src/core/state';
 import { writeTask, type TestOps } from '../ops/helpers';
-import { kubeOps } from './kubeOps';
+import { kubeOps, SHORT_LAUNCH_GRACE } from './kubeOps';
 import { kitClient, kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 
 const LABEL = 'cloud.google.com/gke-accelerator';
@@ -57,7 +57,8 @@ describe('kubernetes: GPU nodes found by their labels (the kit)', function () {
     if (kit) await releaseKit();
   });
   beforeEach(async () => {
-    ops = await kubeOps();
+    // GPU placement, not the launch grace: a down after a launch need not idle out the minute.
+    ops = await kubeOps(SHORT_LAUNCH_GRACE);
   });
   afterEach(async () => {
     for (const c of ['gput4', 'gpua100', 'gpumany']) await down(ops, c, { graceSeconds: 1 }).catch(() => undefined);

@@ -15,7 +15,10 @@ export const SHORT_LAUNCH_GRACE: Partial<ProvisionTiming> = { launchGraceMs: 10_
 export async function kubeOps(timing?: Partial<ProvisionTiming>): Promise<TestOps> {
   const ops = await testOps();
   if (timing) ops.timing = { ...ops.timing, ...timing };
-  ops.providers = staticProviders(createKubernetesProvider());
+  // A pod left Terminating past its grace is forced 2 s on, not 15 s: the kit's kubelet (1.20)
+  // at times never confirms a finished pod's delete, and each such down idled out the rest.
+  // (Forcing itself is proven in test/unit/provision/kubernetesFaults.test.ts.)
+  ops.providers = staticProviders(createKubernetesProvider({ forceDeleteAfterMs: 2_000 }));
   if (process.env.SKYDECK_TEST_VERBOSE) {
     ops.progress = (l) => console.error(`[progress] ${l}`);
     ops.log = (l) => console.error(`[log] ${l}`);

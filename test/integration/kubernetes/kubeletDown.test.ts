@@ -4,11 +4,10 @@
 // hook: the shared kit stays healthy even when the test fails); the job ran on and cancels.
 import * as assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
-import { staticProviders } from '../../../src/core/clouds/provider';
-import { createKubernetesProvider } from '../../../src/core/clouds/kubernetes';
 import { cancel, down, launch, logs, queue, status } from '../../../src/core/ops';
 import { getCluster } from '../../../src/core/state';
-import { testOps, waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { waitFor, writeTask, type TestOps } from '../ops/helpers';
+import { kubeOps, SHORT_LAUNCH_GRACE } from './kubeOps';
 import { kitClient, kitProviderEnv, releaseKit, setEnv, useKit, type Kit } from '../../support/k8sKit';
 import { stopKubelet, type StoppedKubelet } from '../../support/kitKubelet';
 
@@ -25,8 +24,8 @@ describe('kubernetes: the kubelet stops mid-job (the kit)', function () {
     kit = await useKit(this);
     restoreEnv = setEnv(kitProviderEnv(kit));
     core = kitClient(kit, k8s.CoreV1Api);
-    ops = await testOps();
-    ops.providers = staticProviders(createKubernetesProvider());
+    // The silent kubelet, not the launch grace: the down at the end need not idle out the minute.
+    ops = await kubeOps(SHORT_LAUNCH_GRACE);
   });
   after(async () => {
     // Restart first: the down below and every later test file need a working node.

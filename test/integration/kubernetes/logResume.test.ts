@@ -5,12 +5,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { staticProviders } from '../../../src/core/clouds/provider';
-import { createKubernetesProvider, createKubeTransport } from '../../../src/core/clouds/kubernetes';
+import { createKubeTransport } from '../../../src/core/clouds/kubernetes';
 import { down, exec, launch, logs } from '../../../src/core/ops';
 import { readHandle } from '../../../src/core/ops/clusterHandle';
 import { getCluster } from '../../../src/core/state';
-import { testOps, writeTask, type TestOps } from '../ops/helpers';
+import { writeTask, type TestOps } from '../ops/helpers';
+import { kubeOps, SHORT_LAUNCH_GRACE } from './kubeOps';
 import { kitProviderEnv, releaseKit, useKit, type Kit } from '../../support/k8sKit';
 import { tcpCutter, type TcpCutter } from '../../support/tcpCutter';
 
@@ -34,8 +34,8 @@ describe('kubernetes: a log follow survives the exec stream being cut (the kit)'
       saved[k] = process.env[k];
       process.env[k] = v;
     }
-    ops = await testOps();
-    ops.providers = staticProviders(createKubernetesProvider());
+    // The follow, not the launch grace: the down at the end need not idle out the minute.
+    ops = await kubeOps(SHORT_LAUNCH_GRACE);
   });
   after(async () => {
     await down(ops, NAME, { graceSeconds: 1 }).catch(() => undefined);

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runSuite } from '../../../scripts/suiteRunner.mjs';
-import { mochaAlone, testSuites } from '../../../scripts/testSuites.mjs';
+import { MOCHA_ALL, mochaAlone, testSuites } from '../../../scripts/testSuites.mjs';
 import { isAlive } from '../../../scripts/procTree.mjs';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -89,6 +89,42 @@ describe('test runner: suites that hang, leak or cheat', function () {
     assert.deepEqual(r.failures, ['FAILED: fixture suite fails on purpose: one is not two']);
     const tail = Buffer.concat(out).toString().trimEnd().split('\n').slice(-3);
     assert.deepEqual(tail, ['FAILED: fixture suite fails on purpose: one is not two', '', '1 passed, 1 failed']);
+  });
+
+  it('the two mocha parts of npm test split the unit + integration tree: every file runs in exactly one; every kit file and every dist/ reader in part 1', async () => {
+    const mochaSuites = testSuites({ ci: false }).filter((s) => s.args[0] === 'mocha' && !s.args.includes('--no-config'));
+    assert.equal(mochaSuites.length, 2, mochaSuites.map((s) => s.name).join(', '));
+    // Mocha's own file collection (globs, --ignore), as each part's command line asks it; paths from the repo root.
+    // (mocha's internal module, untyped)
+    const collect = require('mocha/lib/cli/collect-files.js') as (o: object) => { files: string[] };
+    const files = (args: string[]) => {
+      const ignore = args.flatMap((a, i) => (args[i - 1] === '--ignore' ? [a] : []));
+      const spec = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--ignore' && a !== 'mocha');
+      const cwd = process.cwd();
+      process.chdir(ROOT);
+      try {
+        return collect({ ignore, extension: ['ts'], file: [], recursive: false, sort: false, spec }).files.map((f) => path.relative(ROOT, f));
+      } finally {
+        process.chdir(cwd);
+      }
+    };
+    const [one, two] = mochaSuites.map((s) => files(s.args));
+    const all = files(MOCHA_ALL).sort();
+    assert.ok(all.length > 100, `${all.length} files`);
+    assert.ok(one.length > 5 && two.length > 50, `${one.length} + ${two.length} files`);
+    assert.deepEqual([...one, ...two].sort(), all, 'each file of the tree in exactly one part');
+    const kitFiles = all.filter((f) => /\buseKit\(|support\/k8sKit'|support\/kubeFaults\/|support\/kitKubelet'/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')));
+    assert.ok(kitFiles.length >= 5, kitFiles.join(' '));
+    assert.deepEqual(kitFiles.filter((f) => !one.includes(f)), [], 'one kit per machine: every kit file in part 1');
+    const distReaders = all.filter((f) => /['"`]dist['"`/]/.test(fs.readFileSync(path.join(ROOT, f), 'utf8')));
+    assert.ok(distReaders.length >= 2, distReaders.join(' '));
+    assert.deepEqual(distReaders.filter((f) => !one.includes(f)), [], 'every file that reads dist/ in part 1');
+    // The VS Code suite (it rebuilds dist/) runs after part 1 in part 1's lane, never alongside it.
+    const suites = testSuites({ ci: false });
+    const vscode = suites.find((s) => s.args.includes('scripts/vscode-test/run-all.mjs'))!;
+    assert.equal(vscode.lane, mochaSuites[0].lane);
+    assert.ok(suites.indexOf(vscode) > suites.indexOf(mochaSuites[0]), 'after part 1');
+    assert.notEqual(mochaSuites[0].lane, mochaSuites[1].lane);
   });
 
   it('issue 14.8: every suite of npm test has a time limit, and the mocha ones must exit soon after their result', () => {

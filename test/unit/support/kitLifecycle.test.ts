@@ -1,7 +1,7 @@
 // The kit's lifecycle (kitLifecycle.ts) with fake up.sh/down.sh that log their calls: under
 // mocha one start and one down per run, after every file and also when a test failed; a run
 // ended by SIGTERM still runs down.sh; SKYDECK_K8S_KEEP=1 keeps it; without mocha (the bench)
-// the last release takes it down.
+// the last release takes it down; a kit file started early joins that one start.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -68,6 +68,19 @@ describe('the Kubernetes kit lifecycle (fake kit scripts)', function () {
     const r = await run(MOCHA.filter((a) => !a.endsWith('second.ts')), { KIT_FAKE_SLOW_UP: '2' });
     assert.match(r.out, /Timeout of 300ms exceeded/, r.out);
     assert.deepEqual(calls(), [`up ${dir}`, `down ${dir}`], r.out);
+  });
+
+  it('a kit file started early (as k8sKit.ts does): up.sh runs while earlier files run, once, and goes down at the end', async function () {
+    // startKitEarly starts only as root (the real kit needs it; useKit skips or fails otherwise).
+    if (process.getuid?.() !== 0) this.skip();
+    const files = [`${FIX}/zero.ts`, `${FIX}/early.ts`, `${FIX}/second.ts`];
+    const r = await run([...MOCHA.filter((a) => !a.startsWith(FIX)), ...files], {});
+    assert.match(r.out, /3 passing/, r.out);
+    assert.deepEqual(calls(), [`up ${dir}`, 'test zero (up already called)', 'test early', 'test second', `down ${dir}`], r.out);
+    // SKYDECK_K8S_EARLY=0: the first kit file's hook starts it, as before.
+    fs.rmSync(log);
+    await run([...MOCHA.filter((a) => !a.startsWith(FIX)), ...files], { SKYDECK_K8S_EARLY: '0' });
+    assert.deepEqual(calls(), ['test zero (up not called)', `up ${dir}`, 'test early', 'test second', `down ${dir}`]);
   });
 
   it('without mocha (the bench): down at the last release, not before', async () => {

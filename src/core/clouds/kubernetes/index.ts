@@ -22,9 +22,10 @@ function api(opts: KubeOptions): KubeApi {
   return shared;
 }
 
-export function createKubernetesProvider(o: { log?: (m: string) => void } = {}): Provider & KubernetesProvider {
+/** `forceDeleteAfterMs`: see KubeOptions (default 15 s; tests shorten it). */
+export function createKubernetesProvider(o: { log?: (m: string) => void; forceDeleteAfterMs?: number } = {}): Provider & KubernetesProvider {
   const opts = kubeOptionsFromEnv(process.env, o.log);
-  const p = new KubernetesProvider(opts);
+  const p = new KubernetesProvider({ ...opts, ...(o.forceDeleteAfterMs !== undefined ? { forceDeleteAfterMs: o.forceDeleteAfterMs } : {}) });
   shared ??= p.api;
   return p;
 }

@@ -1,0 +1,78 @@
+// A hostile user against the workdir re-sync: type swaps, same-tick edits, odd names, pruned
+// dirs with glob names, links out of the tree. Each case ends with the node's workdir compared
+// to the local tree (the invariant after a sync that reports success).
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { syncWorkdir, type SyncState } from '../../../src/core/ops/syncFiles';
+import { createLocalTransport } from '../../../src/core/transport/localTransport';
+import type { Transport } from '../../../src/core/transport';
+
+const python = 'python3';
+
+function setup(files: Record<string, string>): { root: string; src: string; dst: string; state: SyncState; t: Transport } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-hostile-'));
+  const src = path.join(root, 'src');
+  const dst = path.join(root, 'node', 'sky_workdir');
+  fs.mkdirSync(src, { recursive: true });
+  for (const [rel, body] of Object.entries(files)) write(src, rel, body);
+  const state = { nodeStateDir: path.join(root, 'node', 'base', 'sync'), localStateDir: path.join(root, 'ws', '.skydeck', 'sync') };
+  return { root, src, dst, state, t: createLocalTransport() };
+}
+
+function write(root: string, rel: string, body: string): void {
+  fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  fs.writeFileSync(path.join(root, rel), body);
+}
+
+/** Every entry below `root`: files with their text, links with their target, dirs as "/". */
+function tree(root: string, skip: (rel: string) => boolean = () => false, rel = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    const r = rel ? `${rel}/${d.name}` : d.name;
+    if (skip(r)) continue;
+    if (d.isSymbolicLink()) out[r] = `-> ${fs.readlinkSync(path.join(root, r))}`;
+    else if (d.isDirectory()) Object.assign(out, { [`${r}/`]: '' }, tree(root, skip, r));
+    else out[r] = fs.readFileSync(path.join(root, r), 'utf8');
+  }
+  return out;
+}
+
+async function sync(w: ReturnType<typeof setup>, localDir = w.src) {
+  return syncWorkdir(w.t, python, localDir, w.dst, w.state);
+}
+
+describe('hostile workdir re-sync', () => {
+  it('a directory replaced by a file (and by a link) locally reaches the node', async () => {
+    const w = setup({ 'a/x': 'x', 'b/y': 'y', keep: 'k' });
+    await sync(w);
+    fs.rmSync(path.join(w.src, 'a'), { recursive: true });
+    write(w.src, 'a', 'now a file');
+    fs.rmSync(path.join(w.src, 'b'), { recursive: true });
+    fs.symlinkSync('keep', path.join(w.src, 'b'));
+    await sync(w);
+    assert.deepEqual(tree(w.dst), tree(w.src));
+  });
+
+  it('a file replaced by a directory locally reaches the node', async () => {
+    const w = setup({ a: 'file', keep: 'k' });
+    await sync(w);
+    fs.rmSync(path.join(w.src, 'a'));
+    write(w.src, 'a/x', 'x');
+    await sync(w);
+    assert.deepEqual(tree(w.dst), tree(w.src));
+  });
+
+  it('pruned dirs with glob, dash and backslash names prune only themselves', async () => {
+    const names = ['[x]*?', '-name', 'a\\b', '*', 'x'];
+    const files: Record<string, string> = { '.gitignore': '/\\[x\\]\\*\\?/\n/-name/\n' };
+    for (const n of names) files[`${n}/f`] = n;
+    const w = setup(files);
+    await sync(w);
+    await sync(w); // the second scan lists with find, pruning what the first pruned
+    for (const n of names) write(w.src, `${n}/g`, 'new');
+    await sync(w);
+    assert.deepEqual(tree(w.dst), tree(w.src, (r) => r === '[x]*?' || r === '-name'));
+  });
+});

@@ -64,6 +64,17 @@ describe('hostile workdir re-sync', () => {
     assert.deepEqual(tree(w.dst), tree(w.src));
   });
 
+  it('an edit of the same size in the same clock tick as the last sync (same mtime) is sent', async () => {
+    const w = setup({ 'a.py': 'AAAA' });
+    const t = new Date();
+    fs.utimesSync(path.join(w.src, 'a.py'), t, t);
+    await sync(w);
+    write(w.src, 'a.py', 'BBBB');
+    fs.utimesSync(path.join(w.src, 'a.py'), t, t); // a coarse file-system clock: the tick did not move
+    await sync(w);
+    assert.equal(fs.readFileSync(path.join(w.dst, 'a.py'), 'utf8'), 'BBBB');
+  });
+
   it('pruned dirs with glob, dash and backslash names prune only themselves', async () => {
     const names = ['[x]*?', '-name', 'a\\b', '*', 'x'];
     const files: Record<string, string> = { '.gitignore': '/\\[x\\]\\*\\?/\n/-name/\n' };

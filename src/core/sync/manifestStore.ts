@@ -18,7 +18,9 @@ export function manifestFile(stateDir: string, node: string, remoteDir: string, 
 /** Why a path cannot be an entry of a manifest, or undefined. Deletions come from these names. */
 export function entryPathProblem(p: unknown): string | undefined {
   if (typeof p !== 'string' || !p) return 'not a non-empty string';
-  if (p.includes('\0') || p.includes('\\')) return 'has a NUL or a backslash';
+  // A backslash is an ordinary character on the (POSIX) node: refusing it made every sync of
+  // a tree holding one full from a new process, and a full sync deletes nothing.
+  if (p.includes('\0')) return 'has a NUL';
   if (p.startsWith('/')) return 'is absolute';
   if (p.split('/').some((s) => s === '' || s === '.' || s === '..')) return 'has an empty, "." or ".." segment';
   return undefined;

@@ -86,4 +86,18 @@ describe('hostile workdir re-sync', () => {
     await sync(w);
     assert.deepEqual(tree(w.dst), tree(w.src, (r) => r === '[x]*?' || r === '-name'));
   });
+
+  it('a deleted file in a tree holding a backslash name is deleted on the node by a new process', async () => {
+    const w = setup({ 'a\\b': 'odd', gone: 'g' });
+    await sync(w);
+    fs.rmSync(path.join(w.src, 'gone'));
+    // A new CLI process: the manifest is read back from disk, not from this process's memory.
+    const { readManifest, manifestFile } = await import('../../../src/core/sync/manifestStore');
+    const file = manifestFile(w.state.localStateDir, w.t.description, w.dst, w.src);
+    fs.copyFileSync(file, `${file}.x`);
+    fs.renameSync(`${file}.x`, file);
+    assert.ok(readManifest(file), 'the manifest is read back');
+    await sync(w);
+    assert.deepEqual(tree(w.dst), tree(w.src));
+  });
 });

@@ -101,3 +101,44 @@ describe('hostile workdir re-sync', () => {
     assert.deepEqual(tree(w.dst), tree(w.src));
   });
 });
+
+describe('hostile workdir re-sync: roots, links, ignore files', () => {
+  it('a job\'s link to outside the workdir, in place of a synced dir, is replaced and nothing outside is touched', async () => {
+    const w = setup({ 'd/x': 'x', 'd/y': 'y', 'd/e/z': 'z' });
+    await sync(w);
+    const outside = path.join(w.root, 'outside');
+    write(outside, 'x', 'outside x');
+    write(outside, 'y', 'outside y');
+    write(outside, 'e/z', 'outside z');
+    fs.rmSync(path.join(w.dst, 'd'), { recursive: true });
+    fs.symlinkSync(outside, path.join(w.dst, 'd'));
+    fs.rmSync(path.join(w.src, 'd/y'));
+    fs.rmSync(path.join(w.src, 'd/e'), { recursive: true });
+    write(w.src, 'd/x', 'x2');
+    await sync(w);
+    assert.deepEqual(tree(w.dst), tree(w.src));
+    assert.deepEqual(tree(outside), { x: 'outside x', y: 'outside y', 'e/': '', 'e/z': 'outside z' });
+  });
+
+  it('.skyignore appearing and disappearing after a pruned scan changes what is synced', async () => {
+    const w = setup({ '.gitignore': 'build/\n', 'build/out': 'o', 'src/a': 'a', 'cache/c': 'c' });
+    await sync(w);
+    await sync(w);
+    write(w.src, '.skyignore', 'cache/\n');
+    await sync(w);
+    assert.deepEqual(tree(w.dst), tree(w.src, (r) => r === 'cache'));
+    fs.rmSync(path.join(w.src, '.skyignore'));
+    write(w.src, 'build/out2', 'o2');
+    await sync(w);
+    await sync(w);
+    const want = tree(w.src, (r) => r === 'build' || r === '.skyignore');
+    assert.deepEqual(tree(w.dst, (r) => r === 'build' || r === '.skyignore'), want);
+  });
+
+  it('an ignore file that is a directory (or a link to one) means no rules, as git reads it', async () => {
+    const w = setup({ 'a/.gitignore/x': 'a dir named .gitignore', 'a/f': 'f' });
+    fs.symlinkSync('a', path.join(w.src, '.gitignore'));
+    await sync(w);
+    assert.deepEqual(tree(w.dst), tree(w.src));
+  });
+});

@@ -145,7 +145,7 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   // --fast: nothing changed here since the last sync that finished → the node is not asked.
   if (trustLocal && prev.size && isEmptyDelta(deltaOf(prev, cur, localDir))) return { files: 0, bytes: 0, ignored, mode: 'skipped', removed: 0 };
   // The content is hashed only when another sync to the same place is under way.
-  const place = `${t.description}|${remoteDir}|${localDir}`;
+  const place = localFile; // (node, remote dir, real local dir): an alias of the tree joins too
   let mine: string | undefined;
   const content = () => (mine ??= sha256(JSON.stringify(cur)));
   const same = inFlight.get(place)?.find((s) => s.content() === content());

@@ -12,7 +12,15 @@ const HEX64 = /^[0-9a-f]{64}$/;
 
 /** The state file for one (node, remote dir, local dir) triple. */
 export function manifestFile(stateDir: string, node: string, remoteDir: string, localDir: string): string {
-  return path.join(stateDir, `${sha256(`${node}\0${remoteDir}\0${path.resolve(localDir)}`).slice(0, 32)}.json`);
+  // The real path: the same tree named through a link (or another spelling) must find the same
+  // manifest, or its sync is full and deletes nothing on the node.
+  let local: string;
+  try {
+    local = fs.realpathSync(localDir);
+  } catch {
+    local = path.resolve(localDir);
+  }
+  return path.join(stateDir, `${sha256(`${node}\0${remoteDir}\0${local}`).slice(0, 32)}.json`);
 }
 
 /** Why a path cannot be an entry of a manifest, or undefined. Deletions come from these names. */

@@ -103,6 +103,19 @@ describe('hostile workdir re-sync', () => {
 });
 
 describe('hostile workdir re-sync: roots, links, ignore files', () => {
+  it('the local root named through a symlink or with a trailing slash is the same tree: deletions still reach the node', async () => {
+    const w = setup({ keep: 'k', gone1: '1', gone2: '2' });
+    const alias = path.join(w.root, 'alias');
+    fs.symlinkSync(w.src, alias);
+    await sync(w);
+    fs.rmSync(path.join(w.src, 'gone1'));
+    await sync(w, alias);
+    assert.deepEqual(tree(w.dst), tree(w.src));
+    fs.rmSync(path.join(w.src, 'gone2'));
+    await sync(w, `${w.src}/`);
+    assert.deepEqual(tree(w.dst), tree(w.src));
+  });
+
   it('a job\'s link to outside the workdir, in place of a synced dir, is replaced and nothing outside is touched', async () => {
     const w = setup({ 'd/x': 'x', 'd/y': 'y', 'd/e/z': 'z' });
     await sync(w);

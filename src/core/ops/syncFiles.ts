@@ -10,7 +10,7 @@ import type { NamedBucketMount } from '../storage/types';
 import { archiveDirectory, archiveFile } from '../sync/workdirArchive';
 import { deltaOf, isEmptyDelta, sha256, type ManifestEntry } from '../sync/manifest';
 import { scanWorkdirFast } from '../sync/fastScan';
-import { manifestFile, readManifest } from '../sync/manifestStore';
+import { manifestFile, readManifest, readStagedManifest } from '../sync/manifestStore';
 import { manifestSync, startApply, startCheck, type ManifestSyncStats } from '../sync/manifestSync';
 import { OpsError } from './errors';
 import { remoteDirWord, remotePathWord } from './remotePath';
@@ -129,7 +129,8 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   trace('sync: start');
   const prev = readManifest(localFile) ?? new Map<string, ManifestEntry>();
   trace('sync: local manifest read');
-  const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev };
+  const staged = trustLocal ? undefined : readStagedManifest(localFile);
+  const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev, staged };
   const checked = trustLocal ? undefined : startCheck(where);
   // The node's apply starts now too (its channel and Python), unless --fast may skip it.
   const pending = trustLocal ? undefined : startApply({ ...where, localDir, localFile });

@@ -86,6 +86,28 @@ export function readManifest(file: string): Map<string, ManifestEntry> | undefin
   }
 }
 
+/**
+ * The newest manifest staged beside `file` and never put in place: a sync killed after the node
+ * finished but before its rename leaves it, and the node then holds its token. The node is
+ * asked about it too (nodeListing.ts), so that sync's deletions are not lost to a full sync.
+ */
+export function readStagedManifest(file: string): Map<string, ManifestEntry> | undefined {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.tmp-`;
+  let newest: { f: string; m: number } | undefined;
+  try {
+    for (const n of fs.readdirSync(dir)) {
+      if (!n.startsWith(prefix)) continue;
+      const f = path.join(dir, n);
+      const m = fs.lstatSync(f).mtimeMs;
+      if (!newest || m > newest.m) newest = { f, m };
+    }
+  } catch {
+    return undefined;
+  }
+  return newest ? readManifest(newest.f) : undefined;
+}
+
 export interface StagedManifest { file: string; tmp: string; entries: ManifestEntry[]; digest: string }
 
 /**

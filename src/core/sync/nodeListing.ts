@@ -36,10 +36,11 @@ const FIND_FORMAT = '%p\\0%y\\0%s\\0%T@\\0%l\\0';
  * listing of the dirs named on stdin ("." and "./rel", NUL-separated), one level each. Errors
  * while listing (a dir a job removed) only leave paths out, which reads as drift: resent.
  */
-export function nodeListScript(python: string, dstWord: string, stateFile: string, base: string): string {
+export function nodeListScript(python: string, dstWord: string, stateFile: string, base: string, alt = ''): string {
+  // `alt`: the token of a manifest staged but never put in place (manifestStore.ts readStagedManifest).
   return [
-    `[ "$(head -c 65 ${shellQuote(stateFile)} 2>/dev/null)" = ${shellQuote(base)} ] || { echo differs; exit 0; }`,
-    'echo ok',
+    `t="$(head -c 65 ${shellQuote(stateFile)} 2>/dev/null)"`,
+    `if [ "$t" = ${shellQuote(base)} ]; then echo ok;${alt ? ` elif [ "$t" = ${shellQuote(alt)} ]; then echo alt;` : ''} else echo differs; exit 0; fi`,
     `cd ${dstWord} 2>/dev/null || exit 0`,
     `if find . -maxdepth 0 -printf '' 2>/dev/null; then xargs -0 sh -c 'exec find "$@" -mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}" 2>/dev/null' sh; else ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)}; fi`,
     'exit 0',
@@ -47,10 +48,10 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
 }
 
 /** The stdin for nodeListScript: every directory of `prev`, as the node's relative paths. */
-export function listedDirs(prev: Map<string, ManifestEntry>): Buffer {
-  const dirs = ['.'];
-  for (const e of prev.values()) if (e.t === 'd') dirs.push(`./${e.p}`);
-  return Buffer.from(dirs.join('\0'));
+export function listedDirs(...manifests: Map<string, ManifestEntry>[]): Buffer {
+  const dirs = new Set(['.']);
+  for (const m of manifests) for (const e of m.values()) if (e.t === 'd') dirs.add(`./${e.p}`);
+  return Buffer.from([...dirs].join('\0'));
 }
 
 /**
@@ -60,11 +61,13 @@ export function listedDirs(prev: Map<string, ManifestEntry>): Buffer {
  * node's token is not ours. Fields are compared where they lie in the output (no objects:
  * 20,000 entries).
  */
-export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>): Set<string> | undefined {
+export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>, alt?: Map<string, ManifestEntry>): { prev: Map<string, ManifestEntry>; drift: Set<string> } | undefined {
   // Millions of files a job wrote into synced dirs: a full sync rather than a string too long.
   if (out.length > MAX_LISTING) return undefined;
   const nl = out.indexOf(0x0a);
-  if (nl < 0 || out.subarray(0, nl).toString() !== 'ok') return undefined;
+  const head = nl < 0 ? '' : out.subarray(0, nl).toString();
+  if (head !== 'ok' && !(head === 'alt' && alt)) return undefined;
+  if (head === 'alt' && alt) prev = alt;
   const f = out.subarray(nl + 1).toString('utf8').split('\0');
   const at = new Map<string, number>();
   for (let i = 0; i + 4 < f.length; i += 5) if (f[i].startsWith('./')) at.set(f[i].slice(2), i);
@@ -78,5 +81,5 @@ export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>): Set<st
       (e.t !== 'l' || f[i + 4] === e.l);
     if (!ok) drift.add(e.p);
   }
-  return drift;
+  return { prev, drift };
 }

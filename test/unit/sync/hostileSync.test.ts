@@ -155,3 +155,38 @@ describe('hostile workdir re-sync: roots, links, ignore files', () => {
     assert.deepEqual(tree(w.dst), tree(w.src));
   });
 });
+
+describe('hostile workdir re-sync: killed between the node and the local manifest', () => {
+  it('a sync that finished on the node but was killed before its manifest was put in place still lets the next sync delete', async () => {
+    const { manifestFile } = await import('../../../src/core/sync/manifestStore');
+    const w = setup({ a: 'a', gone: 'g' });
+    await sync(w);
+    const file = manifestFile(w.state.localStateDir, w.t.description, w.dst, w.src);
+    const before = fs.readFileSync(file);
+    write(w.src, 'a', 'a2');
+    await sync(w);
+    // As if killed after the node said 0 but before the rename: the staged manifest is left
+    // beside the old one, which is still in place.
+    const staged = path.join(path.dirname(file), `.${path.basename(file)}.tmp-999999-1`);
+    fs.renameSync(file, staged);
+    fs.writeFileSync(`${file}.x`, before);
+    fs.renameSync(`${file}.x`, file);
+    fs.rmSync(path.join(w.src, 'gone'));
+    await sync(w);
+    assert.deepEqual(tree(w.dst), tree(w.src));
+  });
+  it('a forged staged manifest (one the node\'s token does not name) deletes nothing on the node', async () => {
+    const { manifestFile } = await import('../../../src/core/sync/manifestStore');
+    const w = setup({ a: 'a' });
+    await sync(w);
+    write(w.dst, 'job-out', 'a job wrote this');
+    const file = manifestFile(w.state.localStateDir, w.t.description, w.dst, w.src);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { v: 1; entries: { p: string }[] };
+    doc.entries.push({ ...doc.entries[0], p: 'job-out' });
+    fs.writeFileSync(path.join(path.dirname(file), `.${path.basename(file)}.tmp-999999-1`), JSON.stringify(doc));
+    write(w.src, 'a', 'a2');
+    await sync(w);
+    assert.equal(fs.readFileSync(path.join(w.dst, 'job-out'), 'utf8'), 'a job wrote this');
+    assert.equal(fs.readFileSync(path.join(w.dst, 'a'), 'utf8'), 'a2');
+  });
+});

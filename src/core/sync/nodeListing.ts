@@ -24,7 +24,8 @@ for d in sys.stdin.buffer.read().split(b'\0'):
                 l = os.readlink(e.path) if t == b'l' else b''
             except OSError:
                 continue
-            w(b'%s\0%s\0%d\0%d\0%s\0' % (e.path, t, st.st_size, int(st.st_mtime), l))
+            s, ns = divmod(st.st_mtime_ns, 1000000000)
+            w(b'%s\0%s\0%d\0%d.%09d\0%s\0' % (e.path, t, st.st_size, s, ns, l))
 `;
 
 const MAX_LISTING = 256 * 1024 * 1024;
@@ -77,7 +78,9 @@ export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>, alt?: M
     const i = at.get(e.p);
     const slash = e.p.lastIndexOf('/');
     const ok = i !== undefined && !(slash > 0 && drift.has(e.p.slice(0, slash))) && f[i + 1] === e.t &&
-      (e.t !== 'f' || (Number(f[i + 2]) === e.s && Math.floor(Number(f[i + 3])) === wholeSeconds(e.m))) &&
+      // The mtime exactly: a sync sets whole seconds (tar), so a job's same-second, same-size
+      // write shows as a fraction.
+      (e.t !== 'f' || (Number(f[i + 2]) === e.s && Number(f[i + 3]) === wholeSeconds(e.m))) &&
       (e.t !== 'l' || f[i + 4] === e.l);
     if (!ok) drift.add(e.p);
   }

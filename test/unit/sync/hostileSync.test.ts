@@ -190,3 +190,26 @@ describe('hostile workdir re-sync: killed between the node and the local manifes
     assert.equal(fs.readFileSync(path.join(w.dst, 'a'), 'utf8'), 'a2');
   });
 });
+
+describe('hostile workdir re-sync: a job\'s write in the same second as the synced mtime', () => {
+  const busybox = () => {
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-bbfind-'));
+    fs.writeFileSync(path.join(bin, 'find'), '#!/bin/sh\necho "find: unrecognized: -printf" >&2\nexit 1\n', { mode: 0o755 });
+    return { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+  };
+  for (const [label, env] of [['GNU find', undefined], ['Python lister', busybox()]] as const) {
+    it(`${label}: a same-size job write whose mtime has the synced whole second is resent`, async () => {
+      const w = { ...setup({ 'a.py': 'AAAA' }) };
+      w.t = createLocalTransport(env ? { env } : {});
+      const sec = Math.floor(Date.now() / 1000) - 50;
+      fs.utimesSync(path.join(w.src, 'a.py'), sec + 0.2, sec + 0.2);
+      await sync(w);
+      // The job writes 0.5 s into the second the sync set (tar keeps whole seconds).
+      fs.writeFileSync(path.join(w.dst, 'a.py'), 'JJJJ');
+      fs.utimesSync(path.join(w.dst, 'a.py'), sec + 0.5, sec + 0.5);
+      const s = await sync(w);
+      assert.equal(s.mode, 'delta');
+      assert.equal(fs.readFileSync(path.join(w.dst, 'a.py'), 'utf8'), 'AAAA');
+    });
+  }
+});

@@ -129,7 +129,7 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   trace('sync: start');
   const prev = readManifest(localFile) ?? new Map<string, ManifestEntry>();
   trace('sync: local manifest read');
-  const staged = trustLocal ? undefined : readStagedManifest(localFile);
+  const staged = readStagedManifest(localFile);
   const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev, staged };
   const checked = trustLocal ? undefined : startCheck(where);
   // The node's apply starts now too (its channel and Python), unless --fast may skip it.

@@ -213,3 +213,26 @@ describe('hostile workdir re-sync: a job\'s write in the same second as the sync
     });
   }
 });
+
+describe('hostile workdir re-sync: an ignore file that is a fifo', () => {
+  it('is not read (a read would wait for a writer forever), in the file-system walk and in the listing\'s', async function () {
+    this.timeout(120_000);
+    const w = setup({ a: 'a', 'sub/b': 'b' });
+    const { execFileSync, spawn } = await import('node:child_process');
+    for (const f of ['.gitignore', 'sub/.gitignore']) execFileSync('mkfifo', [path.join(w.src, f)]);
+    // Unblocks a read that should not have happened, after long enough to tell.
+    const HOLD = 20;
+    const writer = spawn('sh', ['-c', `sleep ${HOLD}; for f in "$@"; do : > "$f"; done; sleep 1; for f in "$@"; do : > "$f"; done`, 'sh',
+      path.join(w.src, '.gitignore'), path.join(w.src, 'sub/.gitignore')], { stdio: 'ignore', detached: true });
+    try {
+      const t0 = Date.now();
+      await sync(w);
+      write(w.src, 'a', 'a2');
+      await sync(w); // a listing this time (the first walk is remembered)
+      assert.ok(Date.now() - t0 < HOLD * 1000, 'an ignore fifo was read');
+      assert.deepEqual(tree(w.dst), tree(w.src, (r) => r.endsWith('.gitignore')));
+    } finally {
+      process.kill(-writer.pid!); // its group: the sh and its sleep
+    }
+  });
+});

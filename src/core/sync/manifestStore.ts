@@ -132,11 +132,31 @@ export function stageManifest(file: string, entries: ManifestEntry[], digest: st
 }
 let staged = 0;
 
-/** Records the manifest of a sync that finished (atomic: old or new, never half). */
-export function commitManifest(s: StagedManifest): void {
+/** What a manifest file is now (identity), to tell later whether another sync replaced it. */
+export function manifestIdentity(file: string): string {
+  try {
+    return identity(fs.lstatSync(file));
+  } catch {
+    return 'none';
+  }
+}
+
+/**
+ * Records the manifest of a sync that finished (atomic: old or new, never half). When the file
+ * is no longer the one this sync started from (`readId`), another sync committed meanwhile and
+ * may have applied on the node after this one: the file is left alone and the staged one stays
+ * beside it, offered to the next sync's check (readStagedManifest). False then.
+ */
+export function commitManifest(s: StagedManifest, readId?: string): boolean {
+  if (readId !== undefined && manifestIdentity(s.file) !== readId) {
+    const now = new Date();
+    fs.utimesSync(s.tmp, now, now); // the newest staged file: the one offered
+    return false;
+  }
   written.delete(s.file);
   fs.renameSync(s.tmp, s.file);
   written.set(s.file, { id: identity(fs.lstatSync(s.file)), entries: new Map(s.entries.map((e) => [e.p, e])), digest: s.digest });
+  return true;
 }
 
 export function discardManifest(s: StagedManifest | undefined): void {

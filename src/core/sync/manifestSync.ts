@@ -28,8 +28,9 @@ export interface ManifestSyncRequest {
   remoteDirWord: string;
   /** The node directory where the node's manifest lives (absolute). */
   nodeStateDir: string;
-  /** The local manifest file (manifestStore.ts manifestFile). */
+  /** The local manifest file (manifestStore.ts manifestFile), and its identity when `prev` was read. */
   localFile: string;
+  readId?: string;
   /** The last finished sync's entries (manifestStore.ts readManifest) and the workdir now. */
   prev: Map<string, ManifestEntry>;
   /** A manifest staged by a sync killed before it put it in place (readStagedManifest). */
@@ -115,7 +116,7 @@ export interface PendingApply {
   abandon(): void;
 }
 
-type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile'>;
+type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile' | 'readId'>;
 
 /**
  * Opens the node's apply (channel and Python start) now, so that cost overlaps listing the trees.
@@ -160,7 +161,7 @@ export function startApply(r: ApplyArgs): PendingApply {
           return res.code ?? 1;
         }
         if (stageError) throw stageError;
-        commitManifest(staged ?? stageManifest(r.localFile, all, token));
+        commitManifest(staged ?? stageManifest(r.localFile, all, token), r.readId);
         return 0;
       } catch (e) {
         discardManifest(staged);

@@ -236,3 +236,36 @@ describe('hostile workdir re-sync: an ignore file that is a fifo', () => {
     }
   });
 });
+
+describe('hostile workdir re-sync: two syncs whose local commits land in the other order', () => {
+  it('the manifest left in place (or beside it) still names what the node holds: the next sync deletes', async () => {
+    const w = setup({ a: 'a', gone: 'g' });
+    await sync(w);
+    // Sync A finishes on the node, but its process is slow to put its manifest in place.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let appliedA!: () => void;
+    const applied = new Promise<void>((r) => (appliedA = r));
+    const slow: Transport = Object.assign(Object.create(w.t) as Transport, {
+      execShell: async (script: string, opts?: Parameters<Transport['execShell']>[1]) => {
+        const res = await w.t.execShell(script, opts);
+        if (script.includes(' apply ')) {
+          appliedA();
+          await gate;
+        }
+        return res;
+      },
+    });
+    write(w.src, 'a', 'A');
+    const a = syncWorkdir(slow, python, w.src, w.dst, w.state);
+    await applied;
+    // Sync B, from another process, starts and finishes meanwhile.
+    write(w.src, 'a', 'B!');
+    await sync(w);
+    release();
+    await a;
+    fs.rmSync(path.join(w.src, 'gone'));
+    await sync(w);
+    assert.deepEqual(tree(w.dst), tree(w.src));
+  });
+});

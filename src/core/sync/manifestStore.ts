@@ -156,7 +156,27 @@ export function commitManifest(s: StagedManifest, readId?: string): boolean {
   written.delete(s.file);
   fs.renameSync(s.tmp, s.file);
   written.set(s.file, { id: identity(fs.lstatSync(s.file)), entries: new Map(s.entries.map((e) => [e.p, e])), digest: s.digest });
+  dropOldStaged(s.file);
   return true;
+}
+
+/**
+ * Staged manifests left by killed syncs or lost races. Once a sync committed, one staged well
+ * before it names an apply older than this one's on the node: no check can use it again. A
+ * recent one may be another sync's still under way, and stays.
+ */
+const STAGED_KEEP_MS = 10 * 60 * 1000;
+function dropOldStaged(file: string): void {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.tmp-`;
+  try {
+    for (const n of fs.readdirSync(dir)) {
+      const f = path.join(dir, n);
+      if (n.startsWith(prefix) && Date.now() - fs.lstatSync(f).mtimeMs > STAGED_KEEP_MS) fs.rmSync(f, { force: true });
+    }
+  } catch {
+    // Cleanup only: a file gone meanwhile, or an unreadable dir, changes nothing.
+  }
 }
 
 export function discardManifest(s: StagedManifest | undefined): void {

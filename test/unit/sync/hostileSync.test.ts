@@ -269,3 +269,22 @@ describe('hostile workdir re-sync: two syncs whose local commits land in the oth
     assert.deepEqual(tree(w.dst), tree(w.src));
   });
 });
+
+describe('hostile workdir re-sync: staged manifests left behind', () => {
+  it('an old one is removed by the next sync that commits; a recent one (a sync under way) stays', async () => {
+    const { manifestFile } = await import('../../../src/core/sync/manifestStore');
+    const w = setup({ a: 'a' });
+    await sync(w);
+    const file = manifestFile(w.state.localStateDir, w.t.description, w.dst, w.src);
+    const old = path.join(path.dirname(file), `.${path.basename(file)}.tmp-999998-1`);
+    const recent = path.join(path.dirname(file), `.${path.basename(file)}.tmp-999999-1`);
+    fs.copyFileSync(file, old);
+    fs.copyFileSync(file, recent);
+    const hourAgo = new Date(Date.now() - 3600_000);
+    fs.utimesSync(old, hourAgo, hourAgo);
+    write(w.src, 'a', 'a2');
+    await sync(w);
+    assert.ok(!fs.existsSync(old), 'an old staged manifest was kept');
+    assert.ok(fs.existsSync(recent), 'a recent staged manifest was removed');
+  });
+});

@@ -10,7 +10,7 @@ import type { NamedBucketMount } from '../storage/types';
 import { archiveDirectory, archiveFile } from '../sync/workdirArchive';
 import { deltaOf, isEmptyDelta, sha256, type ManifestEntry } from '../sync/manifest';
 import { scanWorkdirFast } from '../sync/fastScan';
-import { manifestFile, readManifest } from '../sync/manifestStore';
+import { manifestFile, manifestIdentity, readManifest, readStagedManifest } from '../sync/manifestStore';
 import { manifestSync, startApply, startCheck, type ManifestSyncStats } from '../sync/manifestSync';
 import { OpsError } from './errors';
 import { remoteDirWord, remotePathWord } from './remotePath';
@@ -127,12 +127,14 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   const skip = '.skydeck-sync.*\n';
   const localFile = manifestFile(state.localStateDir, t.description, remoteDir, localDir);
   trace('sync: start');
+  const readId = manifestIdentity(localFile); // before the read: a commit in between is seen at ours
   const prev = readManifest(localFile) ?? new Map<string, ManifestEntry>();
   trace('sync: local manifest read');
-  const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev };
+  const staged = readStagedManifest(localFile);
+  const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev, staged };
   const checked = trustLocal ? undefined : startCheck(where);
   // The node's apply starts now too (its channel and Python), unless --fast may skip it.
-  const pending = trustLocal ? undefined : startApply({ ...where, localDir, localFile });
+  const pending = trustLocal ? undefined : startApply({ ...where, localDir, localFile, readId });
   let ignored = 0;
   let cur: ManifestEntry[];
   try {
@@ -145,7 +147,7 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   // --fast: nothing changed here since the last sync that finished → the node is not asked.
   if (trustLocal && prev.size && isEmptyDelta(deltaOf(prev, cur, localDir))) return { files: 0, bytes: 0, ignored, mode: 'skipped', removed: 0 };
   // The content is hashed only when another sync to the same place is under way.
-  const place = `${t.description}|${remoteDir}|${localDir}`;
+  const place = localFile; // (node, remote dir, real local dir): an alias of the tree joins too
   let mine: string | undefined;
   const content = () => (mine ??= sha256(JSON.stringify(cur)));
   const same = inFlight.get(place)?.find((s) => s.content() === content());
@@ -153,7 +155,7 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
     pending?.abandon();
     return same.done;
   }
-  const done = manifestSync({ ...where, localDir, localFile, cur, ignored, checked, pending })
+  const done = manifestSync({ ...where, localDir, localFile, readId, cur, ignored, checked, pending })
     .catch((e: unknown) => { throw new OpsError('failed', `syncing workdir ${localDir} to ${t.description} failed: ${(e as Error).message}`); })
     .finally(() => {
       const left = (inFlight.get(place) ?? []).filter((s) => s.done !== done);

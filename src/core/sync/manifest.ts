@@ -14,13 +14,23 @@ export interface ManifestEntry {
   x: number; // permission bits
   h: string; // sha256 of the content (files) or the link target (symlinks); '' for dirs
   l?: string; // symlink target
+  /** Racy: the mtime was this recent when the sync began, so a later same-size write in the same clock tick keeps it; the next sync hashes it. */
+  r?: 1;
 }
+
+/**
+ * A write lands in the file system's clock tick (a few ms; a whole second or two on some file
+ * systems): a file written again in the tick its content was read in keeps size and mtime.
+ * Content is read only after the scan starts, so a file older than this before it is safe.
+ */
+const RACY_MS = 3000;
 
 /** A walk of `root` as entries, hashes reused from `prev` where the stat is unchanged. */
 export function scanWorkdir(
   root: string, extraRules: string, prev: Map<string, ManifestEntry>, onIgnored?: () => void, view?: TreeView, record?: WalkRecord,
 ): ManifestEntry[] {
   const out: ManifestEntry[] = [];
+  const racyFrom = Date.now() - RACY_MS;
   for (const { rel, abs, stat: st, link } of walkWorkdir(root, extraRules, onIgnored, view, record)) {
     const x = st.mode & 0o7777;
     if (st.isDirectory()) out.push({ p: rel, t: 'd', s: 0, m: st.mtimeMs, x, h: '' });
@@ -29,9 +39,11 @@ export function scanWorkdir(
       out.push({ p: rel, t: 'l', s: 0, m: st.mtimeMs, x, h: sha256(l), l });
     } else if (st.isFile()) {
       const old = prev.get(rel);
-      const same = old && old.t === 'f' && old.s === st.size && old.m === st.mtimeMs && old.x === x;
+      const same = old && old.t === 'f' && old.s === st.size && old.m === st.mtimeMs && old.x === x && !old.r;
       // '' = not known yet: hashed while it is sent, or before, to tell a touch from an edit.
-      out.push({ p: rel, t: 'f', s: st.size, m: st.mtimeMs, x, h: same ? old.h : '' });
+      const e: ManifestEntry = { p: rel, t: 'f', s: st.size, m: st.mtimeMs, x, h: same ? old.h : '' };
+      if (st.mtimeMs >= racyFrom) e.r = 1;
+      out.push(e);
     }
     // Sockets, fifos and devices are not synced.
   }
@@ -76,10 +88,11 @@ export function deltaOf(prev: Map<string, ManifestEntry>, cur: ManifestEntry[], 
     if (!old || old.t !== e.t || drift.has(e.p)) send.push(e);
     else if (e.t === 'l' && old.l !== e.l) send.push(e);
     else if (e.t === 'f' && (old.s !== e.s || old.x !== e.x)) send.push(e);
-    else if (e.t === 'f' && old.m !== e.m) {
+    else if (e.t === 'f' && (old.m !== e.m || old.r)) {
+      // A racy entry (see RACY_MS) may have been rewritten in its tick: its hash decides.
       if (!e.h) e.h = hashFile(`${root}/${e.p}`);
-      if (e.h === old.h) touch.push(e);
-      else send.push(e);
+      if (e.h !== old.h) send.push(e);
+      else if (old.m !== e.m) touch.push(e);
     }
   }
   const remove = [...prev.keys()].filter((p) => !here.has(p)).sort((a, b) => depth(b) - depth(a) || (a < b ? 1 : -1));

@@ -12,13 +12,23 @@ const HEX64 = /^[0-9a-f]{64}$/;
 
 /** The state file for one (node, remote dir, local dir) triple. */
 export function manifestFile(stateDir: string, node: string, remoteDir: string, localDir: string): string {
-  return path.join(stateDir, `${sha256(`${node}\0${remoteDir}\0${path.resolve(localDir)}`).slice(0, 32)}.json`);
+  // The real path: the same tree named through a link (or another spelling) must find the same
+  // manifest, or its sync is full and deletes nothing on the node.
+  let local: string;
+  try {
+    local = fs.realpathSync(localDir);
+  } catch {
+    local = path.resolve(localDir);
+  }
+  return path.join(stateDir, `${sha256(`${node}\0${remoteDir}\0${local}`).slice(0, 32)}.json`);
 }
 
 /** Why a path cannot be an entry of a manifest, or undefined. Deletions come from these names. */
 export function entryPathProblem(p: unknown): string | undefined {
   if (typeof p !== 'string' || !p) return 'not a non-empty string';
-  if (p.includes('\0') || p.includes('\\')) return 'has a NUL or a backslash';
+  // A backslash is an ordinary character on the (POSIX) node: refusing it made every sync of
+  // a tree holding one full from a new process, and a full sync deletes nothing.
+  if (p.includes('\0')) return 'has a NUL';
   if (p.startsWith('/')) return 'is absolute';
   if (p.split('/').some((s) => s === '' || s === '.' || s === '..')) return 'has an empty, "." or ".." segment';
   return undefined;
@@ -76,6 +86,28 @@ export function readManifest(file: string): Map<string, ManifestEntry> | undefin
   }
 }
 
+/**
+ * The newest manifest staged beside `file` and never put in place: a sync killed after the node
+ * finished but before its rename leaves it, and the node then holds its token. The node is
+ * asked about it too (nodeListing.ts), so that sync's deletions are not lost to a full sync.
+ */
+export function readStagedManifest(file: string): Map<string, ManifestEntry> | undefined {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.tmp-`;
+  let newest: { f: string; m: number } | undefined;
+  try {
+    for (const n of fs.readdirSync(dir)) {
+      if (!n.startsWith(prefix)) continue;
+      const f = path.join(dir, n);
+      const m = fs.lstatSync(f).mtimeMs;
+      if (!newest || m > newest.m) newest = { f, m };
+    }
+  } catch {
+    return undefined;
+  }
+  return newest ? readManifest(newest.f) : undefined;
+}
+
 export interface StagedManifest { file: string; tmp: string; entries: ManifestEntry[]; digest: string }
 
 /**
@@ -100,11 +132,51 @@ export function stageManifest(file: string, entries: ManifestEntry[], digest: st
 }
 let staged = 0;
 
-/** Records the manifest of a sync that finished (atomic: old or new, never half). */
-export function commitManifest(s: StagedManifest): void {
+/** What a manifest file is now (identity), to tell later whether another sync replaced it. */
+export function manifestIdentity(file: string): string {
+  try {
+    return identity(fs.lstatSync(file));
+  } catch {
+    return 'none';
+  }
+}
+
+/**
+ * Records the manifest of a sync that finished (atomic: old or new, never half). When the file
+ * is no longer the one this sync started from (`readId`), another sync committed meanwhile and
+ * may have applied on the node after this one: the file is left alone and the staged one stays
+ * beside it, offered to the next sync's check (readStagedManifest). False then.
+ */
+export function commitManifest(s: StagedManifest, readId?: string): boolean {
+  if (readId !== undefined && manifestIdentity(s.file) !== readId) {
+    const now = new Date();
+    fs.utimesSync(s.tmp, now, now); // the newest staged file: the one offered
+    return false;
+  }
   written.delete(s.file);
   fs.renameSync(s.tmp, s.file);
   written.set(s.file, { id: identity(fs.lstatSync(s.file)), entries: new Map(s.entries.map((e) => [e.p, e])), digest: s.digest });
+  dropOldStaged(s.file);
+  return true;
+}
+
+/**
+ * Staged manifests left by killed syncs or lost races. Once a sync committed, one staged well
+ * before it names an apply older than this one's on the node: no check can use it again. A
+ * recent one may be another sync's still under way, and stays.
+ */
+const STAGED_KEEP_MS = 10 * 60 * 1000;
+function dropOldStaged(file: string): void {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.tmp-`;
+  try {
+    for (const n of fs.readdirSync(dir)) {
+      const f = path.join(dir, n);
+      if (n.startsWith(prefix) && Date.now() - fs.lstatSync(f).mtimeMs > STAGED_KEEP_MS) fs.rmSync(f, { force: true });
+    }
+  } catch {
+    // Cleanup only: a file gone meanwhile, or an unreadable dir, changes nothing.
+  }
 }
 
 export function discardManifest(s: StagedManifest | undefined): void {

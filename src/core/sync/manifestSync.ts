@@ -28,14 +28,17 @@ export interface ManifestSyncRequest {
   remoteDirWord: string;
   /** The node directory where the node's manifest lives (absolute). */
   nodeStateDir: string;
-  /** The local manifest file (manifestStore.ts manifestFile). */
+  /** The local manifest file (manifestStore.ts manifestFile), and its identity when `prev` was read. */
   localFile: string;
+  readId?: string;
   /** The last finished sync's entries (manifestStore.ts readManifest) and the workdir now. */
   prev: Map<string, ManifestEntry>;
+  /** A manifest staged by a sync killed before it put it in place (readStagedManifest). */
+  staged?: Map<string, ManifestEntry>;
   cur: ManifestEntry[];
   ignored: number;
   /** The node's answer for `prev`, when the caller asked it while it scanned (startCheck). */
-  checked?: Promise<Set<string> | undefined>;
+  checked?: Promise<NodeAnswer | undefined>;
   /** The node's apply, when the caller started it while it scanned (startApply). */
   pending?: PendingApply;
 }
@@ -53,14 +56,14 @@ export async function manifestSync(r: ManifestSyncRequest): Promise<ManifestSync
 }
 
 async function syncWith(first: PendingApply, r: ManifestSyncRequest): Promise<ManifestSyncStats> {
-  const { prev, cur } = r;
-  const nodeState = nodeStateFile(r.nodeStateDir, r.remoteDir);
-  const base = prev.size ? manifestDigest(prev) : '';
+  const { cur } = r;
   const stats: ManifestSyncStats = { files: 0, bytes: 0, ignored: r.ignored, mode: 'full', removed: 0 };
-  const drift = base ? await (r.checked ?? check(r, nodeState, base)) : undefined;
+  const answer = await (r.checked ?? check(r));
   trace('sync: node answered the check');
-  if (drift) {
-    const delta = deltaOf(prev, cur, r.localDir, drift);
+  const drift = answer?.drift;
+  if (answer) {
+    const base = manifestDigest(answer.prev);
+    const delta = deltaOf(answer.prev, cur, r.localDir, answer.drift);
     trace('sync: delta made');
     const code = await first.send(base, cur, delta, stats);
     trace('sync: delta applied on the node, local manifest in place');
@@ -77,25 +80,33 @@ function nodeStateFile(nodeStateDir: string, remoteDir: string): string {
   return path.posix.join(nodeStateDir, `${sha256(remoteDir).slice(0, 32)}.json`);
 }
 
-type CheckArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'prev'>;
+type CheckArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'prev' | 'staged'>;
+
+/** Which manifest the node holds (the committed one or a staged one), and what drifted since. */
+export interface NodeAnswer { prev: Map<string, ManifestEntry>; drift: Set<string> }
 
 /**
  * Asks the node about `prev` before the local scan, so its walk of the workdir overlaps ours.
  * Undefined when there is no previous sync to ask about. A failure surfaces when awaited.
  */
-export function startCheck(r: CheckArgs): Promise<Set<string> | undefined> | undefined {
-  if (!r.prev.size) return undefined;
-  const p = check(r, nodeStateFile(r.nodeStateDir, r.remoteDir), manifestDigest(r.prev));
+export function startCheck(r: CheckArgs): Promise<NodeAnswer | undefined> | undefined {
+  if (!r.prev.size && !r.staged?.size) return undefined;
+  const p = check(r);
   p.catch(() => undefined); // awaited later by manifestSync; the scan may fail first
   return p;
 }
 
-/** The paths that drifted on the node since `prev`, or undefined when its token is not `base`. */
-async function check(r: CheckArgs, nodeState: string, base: string): Promise<Set<string> | undefined> {
-  const res = await r.transport.execShell(nodeListScript(r.python, r.remoteDirWord, nodeState, base), { stdin: listedDirs(r.prev) });
+/** The manifest the node's token names and what drifted since, or undefined when it names neither. */
+async function check(r: CheckArgs): Promise<NodeAnswer | undefined> {
+  const staged = r.staged?.size ? r.staged : undefined;
+  if (!r.prev.size && !staged) return undefined;
+  const base = r.prev.size ? manifestDigest(r.prev) : '-';
+  const alt = staged ? manifestDigest(staged) : '';
+  const script = nodeListScript(r.python, r.remoteDirWord, nodeStateFile(r.nodeStateDir, r.remoteDir), base, alt);
+  const res = await r.transport.execShell(script, { stdin: listedDirs(r.prev, ...(staged ? [staged] : [])) });
   if (res.code !== 0) throw new SyncStepError(`checking the last sync failed: ${res.stderr.toString().trim()}`);
   trace('sync: node listing read');
-  return nodeDrift(res.stdout, r.prev);
+  return nodeDrift(res.stdout, r.prev, staged);
 }
 
 /** An apply whose process is started before its tar is known (startApply). */
@@ -105,7 +116,7 @@ export interface PendingApply {
   abandon(): void;
 }
 
-type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile'>;
+type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile' | 'readId'>;
 
 /**
  * Opens the node's apply (channel and Python start) now, so that cost overlaps listing the trees.
@@ -150,7 +161,7 @@ export function startApply(r: ApplyArgs): PendingApply {
           return res.code ?? 1;
         }
         if (stageError) throw stageError;
-        commitManifest(staged ?? stageManifest(r.localFile, all, token));
+        commitManifest(staged ?? stageManifest(r.localFile, all, token), r.readId);
         return 0;
       } catch (e) {
         discardManifest(staged);

@@ -17,7 +17,7 @@ try:
     since = os.stat(sys.argv[1]).st_mtime
 except OSError:
     since = None
-w(b'ok full\n' if since is None else b'ok changed\n')
+w(sys.argv[2].encode() + (b' full\n' if since is None else b' changed\n'))
 for d in sys.stdin.buffer.read().split(b'\0'):
     try:
         full = since is None or os.lstat(d).st_ctime > since
@@ -37,7 +37,8 @@ for d in sys.stdin.buffer.read().split(b'\0'):
                 l = os.readlink(e.path) if t == b'l' else b''
             except OSError:
                 continue
-            w(b'%s\0%s\0%d\0%d\0%s\0' % (e.path, t, st.st_size, int(st.st_mtime), l))
+            s, ns = divmod(st.st_mtime_ns, 1000000000)
+            w(b'%s\0%s\0%d\0%d.%09d\0%s\0' % (e.path, t, st.st_size, s, ns, l))
 `;
 
 const MAX_LISTING = 256 * 1024 * 1024;
@@ -52,23 +53,25 @@ const FIND_FORMAT = '%p\\0%y\\0%s\\0%T@\\0%l\\0';
  * entries whose inode changed. Errors while listing (a dir a job removed) only leave paths out
  * of a whole listing, which reads as drift: resent.
  */
-export function nodeListScript(python: string, dstWord: string, stateFile: string, base: string): string {
+export function nodeListScript(python: string, dstWord: string, stateFile: string, base: string, alt = ''): string {
+  // `alt`: the token of a manifest staged but never put in place (manifestStore.ts readStagedManifest).
   const find = (args: string) => `xargs -0 -r sh -c 'exec find "$@" ${args} 2>/dev/null'`;
   return [
-    `[ "$(head -c 65 ${shellQuote(stateFile)} 2>/dev/null)" = ${shellQuote(base)} ] || { echo differs; exit 0; }`,
-    `cd ${dstWord} 2>/dev/null || { echo ok full; exit 0; }`,
+    `t="$(head -c 65 ${shellQuote(stateFile)} 2>/dev/null)"`,
+    `if [ "$t" = ${shellQuote(base)} ]; then w=ok;${alt ? ` elif [ "$t" = ${shellQuote(alt)} ]; then w=alt;` : ''} else echo differs; exit 0; fi`,
+    `cd ${dstWord} 2>/dev/null || { echo "$w full"; exit 0; }`,
     `S=${shellQuote(`${stateFile}.since`)}`,
     'T=$(mktemp) || exit 1',
     `trap 'rm -f "$T"' EXIT`,
     'cat > "$T"',
-    `if ! find . -maxdepth 0 -printf '' 2>/dev/null; then ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)} "$S" < "$T"`,
+    `if ! find . -maxdepth 0 -printf '' 2>/dev/null; then ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)} "$S" "$w" < "$T"`,
     `elif [ -f "$S" ]; then`,
-    '  echo ok changed',
+    '  echo "$w changed"',
     `  ${find(`-maxdepth 0 -cnewer "$0" -printf "%p\\\\0D\\\\0\\\\0\\\\0\\\\0"`)} "$S" < "$T"`,
     `  ${find('-maxdepth 0 -cnewer "$0" -print0')} "$S" < "$T" | ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh`,
     `  ${find(`-mindepth 1 -maxdepth 1 ! -type d -cnewer "$0" -printf "${FIND_FORMAT}"`)} "$S" < "$T"`,
     'else',
-    '  echo ok full',
+    '  echo "$w full"',
     `  ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh < "$T"`,
     'fi',
     'exit 0',
@@ -76,10 +79,10 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
 }
 
 /** The stdin for nodeListScript: every directory of `prev`, as the node's relative paths. */
-export function listedDirs(prev: Map<string, ManifestEntry>): Buffer {
-  const dirs = ['.'];
-  for (const e of prev.values()) if (e.t === 'd') dirs.push(`./${e.p}`);
-  return Buffer.from(dirs.join('\0'));
+export function listedDirs(...manifests: Map<string, ManifestEntry>[]): Buffer {
+  const dirs = new Set(['.']);
+  for (const m of manifests) for (const e of m.values()) if (e.t === 'd') dirs.add(`./${e.p}`);
+  return Buffer.from([...dirs].join('\0'));
 }
 
 /**
@@ -90,13 +93,15 @@ export function listedDirs(prev: Map<string, ManifestEntry>): Buffer {
  * and its dir's, are as the last apply left them). Undefined when the node's token is not ours.
  * Fields are compared where they lie in the output (no objects: 20,000 entries).
  */
-export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>): Set<string> | undefined {
+export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>, alt?: Map<string, ManifestEntry>): { prev: Map<string, ManifestEntry>; drift: Set<string> } | undefined {
   // Millions of files a job wrote into synced dirs: a full sync rather than a string too long.
   if (out.length > MAX_LISTING) return undefined;
   const nl = out.indexOf(0x0a);
   const head = nl < 0 ? '' : out.subarray(0, nl).toString();
-  if (head !== 'ok full' && head !== 'ok changed') return undefined;
-  const allWhole = head === 'ok full';
+  const [who, how] = head.split(' ');
+  if (!(who === 'ok' || (who === 'alt' && alt)) || (how !== 'full' && how !== 'changed')) return undefined;
+  if (who === 'alt' && alt) prev = alt;
+  const allWhole = how === 'full';
   const f = out.subarray(nl + 1).toString('utf8').split('\0');
   const at = new Map<string, number>();
   const whole = new Set<string>();
@@ -117,10 +122,12 @@ export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>): Set<st
     if (slash > 0 && drift.has(parent)) ok = false;
     else if (i === undefined) ok = !(allWhole || whole.has(parent));
     else {
-      ok = f[i + 1] === e.t && (e.t !== 'f' || (Number(f[i + 2]) === e.s && Math.floor(Number(f[i + 3])) === wholeSeconds(e.m))) &&
+      // The mtime exactly: a sync sets whole seconds (tar), so a job's same-second, same-size
+      // write shows as a fraction.
+      ok = f[i + 1] === e.t && (e.t !== 'f' || (Number(f[i + 2]) === e.s && Number(f[i + 3]) === wholeSeconds(e.m))) &&
         (e.t !== 'l' || f[i + 4] === e.l);
     }
     if (!ok) drift.add(e.p);
   }
-  return drift;
+  return { prev, drift };
 }

@@ -16,7 +16,12 @@ def place(src, dst):
         for name in files + links:
             to = os.path.join(target, name)
             if os.path.isdir(to) and not os.path.islink(to):
-                sys.exit('cannot replace directory %s with a file' % to)
+                # A directory that became a file or link here: its synced content was removed
+                # first (the delta's removals); what a job left in it stops the sync.
+                try:
+                    os.rmdir(to)
+                except OSError:
+                    sys.exit('cannot replace directory %s with a file: it is not empty' % to)
             os.replace(os.path.join(root, name), to)
         dirs[:] = [d for d in dirs if d not in links]
 `;

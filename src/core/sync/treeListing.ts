@@ -100,10 +100,12 @@ export function parseListing(root: string, out: Buffer): TreeView | undefined {
     ignoreText: (rel) => {
       const st = byRel.get(rel);
       if (!st || st.isDirectory()) return undefined;
+      const f = path.join(root, rel);
       try {
-        return fs.readFileSync(path.join(root, rel), 'utf8');
+        // Only a file (or a link to one): a fifo's read would wait for a writer forever.
+        return fs.statSync(f).isFile() ? fs.readFileSync(f, 'utf8') : undefined;
       } catch {
-        return undefined; // a dangling link: no rules, as existsSync says on the file system
+        return undefined; // a dangling link: no rules, as on the file system (workdirWalk.ts)
       }
     },
   };

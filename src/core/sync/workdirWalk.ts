@@ -45,7 +45,15 @@ export function fsView(root: string): TreeView {
     stat: (rel) => fs.lstatSync(path.join(root, rel)),
     ignoreText: (rel) => {
       const f = path.join(root, rel);
-      return fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : undefined;
+      // Only a file (or a link to one) holds rules: a directory of that name has none, as in
+      // git and in a listing's view (treeListing.ts), instead of failing every sync.
+      let st: fs.Stats;
+      try {
+        st = fs.statSync(f);
+      } catch {
+        return undefined;
+      }
+      return st.isFile() ? fs.readFileSync(f, 'utf8') : undefined;
     },
   };
 }

@@ -9,7 +9,7 @@
 //     over the listing proves afterwards; otherwise way 3.
 //  3. The file system walked (workdirWalk.ts): the first scan of a tree in this process, and
 //     off Linux.
-import { scanWorkdir, type ManifestEntry } from './manifest';
+import { RACY_MS, scanWorkdir, type ManifestEntry } from './manifest';
 import { listChanged, listTree, type Listed } from './treeListing';
 import type { WalkRecord } from './workdirWalk';
 import { trace } from '../util/trace';
@@ -78,6 +78,14 @@ export async function scanWorkdirFast(
  */
 function patched(last: ManifestEntry[], changed: Map<string, Listed>): ManifestEntry[] | undefined {
   const out = last.slice();
+  // Racy no longer (manifest.ts RACY_MS): the file's inode did not change since.
+  const racyFrom = Date.now() - RACY_MS;
+  out.forEach((e, i) => {
+    if (e.r && e.m < racyFrom) {
+      const { r: _, ...rest } = e;
+      out[i] = rest;
+    }
+  });
   if (!changed.size) return out;
   const index = new Map<string, number>();
   last.forEach((e, i) => index.set(e.p, i));
@@ -91,8 +99,9 @@ function patched(last: ManifestEntry[], changed: Map<string, Listed>): ManifestE
       if (st.link !== old.l) return undefined; // a new target is a new link: a rename, really
       out[i] = { ...old, m: st.mtimeMs, x };
     } else if (st.isFile() && old.t === 'f') {
-      const same = old.s === st.size && old.m === st.mtimeMs && old.x === x;
-      out[i] = { ...old, s: st.size, m: st.mtimeMs, x, h: same ? old.h : '' };
+      // Its inode changed: even with size and mtime as before (set back, or the same tick), the
+      // content may differ, so its hash decides (r).
+      out[i] = { ...old, s: st.size, m: st.mtimeMs, x, h: '', r: 1 };
     } else {
       return undefined;
     }

@@ -23,7 +23,7 @@ export interface ManifestEntry {
  * systems): a file written again in the tick its content was read in keeps size and mtime.
  * Content is read only after the scan starts, so a file older than this before it is safe.
  */
-const RACY_MS = 3000;
+export const RACY_MS = 3000;
 
 /** A walk of `root` as entries, hashes reused from `prev` where the stat is unchanged. */
 export function scanWorkdir(
@@ -88,7 +88,7 @@ export function deltaOf(prev: Map<string, ManifestEntry>, cur: ManifestEntry[], 
     if (!old || old.t !== e.t || drift.has(e.p)) send.push(e);
     else if (e.t === 'l' && old.l !== e.l) send.push(e);
     else if (e.t === 'f' && (old.s !== e.s || old.x !== e.x)) send.push(e);
-    else if (e.t === 'f' && (old.m !== e.m || old.r)) {
+    else if (e.t === 'f' && (old.m !== e.m || old.r || e.r)) {
       // A racy entry (see RACY_MS) may have been rewritten in its tick: its hash decides.
       if (!e.h) e.h = hashFile(`${root}/${e.p}`);
       if (e.h !== old.h) send.push(e);

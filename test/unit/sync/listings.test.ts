@@ -104,6 +104,24 @@ describe('tree listings for the one-file sync', () => {
       assert.equal(a.m, fs.lstatSync(path.join(root, 'a.py')).mtimeMs);
     });
 
+    it('a rewrite that keeps size and puts the old mtime back is still sent (its ctime moved)', async () => {
+      const src = tree({ 'a.py': 'aaaa', 'b.py': 'b' });
+      const old = Date.now() / 1000 - 3600;
+      for (const f of ['a.py', 'b.py', '']) fs.utimesSync(path.join(src, f), old, old);
+      await new Promise((r) => setTimeout(r, 300));
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-node-'));
+      const dst = path.join(root, 'wd');
+      const state = { nodeStateDir: path.join(root, 'base', 'sync'), localStateDir: path.join(root, 'ws', '.skydeck', 'sync') };
+      const t = createLocalTransport();
+      await syncWorkdir(t, 'python3', src, dst, state);
+      await syncWorkdir(t, 'python3', src, dst, state);
+      fs.writeFileSync(path.join(src, 'a.py'), 'AAAA');
+      fs.utimesSync(path.join(src, 'a.py'), old, old);
+      const s = await syncWorkdir(t, 'python3', src, dst, state);
+      assert.deepEqual([s.mode, s.files], ['delta', 1]);
+      assert.equal(fs.readFileSync(path.join(dst, 'a.py'), 'utf8'), 'AAAA');
+    });
+
     for (const [what, change] of [
       ['a file removed at the root', (r: string) => fs.rmSync(path.join(r, 'a.py'))],
       ['a file made in a nested dir', (r: string) => fs.writeFileSync(path.join(r, 'sub', 'deep', 'new'), 'n')],

@@ -340,7 +340,16 @@ export function baseProcs(base: string): number[] {
   for (const pid of allPids()) {
     try {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if ((cmd.includes(real) || cmd.includes(base)) && isAlive(pid)) out.push(pid);
+      // Or working below it: a job of a node the fake cloud took away (preempted) runs on, as
+      // its cmdline ("sleep 600") does not name the base.
+      let cwd = '';
+      try {
+        cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+      } catch {
+        /* another user's, or gone */
+      }
+      const under = (p: string) => cwd === p || cwd.startsWith(`${p}/`);
+      if ((cmd.includes(real) || cmd.includes(base) || under(real) || under(base)) && isAlive(pid)) out.push(pid);
     } catch {
       /* gone */
     }

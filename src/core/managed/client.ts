@@ -2,6 +2,7 @@
 // machine (localClient.ts) or on a controller cluster reached through its agent connection.
 // Callers never open the store themselves, so moving the controller changes one factory.
 import type { JobListing, ManagedEvent, ManagedJob } from './jobRows';
+import type { KeptFrom } from './keptLogs';
 
 export interface ManagedSubmit {
   /** Task YAML texts, run in order (a pipeline: one per document). */
@@ -42,9 +43,10 @@ export interface ManagedJobsClient {
   cancel(ids: number[] | 'all'): Promise<CancelOutcome>;
   /**
    * The job's output kept by the controller from clusters already torn down (keptLogs.ts), a
-   * marked line between clusters; undefined: none kept. Optional: a controller that keeps none.
+   * marked line between clusters; undefined: none kept. `from`: only what a follow that read
+   * that cluster up to that byte did not show. Optional: a controller that keeps none.
    */
-  keptLog?(id: number, afterCluster?: string): Promise<Buffer | undefined>;
+  keptLog?(id: number, from?: KeptFrom): Promise<Buffer | undefined>;
   /** Lines of the controller's own log that mention the job. Optional, like keptLog. */
   controllerLog?(id: number): Promise<string[]>;
   /**

@@ -25,6 +25,8 @@ export interface FollowState {
   finished?: boolean;
   /** The kept output (clusters already torn down) was passed on. */
   keptShown?: boolean;
+  /** The segment's read failed (its cluster may have been torn down under it). */
+  readFailed?: boolean;
 }
 
 export interface FollowOptions {
@@ -40,9 +42,13 @@ export interface FollowOptions {
   log?(m: string): void;
 }
 
+/** How long an ended job's output may take to be kept (the controller reads it for up to 60 s). */
+const KEPT_WAIT_MS = 75_000;
+
 /** Resolves with the ended job, or undefined when `signal` aborted first. */
 export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | 'keptLog'>, id: number, o: FollowOptions): Promise<ManagedJob | undefined> {
   const st = o.state ?? { offset: 0 };
+  let keptBy: number | undefined;
   while (!o.signal.aborted) {
     const j = await client.job(id);
     if (!j) throw new Error(`there is no managed job ${id}`);
@@ -53,7 +59,7 @@ export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | '
       const key = `${j.clusterName}:${j.agentJobId}`;
       if (key !== st.segment) {
         if (st.segment) o.onMarker(recoveryMarker(id, j.clusterName, `recoveries: ${j.recoveryCount}`));
-        Object.assign(st, { segment: key, offset: 0, finished: false });
+        Object.assign(st, { segment: key, offset: 0, finished: false, readFailed: false });
       }
       if (!st.finished) {
         const seg = new AbortController();
@@ -66,7 +72,10 @@ export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | '
           await o.follow({ cluster: j.clusterName, agentJobId: j.agentJobId }, st.offset, (d) => {
             st.offset += d.length;
             o.onOutput(d);
-          }, seg.signal).catch((e: Error) => o.log?.(`managed job ${id}: log of ${j.clusterName} ended: ${e.message}`));
+          }, seg.signal).catch((e: Error) => {
+            st.readFailed = true;
+            o.log?.(`managed job ${id}: log of ${j.clusterName} ended: ${e.message}`);
+          });
         } finally {
           seg.abort();
           o.signal.removeEventListener('abort', stop);
@@ -77,15 +86,20 @@ export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | '
       }
     }
     if (isTerminal(j.status)) {
-      // What was not followed live (the job ended, or moved on and ended, before this look):
-      // what the controller kept, after the last cluster shown here.
+      // What was not followed live (the job ended, or moved on and ended, before this look; or
+      // the read failed as the cluster was torn down): what the controller kept, from the byte
+      // this follow reached. The controller keeps a cluster's output before it forgets the
+      // cluster, so after a failed read, while the ended job still names one, it may be on the way.
       if (!st.keptShown) {
-        st.keptShown = true;
-        const shown = st.segment?.slice(0, st.segment.lastIndexOf(':'));
-        const kept = await client.keptLog?.(id, shown);
-        if (kept?.length) o.onOutput(kept);
-      }
-      return j;
+        const at = st.segment ? { cluster: st.segment.slice(0, st.segment.lastIndexOf(':')), offset: st.offset } : undefined;
+        const kept = await client.keptLog?.(id, at);
+        const waiting = !kept?.length && st.readFailed && client.keptLog && j.clusterName !== null && Date.now() < (keptBy ??= Date.now() + KEPT_WAIT_MS);
+        if (!waiting) {
+          st.keptShown = true;
+          if (kept?.length) o.onOutput(kept);
+          return j;
+        }
+      } else return j;
     }
     await sleep(o.pollMs ?? 200, o.signal);
   }

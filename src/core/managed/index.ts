@@ -10,7 +10,7 @@ export { jobNameOf } from './names';
 export { splitPipeline, type PipelineText } from './pipeline';
 export { LocalManagedClient } from './localClient';
 export { controllerHome, storeFileOf, controllerLogFile, leaseHolder, ensureLocalController, openLocalClient, type CliEntry } from './localHome';
-export { keepLog, readKeptLog, keptLogDir, recoveryMarker, KEPT_LOG_MAX_BYTES } from './keptLogs';
+export { keepLog, readKeptLog, keptLogDir, recoveryMarker, KEPT_LOG_MAX_BYTES, type KeptFrom } from './keptLogs';
 export { linesAbout } from './controllerLog';
 export { followManagedLog, type FollowState, type SegmentFollower } from './followLog';
 export { clusterRate, type ClusterRate } from './jobCost';

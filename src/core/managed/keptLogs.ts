@@ -97,22 +97,37 @@ function segments(workspaceRoot: string, id: number): Segment[] {
   return out.sort((a, b) => a.launch - b.launch);
 }
 
-/** The kept output of every cluster the job ran on, in order, a marker line between; undefined: none kept. */
-export function readKeptLog(workspaceRoot: string, id: number, afterCluster?: string): Buffer | undefined {
+/** Where a live follow stopped: the cluster it read and how many of its bytes it passed on. */
+export interface KeptFrom {
+  cluster: string;
+  offset: number;
+}
+
+/**
+ * The kept output of every cluster the job ran on, in order, a marker line between; undefined:
+ * none kept. With `from`, what a live follow did not show: the rest of that cluster's output
+ * (its read may have failed as the cluster was torn down), then the clusters after it, marked.
+ */
+export function readKeptLog(workspaceRoot: string, id: number, from?: KeptFrom): Buffer | undefined {
   let segs = segments(workspaceRoot, id);
-  // A follower that showed `afterCluster` live wants only the clusters after it, each marked.
-  // (Not kept at all: nothing, rather than the shown output a second time.)
-  const shown = afterCluster === undefined ? -1 : segs.findIndex((s) => s.cluster === afterCluster);
-  if (afterCluster !== undefined && shown < 0) return undefined;
-  if (shown >= 0) segs = segs.slice(shown + 1);
-  if (!segs.length) return undefined;
+  const shown = from === undefined ? -1 : segs.findIndex((s) => s.cluster === from.cluster);
+  // (That cluster not kept at all: nothing, rather than guess at what was shown.)
+  if (from !== undefined && shown < 0) return undefined;
   const parts: Buffer[] = [];
+  if (shown >= 0) {
+    const s = segs[shown];
+    if (!s.missing) {
+      const body = fs.readFileSync(s.file);
+      if (body.length > from!.offset) parts.push(body.subarray(from!.offset));
+    }
+    segs = segs.slice(shown + 1);
+  }
   segs.forEach((s, i) => {
     if (i || shown >= 0) parts.push(Buffer.from(`${endsWithNewline(parts) ? '' : '\n'}${recoveryMarker(id, s.cluster, `launch ${s.launch}`)}\n`));
     const body = fs.readFileSync(s.file);
     parts.push(s.missing ? Buffer.from(`[skydeck: the output on cluster ${s.cluster} could not be kept: ${body.toString('utf8')}]\n`) : body);
   });
-  return Buffer.concat(parts);
+  return parts.length ? Buffer.concat(parts) : undefined;
 }
 
 function endsWithNewline(parts: Buffer[]): boolean {

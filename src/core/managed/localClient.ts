@@ -3,7 +3,7 @@
 // it. Starting the process is the caller's (the CLI knows its own entry; the editor its bundle).
 import * as path from 'node:path';
 import { thisCreator } from '../state';
-import { readKeptLog } from './keptLogs';
+import { readKeptLog, type KeptFrom } from './keptLogs';
 import { linesAbout } from './controllerLog';
 import { ManagedStore } from './store';
 import { getJob, insertJob, listJobs, listManagedEvents, requestCancel, type JobListing, type ManagedEvent, type ManagedJob } from './jobRows';
@@ -68,8 +68,8 @@ export class LocalManagedClient implements ManagedJobsClient {
     return { requested, skipped: targets.filter((id) => !requested.includes(id)) };
   }
 
-  async keptLog(id: number, afterCluster?: string): Promise<Buffer | undefined> {
-    return this.home === undefined ? undefined : readKeptLog(this.home, id, afterCluster);
+  async keptLog(id: number, from?: KeptFrom): Promise<Buffer | undefined> {
+    return this.home === undefined ? undefined : readKeptLog(this.home, id, from);
   }
 
   async controllerLog(id: number): Promise<string[]> {

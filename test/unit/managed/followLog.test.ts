@@ -57,7 +57,7 @@ describe('managed: followManagedLog', () => {
       },
     });
     assert.equal(none, undefined, 'aborted: no end');
-    assert.deepEqual(state, { segment: 'j-mj3-1:4', offset: 5, finished: false });
+    assert.deepEqual(state, { segment: 'j-mj3-1:4', offset: 5, finished: false, readFailed: false });
     const end = await followManagedLog(scripted([a, job({ status: 'FAILED' })]), 3, {
       signal: new AbortController().signal, state, pollMs: 1, onOutput: () => undefined, onMarker: () => assert.fail('same cluster: no marker'),
       follow: async (_s, from) => void reads.push(from),
@@ -95,5 +95,41 @@ describe('managed: followManagedLog', () => {
     await assert.rejects(followManagedLog({ job: async () => undefined }, 9, {
       signal: new AbortController().signal, onOutput: () => undefined, onMarker: () => undefined, follow: async () => undefined,
     }), /there is no managed job 9/);
+  });
+
+  it('a read that fails as the ended job\'s cluster is torn down: the kept output from the byte reached, once it is kept', async () => {
+    const ended = job({ status: 'SUCCEEDED', clusterName: 'j-mj3-1', agentJobId: 1, endedAt: 9 });
+    const forgotten = job({ status: 'SUCCEEDED', endedAt: 9 });
+    let looks = 0;
+    const asked: unknown[] = [];
+    const client = {
+      // The controller keeps the output, then tears the cluster down, then forgets it.
+      job: async () => (++looks < 4 ? ended : forgotten),
+      keptLog: async (_id: number, from?: { cluster: string; offset: number }) => {
+        asked.push(from);
+        return looks < 3 ? undefined : Buffer.from('line 1\nline 2\n').subarray(from?.offset ?? 0);
+      },
+    };
+    const out: string[] = [];
+    const end = await followManagedLog(client, 3, {
+      signal: new AbortController().signal, pollMs: 1, onOutput: (d) => out.push(d.toString()), onMarker: () => assert.fail('one cluster'),
+      follow: async (_s, _f, onChunk) => {
+        onChunk(Buffer.from('line 1\n'));
+        throw new Error('no cluster j-mj3-1');
+      },
+    });
+    assert.equal(end?.status, 'SUCCEEDED');
+    assert.equal(out.join(''), 'line 1\nline 2\n', 'each byte once');
+    assert.deepEqual(asked.at(-1), { cluster: 'j-mj3-1', offset: 7 });
+  });
+
+  it('a read that ended whole does not wait for the teardown', async () => {
+    const ended = job({ status: 'SUCCEEDED', clusterName: 'j-mj3-1', agentJobId: 1, endedAt: 9 });
+    const t0 = Date.now();
+    const end = await followManagedLog({ job: async () => ended, keptLog: async () => undefined }, 3, {
+      signal: new AbortController().signal, pollMs: 1, onOutput: () => undefined, onMarker: () => undefined, follow: async () => undefined,
+    });
+    assert.equal(end?.status, 'SUCCEEDED');
+    assert.ok(Date.now() - t0 < 5_000, `${Date.now() - t0} ms`);
   });
 });

@@ -22,6 +22,20 @@ describe('managed: kept logs and the controller log', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
+  it('from where a live follow stopped: the rest of that cluster, then the later ones marked; an unkept cluster is nothing', () => {
+    const root = tempRoot();
+    const dir = keptLogDir(root, 5);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, '1-j-mj5-1.log'), 'one\ntwo\n');
+    fs.writeFileSync(path.join(dir, '2-j-mj5-2.log'), 'three\n');
+    assert.equal(readKeptLog(root, 5, { cluster: 'j-mj5-1', offset: 0 })!.toString(), 'one\ntwo\n--- managed job 5: now on cluster j-mj5-2 (launch 2) ---\nthree\n',
+      'a read that failed at its first byte (the cluster torn down under it) gets all of it');
+    assert.equal(readKeptLog(root, 5, { cluster: 'j-mj5-1', offset: 4 })!.toString(), 'two\n--- managed job 5: now on cluster j-mj5-2 (launch 2) ---\nthree\n');
+    assert.equal(readKeptLog(root, 5, { cluster: 'j-mj5-2', offset: 6 }), undefined, 'read whole: nothing more');
+    assert.equal(readKeptLog(root, 5, { cluster: 'j-mj5-3', offset: 0 }), undefined);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
   it('controller log lines about job 3 only; a missing file is no lines; only the tail of a huge file is read', () => {
     const root = tempRoot();
     const f = path.join(root, 'controller.log');

@@ -54,6 +54,11 @@ describe('issue 19: a job\'s end shows at once (extension host, local cloud)', f
     await vscode.workspace.getConfiguration('skydeck').update('refreshIntervalSeconds', 3600, vscode.ConfigurationTarget.Global);
     const r = await vscode.commands.executeCommand<{ jobId: number } | undefined>('skydeck.launchTask', taskFile('end-up', task('end-up', 'true')), { cluster, showLogs: false });
     assert.ok(r?.jobId, 'launchTask failed: see the Skydeck log');
+    // The launch's own job ends before the tests count running jobs (under load it may not have).
+    await until(`launch job ${r.jobId} ended`, 60_000, async () => {
+      await api.clustersModel.reload();
+      return api.clustersModel.job(cluster, r.jobId)?.status === 'SUCCEEDED' ? true : undefined;
+    });
     const model = api.clustersModel;
     const reload = model.reload;
     model.reload = function (this: typeof model) {

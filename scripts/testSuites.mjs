@@ -16,7 +16,7 @@ export function testSuites({ ci, env = process.env }) {
     // installed from it. After part 1 in its lane: the files that read dist/ are all there.
     { name: 'VS Code: extension host + UI (code-server, Chromium)', lane: 0, cmd: 'node', args: ['scripts/vscode-test/run-all.mjs'], timeoutMs: minutes(60) },
     { name: 'unit + integration, part 2 (mocha: the rest)', lane: 1, cmd: 'npx', args: ['mocha', ...forbidOnly, ...MOCHA_FIRST.flatMap((p) => ['--ignore', p]), ...MOCHA_ALL], timeoutMs: minutes(45), exitAfterResultMs },
-    { name: 'log panel page (headless Chromium)', lane: 1, cmd: 'npx', args: [...mochaAlone(ci), '--timeout', '120000', 'test/webview/**/*.test.ts'], timeoutMs: minutes(20), exitAfterResultMs },
+    { name: 'log panel page (headless Chromium)', lane: 0, cmd: 'npx', args: [...mochaAlone(ci), '--timeout', '120000', 'test/webview/**/*.test.ts'], timeoutMs: minutes(20), exitAfterResultMs },
   ];
 }
 
@@ -34,6 +34,7 @@ export const MOCHA_FIRST = [
   // mocha loads the first kit file: kitLifecycle.ts) runs alongside the files before them.
   'test/integration/packaging/**/*.test.ts',
   'test/integration/bench/**/*.test.ts',
+  'test/unit/managed/**/*.test.ts',
   'test/integration/containers/**/*.test.ts',
   'test/integration/managed/**/*.test.ts',
   'test/unit/provision/kubernetesFaults.test.ts',

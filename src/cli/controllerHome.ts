@@ -35,7 +35,7 @@ export async function stopLocalController(workspaceRoot: string): Promise<number
  * The client every `jobs` command uses: the controller on this machine, or on the controller
  * cluster that $SKYDECK_JOBS_CONTROLLER / jobs.controller names (launched on first use).
  */
-export async function managedClient(ctx: OpsContext, o: { copyCredentials?: boolean; launch?: boolean } = {}): Promise<ManagedJobsClient> {
+export async function managedClient(ctx: OpsContext, o: { copyCredentials?: boolean; launch?: boolean; refresh?: boolean } = {}): Promise<ManagedJobsClient> {
   let setting;
   try {
     setting = readControllerSetting();
@@ -43,7 +43,7 @@ export async function managedClient(ctx: OpsContext, o: { copyCredentials?: bool
     throw new OpsError('usage', (e as Error).message);
   }
   if (setting.place.kind !== 'this-machine') {
-    return openRemoteClient(ctx, setting.place, { copyCredentials: o.copyCredentials || setting.copyCredentials, launch: o.launch, idleMinutes: setting.idleMinutes });
+    return openRemoteClient(ctx, setting.place, { copyCredentials: o.copyCredentials || setting.copyCredentials, launch: o.launch, refresh: o.refresh, idleMinutes: setting.idleMinutes });
   }
   return LocalManagedClient.open(storeFileOf(ctx.workspaceRoot), () => {
     const c = ensureLocalController(ctx.workspaceRoot);

@@ -18,8 +18,10 @@ export const jobsCommand: CliCommand = {
   -y, --yes         do not ask for confirmation
   --copy-credentials  give a controller cluster your ssh pools' entries, keys and host keys
                     (needed for jobs on ssh pools; never cloud credentials)
-skydeck jobs queue [--all]
+skydeck jobs queue [--all] [--refresh]
   Unfinished managed jobs (--all: finished ones too): status, recoveries, cluster, duration.
+  --refresh         start a stopped controller VM to read its list (it stopped itself once no
+                    job was active; a look never starts it otherwise: it bills while up)
 skydeck jobs cancel ID... | --all [-y]
   Cancels the jobs; their clusters are torn down with proof. --all needs -y.
 skydeck jobs logs ID [--controller]
@@ -31,20 +33,22 @@ Where the controller runs: $SKYDECK_JOBS_CONTROLLER or jobs.controller in ~/.sky
   this-machine   (default) in the background here; its state in $SKYDECK_CONTROLLER_HOME
                  (default ~/.skydeck/controller); it exits once every job has ended
   local-cluster  on a local cluster (skydeck-jobs-…, in that workspace's status/down)
-  ssh:POOL       on a host of the ssh pool POOL: keeps running when this machine is off`,
+  ssh:POOL       on a host of the ssh pool POOL: keeps running when this machine is off
+  aws[/REGION]   on a small EC2 VM of its own, which stops itself once no managed job is active`,
   workspace: 'controller',
   flags: [
     { name: 'name', short: 'n', takesValue: true }, { name: 'env', takesValue: true, repeated: true },
     { name: 'env-file', takesValue: true }, { name: 'secret', takesValue: true, repeated: true },
     { name: 'yes', short: 'y' }, { name: 'detach-run', short: 'd' }, { name: 'all', short: 'a' },
     { name: 'controller' }, { name: 'idle-seconds', takesValue: true }, { name: 'poll-ms', takesValue: true }, { name: 'copy-credentials' },
+    { name: 'refresh', short: 'r' },
   ],
   async run(args, io, context) {
     const [sub, ...rest] = args.positionals;
     if (sub === 'launch') return jobsLaunch(io, await context(), rest, args.flags);
     if (sub === 'queue') {
       if (rest.length) throw new UsageError('jobs queue takes no arguments');
-      return jobsQueue(io, await context(), !!args.flags.all);
+      return jobsQueue(io, await context(), !!args.flags.all, !!args.flags.refresh);
     }
     if (sub === 'cancel') return jobsCancel(io, await context(), rest, args.flags);
     if (sub === 'logs') {

@@ -4,9 +4,9 @@ import { EXIT, type CliIO } from '../io';
 import { duration, table } from '../table';
 import { managedClient } from '../controllerHome';
 
-/** `jobs queue [--all]`: a look at the store (no controller needs to run for it). */
-export async function jobsQueue(io: CliIO, ctx: OpsContext, all: boolean): Promise<number> {
-  const client = await managedClient(ctx, { launch: false });
+/** `jobs queue [--all] [--refresh]`: a look at the store (no controller needs to run for it). */
+export async function jobsQueue(io: CliIO, ctx: OpsContext, all: boolean, refresh = false): Promise<number> {
+  const client = await managedClient(ctx, { launch: false, refresh });
   const listing = await client.list().finally(() => client.close());
   const now = ctx.clock?.now() ?? Date.now();
   const jobs = listing.jobs.filter((j) => all || !isTerminal(j.status)).reverse();

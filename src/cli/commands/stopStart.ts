@@ -1,4 +1,5 @@
 import { expandClusterNames, start as startOp, stop as stopOp } from '../../core/ops';
+import { guardControllerStop } from '../../core/managed';
 import { UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { worstExit } from './down';
@@ -16,6 +17,7 @@ export const stopCommand: CliCommand = {
     const names = await expandClusterNames(ctx, args.positionals);
     for (const name of names) {
       try {
+        await guardControllerStop(ctx, name);
         const r = await stopOp(ctx, name);
         io.out(`Cluster ${name} is stopped (${r.notes.join('; ')}).\n`);
       } catch (e) {

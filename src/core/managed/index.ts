@@ -17,7 +17,7 @@ export { clusterRate, type ClusterRate } from './jobCost';
 export { managedJobViews, listManagedJobs, type ManagedJobView, type ManagedJobsListing } from './jobViews';
 export type { ManagedJobsClient, ManagedSubmit, CancelOutcome, ControllerNote, FollowIO } from './client';
 export { openRemoteClient, connectController, type RemoteOpenOptions } from './remote/open';
-export { guardControllerDown } from './remote/downGuard';
+export { guardControllerDown, guardControllerStop } from './remote/downGuard';
 export { RemoteManagedClient } from './remote/remoteClient';
 export { readControllerSetting, parsePlace, type ControllerPlace, type ControllerSetting } from './remote/setting';
 export { controllerClusterName } from './remote/controllerCluster';

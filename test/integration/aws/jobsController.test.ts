@@ -5,7 +5,7 @@
 // there and the real controller runs a managed job (on a `local` cluster of that node: a job
 // cluster on AWS would need the node to reach moto's instances, which are not machines). The
 // node's agent counts the controller busy while the job runs and stops the node once idle;
-// the stopped VM is started again by the next jobs call; down deletes its role and profile
+// a look at the stopped VM starts nothing, "jobs queue --refresh" starts it; down deletes its role and profile
 // with proof, and the leak sweep lists them when no row owns them.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -18,7 +18,7 @@ import { Connections, agentBootstrap, down, type OpsContext } from '../../../src
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { NODE_MANAGED_STORE } from '../../../src/core/ops/controllerNode';
 import { realClock } from '../../../src/core/provision';
-import { cliBundle, controllerClusterName, guardControllerDown, openRemoteClient, type ControllerPlace } from '../../../src/core/managed';
+import { cliBundle, controllerClusterName, guardControllerDown, guardControllerStop, openRemoteClient, type ControllerPlace } from '../../../src/core/managed';
 import type { RemoteManagedClient } from '../../../src/core/managed/remote/remoteClient';
 import { controllerPolicy } from '../../../src/core/clouds/aws/controllerPolicy';
 import { startHosts, type TestHosts } from '../../hosts';
@@ -78,7 +78,7 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     const r = await ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: `tag:${TAG_UID}`, Values: [uid] }] }));
     return (r.Reservations ?? []).flatMap((x) => x.Instances ?? []);
   };
-  const open = (launch?: boolean) => openRemoteClient(ctx, PLACE, { bundle: cliBundle(cli), idleMinutes: 1, launch }) as Promise<RemoteManagedClient>;
+  const open = (launch?: boolean, refresh?: boolean) => openRemoteClient(ctx, PLACE, { bundle: cliBundle(cli), idleMinutes: 1, launch, refresh }) as Promise<RemoteManagedClient>;
   const host = () => hosts.hosts[0];
 
   it('launches the controller VM with its scoped instance profile, runs a job through it, autostops once idle, starts again, downs with proof', async () => {
@@ -144,12 +144,16 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     await new Promise((r) => setTimeout(r, 7000)); // more than twice the idle time
     assert.equal((await agent.status()).autostop!.idle_seconds, null, 'busy: a managed job is RUNNING (the agent itself runs none)');
     assert.equal((await host().exec('test -e "$HOME/shutdown-ran" && echo fired || echo no')).stdout.trim(), 'no');
+    // `skydeck stop` of the controller VM is refused while the job runs: its cluster would bill with no controller.
+    await assert.rejects(guardControllerStop(ctx, name, { bundle: cliBundle(cli) }),
+      new RegExp(`${name} is the managed-jobs controller of 1 unfinished job\\(s\\) \\(${id}\\); stopped, it would leave their clusters billing with no controller`));
     await host().exec('touch "$HOME/go"');
     await until('the job SUCCEEDED with its cluster gone', async () => {
       const j = await client.job(id);
       return j?.status === 'SUCCEEDED' && j.clusterName === null;
     }, 180_000);
     await client.close();
+    await guardControllerStop(ctx, name, { bundle: cliBundle(cli) }); // every job ended: a stop may go on
 
     // 6. Idle: the agent shuts the node down (the marker), once.
     await until('the self-stop', async () => (await host().exec('cat "$HOME/shutdown-ran" 2>/dev/null')).stdout.trim() !== '', 60_000);
@@ -160,12 +164,16 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     await ctx.connections.forget(name);
     // The editor's look asks the cloud, sees the VM stopped, and neither connects nor starts it.
     await assert.rejects(openRemoteClient(ctx, PLACE, { bundle: cliBundle(cli), launch: false, editor: true }),
-      new RegExp(`the managed-jobs controller cluster ${name} is STOPPED.*: its jobs are unknown until it is up again; "skydeck jobs queue" relaunches it`));
+      new RegExp(`the managed-jobs controller cluster ${name} is STOPPED.*: its jobs are unknown until it is up again; "skydeck jobs queue --refresh" starts it`));
     assert.deepEqual((await instancesOf(row.uid)).map((i) => i.State?.Name), ['stopped']);
 
-    // 7. The next jobs call sees the VM stopped, starts it again, and finds the job's history.
+    // 7. A CLI look (jobs queue) asks the cloud too and does not start it; --refresh starts it
+    // again and finds the job's history.
+    await assert.rejects(open(false), new RegExp(`the managed-jobs controller VM ${name} is STOPPED: it stops itself once no managed job is active, so none is running\\. ` +
+      'Its job list is on its disk: "skydeck jobs queue --refresh" starts it'));
+    assert.deepEqual((await instancesOf(row.uid)).map((i) => i.State?.Name), ['stopped'], 'a look started nothing');
     progress.length = 0;
-    const again = await open(false);
+    const again = await open(false, true);
     try {
       assert.ok(progress.some((m) => m.startsWith(`Starting the managed-jobs controller cluster ${name}`)), progress.join('\n'));
       assert.equal(again.cluster.uid, row.uid, 'the same VM, not a new one');

@@ -54,11 +54,16 @@ function placeWords(place: ClusterPlace): string {
  * The controller cluster's row, launched (or started again) first if it is not UP. A cloud
  * controller stops itself when idle, so its row is checked with the cloud before it is trusted.
  */
-export async function ensureControllerCluster(ctx: OpsContext, place: ClusterPlace, o: { idleMinutes?: number } = {}): Promise<ClusterRecord> {
+export async function ensureControllerCluster(ctx: OpsContext, place: ClusterPlace, o: { idleMinutes?: number; startStopped?: boolean } = {}): Promise<ClusterRecord> {
   const name = controllerClusterName(place);
   let known = await ctx.store.read((db) => getCluster(db, name));
   if (known && place.kind === 'cloud') known = await refreshCloudRow(ctx, known);
   if (known?.status === 'UP') return known;
+  if (known && place.kind === 'cloud' && o.startStopped === false) {
+    const why = known.status === 'STOPPED' ? 'it stops itself once no managed job is active, so none is running' : `its last launch did not finish${known.last_error ? ` (${known.last_error})` : ''}`;
+    throw new OpsError('usage', `the managed-jobs controller VM ${name} is ${known.status}: ${why}. Its job list is on its disk: ` +
+      '"skydeck jobs queue --refresh" starts it to read the list (billed while it runs; it stops itself again when idle)');
+  }
   ctx.progress(`${known ? 'Starting' : 'Launching'} the managed-jobs controller cluster ${name} (${placeWords(place)})`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-ctl-'));
   try {

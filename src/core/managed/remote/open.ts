@@ -25,6 +25,8 @@ export interface RemoteOpenOptions {
   editor?: boolean;
   /** A cloud controller cluster's autostop (jobs.controller_idle_minutes), set when it is launched. */
   idleMinutes?: number;
+  /** With launch false: a stopped cloud controller is started to answer (`jobs queue --refresh`). */
+  refresh?: boolean;
 }
 
 export async function openRemoteClient(ctx: OpsContext, place: Exclude<ControllerPlace, { kind: 'this-machine' }>, o: RemoteOpenOptions = {}): Promise<ManagedJobsClient> {
@@ -39,10 +41,13 @@ export async function openRemoteClient(ctx: OpsContext, place: Exclude<Controlle
     // The editor looks every few seconds: it never relaunches a controller cluster that is not UP
     // (its jobs are unknown then, not "none"); a submit or a `jobs` command does.
     if (o.editor && row.status !== 'UP') {
-      throw new Error(`the managed-jobs controller cluster ${name} is ${row.status}${row.last_error ? ` (${row.last_error})` : ''}: its jobs are unknown until it is up again; "skydeck jobs queue" relaunches it`);
+      throw new Error(`the managed-jobs controller cluster ${name} is ${row.status}${row.last_error ? ` (${row.last_error})` : ''}: its jobs are unknown until it is up again; "skydeck jobs queue --refresh" starts it`);
     }
   }
-  return connectController(ctx, await ensureControllerCluster(ctx, place, { idleMinutes: o.idleMinutes }), { ...o, bundle });
+  // A look (launch false) never starts a stopped controller VM unless asked: it bills while up,
+  // and it stopped itself only once no managed job was active.
+  const startStopped = o.launch !== false || o.refresh === true;
+  return connectController(ctx, await ensureControllerCluster(ctx, place, { idleMinutes: o.idleMinutes, startStopped }), { ...o, bundle });
 }
 
 /**

@@ -61,18 +61,20 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
     `if [ "$t" = ${shellQuote(base)} ]; then w=ok;${alt ? ` elif [ "$t" = ${shellQuote(alt)} ]; then w=alt;` : ''} else echo differs; exit 0; fi`,
     `cd ${dstWord} 2>/dev/null || { echo "$w full"; exit 0; }`,
     `S=${shellQuote(`${stateFile}.since`)}`,
-    'T=$(mktemp) || exit 1',
-    `trap 'rm -f "$T"' EXIT`,
-    'cat > "$T"',
-    `if ! find . -maxdepth 0 -printf '' 2>/dev/null; then ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)} "$S" "$w" < "$T"`,
+    `if ! find . -maxdepth 0 -printf '' 2>/dev/null; then exec ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)} "$S" "$w"`,
     `elif [ -f "$S" ]; then`,
     '  echo "$w changed"',
-    `  ${find(`-maxdepth 0 -cnewer "$0" -printf "%p\\\\0D\\\\0\\\\0\\\\0\\\\0"`)} "$S" < "$T"`,
-    `  ${find('-maxdepth 0 -cnewer "$0" -print0')} "$S" < "$T" | ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh`,
-    `  ${find(`-mindepth 1 -maxdepth 1 ! -type d -cnewer "$0" -printf "${FIND_FORMAT}"`)} "$S" < "$T"`,
+    // One walk of the listed dirs and what they hold: what changed since, a dir as a marker
+    // record (also noted in a file per find run: -fprint0 truncates), anything else as itself.
+    // Then the changed dirs whole (none, mostly).
+    '  D=$(mktemp -d) || exit 1',
+    `  trap 'rm -rf "$D"' EXIT`,
+    '  export D',
+    `  ${find(`-maxdepth 1 -cnewer "$0" \\( -type d -printf "%p\\0D\\0\\0\\0\\0" -fprint0 "$D/$$" -o -printf "${FIND_FORMAT}" \\)`)} "$S"`,
+    `  cat "$D"/* 2>/dev/null | ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh`,
     'else',
     '  echo "$w full"',
-    `  ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh < "$T"`,
+    `  ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh`,
     'fi',
     'exit 0',
   ].join('\n');

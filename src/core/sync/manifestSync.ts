@@ -139,12 +139,15 @@ export function startApply(r: ApplyArgs): PendingApply {
       if (used) throw new Error('a node apply was used twice');
       used = true;
       const token = digestOf(all);
+      trace('apply: token made');
       const archive = archiveDelta(r.localDir, delta, stats);
       let staged: StagedManifest | undefined;
       let stageError: unknown;
       archive.once('end', () => {
         try {
+          trace('apply: tar sent');
           staged = stageManifest(r.localFile, all, token);
+          trace('apply: local manifest staged');
         } catch (e) {
           stageError = e;
         }
@@ -155,6 +158,7 @@ export function startApply(r: ApplyArgs): PendingApply {
       archive.pipe(stdin);
       try {
         const res = await done;
+        trace('apply: node done');
         if (res.code !== 0 && res.code !== STALE) throw new SyncStepError(res.stderr.toString().trim());
         if (res.code !== 0) {
           discardManifest(staged);

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { exec } from '../src/core/ops';
 import type { TestOps } from '../test/integration/ops/helpers';
+import { forgetScanMemos } from '../src/core/sync/fastScan';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -32,9 +33,31 @@ export async function syncFigures(ops: TestOps, ws: string, cluster: string, tas
       oneChanged.push(performance.now() - t0);
       if (process.env.SKYDECK_TRACE === '1') process.stderr.write('\n');
     }
+    // As a new CLI process scans: knowing only the memo its last sync left beside the manifest
+    // (scanMemoFile.ts), and, as before that existed, nothing (the tree walked).
+    const newProcess = async (withMemo: boolean): Promise<number[]> => {
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        fs.writeFileSync(path.join(wd, 'd9', `f${9 + 100 * i}.bin`), `edit ${withMemo} ${i}\n`);
+        forgetScanMemos();
+        if (!withMemo) for (const f of fs.readdirSync(syncDir)) if (f.endsWith('.scan')) fs.rmSync(path.join(syncDir, f));
+        t0 = performance.now();
+        await exec(ops, { cluster, taskFile: wdTask, detach: true });
+        times.push(performance.now() - t0);
+      }
+      return times;
+    };
+    const syncDir = path.join(ops.workspaceRoot, '.skydeck', 'sync');
+    const fresh = await newProcess(true);
+    const walked = await newProcess(false);
     const loadavg = os.loadavg().map((l) => Math.round(l * 100) / 100);
     console.log(JSON.stringify({ figure: 'sync.exec_full_ms', value: Math.round(full), unit: 'ms', files: 20_000, mb: 500, synced: synced[0], loadavg }));
     console.log(JSON.stringify({ figure: 'sync.exec_one_changed_ms', value: Math.round(median(oneChanged)), unit: 'ms', runs, all: oneChanged.map(Math.round), files: 20_000, mb: 500, synced: synced.pop(), note: 'exec -d (sync + submit), connection open', loadavg }));
+    console.log(JSON.stringify({
+      figure: 'sync.exec_one_changed_new_process_ms', value: Math.round(median(fresh)), unit: 'ms', runs, all: fresh.map(Math.round),
+      without_memo_ms: Math.round(median(walked)), without_memo_all: walked.map(Math.round),
+      note: 'the scan as a new CLI process does it: from the memo its last sync left (without: the tree walked); connection open', loadavg,
+    }));
   } finally {
     ops.log = log;
     fs.rmSync(wd, { recursive: true, force: true });

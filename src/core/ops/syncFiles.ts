@@ -9,7 +9,8 @@ import { checkGitWorkdir, GitWorkdirError, syncGitWorkdir } from '../sync/gitWor
 import type { NamedBucketMount } from '../storage/types';
 import { archiveDirectory, archiveFile } from '../sync/workdirArchive';
 import { deltaOf, isEmptyDelta, sha256, type ManifestEntry } from '../sync/manifest';
-import { scanWorkdirFast } from '../sync/fastScan';
+import { scanMemoFor, scanWorkdirFast, seedScanMemo } from '../sync/fastScan';
+import { readScanMemo, writeScanMemo } from '../sync/scanMemoFile';
 import { manifestFile, manifestIdentity, readManifest, readStagedManifest } from '../sync/manifestStore';
 import { manifestSync, startApply, startCheck, type ManifestSyncStats } from '../sync/manifestSync';
 import { OpsError } from './errors';
@@ -130,15 +131,25 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   const readId = manifestIdentity(localFile); // before the read: a commit in between is seen at ours
   const prev = readManifest(localFile) ?? new Map<string, ManifestEntry>();
   trace('sync: local manifest read');
+  // Another process's scan of this tree (the CLI's last exec): the scan may start from it.
+  if (prev.size && readId !== 'none' && manifestIdentity(localFile) === readId) {
+    const memo = readScanMemo(localFile, readId);
+    if (memo) seedScanMemo(localDir, skip, [...prev.values()].map((e) => ({ ...e })), memo);
+  }
+  let scanned: ManifestEntry[] | undefined;
+  const onCommitted = (id: string) => {
+    const memo = scanned && scanMemoFor(localDir, skip, scanned);
+    if (memo) writeScanMemo(localFile, id, memo);
+  };
   const staged = readStagedManifest(localFile);
   const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev, staged };
   const checked = trustLocal ? undefined : startCheck(where);
   // The node's apply starts now too (its channel and Python), unless --fast may skip it.
-  const pending = trustLocal ? undefined : startApply({ ...where, localDir, localFile, readId });
+  const pending = trustLocal ? undefined : startApply({ ...where, localDir, localFile, readId, onCommitted });
   let ignored = 0;
   let cur: ManifestEntry[];
   try {
-    cur = await scanWorkdirFast(localDir, skip, prev, () => ignored++);
+    cur = scanned = await scanWorkdirFast(localDir, skip, prev, () => ignored++);
   } catch (e) {
     pending?.abandon();
     throw e;
@@ -155,7 +166,7 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
     pending?.abandon();
     return same.done;
   }
-  const done = manifestSync({ ...where, localDir, localFile, readId, cur, ignored, checked, pending })
+  const done = manifestSync({ ...where, localDir, localFile, readId, cur, ignored, checked, pending, onCommitted })
     .catch((e: unknown) => { throw new OpsError('failed', `syncing workdir ${localDir} to ${t.description} failed: ${(e as Error).message}`); })
     .finally(() => {
       const left = (inFlight.get(place) ?? []).filter((s) => s.done !== done);

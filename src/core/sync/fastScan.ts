@@ -13,6 +13,7 @@ import { RACY_MS, scanWorkdir, type ManifestEntry } from './manifest';
 import { listChanged, listTree, type Listed } from './treeListing';
 import type { WalkRecord } from './workdirWalk';
 import { trace } from '../util/trace';
+import type { ScanMemo } from './scanMemoFile';
 
 interface Memo {
   rulesKey: string;
@@ -107,4 +108,26 @@ function patched(last: ManifestEntry[], changed: Map<string, Listed>): ManifestE
     }
   }
   return out;
+}
+
+/** What the scan that returned `entries` knew, while it is still this tree's last scan. */
+export function scanMemoFor(root: string, extraRules: string, entries: ManifestEntry[]): ScanMemo | undefined {
+  const m = memo.get(`${root}\0${extraRules}`);
+  return m && m.entries === entries ? { startedMs: m.startedMs, pruned: m.pruned, rulesKey: m.rulesKey, ignored: m.ignored } : undefined;
+}
+
+/**
+ * A scan of another process (scanMemoFile.ts), whose result `entries` is (the manifest it
+ * committed): this process's next scan may start from it, unless it knows a later one.
+ */
+export function seedScanMemo(root: string, extraRules: string, entries: ManifestEntry[], m: ScanMemo): void {
+  const key = `${root}\0${extraRules}`;
+  const mine = memo.get(key);
+  if (!mine || mine.startedMs < m.startedMs) memo.set(key, { ...m, entries });
+}
+
+
+/** Forgets every tree's last scan, as a new process starts (tests). */
+export function forgetScanMemos(): void {
+  memo.clear();
 }

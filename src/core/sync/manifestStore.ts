@@ -145,19 +145,21 @@ export function manifestIdentity(file: string): string {
  * Records the manifest of a sync that finished (atomic: old or new, never half). When the file
  * is no longer the one this sync started from (`readId`), another sync committed meanwhile and
  * may have applied on the node after this one: the file is left alone and the staged one stays
- * beside it, offered to the next sync's check (readStagedManifest). False then.
+ * beside it, offered to the next sync's check (readStagedManifest): undefined then; else the
+ * committed file's identity.
  */
-export function commitManifest(s: StagedManifest, readId?: string): boolean {
+export function commitManifest(s: StagedManifest, readId?: string): string | undefined {
   if (readId !== undefined && manifestIdentity(s.file) !== readId) {
     const now = new Date();
     fs.utimesSync(s.tmp, now, now); // the newest staged file: the one offered
-    return false;
+    return undefined;
   }
   written.delete(s.file);
   fs.renameSync(s.tmp, s.file);
-  written.set(s.file, { id: identity(fs.lstatSync(s.file)), entries: new Map(s.entries.map((e) => [e.p, e])), digest: s.digest });
+  const id = identity(fs.lstatSync(s.file));
+  written.set(s.file, { id, entries: new Map(s.entries.map((e) => [e.p, e])), digest: s.digest });
   dropOldStaged(s.file);
-  return true;
+  return id;
 }
 
 /**

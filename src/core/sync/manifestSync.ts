@@ -41,6 +41,8 @@ export interface ManifestSyncRequest {
   checked?: Promise<NodeAnswer | undefined>;
   /** The node's apply, when the caller started it while it scanned (startApply). */
   pending?: PendingApply;
+  /** Told the local manifest file's identity once `cur` is committed as it. */
+  onCommitted?(manifestId: string): void;
 }
 
 /** Raised by the node when its manifest moved under us (another sync finished meanwhile). */
@@ -116,7 +118,7 @@ export interface PendingApply {
   abandon(): void;
 }
 
-type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile' | 'readId'>;
+type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile' | 'readId' | 'onCommitted'>;
 
 /**
  * Opens the node's apply (channel and Python start) now, so that cost overlaps listing the trees.
@@ -165,7 +167,8 @@ export function startApply(r: ApplyArgs): PendingApply {
           return res.code ?? 1;
         }
         if (stageError) throw stageError;
-        commitManifest(staged ?? stageManifest(r.localFile, all, token), r.readId);
+        const id = commitManifest(staged ?? stageManifest(r.localFile, all, token), r.readId);
+        if (id) r.onCommitted?.(id);
         return 0;
       } catch (e) {
         discardManifest(staged);

@@ -60,6 +60,8 @@ export async function manifestSync(r: ManifestSyncRequest): Promise<ManifestSync
 async function syncWith(first: PendingApply, r: ManifestSyncRequest): Promise<ManifestSyncStats> {
   const { cur } = r;
   const stats: ManifestSyncStats = { files: 0, bytes: 0, ignored: r.ignored, mode: 'full', removed: 0 };
+  // The new manifest's token while the node's listing is still on its way (it mostly is).
+  const token = digestOf(cur);
   const answer = await (r.checked ?? check(r));
   trace('sync: node answered the check');
   const drift = answer?.drift;
@@ -67,13 +69,13 @@ async function syncWith(first: PendingApply, r: ManifestSyncRequest): Promise<Ma
     const base = manifestDigest(answer.prev);
     const delta = deltaOf(answer.prev, cur, r.localDir, answer.drift);
     trace('sync: delta made');
-    const code = await first.send(base, cur, delta, stats);
+    const code = await first.send(base, cur, delta, stats, token);
     trace('sync: delta applied on the node, local manifest in place');
     if (code === 0) return { ...stats, mode: 'delta', removed: delta.remove.length };
     if (code !== STALE) throw new Error(`exit ${code}`);
     stats.files = stats.bytes = 0;
   }
-  const code = await (drift ? startApply(r) : first).send('', cur, { send: cur, remove: [], touch: [] }, stats);
+  const code = await (drift ? startApply(r) : first).send('', cur, { send: cur, remove: [], touch: [] }, stats, token);
   if (code !== 0) throw new Error(`exit ${code}`);
   return stats;
 }
@@ -113,7 +115,8 @@ async function check(r: CheckArgs): Promise<NodeAnswer | undefined> {
 
 /** An apply whose process is started before its tar is known (startApply). */
 export interface PendingApply {
-  send(base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats): Promise<number>;
+  /** `token`: digestOf(all), when the caller has it already. */
+  send(base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats, token?: string): Promise<number>;
   /** The sync ended without sending: the node process reads nothing and exits untouched. */
   abandon(): void;
 }
@@ -137,10 +140,10 @@ export function startApply(r: ApplyArgs): PendingApply {
       if (!used) stdin.end();
       used = true;
     },
-    send: async (base, all, delta, stats) => {
+    send: async (base, all, delta, stats, known) => {
       if (used) throw new Error('a node apply was used twice');
       used = true;
-      const token = digestOf(all);
+      const token = known ?? digestOf(all);
       trace('apply: token made');
       const archive = archiveDelta(r.localDir, delta, stats);
       let staged: StagedManifest | undefined;

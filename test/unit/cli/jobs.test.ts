@@ -61,6 +61,10 @@ describe('cli: skydeck jobs (local controller over the fake cloud)', function ()
     assert.deepEqual(j.envs, { A: '1' });
     assert.doesNotMatch((await run('jobs', 'queue')).out, new RegExp(`^${id} `, 'm'));
     assert.match((await run('jobs', 'queue', '--all')).out, new RegExp(`^${id} +cli-ok +SUCCEEDED +0 +- +\\d+(s|m \\d+s)$`, 'm'));
+    // --refresh starts a stopped controller VM; with the controller on this machine it changes nothing.
+    const refreshed = await run('jobs', 'queue', '--all', '--refresh');
+    assert.equal(refreshed.code, 0, refreshed.err);
+    assert.match(refreshed.out, new RegExp(`^${id} +cli-ok +SUCCEEDED `, 'm'));
     assert.deepEqual(await leaks({ store: ctx.store, cloud }), []);
   });
 

@@ -46,7 +46,8 @@ export async function scanWorkdirFast(
     return entries;
   };
   if (onLinux && last && last.pruned.length <= MAX_PRUNED) {
-    const changed = await listChanged(root, last.pruned, last.startedMs - CLOCK_SLACK_MS);
+    // Rules read through a link change with its target, which way 1 takes for a plain edit.
+    const changed = rulesThroughLink(last.entries) ? undefined : await listChanged(root, last.pruned, last.startedMs - CLOCK_SLACK_MS);
     const entries = changed && patched(last.entries, changed);
     trace(entries ? 'scan: only files changed in place' : 'scan: more than files changed in place');
     if (entries) {
@@ -70,6 +71,10 @@ export async function scanWorkdirFast(
   const record: WalkRecord = { rulesKey: [], pruned: [] };
   const entries = scanWorkdir(root, extraRules, prev, () => { ignored++; onIgnored?.(); }, undefined, record);
   return remember(entries, { rulesKey: record.rulesKey.join('\0\0'), pruned: record.pruned, ignored });
+}
+
+function rulesThroughLink(entries: ManifestEntry[]): boolean {
+  return entries.some((e) => e.t === 'l' && /(^|\/)\.(git|sky)ignore$/.test(e.p));
 }
 
 /**

@@ -58,7 +58,14 @@ export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | '
     if (j.clusterName && j.agentJobId !== null) {
       const key = `${j.clusterName}:${j.agentJobId}`;
       if (key !== st.segment) {
-        if (st.segment) o.onMarker(recoveryMarker(id, j.clusterName, `recoveries: ${j.recoveryCount}`));
+        if (st.segment) {
+          // What the live follow did not show before the job moved on: the rest of the cluster it
+          // read (its read failed or was cut as that cluster was torn down) and any cluster the
+          // job passed through between two looks. The controller keeps them before it names the next.
+          const kept = await client.keptLog?.(id, { cluster: st.segment.slice(0, st.segment.lastIndexOf(':')), offset: st.offset, before: j.clusterName });
+          if (kept?.length) o.onOutput(kept);
+          o.onMarker(recoveryMarker(id, j.clusterName, `recoveries: ${j.recoveryCount}`));
+        }
         Object.assign(st, { segment: key, offset: 0, finished: false, readFailed: false });
       }
       if (!st.finished) {

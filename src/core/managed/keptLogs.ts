@@ -101,6 +101,8 @@ function segments(workspaceRoot: string, id: number): Segment[] {
 export interface KeptFrom {
   cluster: string;
   offset: number;
+  /** Stop before this cluster's output (the one a follow goes on to read live). */
+  before?: string;
 }
 
 /**
@@ -122,6 +124,8 @@ export function readKeptLog(workspaceRoot: string, id: number, from?: KeptFrom):
     }
     segs = segs.slice(shown + 1);
   }
+  const stop = from?.before === undefined ? -1 : segs.findIndex((s) => s.cluster === from.before);
+  if (stop >= 0) segs = segs.slice(0, stop);
   segs.forEach((s, i) => {
     if (i || shown >= 0) parts.push(Buffer.from(`${endsWithNewline(parts) ? '' : '\n'}${recoveryMarker(id, s.cluster, `launch ${s.launch}`)}\n`));
     const body = fs.readFileSync(s.file);

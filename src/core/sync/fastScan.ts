@@ -9,6 +9,7 @@
 //     over the listing proves afterwards; otherwise way 3.
 //  3. The file system walked (workdirWalk.ts): the first scan of a tree in this process, and
 //     off Linux.
+import * as fs from 'node:fs';
 import { RACY_MS, scanWorkdir, type ManifestEntry } from './manifest';
 import { listChanged, listTree, type Listed } from './treeListing';
 import type { WalkRecord } from './workdirWalk';
@@ -26,6 +27,20 @@ interface Memo {
 
 /** Per tree (root and extra rules). */
 const memo = new Map<string, Memo>();
+
+/**
+ * The root by its real path: a workdir that is a link pointed at another tree moves no ctime
+ * in either, so the first tree's memo would be taken for the second's scan.
+ */
+function treeKey(root: string, extraRules: string): string {
+  let real: string;
+  try {
+    real = fs.realpathSync(root);
+  } catch {
+    real = root;
+  }
+  return `${real}\0${extraRules}`;
+}
 /** Thousands of -path tests would cost find more than the walk they save. */
 const MAX_PRUNED = 2000;
 /**
@@ -38,7 +53,7 @@ const onLinux = process.platform === 'linux';
 export async function scanWorkdirFast(
   root: string, extraRules: string, prev: Map<string, ManifestEntry>, onIgnored?: () => void,
 ): Promise<ManifestEntry[]> {
-  const key = `${root}\0${extraRules}`;
+  const key = treeKey(root, extraRules);
   const startedMs = Date.now();
   const last = memo.get(key);
   const remember = (entries: ManifestEntry[], m: Omit<Memo, 'entries' | 'startedMs'>) => {
@@ -46,7 +61,8 @@ export async function scanWorkdirFast(
     return entries;
   };
   if (onLinux && last && last.pruned.length <= MAX_PRUNED) {
-    const changed = await listChanged(root, last.pruned, last.startedMs - CLOCK_SLACK_MS);
+    // Rules read through a link change with its target, which way 1 takes for a plain edit.
+    const changed = rulesThroughLink(last.entries) ? undefined : await listChanged(root, last.pruned, last.startedMs - CLOCK_SLACK_MS);
     const entries = changed && patched(last.entries, changed);
     trace(entries ? 'scan: only files changed in place' : 'scan: more than files changed in place');
     if (entries) {
@@ -70,6 +86,10 @@ export async function scanWorkdirFast(
   const record: WalkRecord = { rulesKey: [], pruned: [] };
   const entries = scanWorkdir(root, extraRules, prev, () => { ignored++; onIgnored?.(); }, undefined, record);
   return remember(entries, { rulesKey: record.rulesKey.join('\0\0'), pruned: record.pruned, ignored });
+}
+
+function rulesThroughLink(entries: ManifestEntry[]): boolean {
+  return entries.some((e) => e.t === 'l' && /(^|\/)\.(git|sky)ignore$/.test(e.p));
 }
 
 /**
@@ -112,7 +132,7 @@ function patched(last: ManifestEntry[], changed: Map<string, Listed>): ManifestE
 
 /** What the scan that returned `entries` knew, while it is still this tree's last scan. */
 export function scanMemoFor(root: string, extraRules: string, entries: ManifestEntry[]): ScanMemo | undefined {
-  const m = memo.get(`${root}\0${extraRules}`);
+  const m = memo.get(treeKey(root, extraRules));
   return m && m.entries === entries ? { startedMs: m.startedMs, pruned: m.pruned, rulesKey: m.rulesKey, ignored: m.ignored } : undefined;
 }
 
@@ -121,7 +141,7 @@ export function scanMemoFor(root: string, extraRules: string, entries: ManifestE
  * committed): this process's next scan may start from it, unless it knows a later one.
  */
 export function seedScanMemo(root: string, extraRules: string, entries: ManifestEntry[], m: ScanMemo): void {
-  const key = `${root}\0${extraRules}`;
+  const key = treeKey(root, extraRules);
   const mine = memo.get(key);
   if (!mine || mine.startedMs < m.startedMs) memo.set(key, { ...m, entries });
 }

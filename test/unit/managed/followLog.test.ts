@@ -1,6 +1,10 @@
 // followManagedLog (core, shared by `jobs logs` and the editor's panel) over a scripted client:
 // which cluster's log is read when, the marked line at a move, resuming, and the kept output.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { keptLogDir, readKeptLog, type KeptFrom } from '../../../src/core/managed/keptLogs';
 import { followManagedLog, type FollowState, type ManagedJob } from '../../../src/core/managed';
 
 function job(p: Partial<ManagedJob>): ManagedJob {
@@ -131,5 +135,48 @@ describe('managed: followManagedLog', () => {
     });
     assert.equal(end?.status, 'SUCCEEDED');
     assert.ok(Date.now() - t0 < 5_000, `${Date.now() - t0} ms`);
+  });
+});
+
+describe('managed: followManagedLog, kept output across a recovery (real kept files)', () => {
+  const run = async (states: ManagedJob[], kept: Record<string, string>, live: Record<string, { out: string; fail?: boolean }>) => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-followkept-'));
+    fs.mkdirSync(keptLogDir(home, 3), { recursive: true });
+    for (const [n, body] of Object.entries(kept)) fs.writeFileSync(path.join(keptLogDir(home, 3), n), body);
+    let i = 0;
+    const client = { job: async () => states[Math.min(i++, states.length - 1)], keptLog: async (id: number, from?: KeptFrom) => readKeptLog(home, id, from) };
+    const out: string[] = [];
+    try {
+      await followManagedLog(client, 3, {
+        signal: new AbortController().signal, pollMs: 1,
+        onOutput: (d) => out.push(d.toString()), onMarker: (l) => out.push(`[${l}]\n`),
+        follow: async (seg, from, onChunk) => {
+          const l = live[seg.cluster];
+          onChunk(Buffer.from(l.out).subarray(from));
+          if (l.fail) throw new Error(`no cluster ${seg.cluster}`);
+        },
+      });
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+    return out.join('');
+  };
+
+  it('a read that failed as a recovery tore its cluster down: the rest of that cluster, kept, before the next one', async () => {
+    const a = job({ clusterName: 'j-mj3-1', agentJobId: 1 });
+    const b = job({ clusterName: 'j-mj3-2', agentJobId: 1, recoveryCount: 1, launches: 2 });
+    const out = await run([a, b, b, job({ status: 'SUCCEEDED', endedAt: 9, launches: 2 })],
+      { '1-j-mj3-1.log': 'one 1\none 2\n', '2-j-mj3-2.log': 'two\n' },
+      { 'j-mj3-1': { out: 'one 1\n', fail: true }, 'j-mj3-2': { out: 'two\n' } });
+    assert.equal(out, 'one 1\none 2\n[--- managed job 3: now on cluster j-mj3-2 (recoveries: 1) ---]\ntwo\n', 'each byte once, in order');
+  });
+
+  it('a cluster the job passed through between two looks: its kept output, marked, before the next one', async () => {
+    const a = job({ clusterName: 'j-mj3-1', agentJobId: 1 });
+    const c = job({ clusterName: 'j-mj3-3', agentJobId: 1, recoveryCount: 2, launches: 3 });
+    const out = await run([a, c, c, job({ status: 'SUCCEEDED', endedAt: 9, launches: 3 })],
+      { '1-j-mj3-1.log': 'one\n', '2-j-mj3-2.log': 'two\n', '3-j-mj3-3.log': 'three\n' },
+      { 'j-mj3-1': { out: 'one\n' }, 'j-mj3-3': { out: 'three\n' } });
+    assert.equal(out, 'one\n--- managed job 3: now on cluster j-mj3-2 (launch 2) ---\ntwo\n[--- managed job 3: now on cluster j-mj3-3 (recoveries: 2) ---]\nthree\n');
   });
 });

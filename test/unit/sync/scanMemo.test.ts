@@ -115,4 +115,39 @@ describe('sync: the scan memo a new process starts from', () => {
     writeScanMemo(w.localFile, 'whatever', good);
     assert.equal(readScanMemo(w.localFile, manifestIdentity(w.localFile)), undefined);
   });
+  it('an ignore file that is a link: an edit of its target (a file of the tree) is an ignore rule changed', async () => {
+    // Rules are read through a link (workdirWalk.ts): the edit changes only the target's ctime,
+    // which the memo would take for an ordinary edit and never un-ignore data/.
+    fs.mkdirSync(path.join(w.src, 'rules'));
+    fs.writeFileSync(path.join(w.src, 'rules', 'ignore'), 'out/\ndata/\n');
+    fs.rmSync(path.join(w.src, '.gitignore'));
+    fs.symlinkSync('rules/ignore', path.join(w.src, '.gitignore'));
+    fs.mkdirSync(path.join(w.src, 'data'));
+    fs.writeFileSync(path.join(w.src, 'data', 'd'), 'd');
+    await new Promise((r) => setTimeout(r, 250));
+    await syncAsNewProcess(w);
+    assert.ok(!fs.existsSync(path.join(w.dst, 'data')));
+    await new Promise((r) => setTimeout(r, 250));
+    fs.writeFileSync(path.join(w.src, 'rules', 'ignore'), 'out/\n');
+    await syncAsNewProcess(w);
+    assert.equal(fs.readFileSync(path.join(w.dst, 'data', 'd'), 'utf8'), 'd', 'data/ is no longer ignored: sent');
+  });
+  it('a workdir that is a link, pointed at another (older) tree: that tree is scanned, not the memo of the first', async () => {
+    const other = path.join(w.root, 'other');
+    fs.mkdirSync(path.join(other, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(other, 'a.py'), 'other a');
+    fs.writeFileSync(path.join(other, 'only-here.py'), 'o');
+    const link = path.join(w.root, 'wd-link');
+    fs.symlinkSync(w.src, link);
+    await new Promise((r) => setTimeout(r, 250)); // both trees older than the scans
+    const state = w.state;
+    forgetScanMemos();
+    await syncWorkdir(w.t, python, link, w.dst, state);
+    // Retargeting the link moves no ctime in either tree: only the root's identity tells them apart.
+    fs.rmSync(link);
+    fs.symlinkSync(other, link);
+    await syncWorkdir(w.t, python, link, w.dst, state);
+    assert.equal(fs.readFileSync(path.join(w.dst, 'a.py'), 'utf8'), 'other a');
+    assert.equal(fs.readFileSync(path.join(w.dst, 'only-here.py'), 'utf8'), 'o');
+  });
 });

@@ -66,12 +66,14 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
     '  echo "$w changed"',
     // One walk of the listed dirs and what they hold: what changed since, a dir as a marker
     // record (also noted in a file per find run: -fprint0 truncates), anything else as itself.
-    // Then the changed dirs whole (none, mostly).
+    // Then the changed dirs whole (none, mostly) — only listed ones: every listed dir but the
+    // root is met twice (as a start and in its parent), a dir the job made only once, and
+    // listing that whole (20,000 outputs) would make every sync's answer huge.
     '  D=$(mktemp -d) || exit 1',
     `  trap 'rm -rf "$D"' EXIT`,
     '  export D',
     `  ${find(`-maxdepth 1 -cnewer "$0" \\( -type d -printf "%p\\0D\\0\\0\\0\\0" -fprint0 "$D/$$" -o -printf "${FIND_FORMAT}" \\)`)} "$S"`,
-    `  cat "$D"/* 2>/dev/null | ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh`,
+    `  { cat "$D"/* 2>/dev/null; printf '.\\0'; } | LC_ALL=C sort -z | LC_ALL=C uniq -z -d | ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh`,
     'else',
     '  echo "$w full"',
     `  ${find(`-mindepth 1 -maxdepth 1 -printf "${FIND_FORMAT}"`)} sh`,

@@ -6,6 +6,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { syncWorkdir } from '../../../src/core/ops/syncFiles';
 import { createLocalTransport } from '../../../src/core/transport/localTransport';
+import { shellQuote } from '../../../src/core/transport/shellQuote';
+import { listedDirs, nodeListScript } from '../../../src/core/sync/nodeListing';
+import { manifestDigest, manifestFile, readManifest } from '../../../src/core/sync/manifestStore';
+import { sha256 } from '../../../src/core/sync/manifest';
 
 describe('node listing, hostile', () => {
   const busybox = () => {
@@ -53,4 +57,36 @@ describe('node listing, hostile', () => {
       fs.rmSync(root, { recursive: true, force: true });
     });
   }
+
+  it('GNU find: a dir the job made (20,000 outputs, say) is not listed whole: only the listed dirs that changed are', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-nlh-'));
+    const src = path.join(root, 'src');
+    fs.mkdirSync(path.join(src, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(src, 'a.py'), 'a');
+    fs.writeFileSync(path.join(src, 'sub', 'b.py'), 'b');
+    const t = createLocalTransport();
+    const dst = path.join(root, 'wd');
+    const state = { nodeStateDir: path.join(root, 'base', 'sync'), localStateDir: path.join(root, 'ws', '.skydeck', 'sync') };
+    await syncWorkdir(t, 'python3', src, dst, state);
+    await new Promise((r) => setTimeout(r, 1100));
+    fs.mkdirSync(path.join(dst, 'outputs'));
+    for (let i = 0; i < 500; i++) fs.writeFileSync(path.join(dst, 'outputs', `out-${i}.txt`), 'o');
+    fs.writeFileSync(path.join(dst, 'sub', 'b.py'), 'job edit');
+    const prev = readManifest(manifestFile(state.localStateDir, t.description, dst, src))!;
+    const stateFile = path.join(state.nodeStateDir, `${sha256(dst).slice(0, 32)}.json`);
+    const r = await t.execShell(nodeListScript('python3', shellQuote(dst), stateFile, manifestDigest(prev)), { stdin: listedDirs(prev) });
+    assert.equal(r.code, 0, r.stderr.toString());
+    const out = r.stdout.toString();
+    assert.ok(out.startsWith('ok changed\n'), out.slice(0, 40));
+    assert.ok(!out.includes('out-1.txt'), `the job's own dir was listed whole: ${r.stdout.length} bytes`);
+    assert.ok(r.stdout.length < 2000, `${r.stdout.length} bytes`);
+    assert.ok(out.includes('./outputs\0'), 'the root changed: listed whole, the new dir with it');
+    assert.ok(out.includes('./sub/b.py\0f\0'), 'the edited file');
+    const s = await syncWorkdir(t, 'python3', src, dst, state);
+    assert.deepEqual([s.mode, s.files], ['delta', 1]);
+    assert.equal(fs.readFileSync(path.join(dst, 'sub', 'b.py'), 'utf8'), 'b');
+    assert.equal(fs.readdirSync(path.join(dst, 'outputs')).length, 500, 'the job\'s outputs stay');
+    fs.rmSync(root, { recursive: true, force: true });
+  });
 });
+

@@ -95,6 +95,11 @@ describe('sync: the scan memo a new process starts from', () => {
       return readScanMemo(w.localFile, id);
     };
     assert.equal(bad({ boot: 'another-boot' }), undefined, 'written before a reboot: the clock may have stepped back');
+    assert.equal(bad({ writtenMs: Date.now() + 5_000 }), undefined, 'the wall clock stepped back 5 s since it was written');
+    assert.equal(bad({ writtenMs: stored.startedMs - 1 }), undefined, 'written before its scan began: a step back during the sync');
+    assert.equal(bad({ uptimeMs: undefined }), undefined);
+    assert.equal(bad({ walk: 0 }), undefined, 'made by another walk or ignore-rule version');
+    assert.ok(bad({}), 'unchanged: still trusted (the checks above refuse for their own reason)');
     assert.equal(bad({ startedMs: Date.now() + 60_000 }), undefined, 'a scan in the future would hide every change');
     assert.equal(bad({ startedMs: 'soon' }), undefined);
     assert.equal(bad({ pruned: ['sub\0x'] }), undefined);

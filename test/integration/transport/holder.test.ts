@@ -22,6 +22,7 @@ describe('transport/holder: CLI runs share one SSH connection through the holder
   let cli: string;
   let env: NodeJS.ProcessEnv;
   let holderDir: string;
+  let dirs = 0;
   let knownHosts: string;
   const started: ChildProcess[] = [];
 
@@ -80,6 +81,11 @@ describe('transport/holder: CLI runs share one SSH connection through the holder
     fs.writeFileSync(knownHosts, hosts.knownHostsLine(h) + '\n');
     await stopHolder().catch(() => undefined);
     for (const c of started.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+    // The next test gets a holder dir of its own: a CLI run of this one may have started a holder
+    // that comes up only now (a run that lost its holder starts one, detached), and it must not
+    // be taken for the next test's. Left alone, it leaves once its dir is removed (its watchdog).
+    holderDir = path.join(path.dirname(holderDir), `run-${++dirs}`);
+    env.SKYDECK_HOLDER_DIR = holderDir;
   });
   after(async () => {
     if (ops) await down(ops, 'b', { graceSeconds: 0, purge: true }).catch(() => undefined);

@@ -10,7 +10,7 @@ export function testSuites({ ci, env = process.env }) {
     // The unit + integration tree in two mocha processes, one per lane: the first takes the
     // files of MOCHA_FIRST, the second every other file (so a new file is never left out).
     // The spec lists are given here, not only in .mocharc.json, so `npx mocha FILE` can run FILE alone.
-    { name: 'unit + integration, part 1 (mocha: containers, managed jobs, the Kubernetes kit, dist/)', lane: 0, cmd: 'npx', args: ['mocha', ...forbidOnly, ...MOCHA_FIRST], timeoutMs: minutes(45), exitAfterResultMs },
+    { name: 'unit + integration, part 1 (mocha: containers, managed jobs, AWS, the Kubernetes kit, dist/)', lane: 0, cmd: 'npx', args: ['mocha', ...forbidOnly, ...MOCHA_FIRST], timeoutMs: minutes(45), exitAfterResultMs },
     // Installs code-server 4.100.3 outside the repo on first use (apt packages included); under
     // CI it packages the .vsix (a production build into dist/) and tests the extension
     // installed from it. After part 1 in its lane: the files that read dist/ are all there.
@@ -35,6 +35,7 @@ export const MOCHA_FIRST = [
   'test/integration/packaging/**/*.test.ts',
   'test/integration/bench/**/*.test.ts',
   'test/unit/managed/**/*.test.ts',
+  'test/integration/aws/**/*.test.ts',
   'test/integration/containers/**/*.test.ts',
   'test/integration/managed/**/*.test.ts',
   'test/unit/provision/kubernetesFaults.test.ts',

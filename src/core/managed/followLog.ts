@@ -62,7 +62,7 @@ export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | '
           // What the live follow did not show before the job moved on: the rest of the cluster it
           // read (its read failed or was cut as that cluster was torn down) and any cluster the
           // job passed through between two looks. The controller keeps them before it names the next.
-          const kept = await client.keptLog?.(id, { cluster: st.segment.slice(0, st.segment.lastIndexOf(':')), offset: st.offset, before: j.clusterName });
+          const kept = await client.keptLog?.(id, { cluster: clusterOf(st.segment), offset: st.offset, before: j.clusterName });
           if (kept?.length) o.onOutput(kept);
           o.onMarker(recoveryMarker(id, j.clusterName, `recoveries: ${j.recoveryCount}`));
         }
@@ -98,7 +98,7 @@ export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | '
       // this follow reached. The controller keeps a cluster's output before it forgets the
       // cluster, so after a failed read, while the ended job still names one, it may be on the way.
       if (!st.keptShown) {
-        const at = st.segment ? { cluster: st.segment.slice(0, st.segment.lastIndexOf(':')), offset: st.offset } : undefined;
+        const at = st.segment ? { cluster: clusterOf(st.segment), offset: st.offset } : undefined;
         const kept = await client.keptLog?.(id, at);
         const waiting = !kept?.length && st.readFailed && client.keptLog && j.clusterName !== null && Date.now() < (keptBy ??= Date.now() + KEPT_WAIT_MS);
         if (!waiting) {
@@ -111,6 +111,11 @@ export async function followManagedLog(client: Pick<ManagedJobsClient, 'job' | '
     await sleep(o.pollMs ?? 200, o.signal);
   }
   return undefined;
+}
+
+/** The cluster of a segment key `<cluster>:<agent job>`. */
+function clusterOf(segment: string): string {
+  return segment.slice(0, segment.lastIndexOf(':'));
 }
 
 /** Aborts `seg` once job `id` is no longer on `key` (ends when `seg` is aborted anyway). */

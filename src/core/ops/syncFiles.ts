@@ -134,7 +134,7 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   // Another process's scan of this tree (the CLI's last exec): the scan may start from it.
   if (prev.size && readId !== 'none' && manifestIdentity(localFile) === readId) {
     const memo = readScanMemo(localFile, readId);
-    if (memo) seedScanMemo(localDir, skip, [...prev.values()].map((e) => ({ ...e })), memo);
+    if (memo) seedScanMemo(localDir, skip, () => [...prev.values()].map((e) => ({ ...e })), memo);
   }
   let scanned: ManifestEntry[] | undefined;
   const onCommitted = (id: string) => {

@@ -137,15 +137,15 @@ export function scanMemoFor(root: string, extraRules: string, entries: ManifestE
 }
 
 /**
- * A scan of another process (scanMemoFile.ts), whose result `entries` is (the manifest it
- * committed): this process's next scan may start from it, unless it knows a later one.
+ * A scan of another process (scanMemoFile.ts), whose result `entries()` gives (the manifest it
+ * committed): this process's next scan may start from it, unless it knows a later one (then
+ * the entries are not made: an editor that syncs often keeps its own).
  */
-export function seedScanMemo(root: string, extraRules: string, entries: ManifestEntry[], m: ScanMemo): void {
+export function seedScanMemo(root: string, extraRules: string, entries: () => ManifestEntry[], m: ScanMemo): void {
   const key = treeKey(root, extraRules);
   const mine = memo.get(key);
-  if (!mine || mine.startedMs < m.startedMs) memo.set(key, { ...m, entries });
+  if (!mine || mine.startedMs < m.startedMs) memo.set(key, { ...m, entries: entries() });
 }
-
 
 /** Forgets every tree's last scan, as a new process starts (tests). */
 export function forgetScanMemos(): void {

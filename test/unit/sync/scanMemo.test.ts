@@ -3,32 +3,16 @@
 // memo only for the manifest file and boot it was written with.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { syncWorkdir, type SyncState } from '../../../src/core/ops/syncFiles';
-import { createLocalTransport } from '../../../src/core/transport/localTransport';
-import { manifestFile, manifestIdentity } from '../../../src/core/sync/manifestStore';
+import { syncWorkdir } from '../../../src/core/ops/syncFiles';
+import { manifestIdentity } from '../../../src/core/sync/manifestStore';
 import { forgetScanMemos } from '../../../src/core/sync/fastScan';
 import { readScanMemo, writeScanMemo } from '../../../src/core/sync/scanMemoFile';
 import { traceSink } from '../../../src/core/util/trace';
-
-const python = 'python3';
-
-function tree(files: Record<string, string>) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-scanmemo-'));
-  const src = path.join(root, 'src');
-  for (const [rel, body] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(src, rel)), { recursive: true });
-    fs.writeFileSync(path.join(src, rel), body);
-  }
-  const dst = path.join(root, 'node', 'sky_workdir');
-  const state: SyncState = { nodeStateDir: path.join(root, 'node', 'base', 'sync'), localStateDir: path.join(root, 'ws', '.skydeck', 'sync') };
-  const t = createLocalTransport();
-  return { root, src, dst, state, t, localFile: manifestFile(state.localStateDir, t.description, dst, src) };
-}
+import { python, syncTree, type SyncTree } from './syncTree';
 
 /** The scan steps a sync traced (SKYDECK_TRACE), as a new process would run it. */
-async function syncAsNewProcess(w: ReturnType<typeof tree>) {
+async function syncAsNewProcess(w: SyncTree) {
   forgetScanMemos();
   const steps: string[] = [];
   const write = traceSink.write;
@@ -46,9 +30,9 @@ async function syncAsNewProcess(w: ReturnType<typeof tree>) {
 }
 
 describe('sync: the scan memo a new process starts from', () => {
-  let w: ReturnType<typeof tree>;
+  let w: SyncTree;
   beforeEach(async () => {
-    w = tree({ 'a.py': 'a', 'sub/b.py': 'b', '.gitignore': 'out/\n', 'out/x': 'ignored' });
+    w = syncTree({ 'a.py': 'a', 'sub/b.py': 'b', '.gitignore': 'out/\n', 'out/x': 'ignored' }, 'skydeck-scanmemo-');
     // Changes just before a scan began are looked at again (the kernel's coarse clock): the
     // tree is older than that, as a user's is.
     await new Promise((r) => setTimeout(r, 250));

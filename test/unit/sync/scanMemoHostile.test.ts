@@ -1,38 +1,21 @@
 // Hostile checks of the scan memo (scanMemoFile.ts): changes a new process must not miss.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { syncWorkdir, type SyncState } from '../../../src/core/ops/syncFiles';
-import { createLocalTransport } from '../../../src/core/transport/localTransport';
-import { manifestFile } from '../../../src/core/sync/manifestStore';
+import { syncWorkdir } from '../../../src/core/ops/syncFiles';
 import { forgetScanMemos } from '../../../src/core/sync/fastScan';
 import { traceSink } from '../../../src/core/util/trace';
+import { python, syncTree, type SyncTree } from './syncTree';
 
-const python = 'python3';
-
-function tree(files: Record<string, string>) {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-scanmemo-h-'));
-  const src = path.join(root, 'src');
-  for (const [rel, body] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(src, rel)), { recursive: true });
-    fs.writeFileSync(path.join(src, rel), body);
-  }
-  const dst = path.join(root, 'node', 'sky_workdir');
-  const state: SyncState = { nodeStateDir: path.join(root, 'node', 'base', 'sync'), localStateDir: path.join(root, 'ws', '.skydeck', 'sync') };
-  const t = createLocalTransport();
-  return { root, src, dst, state, t, localFile: manifestFile(state.localStateDir, t.description, dst, src) };
-}
-
-async function fresh(w: ReturnType<typeof tree>) {
+async function fresh(w: SyncTree) {
   forgetScanMemos();
   return syncWorkdir(w.t, python, w.src, w.dst, w.state);
 }
 
 describe('sync: scan memo, hostile', () => {
-  let w: ReturnType<typeof tree>;
+  let w: SyncTree;
   beforeEach(async () => {
-    w = tree({ 'a.py': 'aaaa', 'b.py': 'bbbb', 'sub/c.py': 'cccc', 'out/x': 'x' });
+    w = syncTree({ 'a.py': 'aaaa', 'b.py': 'bbbb', 'sub/c.py': 'cccc', 'out/x': 'x' }, 'skydeck-scanmemo-h-');
     fs.symlinkSync('a.py', path.join(w.src, 'ln'));
     fs.linkSync(path.join(w.src, 'sub/c.py'), path.join(w.root, 'outside-hard'));
     await new Promise((r) => setTimeout(r, 250));

@@ -60,8 +60,9 @@ export async function ensureControllerCluster(ctx: OpsContext, place: ClusterPla
   if (known && place.kind === 'cloud') known = await refreshCloudRow(ctx, known);
   if (known?.status === 'UP') return known;
   if (known && place.kind === 'cloud' && o.startStopped === false) {
-    const why = known.status === 'STOPPED' ? 'it stops itself once no managed job is active, so none is running' : `its last launch did not finish${known.last_error ? ` (${known.last_error})` : ''}`;
-    throw new OpsError('usage', `the managed-jobs controller VM ${name} is ${known.status}: ${why}. Its job list is on its disk: ` +
+    const why = known.status === 'STOPPED' ? 'it stops itself once no managed job is active, so none is running. Its job list is on its disk: '
+      : `its last launch did not finish${known.last_error ? ` (${known.last_error})` : ''}: `;
+    throw new OpsError('usage', `the managed-jobs controller VM ${name} is ${known.status}: ${why}` +
       '"skydeck jobs queue --refresh" starts it to read the list (billed while it runs; it stops itself again when idle)');
   }
   ctx.progress(`${known ? 'Starting' : 'Launching'} the managed-jobs controller cluster ${name} (${placeWords(place)})`);

@@ -104,6 +104,10 @@ describe('jobs with the controller on a local controller cluster', function () {
     assert.equal(refused.code, 1, refused.err);
     assert.match(refused.err, new RegExp(`${name} is the managed-jobs controller of 1 unfinished job\\(s\\) \\(${id}\\)`));
     assert.equal(fs.existsSync(path.join(ctlRoot(), 'home', '.skydeck', 'managed.db')), true, 'nothing was removed');
+    // stop goes through the same check first (before any refusal of its own for a local cluster).
+    const stop = await runCli(cli, ['stop', name], { ...vars, SKYDECK_WORKSPACE: home }, ws);
+    assert.notEqual(stop.code, 0);
+    assert.match(stop.err, new RegExp(`unfinished job\\(s\\) \\(${id}\\); stopped, it would leave their clusters billing with no controller`));
     assert.equal((await jobs(['cancel', String(id)])).code, 0);
     await until(`job ${id} CANCELLED with its cluster down`, async () => {
       const r = queueRow((await jobs(['queue', '--all'])).out, id);

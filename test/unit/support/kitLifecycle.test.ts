@@ -72,7 +72,10 @@ describe('the Kubernetes kit lifecycle (fake kit scripts)', function () {
 
   it('a kit file started early (as k8sKit.ts does): up.sh runs while earlier files run, once, and goes down at the end', async function () {
     // startKitEarly starts only as root (the real kit needs it; useKit skips or fails otherwise).
-    if (process.getuid?.() !== 0) this.skip();
+    if (process.getuid?.() !== 0) {
+      console.error('      !!! SKIPPING "a kit file started early": startKitEarly starts only as root; run the tests as root (CI does)');
+      this.skip();
+    }
     const files = [`${FIX}/zero.ts`, `${FIX}/early.ts`, `${FIX}/second.ts`];
     const r = await run([...MOCHA.filter((a) => !a.startsWith(FIX)), ...files], {});
     assert.match(r.out, /3 passing/, r.out);

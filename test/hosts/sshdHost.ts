@@ -164,10 +164,15 @@ export class SshdHost implements TestHost {
     const proc = this.proc;
     if (!proc) return;
     const init = this.initPid();
-    // Killing the namespace's init makes the kernel kill every process in the namespace.
-    if (init !== undefined) killQuietly(init);
+    // Killing the namespace's init makes the kernel kill every process in the namespace, but
+    // only once init runs again: unshare (killed with its group) can exit first, and under load
+    // a connection's sshd could still answer one more request. Each is killed and waited for.
+    const inside = init === undefined ? [] : [init, ...descendants(init).map((p) => p.pid)];
+    for (const pid of inside) killQuietly(pid);
     if (proc.pid !== undefined) killQuietly(-proc.pid);
     await this.exited;
+    const deadline = Date.now() + 5000;
+    while (inside.some((pid) => isAlive(pid) && !isZombie(pid)) && Date.now() < deadline) await sleep(5);
     this.proc = undefined;
   }
 

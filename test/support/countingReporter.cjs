@@ -10,9 +10,14 @@ const { Spec } = Mocha.reporters;
 const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END, EVENT_TEST_FAIL } = Mocha.Runner.constants;
 const SLOWEST_FILES = 25;
 
+// The message's first lines (an assertion's own message may be a whole stderr) and where in the
+// test it failed: a CI log cut to its tail must be enough to tell which check broke and why.
 function oneLine(err) {
-  const msg = String((err && (err.message || err)) || 'no message').split('\n').find((l) => l.trim()) || '';
-  return msg.trim().slice(0, 300);
+  const lines = String((err && (err.message || err)) || 'no message').split('\n').map((l) => l.trim()).filter(Boolean);
+  const msg = lines.slice(0, 4).join(' ⏎ ').slice(0, 600);
+  const at = String((err && err.stack) || '').match(/test\/[^\s():]*\.(test|fixture)\.[cm]?[jt]s:\d+(:\d+)?/);
+  const where = at ? at[0] : '';
+  return where ? `${msg} (${where})` : msg;
 }
 
 class CountingReporter extends Spec {

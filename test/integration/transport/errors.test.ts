@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { utils as sshUtils } from 'ssh2';
 import {
   AuthError, ConnectTimeoutError, ConnectionLostError, ConnectionRefusedError, LocalTransport, SshPool, SshTransport,
   TransportConfigError, isTransient, type SshTransportOptions,
 } from '../../../src/core/transport';
 import { classifyConnectError } from '../../../src/core/transport/errors';
 import { freePort } from '../../hosts/system';
-import { expectReject, setup, type Env } from './helpers';
+import { expectReject, readableEd25519, setup, type Env } from './helpers';
 
 describe('transport: clear errors', function () {
   this.timeout(60_000);
@@ -38,7 +37,7 @@ describe('transport: clear errors', function () {
 
   it('wrong key: AuthError naming user, host and the key tried', async () => {
     const wrong = path.join(env.tmp, 'wrong_key');
-    fs.writeFileSync(wrong, sshUtils.generateKeyPairSync('ed25519').private, { mode: 0o600 });
+    fs.writeFileSync(wrong, readableEd25519(), { mode: 0o600 });
     const t = fresh({ keyFile: wrong });
     const e = await expectReject(t.exec(['true']), AuthError);
     const h = env.hosts[0];
@@ -61,8 +60,8 @@ describe('transport: clear errors', function () {
   it('default keys from sshDir are used when no key file is given; encrypted ones are skipped', async () => {
     const sshDir = path.join(env.tmp, 'fake-home-ssh');
     fs.mkdirSync(sshDir);
-    const enc = sshUtils.generateKeyPairSync('ed25519', { passphrase: 'pw', cipher: 'aes256-cbc', rounds: 1 });
-    fs.writeFileSync(path.join(sshDir, 'id_ed25519'), enc.private, { mode: 0o600 });
+    const enc = readableEd25519({ passphrase: 'pw', cipher: 'aes256-cbc', rounds: 1 });
+    fs.writeFileSync(path.join(sshDir, 'id_ed25519'), enc, { mode: 0o600 });
     fs.copyFileSync(env.clientKeyPath, path.join(sshDir, 'id_ecdsa')); // name only; ssh2 parses the content
     const t = fresh({ keyFile: undefined, sshDir });
     assert.equal((await t.exec(['echo', 'ok'])).stdout.toString(), 'ok\n');

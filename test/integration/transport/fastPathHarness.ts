@@ -66,7 +66,7 @@ export function fastPathHarness() {
       started.push(c);
       await waitFor('the holder', f.answers);
       const r = await f.runCli(['exec', 'b', 'echo warm']);
-      assert.equal(r.out, 'warm\n', r.err);
+      assert.equal(r.out, 'warm\n', `the warm-up run: ${JSON.stringify(r)}`);
       assert.match(r.err, WORKER, 'the run after the holder started is the worker\'s');
     },
     /** How many jobs the node has ever had (each exec adds exactly one). */

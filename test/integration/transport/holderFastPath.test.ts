@@ -55,15 +55,16 @@ describe('transport/holder: the thin CLI hands exec to a warm worker of the hold
     const other = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-fast-other-'));
     const viaWorker = await f.runCli(['exec', 'b', 'echo x'], { SKYDECK_WORKSPACE: other });
     const direct = await f.runCli(['exec', 'b', 'echo x'], { SKYDECK_WORKSPACE: other, SKYDECK_NO_HOLDER: '1' });
-    assert.match(viaWorker.err, WORKER);
-    assert.equal(viaWorker.code, direct.code);
-    assert.notEqual(viaWorker.code, 0);
-    assert.equal(viaWorker.out, '');
-    assert.match(direct.err, /cluster/i);
-    assert.ok(viaWorker.err.includes(direct.err.split('\n').find((l) => /cluster/i.test(l))!), viaWorker.err);
+    const both = `via the worker: ${JSON.stringify(viaWorker)}\ndirect: ${JSON.stringify(direct)}`;
+    assert.match(viaWorker.err, WORKER, both);
+    assert.equal(viaWorker.code, direct.code, both);
+    assert.notEqual(viaWorker.code, 0, both);
+    assert.equal(viaWorker.out, '', both);
+    const line = direct.err.split('\n').find((l) => /cluster/i.test(l));
+    assert.ok(line && viaWorker.err.includes(line), `the worker says what the CLI says: ${both}`);
     // No SKYDECK_WORKSPACE: the workspace is the caller's directory (here: the test's workspace).
     const inCwd = await f.runCli(['exec', 'b', 'echo here'], { SKYDECK_WORKSPACE: '' }, undefined, f.ops.workspaceRoot);
-    assert.equal(inCwd.out, 'here\n', inCwd.err);
+    assert.equal(inCwd.out, 'here\n', `in the caller's directory: ${JSON.stringify(inCwd)}`);
     assert.match(inCwd.err, WORKER);
     fs.rmSync(other, { recursive: true, force: true });
   });

@@ -6,6 +6,7 @@ import { UsageError, type ParsedArgs } from '../args';
 import { EXIT, type CliIO } from '../io';
 import { parseEnvFlags, readEnvFile } from '../envFlags';
 import { managedClient } from '../controllerHome';
+import { carriedLines } from '../../core/managed/carryFiles';
 import { followManagedJob } from './jobsLogs';
 
 /** `jobs launch`: validates the YAML (positions on error), records the job, makes sure a controller runs. */
@@ -26,6 +27,8 @@ export async function jobsLaunch(io: CliIO, ctx: OpsContext, rest: string[], fla
   if (!pipeline.tasks.length) throw new UsageError(`${file} has no task in it`);
   const name = (flags.name as string | undefined) ?? pipeline.name;
   const what = pipeline.tasks.length > 1 ? `a pipeline of ${pipeline.tasks.length} tasks` : 'one task';
+  const carried = carriedLines(pipeline.tasks, process.cwd());
+  if (carried.length) io.err(`Copied to the controller with the job (it runs these copies, also after a recovery):\n${carried.map((l) => `  ${l}\n`).join('')}`);
   if (!flags.yes && io.ask) {
     const a = await io.ask(`Launch managed job ${name ?? '(unnamed)'} (${what}), each task on its own new cluster? [y/N] `);
     if (!/^y(es)?$/i.test(a.trim())) {
@@ -34,7 +37,7 @@ export async function jobsLaunch(io: CliIO, ctx: OpsContext, rest: string[], fla
     }
   }
   const client = await managedClient(ctx, { copyCredentials: !!flags['copy-credentials'] });
-  const { id, controller } = await client.submit({ tasks: pipeline.tasks, name, envs }).finally(() => client.close());
+  const { id, controller } = await client.submit({ tasks: pipeline.tasks, name, envs, base: process.cwd() }).finally(() => client.close());
   io.err(`Managed job ${id} submitted (${what}). Controller on ${controller.where}: ${controller.detail}.\n`);
   io.out(`${id}\n`);
   if (flags['detach-run']) return EXIT.ok;

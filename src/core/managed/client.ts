@@ -9,6 +9,13 @@ export interface ManagedSubmit {
   tasks: string[];
   name?: string;
   envs?: Record<string, string>;
+  /**
+   * The folder the tasks' relative local paths resolve against (the CLI's working directory,
+   * the editor's workspace folder). Given: those files are copied to the controller and the
+   * tasks name the copies (carryFiles.ts). Absent: the tasks are recorded as they are (a
+   * controller's own submit, whose tasks were rewritten by the client that sent them).
+   */
+  base?: string;
 }
 
 export interface CancelOutcome {

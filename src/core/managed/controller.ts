@@ -8,7 +8,8 @@ import type { OpsContext } from '../ops';
 import { ManagedStore } from './store';
 import { getJob, insertJob, listJobs, listManagedEvents, moveJob, patchJob, requestCancel, type JobListing, type JobPatch, type ManagedEvent, type ManagedJob } from './jobRows';
 import type { ControllerCore, ControllerOptions } from './core';
-import type { ManagedStatus } from './states';
+import { isTerminal, type ManagedStatus } from './states';
+import { sweepUploads } from './carryFiles';
 import { driveJob, startMove } from './steps';
 import { jobNameOf } from './names';
 import { LaunchSlot, Slots } from './slots';
@@ -81,7 +82,19 @@ export class ManagedController implements ControllerCore {
     await this.lease.acquire();
     this.started = true;
     await this.scan();
+    await this.sweep();
     this.scanning = this.scanLoop();
+  }
+
+  /** Copies of files no job with work left needs (carryFiles.ts); fs ages, so the wall clock. */
+  private async sweep(): Promise<void> {
+    try {
+      const { jobs } = await this.store.read((db) => listJobs(db));
+      const active = (j: ManagedJob) => !isTerminal(j.status) || j.clusterName !== null;
+      for (const dir of sweepUploads(jobs.map((j) => ({ tasks: j.tasks, active: active(j) })), this.ctx.workspaceRoot, Date.now())) this.log(`removed ${dir}: no unfinished managed job uses these files`);
+    } catch (e) {
+      this.log(`sweeping managed-job uploads: ${(e as Error).message}`);
+    }
   }
 
   /** Records a new PENDING job and starts it at once; returns its id. */

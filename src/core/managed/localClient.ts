@@ -1,7 +1,9 @@
 // The managed-jobs client for a controller on THIS machine: reads and writes the store file
 // directly (it is local), and asks `startController` to make sure a controller process serves
 // it. Starting the process is the caller's (the CLI knows its own entry; the editor its bundle).
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { LocalTransport } from '../transport';
 import { thisCreator } from '../state';
 import { readKeptLog, type KeptFrom } from './keptLogs';
 import { linesAbout } from './controllerLog';
@@ -10,6 +12,8 @@ import { getJob, insertJob, listJobs, listManagedEvents, requestCancel, type Job
 import { isTerminal } from './states';
 import { jobNameOf } from './names';
 import { checkSubmit } from './submitCheck';
+import { noCarry, planCarry, uploadsRoot } from './carryFiles';
+import { sendCarry } from './carrySend';
 import type { CancelOutcome, ControllerNote, ManagedJobsClient, ManagedSubmit } from './client';
 
 const hasWork = (j: ManagedJob) => !isTerminal(j.status) || j.clusterName !== null;
@@ -28,7 +32,16 @@ export class LocalManagedClient implements ManagedJobsClient {
   async submit(req: ManagedSubmit): Promise<{ id: number; controller: ControllerNote }> {
     const envs = req.envs ?? {};
     const firstName = checkSubmit(req.tasks, envs);
-    const id = await this.store.write((db) => insertJob(db, { name: jobNameOf(req.name ?? firstName), tasks: req.tasks, envs, now: this.now(), creator: thisCreator() }));
+    // The files are copied even here: the job runs them as they were when it was submitted.
+    const plan = req.base !== undefined && this.home !== undefined ? planCarry(req.tasks, envs, req.base, uploadsRoot(this.home)) : noCarry(req.tasks);
+    let id: number;
+    try {
+      await sendCarry(new LocalTransport(), 'python3', plan);
+      id = await this.store.write((db) => insertJob(db, { name: jobNameOf(req.name ?? firstName), tasks: plan.tasks, envs, now: this.now(), creator: thisCreator() }));
+    } catch (e) {
+      if (plan.dir) fs.rmSync(plan.dir, { recursive: true, force: true });
+      throw e;
+    }
     // Written BEFORE the controller check: a controller that is just stopping looks again
     // after releasing its lease, so the job is never stranded.
     return { id, controller: this.startController() };

@@ -5,6 +5,7 @@ import { parseTaskText } from '../task';
 import type { Placement } from '../clouds/provider';
 import { cancelAgentJob, launchOrAdopt, observe, tearDown } from './clusterOps';
 import { keepLog } from './keptLogs';
+import { dropJobUploads } from './carryFiles';
 import { classifyEnd, placementOrder, recoveryPolicy, type RecoveryPolicy } from './recovery';
 import { isTerminal, type ManagedStatus } from './states';
 import type { JobPatch, ManagedJob } from './jobRows';
@@ -57,12 +58,15 @@ async function step(c: ControllerCore, job: ManagedJob): Promise<boolean> {
       await c.move(job.id, 'CANCELLED', 'cancelled; its cluster is torn down with proof', { clusterName: null, clusterUid: null, endedAt: c.now() });
       return false;
     default:
-      // Ended: the cluster goes (with proof) before the job forgets it.
-      if (!job.clusterName) return true;
-      await cancelAgentJob(c.ctx, job);
-      await keepLog(c.ctx, job);
-      await tearDown(c.ctx, job);
-      await c.patch(job.id, { clusterName: null, clusterUid: null });
+      // Ended: the cluster goes (with proof) before the job forgets it; then the job's copies
+      // of its files (a controller killed in between leaves them to sweepUploads).
+      if (job.clusterName) {
+        await cancelAgentJob(c.ctx, job);
+        await keepLog(c.ctx, job);
+        await tearDown(c.ctx, job);
+        await c.patch(job.id, { clusterName: null, clusterUid: null });
+      }
+      dropJobUploads(job.tasks, c.ctx.workspaceRoot);
       return true;
   }
 }

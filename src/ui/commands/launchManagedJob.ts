@@ -7,6 +7,13 @@ import { Dismissed, optionsArg, resolveTaskFile } from './support/pickers';
 import { managedLogSource } from './support/managedLogSource';
 import { notify } from '../notify';
 import { askEnvs } from './support/askEnvs';
+import { taskPathBase } from './support/taskPathBase';
+import { carriedLines } from '../../core/managed/carryFiles';
+
+function carriedText(tasks: string[], base: string): string {
+  const lines = carriedLines(tasks, base);
+  return lines.length ? `\n\nCopied to the controller now (the job runs these copies, also after a recovery):\n${lines.join('\n')}` : '';
+}
 
 export interface LaunchManagedJobOptions {
   /** false skips the confirmation (tests); the default asks. */
@@ -24,7 +31,10 @@ export const launchManagedJob: Command<'log' | 'logs' | 'managed' | 'controllerO
   id: 'skydeck.launchManagedJob',
   async run(ctx, arg, options) {
     const opts = optionsArg<LaunchManagedJobOptions>(options);
-    const file = (await resolveTaskFile(arg)).fsPath;
+    const uri = await resolveTaskFile(arg);
+    const file = uri.fsPath;
+    // Relative paths as a launch from this workspace reads them; their files go to the controller.
+    const base = taskPathBase(uri);
     const parsed = await parseTaskFile(file);
     const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
     if (!parsed.ok) throw new Error(`${path.basename(file)} is not a valid task: ${errors.map(formatDiagnostic).slice(0, 3).join('; ')}`);
@@ -36,7 +46,7 @@ export const launchManagedJob: Command<'log' | 'logs' | 'managed' | 'controllerO
       // It starts billed clusters that keep running after this window closes: ask first.
       const pick = await notify.warning(
         `Launch ${path.basename(file)} as a managed job?`,
-        { modal: true, detail: `${what[0].toUpperCase()}${what.slice(1)}, each on its own new cluster, run by the managed-jobs controller ${controllerPlace()}; it is recovered when preempted and keeps running when this window closes.` },
+        { modal: true, detail: `${what[0].toUpperCase()}${what.slice(1)}, each on its own new cluster, run by the managed-jobs controller ${controllerPlace()}; it is recovered when preempted and keeps running when this window closes.${carriedText(pipeline.tasks, base)}` },
         'Launch',
       );
       if (pick !== 'Launch') throw new Dismissed();
@@ -44,7 +54,7 @@ export const launchManagedJob: Command<'log' | 'logs' | 'managed' | 'controllerO
     // The controller relaunches the job after a preemption, maybe hours later: it keeps the values (secrets too) in its own store.
     const values = await askEnvs(ctx, file, 'the managed-jobs controller keeps it in its store (to relaunch the job)');
     const client = await ctx.managed({ launch: true });
-    const { id, controller } = await client.submit({ tasks: pipeline.tasks, name: pipeline.name, envs: { ...values.envs, ...values.secrets } });
+    const { id, controller } = await client.submit({ tasks: pipeline.tasks, name: pipeline.name, envs: { ...values.envs, ...values.secrets }, base });
     ctx.log.info(`managed job ${id} submitted from ${file}; controller on ${controller.where}: ${controller.detail}`);
     await ctx.refresh().catch((e) => ctx.log.warn(`refresh after managed launch: ${(e as Error).message}`));
     const name = (await client.job(id))?.name;

@@ -74,6 +74,44 @@ describe('jobs with the controller on an ssh pool host', function () {
     assert.deepEqual(queueRow(q.out, 1)?.slice(0, 5), ['1', 'remote-ok', 'SUCCEEDED', '0', '-']);
   });
 
+  it('a job\'s workdir and local file mount are copied to the controller: it runs them as submitted, and the copies go when it ends', async () => {
+    // This machine's folder is 0700 root's: the node's user could not read it, only a copy.
+    const proj = path.join(ws, 'proj');
+    fs.mkdirSync(path.join(proj, 'data'), { recursive: true });
+    fs.writeFileSync(path.join(proj, 'marker.txt'), 'v1\n');
+    fs.writeFileSync(path.join(proj, 'data', 'd.txt'), 'data v1\n');
+    fs.writeFileSync(path.join(proj, '.skyignore'), 'secret.txt\n');
+    fs.writeFileSync(path.join(proj, 'secret.txt'), 'not for the node\n');
+    // Relative paths are taken from the folder the command runs in (ws), as sky does.
+    fs.writeFileSync(path.join(ws, 'files.yaml'), [
+      'name: remote-files', 'resources: {cloud: local}', 'workdir: ./proj', 'file_mounts:', '  ~/mj-data: ./proj/data',
+      'run: |', '  while [ ! -e "$HOME/files-go" ]; do sleep 0.2; done', '  cat marker.txt ~/mj-data/d.txt', '  ls', '',
+    ].join('\n'));
+    const l = await jobs(['launch', 'files.yaml', '-y', '-d']);
+    assert.equal(l.code, 0, l.err);
+    assert.ok(l.err.includes(`workdir ${proj} → ~/sky_workdir`), l.err);
+    const id = Number(l.out.trim());
+    // Edited after the submit: the job still runs what was submitted.
+    fs.writeFileSync(path.join(proj, 'marker.txt'), 'v2\n');
+    fs.writeFileSync(path.join(proj, 'data', 'd.txt'), 'data v2\n');
+    const uploads = '~/.skydeck/jobs-controller/home/.skydeck/managed/uploads';
+    assert.match((await h.exec(`ls ${uploads}`)).stdout, /^[0-9a-f]{32}\n$/, 'one copy, named by a token');
+    await waitStatus(id, /^RUNNING$/);
+    await h.exec('touch "$HOME/files-go"');
+    await waitStatus(id, /^SUCCEEDED$/, /^-$/);
+    const logs = await jobs(['logs', String(id)]);
+    assert.match(logs.out, /v1\ndata v1\ndata\nmarker\.txt\n/, logs.out);
+    assert.doesNotMatch(logs.out, /secret\.txt|v2/, 'the workdir went as a launch sends one (.skyignore kept out)');
+    await until('the copies to be removed', async () => (await h.exec(`ls -A ${uploads}`)).stdout.trim() === '', 60_000, ctlLog);
+    // A path that is not there stops the launch before anything is sent or recorded.
+    fs.writeFileSync(path.join(ws, 'missing.yaml'), 'resources: {cloud: local}\nworkdir: ./nope\nrun: ls\n');
+    const bad = await jobs(['launch', 'missing.yaml', '-y', '-d']);
+    assert.equal(bad.code, 2, bad.err);
+    assert.ok(bad.err.includes(`workdir ${path.join(ws, 'nope')} does not exist on this machine`), bad.err);
+    assert.equal(queueRow((await jobs(['queue', '--all'])).out, id + 1), undefined, 'nothing recorded');
+    assert.equal((await h.exec(`ls -A ${uploads}`)).stdout.trim(), '');
+  });
+
   it('cancels a RUNNING job through the remote client: its cluster is torn down', async () => {
     fs.writeFileSync(path.join(ws, 'long.yaml'), 'name: remote-long\nresources: {cloud: local}\nrun: sleep 600\n');
     const l = await jobs(['launch', 'long.yaml', '-y', '-d']);

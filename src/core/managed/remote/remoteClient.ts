@@ -10,6 +10,9 @@ import type { ClusterRecord } from '../../state';
 import type { JobListing, ManagedEvent, ManagedJob } from '../jobRows';
 import type { CancelOutcome, ControllerNote, FollowIO, ManagedJobsClient, ManagedSubmit } from '../client';
 import type { ControllerRuntime } from './runtime';
+import { checkSubmit } from '../submitCheck';
+import { noCarry, planCarry, uploadsRoot } from '../carryFiles';
+import { dropCarry, sendCarry } from '../carrySend';
 
 /** Settings of this machine's controller that the node's controller gets too (tests, tuning). */
 const FORWARDED = ['SKYDECK_CONTROLLER_IDLE_S', 'SKYDECK_CONTROLLER_POLL_MS'];
@@ -47,7 +50,18 @@ export class RemoteManagedClient implements ManagedJobsClient {
   }
 
   async submit(req: ManagedSubmit): Promise<{ id: number; controller: ControllerNote }> {
-    const a = await this.call<{ id: number; controller: ControllerNote }>('submit', { tasks: req.tasks, name: req.name, envs: req.envs ?? {} });
+    const envs = req.envs ?? {};
+    checkSubmit(req.tasks, envs);
+    // The job's local files go to the node first; its tasks name the copies there.
+    const plan = req.base !== undefined ? planCarry(req.tasks, envs, req.base, uploadsRoot(this.runtime.home)) : noCarry(req.tasks);
+    let a: { id: number; controller: ControllerNote };
+    try {
+      if (plan.dir) await sendCarry(this.transport, (await this.ctx.connections.client(this.cluster).connect()).python, plan, (m) => this.ctx.progress(m));
+      a = await this.call<{ id: number; controller: ControllerNote }>('submit', { tasks: plan.tasks, name: req.name, envs });
+    } catch (e) {
+      if (plan.dir) await dropCarry(this.transport, plan.dir).catch(() => undefined);
+      throw e;
+    }
     const c = a.controller;
     return { id: a.id, controller: { where: `controller cluster ${this.cluster.name}`, started: c.started, detail: `${this.transport.description}, ${c.detail}` } };
   }

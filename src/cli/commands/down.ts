@@ -27,8 +27,8 @@ export const downCommand: CliCommand = {
     let code = 0;
     for (const name of await expandClusterNames(ctx, args.positionals)) {
       try {
-        await guardControllerDown(ctx, name, !!args.flags.purge);
-        const r = await downOp(ctx, name, { purge: !!args.flags.purge, graceSeconds });
+        const unseal = await guardControllerDown(ctx, name, !!args.flags.purge);
+        const r = await downOp(ctx, name, { purge: !!args.flags.purge, graceSeconds }).catch(async (e: unknown) => { await unseal?.(); throw e; });
         io.out(`Cluster ${name} (uid ${r.uid}) is down${r.notes.length ? ` (${r.notes.join('; ')})` : ''}.\n`);
       } catch (e) {
         io.err(`skydeck down ${name}: ${(e as Error).message}\n`);

@@ -27,7 +27,7 @@ export async function jobsLaunch(io: CliIO, ctx: OpsContext, rest: string[], fla
   if (!pipeline.tasks.length) throw new UsageError(`${file} has no task in it`);
   const name = (flags.name as string | undefined) ?? pipeline.name;
   const what = pipeline.tasks.length > 1 ? `a pipeline of ${pipeline.tasks.length} tasks` : 'one task';
-  const carried = carriedLines(pipeline.tasks, process.cwd());
+  const carried = carriedLines(pipeline.tasks, envs, process.cwd());
   if (carried.length) io.err(`Copied to the controller with the job (it runs these copies, also after a recovery):\n${carried.map((l) => `  ${l}\n`).join('')}`);
   if (!flags.yes && io.ask) {
     const a = await io.ask(`Launch managed job ${name ?? '(unnamed)'} (${what}), each task on its own new cluster? [y/N] `);

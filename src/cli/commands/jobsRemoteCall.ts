@@ -1,4 +1,5 @@
-import type { ManagedJob } from '../../core/managed';
+import { LocalManagedClient, type ManagedJob } from '../../core/managed';
+import { UPLOAD_TOKEN } from '../../core/managed/carryFiles';
 import type { OpsContext } from '../../core/ops';
 import { UsageError } from '../args';
 import { EXIT, type CliIO } from '../io';
@@ -58,7 +59,8 @@ export async function jobsRemoteCall(io: CliIO, ctx: OpsContext, method: string 
       if (!isStrings(req.tasks) || !req.tasks.length) throw new UsageError('jobs remote-call submit: "tasks" must be a non-empty list of YAML texts');
       if (req.name !== undefined && typeof req.name !== 'string') throw new UsageError('jobs remote-call submit: "name" must be a string');
       if (req.envs !== undefined && !isEnvs(req.envs)) throw new UsageError('jobs remote-call submit: "envs" must map names to strings');
-      answer = await client.submit({ tasks: req.tasks, name: req.name, envs: req.envs });
+      if (req.uploads !== undefined && !(typeof req.uploads === 'string' && UPLOAD_TOKEN.test(req.uploads))) throw new UsageError('jobs remote-call submit: "uploads" must be an upload token');
+      answer = await client.submit({ tasks: req.tasks, name: req.name, envs: req.envs, uploads: req.uploads });
     } else if (method === 'list') {
       const l = await client.list();
       answer = { jobs: l.jobs.map(masked), refused: l.refused };
@@ -71,6 +73,13 @@ export async function jobsRemoteCall(io: CliIO, ctx: OpsContext, method: string 
       const ids = req.ids === 'all' ? 'all' : Array.isArray(req.ids) && req.ids.every(isId) ? (req.ids as number[]) : undefined;
       if (!ids) throw new UsageError('jobs remote-call cancel: "ids" must be "all" or a list of job ids');
       answer = await client.cancel(ids);
+    } else if (method === 'seal' || method === 'unseal') {
+      if (!(client instanceof LocalManagedClient)) throw new UsageError(`jobs remote-call ${method}: only the controller's own machine seals its store`);
+      if (method === 'unseal') answer = (await client.unseal(), {});
+      else {
+        if (req.why !== 'stop' && req.why !== 'down') throw new UsageError('jobs remote-call seal: "why" must be "stop" or "down"');
+        answer = { busy: await client.seal(req.why, req.force === true) };
+      }
     } else {
       throw new UsageError(`jobs remote-call: unknown method ${JSON.stringify(method ?? '')}`);
     }

@@ -17,8 +17,8 @@ export const stopCommand: CliCommand = {
     const names = await expandClusterNames(ctx, args.positionals);
     for (const name of names) {
       try {
-        await guardControllerStop(ctx, name);
-        const r = await stopOp(ctx, name);
+        const unseal = await guardControllerStop(ctx, name);
+        const r = await stopOp(ctx, name).catch(async (e: unknown) => { await unseal?.(); throw e; });
         io.out(`Cluster ${name} is stopped (${r.notes.join('; ')}).\n`);
       } catch (e) {
         if (names.length === 1) throw e;

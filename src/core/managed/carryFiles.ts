@@ -1,23 +1,25 @@
 // A managed job's local files — its workdir, local file_mounts sources, a named bucket's local
-// source — copied to the controller when the job is submitted, and its tasks rewritten to name
+// sources — copied to the controller when the job is submitted, and its tasks rewritten to name
 // the copies. The controller launches each task on its own machine, maybe hours later after a
 // preemption, when this machine is off or its files have changed; SkyPilot uploads them at
 // `jobs launch` too. Paths resolve against `base` as a launch's do (the CLI's working directory,
 // the editor's workspace folder). A job's copies live in one directory under the controller's
-// workspace, `uploads/<token>/`; the controller removes it once the job has ended.
+// workspace, `uploads/<token>/`, the token recorded with the job; the controller removes it once
+// the job has ended (carrySweep.ts).
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isMap, isSeq, parseDocument } from 'yaml';
+import { isMap, stringify } from 'yaml';
 import { parseTaskText, type Task } from '../task';
 import { localPath } from '../task/localPath';
-import { localUploadLines } from '../ops/taskPaths';
+import { parseYamlDocuments } from '../task/yamlSource';
 import { prepareForValidation, substituteEnvVars, substitutionValues } from '../task/envs';
 
 /** Where a controller keeps the uploads of its jobs: under its workspace's managed-jobs files. */
 export function uploadsRoot(controllerWorkspace: string): string {
   return path.posix.join(controllerWorkspace, '.skydeck', 'managed', 'uploads');
 }
+
+export const UPLOAD_TOKEN = /^[0-9a-f]{32}$/;
 
 /** One local path and where its copy goes on the controller. */
 export interface Upload {
@@ -31,8 +33,9 @@ export interface CarryPlan {
   /** The tasks, naming the copies instead of local paths. */
   tasks: string[];
   uploads: Upload[];
-  /** The job's upload directory on the controller (undefined: nothing to carry). */
+  /** The job's upload directory on the controller and its token (absent: nothing to carry). */
   dir?: string;
+  token?: string;
   /** What relative paths were resolved against (for messages). */
   base?: string;
 }
@@ -40,34 +43,54 @@ export interface CarryPlan {
 /** The tasks recorded as they are: nothing to copy. */
 export const noCarry = (tasks: string[]): CarryPlan => ({ tasks, uploads: [] });
 
-const TOKEN = /^[0-9a-f]{32}$/;
-
-/** The upload directory named by a task text of the controller `root`, if any (only a well-formed token). */
-export function uploadDirOf(tasks: string[], root: string): string | undefined {
-  const prefix = `${root}/`;
-  for (const t of tasks) {
-    for (let i = t.indexOf(prefix); i >= 0; i = t.indexOf(prefix, i + 1)) {
-      const token = t.slice(i + prefix.length, i + prefix.length + 32);
-      if (TOKEN.test(token)) return `${root}/${token}`;
+/** Every local path of a parsed task, as a launch would read it, with `to` naming its copy. */
+function localPaths(t: Task, to: (local: string, o: { workdir?: boolean; keepName?: boolean }) => string, base: string): Task {
+  const out: Task = { ...t, fileMounts: { ...t.fileMounts } };
+  if (typeof t.workdir === 'string') out.workdir = to(localPath(t.workdir, base), { workdir: true });
+  for (const [dst, m] of Object.entries(t.fileMounts)) {
+    if (m.kind === 'copy') out.fileMounts[dst] = { kind: 'copy', source: to(localPath(m.source, base), {}) };
+    else if (m.kind === 'bucket' && m.mount.kind === 'named') {
+      const mount = { ...m.mount };
+      if (mount.localSource !== undefined) mount.localSource = to(localPath(mount.localSource, base), {});
+      // Each file lands in the bucket under its own name: its copy keeps it.
+      if (mount.localFiles) mount.localFiles = mount.localFiles.map((f) => to(localPath(f, base), { keepName: true }));
+      out.fileMounts[dst] = { ...m, mount };
     }
   }
-  return undefined;
+  return out;
+}
+
+/** Resolved "workdir /abs → ~/sky_workdir" lines of what a submit copies, once each. */
+export function carriedLines(tasks: string[], envs: Record<string, string>, base: string): string[] {
+  const lines = new Set<string>();
+  for (const text of tasks) {
+    const p = parseTaskText(text, 'task', { env: envs });
+    if (!p.ok || p.tasks.length !== 1) continue;
+    const t = p.tasks[0];
+    localPaths(t, (local, o) => {
+      lines.add(o.workdir ? `workdir ${local} → ~/sky_workdir` : local);
+      return local;
+    }, base);
+  }
+  return [...lines];
 }
 
 /**
  * The copies the job needs and its tasks rewritten to name them. `root`: uploadsRoot() of the
- * controller. Tasks with no local path are returned as they were. Throws for a task that does
- * not parse (submit checks each task anyway).
+ * controller. Tasks with no local path are returned byte for byte. A rewritten task is parsed
+ * again and must be the same task but for those paths; if no rewrite passes, it throws.
  */
 export function planCarry(tasks: string[], envs: Record<string, string>, base: string, root: string): CarryPlan {
-  const dir = `${root}/${randomBytes(16).toString('hex')}`;
+  const token = randomBytes(16).toString('hex');
+  const dir = `${root}/${token}`;
   const byLocal = new Map<string, Upload>();
-  const copyOf = (local: string, workdir: boolean): string => {
-    const key = `${workdir ? 'w' : 'f'}:${local}`;
+  const copyOf = (local: string, o: { workdir?: boolean; keepName?: boolean }): string => {
+    const key = `${o.workdir ? 'w' : o.keepName ? 'n' : 'f'}:${local}`;
     let u = byLocal.get(key);
     if (!u) {
-      const name = path.basename(local).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 60) || 'root';
-      u = { local, remote: `${dir}/${byLocal.size + 1}-${name}`, workdir };
+      // Copies are numbered, not named after the source: a name may hold a secret's value.
+      const n = byLocal.size + 1;
+      u = { local, remote: o.keepName ? `${dir}/${n}/${path.basename(local)}` : `${dir}/${n}`, workdir: !!o.workdir };
       byLocal.set(key, u);
     }
     return u.remote;
@@ -75,88 +98,88 @@ export function planCarry(tasks: string[], envs: Record<string, string>, base: s
   const out = tasks.map((text, i) => {
     const p = parseTaskText(text, `task ${i + 1}`, { env: envs });
     if (!p.ok || p.tasks.length !== 1) throw new Error(`task ${i + 1} of the managed job is not one valid task`);
-    return rewrite(text, p.tasks[0], envs, (src, workdir) => copyOf(localPath(src, base), workdir));
+    const want = localPaths(p.tasks[0], copyOf, base);
+    if (sameTask(p.tasks[0], want)) return text; // no local path in it
+    return rewritten(text, envs, want, i);
   });
   const uploads = [...byLocal.values()];
-  return uploads.length ? { tasks: out, uploads, dir, base } : noCarry(tasks);
+  return uploads.length ? { tasks: out, uploads, dir, token, base } : noCarry(tasks);
 }
 
-/** The task text with each local path replaced by `copy(path)`; unchanged text when there is none. */
-function rewrite(text: string, task: Task, envs: Record<string, string>, copy: (src: string, workdir: boolean) => string): string {
-  const doc = parseDocument(text);
-  let changed = false;
-  if (typeof task.workdir === 'string') {
-    doc.set('workdir', copy(task.workdir, true));
-    changed = true;
+/** The first rewrite whose text parses as `want`; in place first (comments kept), else written out whole. */
+function rewritten(text: string, envs: Record<string, string>, want: Task, i: number): string {
+  for (const attempt of [inPlace, wholeDocument]) {
+    let candidate: string;
+    try {
+      candidate = attempt(text, envs, want);
+    } catch {
+      continue;
+    }
+    const p = parseTaskText(candidate, `task ${i + 1}`, { env: envs });
+    if (p.ok && p.tasks.length === 1 && sameTask(p.tasks[0], want)) return candidate;
   }
-  const mounts = doc.get('file_mounts');
+  throw new Error(`task ${i + 1} of the managed job names local files in a way Skydeck cannot rewrite to name their copies on the controller; write its workdir and file_mounts out plainly (no anchors, aliases or merge keys)`);
+}
+
+/** Values as the parser sees them, with `$NAME` references (of keys, too) resolvable. */
+function varsOf(js: Record<string, unknown>, envs: Record<string, string>): Record<string, string> {
+  return substitutionValues(prepareForValidation(js, envs), envs);
+}
+
+/** Only the path scalars change; everything else stays as written (YAML 1.1, as the parser reads it). */
+function inPlace(text: string, envs: Record<string, string>, want: Task): string {
+  const doc = parseYamlDocuments(text).docs[0];
+  if (!doc || doc.errors.length) throw new Error('not one document');
+  if (typeof want.workdir === 'string') doc.set('workdir', want.workdir);
+  const mounts = doc.get('file_mounts', true);
   if (isMap(mounts)) {
-    const vars = substitutionValues(prepareForValidation(doc.toJS() as Record<string, unknown>, envs), envs);
+    const vars = varsOf(doc.toJS() as Record<string, unknown>, envs);
     for (const pair of mounts.items) {
       const key = String((pair.key as { value?: unknown })?.value ?? pair.key);
-      const m = task.fileMounts[substituteEnvVars(key, vars)];
-      if (m?.kind === 'copy') {
-        pair.value = doc.createNode(copy(m.source, false));
-        changed = true;
-      } else if (m?.kind === 'bucket' && m.mount.kind === 'named' && isMap(pair.value)) {
-        if (m.mount.localSource !== undefined) pair.value.set('source', copy(m.mount.localSource, false));
-        else if (m.mount.localFiles && isSeq(pair.value.get('source'))) pair.value.set('source', doc.createNode(m.mount.localFiles.map((f) => copy(f, false))));
-        else continue;
-        changed = true;
+      const m = want.fileMounts[substituteEnvVars(key, vars)];
+      if (m?.kind === 'copy') pair.value = doc.createNode(m.source);
+      else if (m?.kind === 'bucket' && m.mount.kind === 'named' && isMap(pair.value)) {
+        if (m.mount.localSource !== undefined) pair.value.set('source', m.mount.localSource);
+        else if (m.mount.localFiles) pair.value.set('source', doc.createNode(m.mount.localFiles));
       }
     }
   }
-  return changed ? doc.toString({ lineWidth: 0 }) : text;
+  return doc.toString({ lineWidth: 0 });
 }
 
-/** The local paths a submit copies to the controller, resolved ("workdir /abs → ~/sky_workdir", …), once each. */
-export function carriedLines(tasks: string[], base: string): string[] {
-  const lines = new Set<string>();
-  for (const t of tasks) {
-    const p = parseTaskText(t);
-    if (p.ok && p.tasks.length === 1) for (const l of localUploadLines(p.tasks[0], base)) lines.add(l);
-  }
-  return [...lines];
-}
-
-/** Removes job's copies on this machine (the controller's), if its tasks name an upload directory. */
-export function dropJobUploads(tasks: string[], controllerWorkspace: string): void {
-  const dir = uploadDirOf(tasks, uploadsRoot(controllerWorkspace));
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-}
-
-/** A submit killed between sending the files and recording the job leaves them; kept this long. */
-export const ORPHAN_UPLOAD_MS = 60 * 60_000;
-
-/**
- * Removes upload directories that no job with work left names: those of ended jobs (a
- * controller killed before it removed them) and, after ORPHAN_UPLOAD_MS, those no job names.
- * `jobs`: every job in the store. Returns the directories removed.
- */
-export function sweepUploads(jobs: { tasks: string[]; active: boolean }[], controllerWorkspace: string, now: number): string[] {
-  const root = uploadsRoot(controllerWorkspace);
-  let names: string[];
-  try {
-    names = fs.readdirSync(root);
-  } catch {
-    return [];
-  }
-  const named = new Map<string, boolean>();
-  for (const j of jobs) {
-    const dir = uploadDirOf(j.tasks, root);
-    if (dir) named.set(dir, (named.get(dir) ?? false) || j.active);
-  }
-  const removed: string[] = [];
-  for (const n of names) {
-    const dir = `${root}/${n}`;
-    if (!TOKEN.test(n) || named.get(dir) === true) continue;
-    if (!named.has(dir)) {
-      let age: number;
-      try { age = now - fs.lstatSync(dir).mtimeMs; } catch { continue; }
-      if (age < ORPHAN_UPLOAD_MS) continue;
+/** Aliases and merge keys resolved, the paths set, the document written out again. */
+function wholeDocument(text: string, envs: Record<string, string>, want: Task): string {
+  const doc = parseYamlDocuments(text).docs[0];
+  if (!doc || doc.errors.length) throw new Error('not one document');
+  const js = doc.toJS() as Record<string, unknown>;
+  if (typeof want.workdir === 'string') js.workdir = want.workdir;
+  const mounts = js.file_mounts;
+  if (mounts && typeof mounts === 'object' && !Array.isArray(mounts)) {
+    const vars = varsOf(js, envs);
+    const next: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(mounts as Record<string, unknown>)) {
+      const m = want.fileMounts[substituteEnvVars(key, vars)];
+      if (m?.kind === 'copy') next[key] = m.source;
+      else if (m?.kind === 'bucket' && m.mount.kind === 'named' && value && typeof value === 'object') {
+        const v = { ...(value as Record<string, unknown>) };
+        if (m.mount.localSource !== undefined) v.source = m.mount.localSource;
+        else if (m.mount.localFiles) v.source = m.mount.localFiles;
+        next[key] = v;
+      } else next[key] = value;
     }
-    fs.rmSync(dir, { recursive: true, force: true });
-    removed.push(dir);
+    js.file_mounts = next;
   }
-  return removed;
+  return stringify(js, { version: '1.1', lineWidth: 0 });
+}
+
+/** The same task, whatever its text: everything but the text itself and where it came from. */
+function sameTask(a: Task, b: Task): boolean {
+  const strip = ({ raw: _r, docIndex: _d, ...rest }: Task) => rest;
+  return canonical(strip(a)) === canonical(strip(b));
+}
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'undefined';
 }

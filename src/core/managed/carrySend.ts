@@ -10,7 +10,10 @@ import { syncFileMounts, syncWorkdir } from '../ops/syncFiles';
 import { OpsError } from '../ops/errors';
 import type { CarryPlan } from './carryFiles';
 
-export async function sendCarry(t: Transport, python: string, plan: CarryPlan, progress: (m: string) => void = () => undefined): Promise<void> {
+/** How often a send refreshes its directory's time (the sweep's ORPHAN_UPLOAD_MS is an hour). */
+export const FRESH_MS = 5 * 60_000;
+
+export async function sendCarry(t: Transport, python: string, plan: CarryPlan, progress: (m: string) => void = () => undefined, freshMs = FRESH_MS): Promise<void> {
   if (!plan.dir) return;
   for (const u of plan.uploads) {
     let st: fs.Stats;
@@ -23,6 +26,11 @@ export async function sendCarry(t: Transport, python: string, plan: CarryPlan, p
   }
   // The manifests of these one-off syncs are thrown away: each job gets its own copy.
   const local = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-carry-'));
+  // The controller's sweep takes a directory untouched for an hour as a dead submit's: a long
+  // send keeps its directory's time fresh.
+  const dir = plan.dir;
+  const fresh = setInterval(() => void t.exec(['touch', '-c', '--', dir]).catch(() => undefined), freshMs);
+  fresh.unref();
   try {
     for (const u of plan.uploads) {
       progress(`Copying ${u.local} to the managed-jobs controller`);
@@ -30,6 +38,7 @@ export async function sendCarry(t: Transport, python: string, plan: CarryPlan, p
       else await syncFileMounts(t, python, { fileMounts: { [u.remote]: { kind: 'copy', source: u.local } } } as unknown as Task, '/');
     }
   } finally {
+    clearInterval(fresh);
     fs.rmSync(local, { recursive: true, force: true });
   }
 }

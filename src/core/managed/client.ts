@@ -16,6 +16,8 @@ export interface ManagedSubmit {
    * controller's own submit, whose tasks were rewritten by the client that sent them).
    */
   base?: string;
+  /** The token of copies already on the controller (a remote client sent them): recorded with the job. */
+  uploads?: string;
 }
 
 export interface CancelOutcome {

@@ -9,7 +9,8 @@ import { ManagedStore } from './store';
 import { getJob, insertJob, listJobs, listManagedEvents, moveJob, patchJob, requestCancel, type JobListing, type JobPatch, type ManagedEvent, type ManagedJob } from './jobRows';
 import type { ControllerCore, ControllerOptions } from './core';
 import { isTerminal, type ManagedStatus } from './states';
-import { sweepUploads } from './carryFiles';
+import { sweepUploads } from './carrySweep';
+import { refuseIfSealed } from './seal';
 import { driveJob, startMove } from './steps';
 import { jobNameOf } from './names';
 import { LaunchSlot, Slots } from './slots';
@@ -46,6 +47,7 @@ export class ManagedController implements ControllerCore {
   private readonly lease: FileLock;
   private started = false;
   private scanning: Promise<void> | undefined;
+  private sweptAt = 0;
 
   private readonly say: (message: string) => void;
 
@@ -89,9 +91,11 @@ export class ManagedController implements ControllerCore {
   /** Copies of files no job with work left needs (carryFiles.ts); fs ages, so the wall clock. */
   private async sweep(): Promise<void> {
     try {
-      const { jobs } = await this.store.read((db) => listJobs(db));
+      const { jobs, refused } = await this.store.read((db) => listJobs(db));
       const active = (j: ManagedJob) => !isTerminal(j.status) || j.clusterName !== null;
-      for (const dir of sweepUploads(jobs.map((j) => ({ tasks: j.tasks, active: active(j) })), this.ctx.workspaceRoot, Date.now())) this.log(`removed ${dir}: no unfinished managed job uses these files`);
+      const removed = sweepUploads(jobs.map((j) => ({ uploads: j.uploads, active: active(j) })), this.ctx.workspaceRoot, Date.now(), refused.length > 0);
+      for (const dir of removed) this.log(`removed ${dir}: no unfinished managed job uses these files`);
+      this.sweptAt = Date.now();
     } catch (e) {
       this.log(`sweeping managed-job uploads: ${(e as Error).message}`);
     }
@@ -105,6 +109,7 @@ export class ManagedController implements ControllerCore {
     // A running controller records the job and its start (PENDING → STARTING, naming its first
     // cluster) in one save: one fsync fewer between submit and the cloud's create.
     const id = await this.store.write((db) => {
+      refuseIfSealed(this.store.file, Date.now());
       const now = this.now();
       const jid = insertJob(db, { name: jobNameOf(req.name ?? firstName), tasks: req.tasks, envs, now, creator: thisCreator() });
       if (serving) {
@@ -208,6 +213,8 @@ export class ManagedController implements ControllerCore {
       await this.wake.sleep(this.opts.pollMs);
       if (this.stopped) return;
       await this.scan().catch((e: Error) => this.log(`managed jobs scan: ${e.message}`));
+      // A controller that serves for days sweeps orphaned copies hourly, not only at its start.
+      if (Date.now() - this.sweptAt > 60 * 60_000) await this.sweep();
     }
   }
 }

@@ -27,6 +27,8 @@ export interface ManagedJob {
   endedAt: number | null;
   updatedAt: number;
   cancelRequested: boolean;
+  /** The token of its copies of local files on the controller (carryFiles.ts), if any. */
+  uploads?: string | null;
 }
 
 export interface ManagedEvent {
@@ -51,12 +53,12 @@ const COLUMNS: Record<keyof JobPatch, string> = {
 };
 
 export function insertJob(
-  db: Database, j: { name: string; tasks: string[]; envs: Record<string, string>; now: number; creator: { user: string; machine: string } },
+  db: Database, j: { name: string; tasks: string[]; envs: Record<string, string>; now: number; creator: { user: string; machine: string }; uploads?: string },
 ): number {
   db.run(
-    `INSERT INTO managed_jobs (name, submitted_at, status, tasks, envs, updated_at, created_by_user, created_by_machine)
-     VALUES (?, ?, 'PENDING', ?, ?, ?, ?, ?)`,
-    [j.name, j.now, JSON.stringify(j.tasks), JSON.stringify(j.envs), j.now, j.creator.user, j.creator.machine],
+    `INSERT INTO managed_jobs (name, submitted_at, status, tasks, envs, updated_at, created_by_user, created_by_machine, uploads)
+     VALUES (?, ?, 'PENDING', ?, ?, ?, ?, ?, ?)`,
+    [j.name, j.now, JSON.stringify(j.tasks), JSON.stringify(j.envs), j.now, j.creator.user, j.creator.machine, j.uploads ?? null],
   );
   const id = Number(db.exec('SELECT last_insert_rowid()')[0].values[0][0]);
   appendManagedEvent(db, id, null, 'PENDING', 'submitted', j.now);
@@ -151,6 +153,6 @@ function toJob(r: Record<string, unknown>): ManagedJob {
     launches: r.launches as number, clusterName: r.cluster_name as string | null, clusterUid: r.cluster_uid as string | null,
     agentJobId: r.agent_job_id as number | null, region: r.region as string | null, lastError: r.last_error as string | null,
     startedAt: r.started_at as number | null, endedAt: r.ended_at as number | null, updatedAt: r.updated_at as number,
-    cancelRequested: r.cancel_requested === 1,
+    cancelRequested: r.cancel_requested === 1, uploads: (r.uploads as string | null | undefined) ?? null,
   };
 }

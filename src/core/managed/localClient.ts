@@ -12,8 +12,9 @@ import { getJob, insertJob, listJobs, listManagedEvents, requestCancel, type Job
 import { isTerminal } from './states';
 import { jobNameOf } from './names';
 import { checkSubmit } from './submitCheck';
-import { noCarry, planCarry, uploadsRoot } from './carryFiles';
+import { noCarry, planCarry, UPLOAD_TOKEN, uploadsRoot } from './carryFiles';
 import { sendCarry } from './carrySend';
+import { refuseIfSealed, sealIfIdle, unseal, type SealWhy } from './seal';
 import type { CancelOutcome, ControllerNote, ManagedJobsClient, ManagedSubmit } from './client';
 
 const hasWork = (j: ManagedJob) => !isTerminal(j.status) || j.clusterName !== null;
@@ -34,10 +35,14 @@ export class LocalManagedClient implements ManagedJobsClient {
     const firstName = checkSubmit(req.tasks, envs);
     // The files are copied even here: the job runs them as they were when it was submitted.
     const plan = req.base !== undefined && this.home !== undefined ? planCarry(req.tasks, envs, req.base, uploadsRoot(this.home)) : noCarry(req.tasks);
+    const uploads = plan.token ?? (req.uploads !== undefined && UPLOAD_TOKEN.test(req.uploads) ? req.uploads : undefined);
     let id: number;
     try {
       await sendCarry(new LocalTransport(), 'python3', plan);
-      id = await this.store.write((db) => insertJob(db, { name: jobNameOf(req.name ?? firstName), tasks: plan.tasks, envs, now: this.now(), creator: thisCreator() }));
+      id = await this.store.write((db) => {
+        refuseIfSealed(this.store.file, Date.now());
+        return insertJob(db, { name: jobNameOf(req.name ?? firstName), tasks: plan.tasks, envs, now: this.now(), creator: thisCreator(), uploads });
+      });
     } catch (e) {
       if (plan.dir) fs.rmSync(plan.dir, { recursive: true, force: true });
       throw e;
@@ -70,6 +75,15 @@ export class LocalManagedClient implements ManagedJobsClient {
     const j = await this.store.read((db) => getJob(db, id));
     if (j && hasWork(j)) this.ensureOnce();
     return j;
+  }
+
+  /** Seals the store against new jobs if none is unfinished (seal.ts); returns the unfinished ones. */
+  seal(why: SealWhy, force = false): Promise<number[]> {
+    return this.store.write((db) => sealIfIdle(db, this.store.file, why, Date.now(), force));
+  }
+
+  async unseal(): Promise<void> {
+    unseal(this.store.file);
   }
 
   async cancel(ids: number[] | 'all'): Promise<CancelOutcome> {

@@ -4,6 +4,7 @@
 import { clusterNameProblem, printable } from '../state/clusterName';
 import { UID } from '../state/rowCheck';
 import { isManagedStatus } from './states';
+import { UPLOAD_TOKEN } from './carryFiles';
 
 const MAX_TIME = 1e14;
 const MAX_TASKS = 64;
@@ -42,6 +43,7 @@ export function managedRowProblem(row: Obj): string | undefined {
   if (!isInt(row.submitted_at, 0, MAX_TIME) || !isInt(row.updated_at, 0, MAX_TIME)) return 'submitted_at/updated_at is out of range';
   for (const k of ['started_at', 'ended_at'] as const) if (row[k] !== null && !isInt(row[k], 0, MAX_TIME)) return `${k} is out of range`;
   if (row.cancel_requested !== 0 && row.cancel_requested !== 1) return 'cancel_requested is not 0 or 1';
+  if (row.uploads !== null && row.uploads !== undefined && !(typeof row.uploads === 'string' && UPLOAD_TOKEN.test(row.uploads))) return `uploads ${printable(row.uploads)} is not an upload token`;
   if (row.created_by_user !== null && !plain(row.created_by_user, 64)) return 'created_by_user is not a user name';
   if (row.created_by_machine !== null && !(typeof row.created_by_machine === 'string' && MACHINE.test(row.created_by_machine))) return 'created_by_machine is not a machine id';
   return undefined;

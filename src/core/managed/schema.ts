@@ -31,6 +31,8 @@ const MIGRATIONS: string[] = [
      reason TEXT NOT NULL
    );
    CREATE INDEX managed_events_job ON managed_events(job_id, id);`,
+  // The token of the job's copies of its local files on this machine (carryFiles.ts); NULL: none.
+  'ALTER TABLE managed_jobs ADD COLUMN uploads TEXT;',
 ];
 
 export const MANAGED_SCHEMA_VERSION = MIGRATIONS.length;

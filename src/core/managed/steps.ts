@@ -5,7 +5,7 @@ import { parseTaskText } from '../task';
 import type { Placement } from '../clouds/provider';
 import { cancelAgentJob, launchOrAdopt, observe, tearDown } from './clusterOps';
 import { keepLog } from './keptLogs';
-import { dropJobUploads } from './carryFiles';
+import { dropJobUploads } from './carrySweep';
 import { classifyEnd, placementOrder, recoveryPolicy, type RecoveryPolicy } from './recovery';
 import { isTerminal, type ManagedStatus } from './states';
 import type { JobPatch, ManagedJob } from './jobRows';
@@ -66,7 +66,7 @@ async function step(c: ControllerCore, job: ManagedJob): Promise<boolean> {
         await tearDown(c.ctx, job);
         await c.patch(job.id, { clusterName: null, clusterUid: null });
       }
-      dropJobUploads(job.tasks, c.ctx.workspaceRoot);
+      dropJobUploads(job.uploads, c.ctx.workspaceRoot);
       return true;
   }
 }

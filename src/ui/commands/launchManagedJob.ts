@@ -11,7 +11,7 @@ import { taskPathBase } from './support/taskPathBase';
 import { carriedLines } from '../../core/managed/carryFiles';
 
 function carriedText(tasks: string[], base: string): string {
-  const lines = carriedLines(tasks, base);
+  const lines = carriedLines(tasks, {}, base);
   return lines.length ? `\n\nCopied to the controller now (the job runs these copies, also after a recovery):\n${lines.join('\n')}` : '';
 }
 

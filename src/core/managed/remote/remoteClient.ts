@@ -13,6 +13,7 @@ import type { ControllerRuntime } from './runtime';
 import { checkSubmit } from '../submitCheck';
 import { noCarry, planCarry, uploadsRoot } from '../carryFiles';
 import { dropCarry, sendCarry } from '../carrySend';
+import type { SealWhy } from '../seal';
 
 /** Settings of this machine's controller that the node's controller gets too (tests, tuning). */
 const FORWARDED = ['SKYDECK_CONTROLLER_IDLE_S', 'SKYDECK_CONTROLLER_POLL_MS'];
@@ -54,14 +55,17 @@ export class RemoteManagedClient implements ManagedJobsClient {
     checkSubmit(req.tasks, envs);
     // The job's local files go to the node first; its tasks name the copies there.
     const plan = req.base !== undefined ? planCarry(req.tasks, envs, req.base, uploadsRoot(this.runtime.home)) : noCarry(req.tasks);
-    let a: { id: number; controller: ControllerNote };
-    try {
-      if (plan.dir) await sendCarry(this.transport, (await this.ctx.connections.client(this.cluster).connect()).python, plan, (m) => this.ctx.progress(m));
-      a = await this.call<{ id: number; controller: ControllerNote }>('submit', { tasks: plan.tasks, name: req.name, envs });
-    } catch (e) {
-      if (plan.dir) await dropCarry(this.transport, plan.dir).catch(() => undefined);
-      throw e;
+    if (plan.dir) {
+      try {
+        await sendCarry(this.transport, (await this.ctx.connections.client(this.cluster).connect()).python, plan, (m) => this.ctx.progress(m));
+      } catch (e) {
+        await dropCarry(this.transport, plan.dir).catch(() => undefined);
+        throw e;
+      }
     }
+    // A failed call may still have recorded the job: its copies stay (the node's sweep removes
+    // them after an hour if no job names them).
+    const a = await this.call<{ id: number; controller: ControllerNote }>('submit', { tasks: plan.tasks, name: req.name, envs, ...(plan.token ? { uploads: plan.token } : {}) });
     const c = a.controller;
     return { id: a.id, controller: { where: `controller cluster ${this.cluster.name}`, started: c.started, detail: `${this.transport.description}, ${c.detail}` } };
   }
@@ -80,6 +84,18 @@ export class RemoteManagedClient implements ManagedJobsClient {
 
   cancel(ids: number[] | 'all'): Promise<CancelOutcome> {
     return this.call('cancel', { ids });
+  }
+
+  /**
+   * Seals the node's store against new jobs if none is unfinished, in one store write there
+   * (seal.ts); returns the unfinished ones (none: sealed). `force`: sealed even so (down --purge).
+   */
+  async seal(why: SealWhy, force = false): Promise<number[]> {
+    return (await this.call<{ busy: number[] }>('seal', { why, force })).busy;
+  }
+
+  async unseal(): Promise<void> {
+    await this.call('unseal', {});
   }
 
   /** Stops the node's controller process (used before its cluster is torn down). */

@@ -81,7 +81,7 @@ export function activate(context: vscode.ExtensionContext): SkydeckApi {
     { dispose: () => jobEvents.dispose() },
     // A `skydeck` CLI call in this workspace (or another window) saved the state: show it now.
     services.onDidOpenState((store) => context.subscriptions.push(
-      watchStateFile(store.file, () => store.changedOnDisk(), () => void clusters.refresh().catch(() => undefined)),
+      watchStateFile(store.file, () => store.changedOnDisk(), () => void clusters.refresh().catch(() => undefined), 200, () => store.saving),
     )),
   );
 

@@ -8,11 +8,19 @@ import * as path from 'node:path';
  * this window's own saves apart (the store knows the file it last saved), so a reload, whose
  * queue writes the state, does not set off another.
  */
-export function watchStateFile(file: string, changedOnDisk: () => boolean, onChange: () => void, debounceMs = 200): { dispose(): void } {
+export function watchStateFile(
+  file: string, changedOnDisk: () => boolean, onChange: () => void, debounceMs = 200, saving: () => boolean = () => false,
+): { dispose(): void } {
   const base = path.basename(file);
   let timer: NodeJS.Timeout | undefined;
   let watcher: fs.FSWatcher | undefined;
   const fire = () => {
+    // Our own save may have renamed the file without yet knowing its identity (slow under
+    // load): look again once it has, so our save is never taken for another process's.
+    if (saving()) {
+      timer = setTimeout(fire, debounceMs);
+      return;
+    }
     timer = undefined;
     if (changedOnDisk()) onChange();
   };

@@ -41,6 +41,10 @@ export class Ec2FaultProxy {
 
   async start(): Promise<this> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
+    // Node closes a keep-alive connection idle for 5 s; an SDK client that picks that socket
+    // up at that moment gets ECONNRESET, which the tests' maxAttempts 1 does not retry (a CI
+    // failure: one region of a 37-region sweep "unknown"). Idle connections stay open here.
+    this.server.keepAliveTimeout = 10 * 60_000;
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;

@@ -96,9 +96,21 @@ export class StateStore {
     this.db.close();
   }
 
+  /** Saves of this store under way: until one ends, the file on disk may be ours but not yet known as ours. */
+  private savesInFlight = 0;
+  /** The identity of the file this store saved last. */
+  private ownSave: ReturnType<typeof statId>;
+
+  /** A save of this store is under way (a watcher looks again after it: changedOnDisk). */
+  get saving(): boolean {
+    return this.savesInFlight > 0;
+  }
+
   /** Whether the file is not the one this store last loaded or saved: another process saved it. */
   changedOnDisk(): boolean {
     const id = statId(this.file);
+    // The file this store wrote last is ours, even when a reload raced that save (loaded unset).
+    if (id && this.ownSave && sameId(id, this.ownSave)) return false;
     if (!id || !this.loaded) return !!id !== !!this.loaded;
     return !sameId(id, this.loaded);
   }
@@ -113,17 +125,23 @@ export class StateStore {
     const bytes = this.db.export();
     writeFileAtomic(this.file, bytes);
     rememberChecked(SCHEMA, this.file, bytes);
-    this.loaded = statId(this.file);
+    this.loaded = this.ownSave = statId(this.file);
   }
 
   /** A group commit's save: the image is taken now, written and fsynced off the thread. */
   private async saveAsync(): Promise<void> {
     const db = this.db;
     const bytes = db.export();
-    await writeFileAtomicAsync(this.file, bytes);
+    this.savesInFlight++;
+    try {
+      await writeFileAtomicAsync(this.file, bytes);
+    } finally {
+      this.savesInFlight--;
+    }
     rememberChecked(SCHEMA, this.file, bytes);
     // A reload that finished meanwhile holds the file from before this save: load again next time.
-    this.loaded = this.db === db ? statId(this.file) : undefined;
+    this.ownSave = statId(this.file);
+    this.loaded = this.db === db ? this.ownSave : undefined;
   }
 
   /** Loads the file (or a fresh image) and migrates it; true if the result needs saving. */

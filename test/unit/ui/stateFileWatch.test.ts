@@ -66,6 +66,33 @@ describe('issue 19: the state file watch', () => {
     }
   });
 
+  it('our own save still under way when the watch looks is not taken for another process\'s (a CI failure: a reload under load)', async () => {
+    const window = await open();
+    const cli = await open();
+    // A save that has renamed the file but not yet recorded it: what the watch sees under load.
+    let saving = true;
+    let changes = 0;
+    const looks: boolean[] = [];
+    const watch = watchStateFile(window.file, () => { const c = window.changedOnDisk(); looks.push(c); return c; }, () => void changes++, 20, () => saving);
+    try {
+      fs.writeFileSync(path.join(path.dirname(window.file), 'x.tmp'), '');
+      fs.renameSync(path.join(path.dirname(window.file), 'x.tmp'), `${window.file}.other`); // another name: no event for the state
+      await window.write(note('ours'));
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(looks, [], 'the watch looked while our save was under way');
+      saving = false;
+      await until('the watch to look once the save is over', () => (looks.length ? true : undefined));
+      assert.deepEqual([changes, looks.every((l) => !l)], [0, true]);
+      // A reload that raced our save leaves the store without a loaded file: ours is still ours.
+      await Promise.all([window.write(note('a')), window.read(() => undefined)]);
+      assert.equal(window.changedOnDisk(), false);
+      await cli.write(note('theirs'));
+      assert.equal(window.changedOnDisk(), true);
+    } finally {
+      watch.dispose();
+    }
+  });
+
   it('issue 19: a folder that cannot be watched or goes away breaks nothing', async () => {
     const w = watchStateFile(path.join(dir, 'no-such-dir', 'state.db'), () => true, () => assert.fail('called'));
     w.dispose();

@@ -142,6 +142,30 @@ describe('issue 17: managed jobs in the editor (extension host, fake cloud, in-p
     assert.equal(api.testProbe!.logPanels.length, opened + 1);
   });
 
+  it('a relative workdir is the workspace folder (not the YAML\'s), copied to the controller with the job; the copy goes once the job ends', async () => {
+    const sub = fs.mkdtempSync(path.join(root, 'mj-sub-'));
+    const marker = `mj-marker-${process.pid}.txt`;
+    fs.writeFileSync(path.join(root, marker), 'from the workspace folder\n');
+    try {
+      const yaml = path.join(sub, 'mj-wd.sky.yaml');
+      fs.writeFileSync(yaml, `name: mj-wd\nresources:\n  infra: aws/r1\nworkdir: .\nrun: cat ${marker}\n`);
+      const c = await call<{ id: number }>(api, 'skydeck.launchManagedJob', vscode.Uri.file(yaml), { confirm: false, showLogs: false });
+      assertOk(c);
+      const id = c.result!.id;
+      const j = await jobOf(id, () => true, 'recorded');
+      assert.match(j.uploads ?? '', /^[0-9a-f]{32}$/, 'the job records its copies');
+      const copy = path.join(home, '.skydeck', 'managed', 'uploads', j.uploads!);
+      assert.equal(fs.readFileSync(path.join(copy, '1', marker), 'utf8'), 'from the workspace folder\n');
+      assert.ok(j.tasks[0].includes(`${copy}/1`), j.tasks[0]);
+      const done = await jobOf(id, ended, 'ended');
+      assert.equal(done.status, 'SUCCEEDED', done.lastError ?? '');
+      await until('the copy to be removed', 30_000, async () => !fs.existsSync(copy) || undefined);
+    } finally {
+      fs.rmSync(sub, { recursive: true, force: true });
+      fs.rmSync(path.join(root, marker), { force: true });
+    }
+  });
+
   it('a task YAML with errors is refused before anything is submitted', async () => {
     const before = (await ctl.list()).jobs.length;
     const c = await call(api, 'skydeck.launchManagedJob', taskFile('mj-bad', 'run: echo hi\nresources:\n  cpus: lots\n'), { confirm: false, showLogs: false });

@@ -17,11 +17,19 @@ import type { PlannedMount } from './bucketPlan';
  */
 export async function grantPlannedBuckets(ctx: OpsContext, row: ClusterRecord, plan: PlannedMount[]): Promise<void> {
   const viaVm = plan.filter((p) => p.access.credentials.kind === 'vm');
-  const provider = isProviderCluster(row) ? providerOf(ctx, row.provider) : undefined;
-  if (!viaVm.length || !provider?.grantBuckets) return;
   const access: BucketAccess[] = viaVm.map(({ mount: { target: t } }) => ({
     store: t.store, bucket: t.bucket, ...(t.prefix ? { prefix: t.prefix } : {}), ...(t.account ? { account: t.account } : {}),
   }));
+  if (await grantBucketAccess(ctx, row, access)) for (const p of viaVm) p.justGranted = true;
+}
+
+/**
+ * Makes the cluster's own identity allow `access` too (the union), recorded on the row first;
+ * true when the cloud changed something. A cluster whose cloud grants nothing: false.
+ */
+export async function grantBucketAccess(ctx: OpsContext, row: ClusterRecord, access: BucketAccess[]): Promise<boolean> {
+  const provider = isProviderCluster(row) ? providerOf(ctx, row.provider) : undefined;
+  if (!access.length || !provider?.grantBuckets) return false;
   const ref = refOf(row);
   // Intent first: the row names every bucket before the cloud grants it, so the down that
   // revokes the grants bucket by bucket (GCP) finds this one even if we are killed mid-grant.
@@ -34,9 +42,9 @@ export async function grantPlannedBuckets(ctx: OpsContext, row: ClusterRecord, p
     const hint = e.hint ? `: ${e.hint} ("skydeck down ${row.name}", then launch again)` : '';
     throw new OpsError(e.kind === 'config' ? 'usage' : 'failed', `file_mounts on cluster ${row.name}: ${e.message}${hint}`);
   }
-  if (!grant.changed) return;
+  if (!grant.changed) return false;
   ctx.progress(`Allowed ${grant.identity} of ${row.name} the task's buckets too (${[...new Set(access.map((a) => `${a.store}://${a.bucket}`))].join(', ')})`);
-  for (const p of viaVm) p.justGranted = true;
+  return true;
 }
 
 /** Adds `access` to the buckets recorded with the row's placement (only while the row is still this uid's). */

@@ -21,6 +21,7 @@ import { realClock } from '../../../src/core/provision';
 import { cliBundle, controllerClusterName, guardControllerDown, guardControllerStop, openRemoteClient, type ControllerPlace } from '../../../src/core/managed';
 import type { RemoteManagedClient } from '../../../src/core/managed/remote/remoteClient';
 import { controllerPolicy } from '../../../src/core/clouds/aws/controllerPolicy';
+import { accessOfPolicy } from '../../../src/core/clouds/aws/bucketPolicy';
 import { startHosts, type TestHosts } from '../../hosts';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
 import { cliBundleCopy, until } from '../managed/remoteCli';
@@ -126,6 +127,17 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
       tasks: ['name: via-aws-ctl\nresources: {cloud: local}\nrun: |\n  while [ ! -e "$HOME/go" ]; do sleep 0.2; done\n  echo "ran on the controller VM"\n'],
     });
     assert.match(controller.where, new RegExp(`^controller cluster ${name}$`));
+    // 5b. A job that mounts S3 buckets: the VM reads them itself, so its own role is widened to
+    // exactly those (granted from here, with this machine's credentials), and to nothing else.
+    const buckets = await client.submit({
+      name: 'with-buckets',
+      tasks: ['name: with-buckets\nresources: {cloud: local}\nfile_mounts:\n  /in: s3://jobs-in/data\n  /out: {name: jobs-out-bkt, store: s3, mode: MOUNT}\nrun: "true"\n'],
+    });
+    const granted = decodeURIComponent((await iam.send(new GetRolePolicyCommand({ RoleName: profileName, PolicyName: 'skydeck-buckets' }))).PolicyDocument!);
+    assert.deepEqual(accessOfPolicy(granted).map((a) => [a.bucket, a.prefix ?? '']).sort(), [['jobs-in', 'data'], ['jobs-out-bkt', '']]);
+    assert.deepEqual(JSON.parse(decodeURIComponent((await iam.send(new GetRolePolicyCommand({ RoleName: profileName, PolicyName: 'skydeck-jobs-controller' }))).PolicyDocument!)), doc, 'the controller policy is untouched');
+    await client.cancel([buckets.id]);
+    await until('the bucket job ended', async () => { const j = await client.job(buckets.id); return !!j && j.clusterName === null && ['CANCELLED', 'FAILED', 'FAILED_NO_RESOURCE', 'FAILED_SETUP'].includes(j.status); }, 180_000);
     await until('the job RUNNING', async () => (await client.job(id))?.status === 'RUNNING', 180_000);
     // The controller on the node: this machine's credentials never reach it, the VM's region does.
     const pid = Number((await host().exec(`sed -n 's/.*"pid":\\([0-9]*\\).*/\\1/p' ~/.skydeck/jobs-controller/home/.skydeck/managed.db.controller`)).stdout.trim());
@@ -182,7 +194,8 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
       assert.deepEqual([back.idle_minutes, back.managed_jobs_db, back.fired_at], [1, NODE_MANAGED_STORE, null]);
       assert.deepEqual((await instancesOf(row.uid)).map((i) => i.State?.Name), ['running']);
       const listed = (await again.list()).jobs.map((j) => [j.id, j.status]);
-      assert.deepEqual(listed, [[id, 'SUCCEEDED']]);
+      assert.deepEqual(listed.find(([j]) => j === id), [id, 'SUCCEEDED']);
+      assert.equal(listed.length, 2, JSON.stringify(listed));
     } finally {
       await again.close();
     }

@@ -14,6 +14,7 @@ import { checkSubmit } from '../submitCheck';
 import { noCarry, planCarry, uploadsRoot } from '../carryFiles';
 import { dropCarry, sendCarry } from '../carrySend';
 import type { SealWhy } from '../seal';
+import { grantControllerBuckets } from './controllerBuckets';
 
 /** Settings of this machine's controller that the node's controller gets too (tests, tuning). */
 const FORWARDED = ['SKYDECK_CONTROLLER_IDLE_S', 'SKYDECK_CONTROLLER_POLL_MS'];
@@ -53,6 +54,8 @@ export class RemoteManagedClient implements ManagedJobsClient {
   async submit(req: ManagedSubmit): Promise<{ id: number; controller: ControllerNote }> {
     const envs = req.envs ?? {};
     checkSubmit(req.tasks, envs);
+    // The VM reads the job's S3 buckets itself: its identity is widened to them first.
+    await grantControllerBuckets(this.ctx, this.cluster, req.tasks, envs);
     // The job's local files go to the node first; its tasks name the copies there.
     const plan = req.base !== undefined ? planCarry(req.tasks, envs, req.base, uploadsRoot(this.runtime.home)) : noCarry(req.tasks);
     if (plan.dir) {

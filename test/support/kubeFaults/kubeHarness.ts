@@ -40,11 +40,12 @@ export async function kubeHarness(kit: Kit, proxy: KubeFaultProxy, timing: Parti
   });
   const log: string[] = [];
   // Short waits so a scenario takes seconds. The launch grace (a pod made but not listed yet
-  // proves nothing) is 10 s, not the default minute: Kubernetes lists a pod once it is made,
-  // so a down right after a launch only idled out the minute; no scenario here is about it.
+  // proves nothing) is 1 s, not the default minute: Kubernetes lists a pod once it is made, so
+  // a down right after a launch only idled the grace out; no scenario here is about it (the
+  // scenarios prove a pod gone with the admin client, not by the core's word).
   const env = makeEnv({
     store, clock: realClock, progress: (s) => log.push(s), log: (m) => log.push(m),
-    timing: { pollMs: 250, backoffMs: 50, transientRetries: 2, reissueAfterMs: 3_000, confirmTimeoutMs: 60_000, launchGraceMs: 10_000, ...timing },
+    timing: { pollMs: 250, backoffMs: 50, transientRetries: 2, reissueAfterMs: 3_000, confirmTimeoutMs: 60_000, launchGraceMs: 1_000, ...timing },
   }, provider);
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(kit.kubeconfig);

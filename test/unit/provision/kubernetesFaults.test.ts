@@ -61,12 +61,13 @@ describe('provision leaks on Kubernetes (the kit, faults between client and API 
     for (const [what, effect] of FAULTS) {
       if (process.env.SKYDECK_TEST_VERBOSE) console.error(`[kl] ${new Date().toISOString()} fault ${what}`);
       proxy.inject({ method: 'GET', path: LIST, effect, times: -1 });
-      const r = await refreshOne(h!.env, (await row('kl-list'))!);
+      // Refresh and sweep under the same fault at once: each waits out its own retries (three
+      // 5 s deadlines under "timeout"), and neither answer depends on the other.
+      const [r, sweep] = await Promise.all([refreshOne(h!.env, (await row('kl-list'))!), findLeaked([h!.env], 'any')]);
       assert.equal(r.action, 'error', `refresh under ${what}`);
       assert.match(r.message ?? '', what === '403' ? /^auth: / : /^transient: /, `refresh under ${what} says why: ${r.message}`);
       assert.equal((await row('kl-list'))?.status, 'UP', `the row is kept under ${what}`);
 
-      const sweep = await findLeaked([h!.env], 'any');
       assert.equal(sweep.thisWorkspace.length + sweep.otherWorkspaces.length, 0);
       assert.ok(sweep.errors.some((e) => e.cloud === 'kubernetes' && /listing pods in/.test(e.message)), `the sweep names the namespace it could not list under ${what}: ${JSON.stringify(sweep.errors)}`);
       assert.ok(!sweep.swept.some((s) => s.listed.length), 'nothing counts as listed');

@@ -63,7 +63,8 @@ describe('storage: hostile data and crashes on a test host (issue 16 review)', f
   });
 
   it('MOUNT of a bucket root hides the marker from listings and reads; keys are in no argv, log or node file', async () => {
-    // The keys are fresh for this run, so only a file written from here on can hold them.
+    // The keys are fresh for this run, so only a file written from here on can hold them (its
+    // status-change time, which no one can set back, is after this).
     const since = Number(await sh('date +%s')) - 2; // a margin for coarse file times
     const h = await mountBucket(env.context({ keys }), { dst: '~/mounted', mode: 'MOUNT', target: target() });
     try {
@@ -78,7 +79,7 @@ describe('storage: hostile data and crashes on a test host (issue 16 review)', f
       // Every file the mount left on the node (state dir, log, handle) is free of the keys. Only
       // files written since the mount began are read: the test hosts share this machine's /tmp,
       // and reading all of it took a minute without adding a file that could hold these keys.
-      const hits = await env.hosts.hosts[0].exec(`find ~ /tmp -type d -name 'tsx-*' -prune -o -type f -newermt @${since} -print0 2>/dev/null`
+      const hits = await env.hosts.hosts[0].exec(`find ~ /tmp -type d -name 'tsx-*' -prune -o -type f -newerct @${since} -print0 2>/dev/null`
         + ` | xargs -0 -r grep -lF -e ${keys.secretAccessKey} -e ${keys.accessKeyId} 2>/dev/null`);
       assert.equal(hits.stdout.trim(), '', `files holding a key: ${hits.stdout}`);
     } finally {

@@ -1,4 +1,4 @@
-import { ManagedController, ManagedStore, listJobs, isTerminal } from '../../core/managed';
+import { ManagedController, ManagedStore, listJobs, hasWork as hasJobWork } from '../../core/managed';
 import type { OpsContext } from '../../core/ops';
 import { UsageError, type ParsedArgs } from '../args';
 import { EXIT, type CliIO } from '../io';
@@ -47,7 +47,7 @@ export async function jobsControllerRun(io: CliIO, ctx: OpsContext, flags: Parse
     await c.stop();
     const store = await ManagedStore.open(storeFile);
     const left = await store.read((db) => listJobs(db)).finally(() => store.close());
-    if (!left.jobs.some((j) => !isTerminal(j.status) || j.clusterName)) {
+    if (!left.jobs.some(hasJobWork)) {
       say(`idle for ${idleMs / 1000} s with every job ended; exiting`);
       return EXIT.ok;
     }
@@ -56,7 +56,7 @@ export async function jobsControllerRun(io: CliIO, ctx: OpsContext, flags: Parse
 }
 
 async function hasWork(c: ManagedController): Promise<boolean> {
-  return (await c.list()).jobs.some((j) => !isTerminal(j.status) || j.clusterName !== null);
+  return (await c.list()).jobs.some(hasJobWork);
 }
 
 function number(text: string, what: string): number {

@@ -5,8 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Transport } from '../transport';
-import type { Task } from '../task';
-import { syncFileMounts, syncWorkdir } from '../ops/syncFiles';
+import { copyToNode, syncWorkdir } from '../ops/syncFiles';
 import { OpsError } from '../ops/errors';
 import type { CarryPlan } from './carryFiles';
 
@@ -35,7 +34,7 @@ export async function sendCarry(t: Transport, python: string, plan: CarryPlan, p
     for (const u of plan.uploads) {
       progress(`Copying ${u.local} to the managed-jobs controller`);
       if (u.workdir) await syncWorkdir(t, python, u.local, u.remote, { nodeStateDir: `${plan.dir}/.sync`, localStateDir: local });
-      else await syncFileMounts(t, python, { fileMounts: { [u.remote]: { kind: 'copy', source: u.local } } } as unknown as Task, '/');
+      else await copyToNode(t, python, u.local, u.remote);
     }
   } finally {
     clearInterval(fresh);

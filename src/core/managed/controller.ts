@@ -6,9 +6,9 @@ import { FileLock } from '../state/fileLock';
 import { thisCreator } from '../state';
 import type { OpsContext } from '../ops';
 import { ManagedStore } from './store';
-import { getJob, insertJob, listJobs, listManagedEvents, moveJob, patchJob, requestCancel, type JobListing, type JobPatch, type ManagedEvent, type ManagedJob } from './jobRows';
+import { getJob, hasWork, insertJob, listJobs, listManagedEvents, moveJob, patchJob, requestCancel, type JobListing, type JobPatch, type ManagedEvent, type ManagedJob } from './jobRows';
 import type { ControllerCore, ControllerOptions } from './core';
-import { isTerminal, type ManagedStatus } from './states';
+import type { ManagedStatus } from './states';
 import { sweepUploads } from './carrySweep';
 import { refuseIfSealed } from './seal';
 import { driveJob, startMove } from './steps';
@@ -92,8 +92,7 @@ export class ManagedController implements ControllerCore {
   private async sweep(): Promise<void> {
     try {
       const { jobs, refused } = await this.store.read((db) => listJobs(db));
-      const active = (j: ManagedJob) => !isTerminal(j.status) || j.clusterName !== null;
-      const removed = sweepUploads(jobs.map((j) => ({ uploads: j.uploads, active: active(j) })), this.ctx.workspaceRoot, Date.now(), refused.length > 0);
+      const removed = sweepUploads(jobs.map((j) => ({ uploads: j.uploads, active: hasWork(j) })), this.ctx.workspaceRoot, Date.now(), refused.length > 0);
       for (const dir of removed) this.log(`removed ${dir}: no unfinished managed job uses these files`);
       this.sweptAt = Date.now();
     } catch (e) {

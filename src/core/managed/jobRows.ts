@@ -2,7 +2,7 @@
 // refuses a backward move and appends the change, with its reason, in the same transaction.
 import type { Database, SqlValue } from 'sql.js';
 import { managedEventProblem, managedRowProblem } from './rowCheck';
-import { moveProblem, type ManagedStatus } from './states';
+import { isTerminal, moveProblem, type ManagedStatus } from './states';
 
 export interface ManagedJob {
   id: number;
@@ -29,6 +29,11 @@ export interface ManagedJob {
   cancelRequested: boolean;
   /** The token of its copies of local files on the controller (carryFiles.ts), if any. */
   uploads?: string | null;
+}
+
+/** Work left for a controller: the job has not ended, or its cluster is not torn down yet. */
+export function hasWork(j: Pick<ManagedJob, 'status' | 'clusterName'>): boolean {
+  return !isTerminal(j.status) || j.clusterName !== null;
 }
 
 export interface ManagedEvent {

@@ -8,7 +8,7 @@ import { thisCreator } from '../state';
 import { readKeptLog, type KeptFrom } from './keptLogs';
 import { linesAbout } from './controllerLog';
 import { ManagedStore } from './store';
-import { getJob, insertJob, listJobs, listManagedEvents, requestCancel, type JobListing, type ManagedEvent, type ManagedJob } from './jobRows';
+import { getJob, hasWork, insertJob, listJobs, listManagedEvents, requestCancel, type JobListing, type ManagedEvent, type ManagedJob } from './jobRows';
 import { isTerminal } from './states';
 import { jobNameOf } from './names';
 import { checkSubmit } from './submitCheck';
@@ -16,8 +16,6 @@ import { noCarry, planCarry, UPLOAD_TOKEN, uploadsRoot } from './carryFiles';
 import { sendCarry } from './carrySend';
 import { refuseIfSealed, sealIfIdle, unseal, type SealWhy } from './seal';
 import type { CancelOutcome, ControllerNote, ManagedJobsClient, ManagedSubmit } from './client';
-
-const hasWork = (j: ManagedJob) => !isTerminal(j.status) || j.clusterName !== null;
 
 export class LocalManagedClient implements ManagedJobsClient {
   private constructor(

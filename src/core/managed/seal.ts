@@ -7,8 +7,7 @@
 import * as fs from 'node:fs';
 import type { Database } from 'sql.js';
 import { writeFileAtomic } from '../state/atomicWrite';
-import { listJobs } from './jobRows';
-import { isTerminal } from './states';
+import { hasWork, listJobs } from './jobRows';
 
 export const SEAL_MS = 15 * 60_000;
 
@@ -50,7 +49,7 @@ export function refuseIfSealed(storeFile: string, now: number): void {
 export function sealIfIdle(db: Database, storeFile: string, why: SealWhy, now: number, force = false): number[] {
   const l = listJobs(db);
   // A damaged row may be an unfinished job: it counts as one.
-  const busy = [...l.jobs.filter((j) => !isTerminal(j.status) || j.clusterName !== null).map((j) => j.id), ...l.refused.map((r) => Number(r.id))];
+  const busy = [...l.jobs.filter(hasWork).map((j) => j.id), ...l.refused.map((r) => Number(r.id))];
   if (busy.length && !force) return busy;
   writeFileAtomic(sealFileOf(storeFile), Buffer.from(JSON.stringify({ boot: bootId(), until: now + SEAL_MS, why })));
   return busy;

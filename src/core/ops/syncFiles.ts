@@ -181,14 +181,14 @@ export async function syncFileMounts(t: Transport, python: string, task: Task, t
   let n = 0;
   for (const [dst, m] of Object.entries(task.fileMounts)) {
     if (m.kind !== 'copy') continue;
-    const word = remotePathWord(dst);
-    const src = localPath(m.source, taskDir);
-    if (fs.statSync(src).isDirectory()) await untar(t, python, word, archiveDirectory(src), `file mount ${dst}`);
-    else {
-      const parent = path.posix.dirname(dst);
-      await untar(t, python, remotePathWord(parent), archiveFile(src, path.posix.basename(dst)), `file mount ${dst}`);
-    }
+    await copyToNode(t, python, localPath(m.source, taskDir), dst);
     n++;
   }
   return n;
+}
+
+/** A local file or directory copied whole to `dst` on the node (a file mount's copy). */
+export async function copyToNode(t: Transport, python: string, src: string, dst: string): Promise<void> {
+  if (fs.statSync(src).isDirectory()) await untar(t, python, remotePathWord(dst), archiveDirectory(src), `file mount ${dst}`);
+  else await untar(t, python, remotePathWord(path.posix.dirname(dst)), archiveFile(src, path.posix.basename(dst)), `file mount ${dst}`);
 }

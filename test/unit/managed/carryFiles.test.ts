@@ -19,6 +19,20 @@ const one = (text: string, envs: Record<string, string> = {}) => {
   return p.tasks[0];
 };
 
+
+/** A local controller's client over a fresh home, and a project folder to submit from. */
+async function withLocalClient(fn: (client: LocalManagedClient, home: string, proj: string) => Promise<void>): Promise<void> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-carry-home-'));
+  const proj = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-carry-proj-'));
+  const client = await LocalManagedClient.open(ManagedStore.fileIn(home), () => ({ where: 'test', started: false, detail: '' }), Date.now, home);
+  try {
+    await fn(client, home, proj);
+  } finally {
+    await client.close();
+    for (const d of [home, proj]) fs.rmSync(d, { recursive: true, force: true });
+  }
+}
+
 describe('managed jobs: local files carried to the controller', () => {
   it('workdir, copy mounts (with $-references) and a named bucket\'s local sources name the copies; the rest is kept as written', () => {
     const text = [
@@ -164,10 +178,7 @@ describe('managed jobs: local files carried to the controller', () => {
   });
 
   it('a submit to a controller on this machine copies the files into its home and records the rewritten task; a missing path records nothing', async () => {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-carry-home-'));
-    const proj = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-carry-proj-'));
-    const client = await LocalManagedClient.open(ManagedStore.fileIn(home), () => ({ where: 'test', started: false, detail: '' }), Date.now, home);
-    try {
+    await withLocalClient(async (client, home, proj) => {
       fs.writeFileSync(path.join(proj, 'a.txt'), 'A');
       fs.mkdirSync(path.join(proj, 'node_modules'));
       fs.writeFileSync(path.join(proj, 'node_modules', 'big'), 'x');
@@ -186,17 +197,11 @@ describe('managed jobs: local files carried to the controller', () => {
       await assert.rejects(client.submit({ tasks: ['workdir: ./gone\nrun: ls\n'], base: proj }), /workdir .*gone does not exist on this machine.*nothing was submitted/);
       assert.equal((await client.list()).jobs.length, 1);
       assert.equal(fs.readdirSync(uploadsRoot(home)).length, 1, 'the failed submit left no copy');
-    } finally {
-      await client.close();
-      for (const d of [home, proj]) fs.rmSync(d, { recursive: true, force: true });
-    }
+    });
   });
 
   it('a named bucket\'s list source keeps each file\'s name in the bucket', async () => {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-carry-home-'));
-    const proj = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-carry-proj-'));
-    const client = await LocalManagedClient.open(ManagedStore.fileIn(home), () => ({ where: 'test', started: false, detail: '' }), Date.now, home);
-    try {
+    await withLocalClient(async (client, home, proj) => {
       fs.writeFileSync(path.join(proj, 'a.txt'), 'A');
       fs.mkdirSync(path.join(proj, 'b'));
       fs.writeFileSync(path.join(proj, 'b', 'c.txt'), 'C');
@@ -210,9 +215,6 @@ describe('managed jobs: local files carried to the controller', () => {
         return [...uploadFilesOf('/files', m.mount, base).values()];
       };
       assert.deepEqual(keys(job.tasks[0], home), keys(text, proj));
-    } finally {
-      await client.close();
-      for (const d of [home, proj]) fs.rmSync(d, { recursive: true, force: true });
-    }
+    });
   });
 });

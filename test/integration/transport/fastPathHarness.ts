@@ -64,7 +64,8 @@ export function fastPathHarness() {
     async warmHolder(): Promise<void> {
       const c = spawn(process.execPath, [path.join(path.dirname(f.cli), 'cli-main.js'), '__holder'], { env: f.env, detached: true, stdio: 'ignore' });
       started.push(c);
-      await waitFor('the holder', f.answers);
+      // Its pid file comes just after its socket answers; the kill -9 tests read it.
+      await waitFor('the holder and its pid file', async () => fs.existsSync(path.join(f.holderDir, 'holder.pid')) && f.answers());
       const r = await f.runCli(['exec', 'b', 'echo warm']);
       assert.equal(r.out, 'warm\n', `the warm-up run: ${JSON.stringify(r)}`);
       assert.match(r.err, WORKER, 'the run after the holder started is the worker\'s');

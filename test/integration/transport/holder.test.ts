@@ -48,6 +48,8 @@ describe('transport/holder: CLI runs share one SSH connection through the holder
     c.once('connect', () => { c.destroy(); r(true); });
     c.once('error', () => r(false));
   });
+  // The holder writes its pid file just after its socket answers: wait for both.
+  const holderUp = async (): Promise<boolean> => fs.existsSync(path.join(holderDir, 'holder.pid')) && answers();
   const startHolderProcess = (): ChildProcess => {
     const c = spawn(process.execPath, [cli, '__holder'], { env, detached: true, stdio: 'ignore' });
     started.push(c);
@@ -111,7 +113,7 @@ describe('transport/holder: CLI runs share one SSH connection through the holder
 
   it('kill -9 of the holder mid-exec: the CLI goes on directly or fails saying so, it does not hang', async () => {
     startHolderProcess();
-    await waitFor('the holder', answers);
+    await waitFor('the holder and its pid file', holderUp);
     const pid = holderPid();
     let killed = false;
     const r = await runCli(['exec', 'b', task('slow', 'echo started; sleep 3; echo finished')], {}, (out) => {

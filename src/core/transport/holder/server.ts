@@ -141,7 +141,11 @@ export async function runHolder(opts: HolderOptions): Promise<RunningHolder> {
     return { done, stop: async () => undefined, connections: 0 };
   }
   ino = fs.lstatSync(sock).ino;
-  fs.writeFileSync(path.join(opts.dir, PID_NAME), `${process.pid}\n`, { mode: 0o600 });
+  // Written whole (rename), so a reader never sees it empty. It appears a moment after the
+  // socket answers: whoever needs the pid waits for the file, not for the socket.
+  const pidTmp = path.join(opts.dir, `${PID_NAME}.${process.pid}`);
+  fs.writeFileSync(pidTmp, `${process.pid}\n`, { mode: 0o600 });
+  fs.renameSync(pidTmp, path.join(opts.dir, PID_NAME));
   // Two holders that started at once may both have taken a stale socket's place; the one whose
   // socket is no longer at the path serves nobody and leaves.
   watch = setInterval(() => {

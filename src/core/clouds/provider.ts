@@ -193,6 +193,16 @@ export interface Provider {
   startInstances(ref: ClusterRef): Promise<void>;
   /** Why this cloud cannot stop a cluster at all (Kubernetes), said before anything changes. */
   readonly cannotStop?: string;
+  /**
+   * True when this provider gives a managed-jobs controller cluster's node its own scoped
+   * identity (Placement.jobsController): allowed to launch and end job clusters, nothing more.
+   */
+  readonly controllerIdentity?: boolean;
+  /**
+   * What the CLI on a controller node of this cloud needs besides the VM's own credentials
+   * (AWS: the region, which an EC2 VM's SDK does not find by itself).
+   */
+  controllerNodeEnv?(ref: ClusterRef): Record<string, string>;
   /** Between two queries while waiting for instances to run, when asking is cheap (Kubernetes); else timing.pollMs. */
   readonly runningPollMs?: number;
   /**

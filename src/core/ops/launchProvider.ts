@@ -28,18 +28,16 @@ export interface ProviderLaunchOptions {
   jobsController?: boolean;
 }
 
-/** Clouds whose provider gives a controller cluster's node its scoped identity. */
-export const CONTROLLER_IDENTITY_CLOUDS = ['aws'];
-
 /**
  * Brings a provider cluster UP: reuses an UP one, starts a STOPPED one in place, or runs the
  * provision loop over the task's placements for this cloud. Returns the UP row.
  */
 export async function launchOnProvider(ctx: OpsContext, name: string, task: Task, opts: ProviderLaunchOptions): Promise<ClusterRecord> {
-  if (opts.jobsController && !CONTROLLER_IDENTITY_CLOUDS.includes(opts.cloud)) {
-    throw new OpsError('unavailable', `a managed-jobs controller cluster on ${opts.cloud} has no scoped identity to launch job clusters with; use aws`);
-  }
   const env = envFor(ctx, opts.cloud);
+  // Refused before anything is looked up or made: without it the node could launch nothing.
+  if (opts.jobsController && !env.provider.controllerIdentity) {
+    throw new OpsError('unavailable', `a managed-jobs controller cluster on ${opts.cloud} has no scoped identity to launch job clusters with; put the controller on aws, gcp or azure, an ssh pool or this machine`);
+  }
   const plain = ctx.bootstrap ?? agentBootstrap(ctx);
   const c = opts.container;
   const bootstrap = c ? plain.withContainer?.({ image: c.image, task, envs: c.envs }) : plain;

@@ -33,7 +33,7 @@ describe('managed-jobs controller setting', () => {
   it('refuses what is not a place, naming the forms and where it came from', () => {
     for (const bad of ['ssh:', 'ssh:a b', 'ssh:$(id)', "ssh:x'y", 'amazon', 'ssh:lab\nx', 'aws:us-east-1', 'AWS']) {
       assert.equal(typeof parsePlace(bad), 'string', bad);
-      assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: bad }, file()), /SKYDECK_JOBS_CONTROLLER: .*is not a controller place: use this-machine, local-cluster, ssh:<pool>, aws or aws\/<region>$/);
+      assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: bad }, file()), /SKYDECK_JOBS_CONTROLLER: .*is not a controller place: use this-machine, local-cluster, ssh:<pool>, aws, gcp or azure \(each optionally \/<region>\)$/);
     }
     fs.writeFileSync(file(), 'jobs:\n  controller: 7\n');
     assert.throws(() => readControllerSetting({}, file()), /jobs\.controller: expected a string/);
@@ -64,14 +64,26 @@ describe('a cloud controller setting', () => {
     assert.match(controllerTaskText({ kind: 'cloud', cloud: 'aws' }, 'arm64'), /resources: \{infra: "aws", instance_type: t4g\.small\}/);
   });
 
+  it('reads gcp and azure places with their own region names and instance types', () => {
+    assert.deepEqual(parsePlace('gcp'), { kind: 'cloud', cloud: 'gcp' });
+    assert.deepEqual(parsePlace('gcp/europe-west4'), { kind: 'cloud', cloud: 'gcp', region: 'europe-west4' });
+    assert.deepEqual(parsePlace('azure/eastus2'), { kind: 'cloud', cloud: 'azure', region: 'eastus2' });
+    fs.writeFileSync(file(), 'jobs:\n  controller: azure/westeurope\n');
+    assert.deepEqual(readControllerSetting({}, file()).place, { kind: 'cloud', cloud: 'azure', region: 'westeurope' });
+    assert.match(controllerTaskText({ kind: 'cloud', cloud: 'gcp', region: 'us-central1' }, 'x64'), /resources: \{infra: "gcp\/us-central1", instance_type: e2-small\}/);
+    assert.match(controllerTaskText({ kind: 'cloud', cloud: 'azure' }, 'x64'), /resources: \{infra: "azure", instance_type: Standard_B2s\}/);
+    assert.match(controllerTaskText({ kind: 'cloud', cloud: 'gcp' }, 'arm64'), /instance_type: t2a-standard-1\}/);
+    const me = { user: 'u', machine: 'm' };
+    assert.equal(new Set(['aws', 'gcp', 'azure', 'gcp/us-east1'].map((v) => controllerClusterName(parsePlace(v) as never, me))).size, 4);
+  });
+
   it('refuses bad regions and clouds without a controller identity, saying why', () => {
     for (const bad of ['aws/', 'aws/US-EAST-1', 'aws/us-east-1;id', 'aws/us-east-1/x', 'aws/$(id)', 'aws/us-east-1\nx']) {
-      assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: bad }, file()), /SKYDECK_JOBS_CONTROLLER: ".*": ".*" is not an AWS region name \(such as us-east-1\); use this-machine, local-cluster, ssh:<pool>, aws or aws\/<region>$/, JSON.stringify(bad));
+      assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: bad }, file()), /SKYDECK_JOBS_CONTROLLER: ".*": ".*" is not an AWS region name \(such as us-east-1\); use this-machine, local-cluster, ssh:<pool>, aws, gcp or azure \(each optionally \/<region>\)$/, JSON.stringify(bad));
     }
-    assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: 'gcp' }, file()),
-      /^Error: SKYDECK_JOBS_CONTROLLER: "gcp": a controller cluster on gcp is not available: the controller VM's scoped identity \(a service account allowed to launch and delete job clusters\) is not built for gcp yet; use this-machine/);
-    fs.writeFileSync(file(), 'jobs:\n  controller: azure/eastus\n');
-    assert.throws(() => readControllerSetting({}, file()), /config\.yaml: jobs\.controller: "azure\/eastus": a controller cluster on azure is not available: .*managed identity.*not built for azure yet/);
+    for (const [bad, name] of [['gcp/US-CENTRAL1', 'a GCP region name \\(such as us-central1\\)'], ['gcp/us-central1;x', 'a GCP'], ['azure/east us', 'an Azure region name \\(such as eastus\\)'], ['azure/$(id)', 'an Azure'], ['gcp/', 'a GCP']]) {
+      assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: bad }, file()), new RegExp(`is not ${name}`), bad);
+    }
     assert.throws(() => readControllerSetting({ SKYDECK_JOBS_CONTROLLER: 'kubernetes' }, file()), /on kubernetes is not available: a controller pod is not built yet/);
   });
 

@@ -32,6 +32,8 @@ const state = (i: Instance) => i.State?.Name ?? 'pending';
 /** AWS EC2 behind the Provider interface (SkyPilot's sky/provision/aws/instance.py, in TypeScript). */
 export class AwsProvider implements Provider {
   readonly cloud = 'aws';
+  /** Its instance profile's role: controllerPolicy.ts. */
+  readonly controllerIdentity = true;
   private readonly clients: Ec2Clients;
   private readonly account: AwsIdentity;
   private readonly zones: ZoneTable;
@@ -133,6 +135,11 @@ export class AwsProvider implements Provider {
   /** The region calls without one go to (so a caller can record it before launching). */
   defaultRegion(): Promise<string> {
     return this.clients.defaultRegion();
+  }
+
+  /** An EC2 VM's SDK finds the instance profile's credentials but no region: job tasks naming none go to the VM's own. */
+  controllerNodeEnv(ref: ClusterRef): Record<string, string> {
+    return ref.region ? { AWS_REGION: ref.region } : {};
   }
 
   async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {

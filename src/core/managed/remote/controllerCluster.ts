@@ -10,18 +10,24 @@ import * as path from 'node:path';
 import { getCluster, thisCreator, type ClusterRecord } from '../../state';
 import { launch, OpsError, type OpsContext } from '../../ops';
 import { refreshCloudRow } from '../../ops/status';
-import { DEFAULT_CONTROLLER_IDLE_MINUTES, type ControllerPlace } from './setting';
+import { DEFAULT_CONTROLLER_IDLE_MINUTES, type ControllerCloud, type ControllerPlace } from './setting';
 
 type ClusterPlace = Exclude<ControllerPlace, { kind: 'this-machine' }>;
 
+/** Per cloud: [x64, arm64]. Each has 2 GB, enough for one node process and sql.js. */
+const CONTROLLER_TYPES: Record<ControllerCloud, [string, string]> = {
+  aws: ['t3.small', 't4g.small'],
+  gcp: ['e2-small', 't2a-standard-1'],
+  azure: ['Standard_B2s', 'Standard_B2pls_v2'],
+};
+
 /**
  * The controller VM's instance type: small and cheap (it runs one node process and sql.js). Its
- * CPU matches this machine's where it can (arm64 Linux: Graviton), so this machine's node binary
- * can be uploaded when the image has no Node.js 20+ (nodeChoice.ts).
+ * CPU matches this machine's where it can (arm64 Linux: Graviton, Ampere), so this machine's
+ * node binary can be uploaded when the image has no Node.js 20+ (nodeChoice.ts).
  */
-export function controllerInstanceType(cloud: 'aws', arch: string = process.arch): string {
-  void cloud; // one cloud so far
-  return arch === 'arm64' ? 't4g.small' : 't3.small';
+export function controllerInstanceType(cloud: ControllerCloud, arch: string = process.arch): string {
+  return CONTROLLER_TYPES[cloud][arch === 'arm64' ? 1 : 0];
 }
 
 function placeText(place: ClusterPlace): string {

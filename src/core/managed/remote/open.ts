@@ -3,6 +3,8 @@
 import type { OpsContext } from '../../ops';
 import type { ClusterRecord } from '../../state';
 import { readHandle } from '../../ops/clusterHandle';
+import { isProviderCluster, providerOf } from '../../ops/providerEnv';
+import { refOf } from '../../provision/handle';
 import { cliBundle, type CliBundle } from './bundle';
 import { controllerClusterName, ensureControllerCluster } from './controllerCluster';
 import { AbsentControllerClient } from './absentClient';
@@ -50,12 +52,10 @@ export async function openRemoteClient(ctx: OpsContext, place: Exclude<Controlle
   return connectController(ctx, await ensureControllerCluster(ctx, place, { idleMinutes: o.idleMinutes, startStopped }), { ...o, bundle });
 }
 
-/**
- * What the node's CLI needs of its cloud besides the VM's own credentials: an EC2 VM's SDK finds
- * the instance profile's credentials but no region, so job tasks naming none go to the VM's own.
- */
-function cloudEnv(row: ClusterRecord): Record<string, string> {
-  return row.provider === 'aws' && row.region ? { AWS_REGION: row.region } : {};
+/** What the node's CLI needs of its cloud besides the VM's own credentials (Provider.controllerNodeEnv). */
+function cloudEnv(ctx: OpsContext, row: ClusterRecord): Record<string, string> {
+  if (!isProviderCluster(row)) return {};
+  return providerOf(ctx, row.provider)?.controllerNodeEnv?.(refOf(row)) ?? {};
 }
 
 /** A client of the controller on an UP controller cluster `row` (its runtime put there first). */
@@ -67,7 +67,7 @@ export async function connectController(ctx: OpsContext, row: ClusterRecord, o: 
     const base = readHandle(row).base;
     const runtime = await ensureRuntime(transport, row.provider === 'local' && base ? `${base}/jobs-controller` : '', bundle, (m) => ctx.progress(m), { noUpload: o.editor });
     const access = o.copyCredentials ? await copyPoolAccess(ctx, transport, runtime.root) : runtime.accessEnv;
-    return new RemoteManagedClient(ctx, row, transport, runtime, { ...cloudEnv(row), ...access });
+    return new RemoteManagedClient(ctx, row, transport, runtime, { ...cloudEnv(ctx, row), ...access });
   } catch (e) {
     await transport.close();
     throw e;

@@ -4,7 +4,9 @@
 //   local-cluster  a `local` cluster: the same machine, but a cluster like any other
 //   ssh:<pool>     a host of an ssh pool, which keeps running when this machine is off
 //   aws[/<region>] a small VM on AWS, launched on first use, with its own scoped instance
-//                  profile (cloudController.ts); it stops itself once no managed job is active
+//                  profile; it stops itself once no managed job is active
+//   gcp[/<region>], azure[/<region>]  the same on GCP (its own service account) or Azure (its
+//                  own managed identity)
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,12 +16,12 @@ export type ControllerPlace =
   | { kind: 'this-machine' }
   | { kind: 'local-cluster' }
   | { kind: 'ssh'; pool: string }
-  | { kind: 'cloud'; cloud: 'aws'; region?: string };
+  | { kind: 'cloud'; cloud: ControllerCloud; region?: string };
+
+export type ControllerCloud = 'aws' | 'gcp' | 'azure';
 
 /** Clouds named in a setting that have no controller cluster yet, and why. */
 const NOT_YET: Record<string, string> = {
-  gcp: 'the controller VM\'s scoped identity (a service account allowed to launch and delete job clusters) is not built for gcp yet',
-  azure: 'the controller VM\'s scoped identity (a managed identity allowed to launch and delete job clusters) is not built for azure yet',
   kubernetes: 'a controller pod is not built yet',
 };
 
@@ -40,9 +42,16 @@ export function defaultConfigFile(): string {
 }
 
 const POOL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
-/** AWS region names (us-east-1, ap-southeast-2, us-gov-west-1, eu-central-2, il-central-1). */
-const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
-const FORMS = 'use this-machine, local-cluster, ssh:<pool>, aws or aws/<region>';
+/** Each cloud's region names, and one for messages. */
+const REGIONS: Record<ControllerCloud, { re: RegExp; example: string; name: string }> = {
+  // us-east-1, ap-southeast-2, us-gov-west-1, eu-central-2, il-central-1
+  aws: { re: /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, example: 'us-east-1', name: 'an AWS' },
+  // us-central1, europe-west4, northamerica-northeast2
+  gcp: { re: /^[a-z]+-[a-z]+\d{1,2}$/, example: 'us-central1', name: 'a GCP' },
+  // eastus, westeurope, eastus2, southcentralus
+  azure: { re: /^[a-z]+\d?$/, example: 'eastus', name: 'an Azure' },
+};
+const FORMS = 'use this-machine, local-cluster, ssh:<pool>, aws, gcp or azure (each optionally /<region>)';
 
 /** Parses one setting value; a string is a problem naming the accepted forms. */
 export function parsePlace(text: string): ControllerPlace | string {
@@ -53,10 +62,12 @@ export function parsePlace(text: string): ControllerPlace | string {
   if (m && POOL.test(m[1])) return { kind: 'ssh', pool: m[1] };
   const c = /^([a-z0-9]+)(?:\/([^]*))?$/.exec(v);
   if (c && NOT_YET[c[1]]) return `${JSON.stringify(v)}: a controller cluster on ${c[1]} is not available: ${NOT_YET[c[1]]}; ${FORMS}`;
-  if (c && c[1] === 'aws') {
-    if (c[2] === undefined) return { kind: 'cloud', cloud: 'aws' };
-    if (AWS_REGION.test(c[2])) return { kind: 'cloud', cloud: 'aws', region: c[2] };
-    return `${JSON.stringify(v)}: ${JSON.stringify(c[2])} is not an AWS region name (such as us-east-1); ${FORMS}`;
+  if (c && Object.hasOwn(REGIONS, c[1])) {
+    const cloud = c[1] as ControllerCloud;
+    const r = REGIONS[cloud];
+    if (c[2] === undefined) return { kind: 'cloud', cloud };
+    if (r.re.test(c[2]) && c[2].length <= 40) return { kind: 'cloud', cloud, region: c[2] };
+    return `${JSON.stringify(v)}: ${JSON.stringify(c[2])} is not ${r.name} region name (such as ${r.example}); ${FORMS}`;
   }
   return `${JSON.stringify(v)} is not a controller place: ${FORMS}`;
 }

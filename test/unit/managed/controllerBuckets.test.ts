@@ -1,7 +1,7 @@
 // The S3 buckets a managed job names, which an AWS controller VM's own role is widened to
 // (src/core/managed/remote/controllerBuckets.ts); the grant itself is tested against moto.
 import assert from 'node:assert/strict';
-import { s3AccessOf } from '../../../src/core/managed/remote/controllerBuckets';
+import { bucketAccessOf } from '../../../src/core/managed/remote/controllerBuckets';
 
 describe('managed jobs: the S3 buckets an AWS controller is allowed', () => {
   it('URL and named S3 buckets of every task, once each, with env references filled; other stores and local files are not S3', () => {
@@ -10,9 +10,15 @@ describe('managed jobs: the S3 buckets an AWS controller is allowed', () => {
       'file_mounts:\n  /again: s3://in-bkt/data\n  /whole: s3://in-bkt\nrun: ls\n',
       'run: echo none\n',
     ];
-    assert.deepEqual(s3AccessOf(tasks, { B: 'in-bkt' }), [
+    assert.deepEqual(bucketAccessOf('s3', tasks, { B: 'in-bkt' }), [
       { store: 's3', bucket: 'in-bkt', prefix: 'data' }, { store: 's3', bucket: 'out-bkt' }, { store: 's3', bucket: 'in-bkt' },
     ]);
-    assert.deepEqual(s3AccessOf(['resources: {cloud: gcp}\nfile_mounts:\n  /x: {name: gcs-made, store: gcs}\nrun: ls\n'], {}), []);
+    assert.deepEqual(bucketAccessOf('s3', ['resources: {cloud: gcp}\nfile_mounts:\n  /x: {name: gcs-made, store: gcs}\nrun: ls\n'], {}), []);
+  });
+
+  it('on GCP the GCS buckets, on Azure the Blob containers given by URL (with their storage account)', () => {
+    const tasks = ['file_mounts:\n  /g: gs://gcs-bkt/p\n  /n: {name: gcs-made, store: gcs}\n  /s: s3://not-this\n  /a: https://acct1.blob.core.windows.net/cont/sub\n  /an: {name: az-named, store: azure}\nrun: ls\n'];
+    assert.deepEqual(bucketAccessOf('gcs', tasks, {}), [{ store: 'gcs', bucket: 'gcs-bkt', prefix: 'p' }, { store: 'gcs', bucket: 'gcs-made' }]);
+    assert.deepEqual(bucketAccessOf('azure', tasks, {}), [{ store: 'azure', bucket: 'cont', prefix: 'sub', account: 'acct1' }]);
   });
 });

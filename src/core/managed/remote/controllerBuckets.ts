@@ -1,37 +1,50 @@
-// A managed job's S3 buckets are touched by the controller VM itself before its cluster reads
-// them (a bucket's region is looked up where the launch runs, a named bucket's local source is
-// uploaded from the copy there), so the VM's own instance profile is widened to exactly those
-// buckets when such a job is submitted. The grant is made from this machine, with the user's
-// credentials: the controller's policy denies it every IAM action on its own role, so it never
-// widens itself. It is the union a reused cluster gets (ops/bucketGrant.ts): recorded on the
-// controller's row first and deleted with the role at its down. It grants what a node of a task
-// gets (list, read and write objects, the bucket's location), not creating or deleting buckets.
+// A managed job's buckets are touched by the controller VM itself before its cluster reads them
+// (a bucket's region is looked up where the launch runs, a named bucket's local source is
+// uploaded from the copy there), so the VM's own identity is widened to exactly the buckets of
+// its cloud's store when such a job is submitted (AWS: S3 on its role; GCP: GCS on its service
+// account; Azure: Blob containers on its managed identity). The grant is made from this
+// machine, with the user's credentials: the controller's own identity may not change itself.
+// It is the union a reused cluster gets (ops/bucketGrant.ts): recorded on the controller's row
+// first and revoked with its identity at its down. It grants what a node of a task gets (list,
+// read and write objects, the bucket's location), not creating or deleting buckets.
 import type { BucketAccess } from '../../clouds/provider';
+import type { StoreKind } from '../../storage/types';
 import { parseTaskText } from '../../task';
 import { grantBucketAccess } from '../../ops/bucketGrant';
 import type { OpsContext } from '../../ops';
 import type { ClusterRecord } from '../../state';
 
-/** The S3 buckets (and prefixes) the job's tasks mount, by URL or by name. */
-export function s3AccessOf(tasks: string[], envs: Record<string, string>): BucketAccess[] {
+/** The store a controller on each cloud reaches with its own identity. */
+const STORE_OF: Record<string, StoreKind> = { aws: 's3', gcp: 'gcs', azure: 'azure' };
+
+/**
+ * The `store` buckets (and prefixes) the job's tasks mount, by URL or by name. An Azure bucket
+ * given by name has no storage account until launch resolves one, so only its URL form counts.
+ */
+export function bucketAccessOf(store: StoreKind, tasks: string[], envs: Record<string, string>): BucketAccess[] {
   const out = new Map<string, BucketAccess>();
   for (const text of tasks) {
     const p = parseTaskText(text, 'task', { env: envs });
     if (!p.ok || p.tasks.length !== 1) continue;
     for (const m of Object.values(p.tasks[0].fileMounts)) {
-      if (m.kind !== 'bucket' || m.mount.store !== 's3') continue;
-      const a: BucketAccess = m.mount.kind === 'url'
-        ? { store: 's3', bucket: m.mount.bucket, ...(m.mount.prefix ? { prefix: m.mount.prefix } : {}) }
-        : { store: 's3', bucket: m.mount.name };
-      out.set(`${a.bucket}/${a.prefix ?? ''}`, a);
+      if (m.kind !== 'bucket' || m.mount.store !== store) continue;
+      let a: BucketAccess;
+      if (m.mount.kind === 'url') {
+        const account = 'account' in m.mount && m.mount.account ? { account: m.mount.account } : {};
+        a = { store, bucket: m.mount.bucket, ...(m.mount.prefix ? { prefix: m.mount.prefix } : {}), ...account };
+      } else if (store !== 'azure') {
+        a = { store, bucket: m.mount.name };
+      } else continue;
+      out.set(`${a.account ?? ''}/${a.bucket}/${a.prefix ?? ''}`, a);
     }
   }
   return [...out.values()];
 }
 
-/** On an AWS controller cluster: its role allows the job's S3 buckets too. */
+/** On a cloud controller cluster: its identity allows the job's buckets of its cloud too. */
 export async function grantControllerBuckets(ctx: OpsContext, row: ClusterRecord, tasks: string[], envs: Record<string, string>): Promise<void> {
-  if (row.provider !== 'aws') return;
-  const access = s3AccessOf(tasks, envs);
+  const store = STORE_OF[row.provider];
+  if (!store) return;
+  const access = bucketAccessOf(store, tasks, envs);
   if (access.length) await grantBucketAccess(ctx, row, access);
 }

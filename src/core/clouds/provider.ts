@@ -62,6 +62,11 @@ export interface BucketAccess {
   prefix?: string;
   /** Azure: the storage account holding the container. */
   account?: string;
+  /**
+   * The holder may create, tag, empty and delete the bucket itself: a bucket a managed job
+   * names, which its controller makes and ends (AWS only). A node's mounts never need it.
+   */
+  manage?: true;
 }
 
 /** Which instances a call is about: the cluster's uid, in the place it was launched. */

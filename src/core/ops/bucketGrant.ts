@@ -49,7 +49,7 @@ export async function grantBucketAccess(ctx: OpsContext, row: ClusterRecord, acc
 
 /** Adds `access` to the buckets recorded with the row's placement (only while the row is still this uid's). */
 async function recordBuckets(ctx: OpsContext, row: ClusterRecord, access: BucketAccess[]): Promise<void> {
-  const key = (a: BucketAccess) => `${a.store}:${a.account ?? ''}:${a.bucket}/${a.prefix ?? ''}`;
+  const key = (a: BucketAccess) => `${a.store}:${a.account ?? ''}:${a.bucket}/${a.prefix ?? ''}${a.manage ? ' manage' : ''}`;
   await ctx.store.write((db) => {
     const cur = getCluster(db, row.name);
     if (!cur || cur.uid !== row.uid) return;

@@ -134,7 +134,8 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
       tasks: ['name: with-buckets\nresources: {cloud: local}\nfile_mounts:\n  /in: s3://jobs-in/data\n  /out: {name: jobs-out-bkt, store: s3, mode: MOUNT}\nrun: "true"\n'],
     });
     const granted = decodeURIComponent((await iam.send(new GetRolePolicyCommand({ RoleName: profileName, PolicyName: 'skydeck-buckets' }))).PolicyDocument!);
-    assert.deepEqual(accessOfPolicy(granted).map((a) => [a.bucket, a.prefix ?? '']).sort(), [['jobs-in', 'data'], ['jobs-out-bkt', '']]);
+    // The named bucket is the controller's to make and end; the URL one is only read and written.
+    assert.deepEqual(accessOfPolicy(granted).map((a) => [a.bucket, a.prefix ?? '', !!a.manage]).sort(), [['jobs-in', 'data', false], ['jobs-out-bkt', '', true]]);
     assert.deepEqual(JSON.parse(decodeURIComponent((await iam.send(new GetRolePolicyCommand({ RoleName: profileName, PolicyName: 'skydeck-jobs-controller' }))).PolicyDocument!)), doc, 'the controller policy is untouched');
     await client.cancel([buckets.id]);
     await until('the bucket job ended', async () => { const j = await client.job(buckets.id); return !!j && j.clusterName === null && ['CANCELLED', 'FAILED', 'FAILED_NO_RESOURCE', 'FAILED_SETUP'].includes(j.status); }, 180_000);

@@ -2,7 +2,7 @@
 // reaches IAM documents whose own syntax gives some characters a meaning. Each grant must
 // allow exactly the prefix written, never more.
 import assert from 'node:assert/strict';
-import { accessOfPolicy, bucketPolicy } from '../../../src/core/clouds/aws/bucketPolicy';
+import { accessOfPolicy, bucketPolicy, s3Access } from '../../../src/core/clouds/aws/bucketPolicy';
 import { prefixCondition } from '../../../src/core/clouds/gcp/bucketIam';
 
 const UID = '0f8e2c1a-1111-4222-8333-444455556666';
@@ -42,6 +42,15 @@ describe('bucket grants: prefixes with characters IAM gives a meaning (issue 16)
   it('AWS: a policy read back gives the prefix as the user wrote it (a widened role keeps it exact)', () => {
     const access = [{ store: 's3' as const, bucket: 'b', prefix: 'a*b/${x}' }, { store: 's3' as const, bucket: 'c' }];
     assert.deepEqual(accessOfPolicy(bucketPolicy(access)), access);
+  });
+
+  it('AWS: a bucket its holder manages (a managed job\'s named bucket) reads back as such; the others do not', () => {
+    const access = [{ store: 's3' as const, bucket: 'made', manage: true as const }, { store: 's3' as const, bucket: 'c', prefix: 'p' }];
+    assert.deepEqual(accessOfPolicy(bucketPolicy(access)), access);
+    assert.deepEqual(s3Access([{ store: 's3', bucket: 'x' }, { store: 's3', bucket: 'x', manage: true }, { store: 'gcs', bucket: 'g' }]), [{ store: 's3', bucket: 'x', manage: true }]);
+    const st = JSON.parse(bucketPolicy(access)).Statement as { Action: string[]; Resource: string[] }[];
+    const create = st.filter((s) => s.Action.includes('s3:CreateBucket'));
+    assert.deepEqual(create.map((s) => s.Resource), [['arn:aws:s3:::made', 'arn:aws:s3:::made/*']]);
   });
 
   it('GCP: a prefix grants its own objects and listings, not those of a sibling that merely starts with the same letters', () => {

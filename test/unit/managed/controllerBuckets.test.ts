@@ -1,9 +1,9 @@
-// The S3 buckets a managed job names, which an AWS controller VM's own role is widened to
+// The buckets a managed job names, which a cloud controller VM's own identity is widened to
 // (src/core/managed/remote/controllerBuckets.ts); the grant itself is tested against moto.
 import assert from 'node:assert/strict';
 import { bucketAccessOf } from '../../../src/core/managed/remote/controllerBuckets';
 
-describe('managed jobs: the S3 buckets an AWS controller is allowed', () => {
+describe('managed jobs: the buckets a cloud controller is allowed', () => {
   it('URL and named S3 buckets of every task, once each, with env references filled; other stores and local files are not S3', () => {
     const tasks = [
       'envs: {B: null}\nfile_mounts:\n  /in: s3://$B/data\n  /out: {name: out-bkt, store: s3}\n  /g: gs://gcs-bkt\n  /local: ./here\nrun: ls\n',
@@ -11,7 +11,7 @@ describe('managed jobs: the S3 buckets an AWS controller is allowed', () => {
       'run: echo none\n',
     ];
     assert.deepEqual(bucketAccessOf('s3', tasks, { B: 'in-bkt' }), [
-      { store: 's3', bucket: 'in-bkt', prefix: 'data' }, { store: 's3', bucket: 'out-bkt' }, { store: 's3', bucket: 'in-bkt' },
+      { store: 's3', bucket: 'in-bkt', prefix: 'data' }, { store: 's3', bucket: 'out-bkt', manage: true }, { store: 's3', bucket: 'in-bkt' },
     ]);
     assert.deepEqual(bucketAccessOf('s3', ['resources: {cloud: gcp}\nfile_mounts:\n  /x: {name: gcs-made, store: gcs}\nrun: ls\n'], {}), []);
   });

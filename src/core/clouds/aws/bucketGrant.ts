@@ -7,7 +7,7 @@ import { awsErrorCode, ec2Call } from './errors';
 import { POLICY_NAME, accessOfPolicy, boundedBucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
 import { getRole } from './bucketRole';
 
-const key = (a: BucketAccess) => `${a.bucket}/${a.prefix ?? ''}`;
+const key = (a: BucketAccess) => `${a.bucket}/${a.prefix ?? ''}${a.manage ? ' manage' : ''}`;
 
 /** What the role's inline policy allows now ([] when it has none). */
 async function grantedAccess(iam: IAMClient, name: string): Promise<BucketAccess[]> {
@@ -45,7 +45,8 @@ export async function grantBucketsToRole(iam: IAMClient, uid: string, access: Bu
     throw new ProviderError('config', `IAM role ${name} exists but is not this Skydeck cluster's`, 'delete or rename that role, then relaunch the cluster');
   }
   const current = await grantedAccess(iam, name);
-  const have = new Set(current.map(key));
+  // An entry that manages its bucket covers the same entry without.
+  const have = new Set(current.flatMap((a) => a.manage ? [key(a), key({ ...a, manage: undefined })] : [key(a)]));
   const added = wanted.filter((a) => !have.has(key(a)));
   if (!added.length) return { identity, changed: false };
   const PolicyDocument = boundedBucketPolicy(s3Access([...current, ...added]));

@@ -15,11 +15,25 @@ export const EC2_TRUST = JSON.stringify({
   Statement: [{ Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }],
 });
 
-/** The S3 buckets of a request, deduplicated; other stores are not AWS's to grant. */
+/** The S3 buckets of a request, deduplicated (an entry that may manage its bucket wins); other stores are not AWS's to grant. */
 export function s3Access(access: BucketAccess[] | undefined): BucketAccess[] {
-  const seen = new Set<string>();
-  return (access ?? []).filter((a) => a.store === 's3' && !seen.has(`${a.bucket}/${a.prefix ?? ''}`) && !!seen.add(`${a.bucket}/${a.prefix ?? ''}`));
+  const seen = new Map<string, BucketAccess>();
+  for (const a of access ?? []) {
+    if (a.store !== 's3') continue;
+    const k = `${a.bucket}/${a.prefix ?? ''}`;
+    const had = seen.get(k);
+    if (!had || (a.manage && !had.manage)) seen.set(k, had ? { ...had, manage: true } : a);
+  }
+  return [...seen.values()];
 }
+
+/**
+ * What making and ending a bucket takes (storage/buckets/s3.ts create, tags, delete with its
+ * emptying of every object version), on that bucket alone. Listing the account's buckets
+ * (ListAllMyBuckets) is not included: it would show every bucket name of the account, and only
+ * the adoption of a bucket left untagged by a crash mid-create asks for it.
+ */
+export const MANAGE_ACTIONS = ['s3:CreateBucket', 's3:PutBucketTagging', 's3:GetBucketTagging', 's3:ListBucketVersions', 's3:DeleteObjectVersion', 's3:DeleteBucket'];
 
 /**
  * The prefix as IAM must read it: "*" and "?" are wildcards in Resource ARNs and StringLike
@@ -54,7 +68,9 @@ export function bucketPolicy(access: BucketAccess[]): string {
       return prefix ? [`arn:aws:s3:::${a.bucket}/${prefix}`, `arn:aws:s3:::${a.bucket}/${prefix}/*`] : [`arn:aws:s3:::${a.bucket}/*`];
     }),
   };
-  return JSON.stringify({ Version: '2012-10-17', Statement: [locate, ...list, objects] });
+  const managed = [...new Set(access.filter((a) => a.manage).map((a) => a.bucket))];
+  const manage = managed.length ? [{ Effect: 'Allow', Action: MANAGE_ACTIONS, Resource: managed.flatMap((b) => [`arn:aws:s3:::${b}`, `arn:aws:s3:::${b}/*`]) }] : [];
+  return JSON.stringify({ Version: '2012-10-17', Statement: [locate, ...list, objects, ...manage] });
 }
 
 /**
@@ -77,7 +93,8 @@ export function boundedBucketPolicy(access: BucketAccess[]): string {
 
 /**
  * The buckets (and prefixes) a policy written by bucketPolicy() allows, read back from its
- * ListBucket statements (one per bucket/prefix); anything else in the document is ignored.
+ * ListBucket statements (one per bucket/prefix), each marked `manage` where a CreateBucket
+ * statement names its bucket; anything else in the document is ignored.
  */
 export function accessOfPolicy(doc: string): BucketAccess[] {
   let parsed: { Statement?: unknown };
@@ -87,12 +104,19 @@ export function accessOfPolicy(doc: string): BucketAccess[] {
     return [];
   }
   const statements = Array.isArray(parsed.Statement) ? parsed.Statement as Record<string, unknown>[] : [];
+  const managed = new Set(statements.flatMap((st) => {
+    if (st.Effect !== 'Allow' || !([] as unknown[]).concat(st.Action).includes('s3:CreateBucket')) return [];
+    return ([] as unknown[]).concat(st.Resource).flatMap((r) => {
+      const m = typeof r === 'string' ? /^arn:aws:s3:::([^/]+)$/.exec(r) : null;
+      return m ? [m[1]] : [];
+    });
+  }));
   return statements.flatMap((st) => {
     const actions = ([] as unknown[]).concat(st.Action);
     const arn = typeof st.Resource === 'string' ? /^arn:aws:s3:::([^/]+)$/.exec(st.Resource) : null;
     if (st.Effect !== 'Allow' || !actions.includes('s3:ListBucket') || !arn) return [];
     const cond = (st.Condition as { StringLike?: Record<string, unknown> } | undefined)?.StringLike?.['s3:prefix'];
     const prefix = Array.isArray(cond) && typeof cond[0] === 'string' ? plainPrefix(cond[0]) : '';
-    return [{ store: 's3' as const, bucket: arn[1], ...(prefix ? { prefix } : {}) }];
+    return [{ store: 's3' as const, bucket: arn[1], ...(prefix ? { prefix } : {}), ...(managed.has(arn[1]) ? { manage: true as const } : {}) }];
   });
 }

@@ -6,7 +6,9 @@
 // machine, with the user's credentials: the controller's own identity may not change itself.
 // It is the union a reused cluster gets (ops/bucketGrant.ts): recorded on the controller's row
 // first and revoked with its identity at its down. It grants what a node of a task gets (list,
-// read and write objects, the bucket's location), not creating or deleting buckets.
+// read and write objects, the bucket's location); on AWS, a bucket named by `name:` may also
+// be created, tagged and deleted (it is the controller that makes it for the job and ends it).
+// GCS and Azure grants sit on the bucket itself, so there a named bucket must exist already.
 import type { BucketAccess } from '../../clouds/provider';
 import type { StoreKind } from '../../storage/types';
 import { parseTaskText } from '../../task';
@@ -32,7 +34,10 @@ export function bucketAccessOf(store: StoreKind, tasks: string[], envs: Record<s
       if (m.mount.kind === 'url') {
         const account = 'account' in m.mount && m.mount.account ? { account: m.mount.account } : {};
         a = { store, bucket: m.mount.bucket, ...(m.mount.prefix ? { prefix: m.mount.prefix } : {}), ...account };
-      } else if (store !== 'azure') {
+      } else if (store === 's3') {
+        // Named: the controller makes it if missing and ends it with the job (MANAGE_ACTIONS).
+        a = { store, bucket: m.mount.name, manage: true };
+      } else if (store === 'gcs') {
         a = { store, bucket: m.mount.name };
       } else continue;
       out.set(`${a.account ?? ''}/${a.bucket}/${a.prefix ?? ''}`, a);

@@ -4,6 +4,7 @@ import type { ManagedJobView } from '../../../core/managed';
 import { isNode } from '../../tree/nodeKind';
 import { Dismissed } from './pickers';
 import { isEnded, STATUS_WORDS } from '../../tree/managedJobsModel';
+import { KEEP_OPEN } from './promptOptions';
 
 /** A managed job from a tree node (click or menu), an id (tests, other commands), else a pick. */
 export async function managedJobFromArg(
@@ -16,7 +17,7 @@ export async function managedJobFromArg(
   if (!items.length) {
     throw new Error('there is no managed job to choose from');
   }
-  const pick = await vscode.window.showQuickPick(items, { title });
+  const pick = await vscode.window.showQuickPick(items, { title, ...KEEP_OPEN });
   if (!pick) throw new Dismissed();
   return { id: pick.id, name: pick.name };
 }

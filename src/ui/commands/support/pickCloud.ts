@@ -4,6 +4,7 @@ import { loadSshPools } from '../../../core/clouds/sshPools';
 import { machineSetting } from '../../settings';
 import { namesCloud, parseTaskFile } from '../../../core/task';
 import { Dismissed } from './pickers';
+import { KEEP_OPEN } from './promptOptions';
 
 export interface CloudChoice {
   cloud: string;
@@ -27,7 +28,7 @@ export async function pickCloudFor(taskFile: string): Promise<CloudChoice | unde
   if (enabled.length <= 1) return enabled[0] ? { cloud: enabled[0].cloud } : undefined;
   const pick = await vscode.window.showQuickPick(
     enabled.map((c) => ({ label: c.cloud, description: c.detail, check: c })),
-    { title: 'Skydeck: the task names no cloud — launch it on', placeHolder: 'Enabled clouds (Skydeck: Check Clouds tells how to enable others)' },
+    { title: 'Skydeck: the task names no cloud — launch it on', placeHolder: 'Enabled clouds (Skydeck: Check Clouds tells how to enable others)', ...KEEP_OPEN },
   );
   if (!pick) throw new Dismissed();
   return { cloud: pick.check.cloud, region: await pickRegion(pick.check) };
@@ -36,7 +37,7 @@ export async function pickCloudFor(taskFile: string): Promise<CloudChoice | unde
 async function pickRegion(c: CloudCheck): Promise<string | undefined> {
   const regions = c.regions ?? [];
   if (regions.length <= 1) return regions[0];
-  const pick = await vscode.window.showQuickPick(regions, { title: `Skydeck: which ${c.cloud} region?` });
+  const pick = await vscode.window.showQuickPick(regions, { title: `Skydeck: which ${c.cloud} region?`, ...KEEP_OPEN });
   if (!pick) throw new Dismissed();
   return pick;
 }

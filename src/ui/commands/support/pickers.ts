@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import type { ClusterRecord } from '../../../core/state';
 import type { ClustersModel } from '../../tree/clustersModel';
 import { isNode } from '../../tree/nodeKind';
+import { KEEP_OPEN } from './promptOptions';
 
 /** The file names the schema is bound to in package.json (yamlValidation): task YAMLs. */
 const TASK_NAME = [/\.sky\.yaml$/i, /^sky.*\.yaml$/i, /^task.*\.yaml$/i];
@@ -35,7 +36,7 @@ export async function resolveTaskFile(arg: unknown): Promise<vscode.Uri> {
   if (files.length === 0) throw new Error('no task YAML found in the workspace (files named *.sky.yaml, sky*.yaml or task*.yaml)');
   const pick = await vscode.window.showQuickPick(
     files.map((uri) => ({ label: path.basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri), uri })),
-    { title: 'Skydeck: pick a task YAML', matchOnDescription: true },
+    { title: 'Skydeck: pick a task YAML', matchOnDescription: true, ...KEEP_OPEN },
   );
   if (!pick) throw new Dismissed();
   return pick.uri;
@@ -62,7 +63,7 @@ export async function pickCluster(model: ClustersModel, title: string, filter: (
   if (clusters.length === 0) throw new Error('there are no clusters to pick; launch a task first');
   const pick = await vscode.window.showQuickPick(
     clusters.map((c) => ({ label: c.name, description: `${c.status} · ${c.provider}`, cluster: c })),
-    { title },
+    { title, ...KEEP_OPEN },
   );
   if (!pick) throw new Dismissed();
   return pick.cluster;
@@ -76,11 +77,12 @@ export async function pickOrNameCluster(model: ClustersModel, suggested: string)
     { label: NEW, description: suggested },
     ...model.all.map((c) => ({ label: c.name, description: `${c.status} · ${c.provider}` })),
   ];
-  const pick = items.length > 1 ? await vscode.window.showQuickPick(items, { title: 'Skydeck: launch on which cluster?' }) : items[0];
+  const pick = items.length > 1 ? await vscode.window.showQuickPick(items, { title: 'Skydeck: launch on which cluster?', ...KEEP_OPEN }) : items[0];
   if (!pick) throw new Dismissed();
   if (pick.label !== NEW) return pick.label;
   const name = await vscode.window.showInputBox({
     title: 'Skydeck: name the new cluster',
+    ...KEEP_OPEN,
     value: suggested,
     validateInput: (v) => (/^[a-zA-Z]([-_.a-zA-Z0-9]*[a-zA-Z0-9])?$/.test(v) && v.length <= 63 ? undefined : "start with a letter; letters, digits, '-', '_' or '.'; end with a letter or digit"),
   });
@@ -110,7 +112,7 @@ export async function jobFromArg(model: ClustersModel, arg: unknown, title: stri
   if (jobs.length === 0) throw new Error(`${cluster.name} has no jobs`);
   const pick = await vscode.window.showQuickPick(
     jobs.map((j) => ({ label: `#${j.job_id} ${j.name ?? ''}`, description: j.status, job: j })),
-    { title },
+    { title, ...KEEP_OPEN },
   );
   if (!pick) throw new Dismissed();
   return { cluster: cluster.name, jobId: pick.job.job_id, name: pick.job.name ?? undefined };

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import type * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -39,6 +39,11 @@ export class KubeFaultProxy {
   beforeForward?: (method: string, path: string) => Promise<void>;
   url = '';
   private server?: https.Server;
+  /**
+   * The TCP socket under each TLS one, by client port: a reset must be sent on it (a TLS
+   * socket refuses resetAndDestroy, and a request failed that way only ever timed out).
+   */
+  private readonly tcp = new Map<number, Socket>();
   private readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-kfault-'));
   private readonly client: { ca: Buffer; cert: Buffer; key: Buffer };
 
@@ -57,6 +62,12 @@ export class KubeFaultProxy {
     execFileSync('openssl', ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', csr, '-subj', '/CN=skydeck-fault-proxy'], { stdio: 'ignore' });
     execFileSync('openssl', ['x509', '-req', '-in', csr, '-CA', path.join(pki, 'ca.crt'), '-CAkey', path.join(pki, 'ca.key'), '-CAcreateserial', '-CAserial', path.join(this.dir, 'ca.srl'), '-out', crt, '-days', '1', '-extfile', ext], { stdio: 'ignore' });
     this.server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(crt) }, (req, res) => void this.handle(req, res));
+    this.server.on('connection', (s: Socket) => {
+      const port = s.remotePort;
+      if (port === undefined) return;
+      this.tcp.set(port, s);
+      s.once('close', () => { if (this.tcp.get(port) === s) this.tcp.delete(port); });
+    });
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     this.url = `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
@@ -104,8 +115,11 @@ export class KubeFaultProxy {
       return void res.writeHead(e.code, { 'content-type': 'application/json' }).end(statusBody(e.code, e.reason ?? `injected ${e.code} for ${method} ${p}`));
     }
     if (e?.kind === 'reset') {
+      const tcp = req.socket.remotePort === undefined ? undefined : this.tcp.get(req.socket.remotePort);
+      // Never seen so far; noted so that a scenario counting resets fails rather than passes on a drop.
+      if (!tcp) return void (note('dropped: no TCP socket to reset'), req.socket.destroy());
       note('reset');
-      return void req.socket.resetAndDestroy();
+      return void tcp.resetAndDestroy();
     }
     if (e?.kind === 'timeout') {
       note('timeout');

@@ -39,7 +39,10 @@ export function permissionsFor(method: string, path: string, body?: Json): Neede
 function compute(method: string, rel: string, body?: Json): Needed {
   const p = rel.split('/');
   const project = p.slice(0, 2).join('/');
-  const route = `${method} ${p.slice(2).map((x, i) => (i % 2 ? '*' : x)).join('/')}`;
+  // Collections and ids alternate after an optional scope word, as the server routes them: zones/*/instances/*, global/firewalls/*.
+  const parts = p.slice(2);
+  const scoped = parts[0] === 'global' || parts[0] === 'aggregated' ? 1 : 0;
+  const route = `${method} ${parts.map((x, i) => (i >= scoped && (i - scoped) % 2 === 1 ? '*' : x)).join('/')}`;
   const one: Record<string, string> = {
     'GET zones': 'compute.zones.list', 'GET zones/*/machineTypes': 'compute.machineTypes.list',
     'GET zones/*/instances': 'compute.instances.list', 'GET aggregated/instances': 'compute.instances.list',

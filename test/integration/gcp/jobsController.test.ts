@@ -16,6 +16,8 @@ import { staticProviders, TAG_UID, type RunRequest } from '../../../src/core/clo
 import { StateStore, deleteClusterAfterProof, getCluster, type ClusterRecord } from '../../../src/core/state';
 import { Connections, down, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
+import { grantControllerBuckets } from '../../../src/core/managed/remote/controllerBuckets';
+import { BUCKET_ROLE } from '../../../src/core/clouds/gcp/bucketIam';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { deleteStrayIdentity } from '../../../src/core/ops/identityRelease';
 import { realClock } from '../../../src/core/provision';
@@ -153,7 +155,15 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
       ['iam.serviceAccounts.create', () => gcpRest(p.clients, 'iam', 'POST', `/v1/projects/${PROJECT}/serviceAccounts`, { accountId: 'skydeck-b-0000000000000000beef' })],
     ];
     for (const [permission, call] of calls) await assert.rejects(call(), (e: Error) => e.message.includes(permission), permission);
-    // Running a VM as the default account (Editor) needs actAs, which the role does not hold.
+    // A VM running as the default account (Editor) would be a way out: attaching any account is refused.
+    const vmAs = (email: string) => p.clients.post(`projects/${PROJECT}/zones/${ZONE}/instances`, {
+      name: 'escape-1', machineType: `zones/${ZONE}/machineTypes/e2-small`,
+      disks: [{ boot: true, initializeParams: { sourceImage: DEFAULT_IMAGE } }], networkInterfaces: [{ network: 'global/networks/default' }],
+      serviceAccounts: [{ email, scopes: [CLOUD_PLATFORM_SCOPE] }],
+    });
+    for (const who of ['default', email]) await assert.rejects(vmAs(who), /compute\.instances\.setServiceAccount|iam\.serviceAccounts\.actAs/, who);
+    assert.equal([...bed.fake.model.instances.values()].some((i) => i.name === 'escape-1'), false);
+    // So a job whose cluster needs its own account (GCS mounts) is refused by IAM, naming what is missing.
     const asDefault = runRequest({ zone: ZONE });
     await assert.rejects(p.runInstances({ ...asDefault, placement: { ...asDefault.placement, bucketAccess: [{ store: 'gcs', bucket: 'data-bkt' }] } }),
       (e: Error) => /iam\.serviceAccounts\.get/.test(e.message));
@@ -174,6 +184,20 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     assert.ok(bed.fake.reads.some((x) => x.endsWith(`/serviceAccounts/${email}`)), 'proved by a GET');
     assert.equal(await ctx.store.read((db) => getCluster(db, row.name)), undefined);
     assert.deepEqual(progress.filter((m) => m.startsWith('warn:')), []);
+  });
+
+  it('a job\'s GCS buckets are granted to the VM\'s account from this machine, and revoked at its down', async () => {
+    bed.fake.bucketIam.addBucket('jobs-in', { uniform: true });
+    const row = await launchController();
+    const email = emailOf(row.uid);
+    await grantControllerBuckets(ctx, row, ['name: j\nresources: {cloud: gcp}\nfile_mounts:\n  /in: gs://jobs-in/data\nrun: ls /in\n'], {});
+    const binding = () => bed.fake.bucketIam.buckets.get('jobs-in')!.bindings.filter((b) => b.role === BUCKET_ROLE);
+    assert.deepEqual(binding().flatMap((b) => b.members), [`serviceAccount:${email}`]);
+    assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted, 'the controller role is untouched');
+    const r = await down(ctx, row.name);
+    assert.ok(r.cleaned, r.notes.join('\n'));
+    assert.deepEqual(binding().flatMap((b) => b.members), [], 'the row recorded the bucket: its down revoked it');
+    assert.equal(iam().accounts.has(email), false);
   });
 
   it('an account no row owns (its instances ended without a down) is listed by the sweep and deleted with its binding', async () => {

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { OAuth2Client } from 'google-auth-library';
 import { staticProviders, TAG_UID, type RunRequest } from '../../../src/core/clouds/provider';
-import { StateStore, deleteClusterAfterProof, getCluster, type ClusterRecord } from '../../../src/core/state';
+import { StateStore, deleteClusterAfterProof, getCluster, putCluster, type ClusterRecord } from '../../../src/core/state';
 import { Connections, down, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { grantControllerBuckets } from '../../../src/core/managed/remote/controllerBuckets';
@@ -78,7 +78,8 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
   async function launchController(name = controllerClusterName(PLACE)): Promise<ClusterRecord> {
     const parsed = parseTaskText(controllerTaskText(PLACE), 'controller.yaml');
     assert.ok(parsed.ok && parsed.tasks.length === 1);
-    return launchOnProvider(ctx, name, parsed.tasks[0], { cloud: 'gcp', autostop: { minutes: 10, down: false }, jobsController: true });
+    const existing = await ctx.store.read((db) => getCluster(db, name));
+    return launchOnProvider(ctx, name, parsed.tasks[0], { cloud: 'gcp', autostop: { minutes: 10, down: false }, jobsController: true, existing });
   }
 
   /** A provider on the controller VM: authenticated by the token the VM's metadata server gives its account. */
@@ -229,6 +230,29 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted);
     assert.ok(logs.some((l) => l.startsWith(`GCP: setting the permissions of ${ROLE} back to`)), logs.join('\n'));
     assert.deepEqual(bound(), [`serviceAccount:${emailOf(row.uid)}`]);
+  });
+
+  it('a stopped controller started again (the next jobs launch) sets a role changed meanwhile back too', async () => {
+    const row = await launchController();
+    const p = ctx.providers!.get('gcp')!;
+    await p.stopInstances({ uid: row.uid });
+    await p.waitInstances({ uid: row.uid }, 'stopped', 5000);
+    await ctx.store.write((db) => putCluster(db, { ...row, status: 'STOPPED' }));
+    const r = iam().roles.get(ROLE)!;
+    r.includedPermissions = [...r.includedPermissions, 'iam.serviceAccounts.actAs'];
+    iam().bindings = iam().bindings.filter((b) => b.role !== ROLE); // and its binding removed
+    const again = await launchController();
+    assert.equal(again.uid, row.uid, 'started, not a new VM');
+    assert.equal(again.status, 'UP');
+    assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted);
+    assert.deepEqual(bound(), [`serviceAccount:${emailOf(row.uid)}`]);
+  });
+
+  it('a caller who may not attach the new account to the VM: the controller and the fix are named; nothing is left', async () => {
+    iam().callerLacks.add('iam.serviceAccounts.actAs');
+    await assert.rejects(launchController(), /GCP managed-jobs controller: your account may not attach the service account skydeck-b-[0-9a-f]{20}@.*iam\.serviceAccounts\.actAs/s);
+    assert.deepEqual([...iam().accounts.keys()].filter((x) => x.startsWith('skydeck-b-')), []);
+    assert.deepEqual(bound(), [], 'the binding went with the account');
   });
 
   it('a caller who may not create the role: an auth error naming the permission and the fix, and no VM or account left', async () => {

@@ -5,7 +5,7 @@ import { grantAutodownRole, autodownRole, serviceAccountEmail } from './autodown
 import { grantBucket, revokeBucket } from './bucketIam';
 import { CONTROLLER, CONTROLLER_ROLE, controllerRole } from './controllerRole';
 import { ensureCustomRole, ensureProjectBinding, removeProjectBinding } from './customRole';
-import { AUTODOWN, BUCKETS, iamStepError, isRestStatus } from './iamErrors';
+import { AUTODOWN, BUCKETS, iamStepError, isRestStatus, type IamPurpose } from './iamErrors';
 import { IAM_MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
 import { gcpRest } from './iamRest';
 import { pages } from './rest';
@@ -47,12 +47,12 @@ export function tagsOfAccount(sa: ServiceAccount): Record<string, string> {
   return { [TAG_UID]: uid, [TAG_WORKSPACE]: field(TAG_WORKSPACE) ?? '?', [TAG_CLUSTER]: (sa.displayName ?? '').replace(/^Skydeck cluster /, '') || '?' };
 }
 
-export async function getAccount(o: BucketIdentityOptions, email: string, fix: string): Promise<ServiceAccount | undefined> {
+export async function getAccount(o: BucketIdentityOptions, email: string, fix: string, why: IamPurpose = BUCKETS): Promise<ServiceAccount | undefined> {
   try {
     return await gcpRest<ServiceAccount>(o.c, 'iam', 'GET', `/v1/projects/${o.project}/serviceAccounts/${email}`);
   } catch (e) {
     if (isRestStatus(e, 404)) return undefined;
-    throw iamStepError(e, 'serviceAccounts.get', 'iam.serviceAccounts.get', o.project, fix, BUCKETS);
+    throw iamStepError(e, 'serviceAccounts.get', 'iam.serviceAccounts.get', o.project, fix, why);
   }
 }
 
@@ -72,7 +72,8 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions, req: RunReq
   const id = bucketAccountId(req.uid);
   const email = serviceAccountEmail(id, o.project);
   const fix = `gcloud iam service-accounts create ${id} --project ${o.project}`;
-  let sa = await getAccount(o, email, fix);
+  const why = controller && !buckets.length ? CONTROLLER : BUCKETS;
+  let sa = await getAccount(o, email, fix, why);
   if (sa && tagsOfAccount(sa)[TAG_UID] !== req.uid) {
     throw new ProviderError('config', `GCP: the service account ${email} exists but is not Skydeck cluster ${req.uid}'s`, `delete it (gcloud iam service-accounts delete ${email}), or launch under another cluster`);
   }
@@ -85,7 +86,7 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions, req: RunReq
         accountId: id, serviceAccount: { displayName: `Skydeck cluster ${req.clusterName}`.slice(0, 100), description },
       });
     } catch (e) {
-      throw iamStepError(e, 'serviceAccounts.create', 'iam.serviceAccounts.create', o.project, fix, BUCKETS);
+      throw iamStepError(e, 'serviceAccounts.create', 'iam.serviceAccounts.create', o.project, fix, why);
     }
   }
   if (sa.disabled) throw new ProviderError('config', `GCP: the service account ${email} is disabled`, `gcloud iam service-accounts enable ${email} --project ${o.project}`);

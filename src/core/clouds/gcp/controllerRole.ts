@@ -64,7 +64,7 @@ export const CONTROLLER_PERMISSIONS: readonly string[] = [
 
 export const CONTROLLER: IamPurpose = {
   label: 'GCP managed-jobs controller',
-  instead: 'an admin runs it once per project, or put the controller on this machine or an ssh pool',
+  instead: 'or put the managed-jobs controller on this machine or an ssh pool (jobs.controller)',
 };
 
 export const CONTROLLER_ROLE: RoleSpec = {

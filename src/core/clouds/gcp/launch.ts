@@ -10,6 +10,7 @@ import { imageFor, pickMachine, type Machine } from './shape';
 import { LABEL_HEAD, statusOf, wakeCall, type GcpInstance } from './status';
 import { DEFAULT_ARM_IMAGE, DEFAULT_IMAGE, GCP_SSH_USER } from './options';
 import { gcpArmType } from '../../catalog/gcpShipped';
+import { CONTROLLER } from './controllerRole';
 import type { NewInstance, Operation } from './types';
 import { lastSegment, regionOfZone } from './zones';
 
@@ -61,7 +62,7 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: GcpI
   // A controller's node calls Compute (and IAM's listing) as its account: the broad scope, IAM decides.
   const controller = !!req.placement.jobsController;
   const buckets = (req.placement.bucketAccess ?? []).some((a) => a.store === 'gcs');
-  const target = { c: ctx.c, project: ctx.wait.project, zone: ctx.zone, backoffMs: ctx.backoffMs, log: ctx.log };
+  const target = { c: ctx.c, project: ctx.wait.project, zone: ctx.zone, backoffMs: ctx.backoffMs, log: ctx.log, ...(controller ? { purpose: CONTROLLER } : {}) };
   const ops = await Promise.all(names.map((name, n) => {
     const head = !hasHead && n === 0;
     const account = nodeAccount(head ? headAccount : ctx.bucketAccount, (head && autodownHead) || controller, buckets);

@@ -52,6 +52,22 @@ export const GCP_SHIPPED: readonly InstanceType[] = ROWS.map(([name, vcpus, memo
   ...(gpu ? { gpus: { name: gpu[0], count: gpu[1], memoryGb: gpu[2] } } : {}),
 }));
 
+/**
+ * Types resolved by name only (instance_type; the price book, a zone's "does not exist" read as
+ * capacity), never picked for a cpus/memory request: the shared-core e2-small and the Arm
+ * t2a-standard-1 are the managed-jobs controller's (managed/remote/controllerCluster.ts), and a
+ * shape request should not land on a burstable or an Arm machine by price alone.
+ */
+export const GCP_NAMED_ONLY: readonly InstanceType[] = [
+  { cloud: 'gcp', name: 'e2-small', vcpus: 2, memoryGb: 2, price: 0.0168, spotPrice: round(0.0168 * 0.3), arch: 'x86_64', currentGeneration: true },
+  { cloud: 'gcp', name: 't2a-standard-1', vcpus: 1, memoryGb: 4, price: 0.0385, arch: 'arm64', currentGeneration: true },
+];
+
+/** Arm machine types are named by series (Ampere Altra, Axion); everything else GCP offers is x86. */
+export function gcpArmType(machineType: string): boolean {
+  return /^(t2a|c4a|n4a)-/.test(machineType);
+}
+
 /** GCP accelerator type names of the GPUs that are attached to N1 machines. */
 export const GCP_GUEST_ACCELERATORS: Record<string, string> = {
   T4: 'nvidia-tesla-t4', V100: 'nvidia-tesla-v100', P100: 'nvidia-tesla-p100', P4: 'nvidia-tesla-p4', K80: 'nvidia-tesla-k80',

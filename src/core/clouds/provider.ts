@@ -85,6 +85,8 @@ export interface ClusterRef {
    * terminate can take back what a cloud granted on them (GCP: bucket IAM bindings).
    */
   bucketAccess?: BucketAccess[];
+  /** The cluster is a managed-jobs controller (its recorded placement's jobsController): its identity goes at its down. */
+  jobsController?: boolean;
 }
 
 export interface RunRequest extends ClusterRef {

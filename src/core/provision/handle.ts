@@ -45,17 +45,18 @@ export function graceStart(h: ProviderHandle): number {
 
 /** The cluster's address: uid, placement and the account recorded at intent time (leak invariant 7). */
 export function refOf(row: ClusterRecord): ClusterRef {
-  const buckets = recordedBuckets(row);
+  const placement = recordedPlacement(row);
+  const buckets = placement?.bucketAccess;
   return {
     uid: row.uid, region: row.region ?? undefined, zone: row.zone ?? undefined, ...(row.account ? { account: row.account } : {}),
-    ...(buckets?.length ? { bucketAccess: buckets } : {}),
+    ...(buckets?.length ? { bucketAccess: buckets } : {}), ...(placement?.jobsController ? { jobsController: true } : {}),
   };
 }
 
-/** The buckets of the recorded placement; a handle that does not parse is read as naming none. */
-function recordedBuckets(row: ClusterRecord): Placement['bucketAccess'] {
+/** The recorded placement; a handle that does not parse is read as naming none. */
+function recordedPlacement(row: ClusterRecord): Placement | undefined {
   try {
-    return row.handle ? providerHandle(row).placement?.bucketAccess : undefined;
+    return row.handle ? providerHandle(row).placement : undefined;
   } catch {
     return undefined;
   }

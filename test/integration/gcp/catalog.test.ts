@@ -30,7 +30,7 @@ describe('gcp provider: machine-type catalog from the Compute fake', function ()
   });
 
   it('lists one zone of the region (all pages), maps each type, skips deprecated ones, and caches the listing with its time', async () => {
-    capMachineTypePages(bed.fake.model, 4); // 13 types: four pages the client must follow
+    capMachineTypePages(bed.fake.model, 4); // 15 types: four pages the client must follow
     const dir = freshDir();
     const before = listings();
     const t0 = Date.now();
@@ -51,13 +51,16 @@ describe('gcp provider: machine-type catalog from the Compute fake', function ()
     assert.deepEqual(get('n1-standard-4', 'T4').map((t) => [t.gpus?.count, t.price, t.spotPrice]), [[1, 0.54, 0.197]]);
     assert.equal(get('n1-standard-8', 'V100').length, 1);
     assert.equal(cat.some((t) => t.name === 'n1-megamem-96'), false, 'deprecated types are skipped');
+    // The controller's types are listed as GCP lists them, with no price: a shape request ranks them after every priced fit.
+    assert.deepEqual(get('e2-small').map((t) => [t.vcpus, t.memoryGb, t.arch, t.price]), [[2, 2, 'x86_64', undefined]]);
+    assert.deepEqual(get('t2a-standard-1').map((t) => [t.vcpus, t.memoryGb, t.arch, t.price]), [[1, 4, 'arm64', undefined]]);
     assert.equal(cat.some((t) => t.name === 'n2-standard-64'), false, 'only what the zone lists (n2-standard-64 is shipped, not listed)');
 
     const file = path.join(dir, `gcp-${REGION}.json`);
     const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { cloud: string; region: string; fetchedAt: number; types: { name: string; gpus?: unknown }[] };
     assert.deepEqual([saved.cloud, saved.region], ['gcp', REGION]);
     assert.ok(saved.fetchedAt >= t0 && saved.fetchedAt <= Date.now());
-    assert.equal(saved.types.length, 12, 'the listing as fetched: no deprecated type, no attached-GPU rows');
+    assert.equal(saved.types.length, 14, 'the listing as fetched: no deprecated type, no attached-GPU rows');
 
     const again = await bed.provider({ catalogDir: dir }).catalog(REGION);
     assert.equal(listings() - before, 4, 'a second provider reads the cache: no request');

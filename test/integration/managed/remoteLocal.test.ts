@@ -42,12 +42,13 @@ describe('jobs with the controller on a local controller cluster', function () {
   it('refuses a bad place before doing anything, naming the accepted forms', async () => {
     const r = await jobs(['queue'], { SKYDECK_JOBS_CONTROLLER: "ssh:$(touch x)'" });
     assert.equal(r.code, 2, r.err);
-    assert.match(r.err, /SKYDECK_JOBS_CONTROLLER: .* is not a controller place: use this-machine, local-cluster, ssh:<pool>, aws or aws\/<region>/);
+    assert.match(r.err, /SKYDECK_JOBS_CONTROLLER: .* is not a controller place: use this-machine, local-cluster, ssh:<pool>, aws, gcp or azure \(each optionally \/<region>\)/);
     assert.equal(fs.existsSync(path.join(ws, 'x')), false);
     // Cloud places: a bad region, a cloud with no controller identity yet, a bad idle time.
     for (const [value, why] of [
       ['aws/us-east-1;id', /SKYDECK_JOBS_CONTROLLER: "aws\/us-east-1;id": "us-east-1;id" is not an AWS region name \(such as us-east-1\)/],
-      ['gcp/us-central1', /SKYDECK_JOBS_CONTROLLER: "gcp\/us-central1": a controller cluster on gcp is not available: .*not built for gcp yet/],
+      ['gcp/us-central1;id', /SKYDECK_JOBS_CONTROLLER: "gcp\/us-central1;id": "us-central1;id" is not a GCP region name \(such as us-central1\)/],
+      ['kubernetes', /SKYDECK_JOBS_CONTROLLER: "kubernetes": a controller cluster on kubernetes is not available: a controller pod is not built yet/],
     ] as const) {
       const bad = await jobs(['queue'], { SKYDECK_JOBS_CONTROLLER: value });
       assert.equal(bad.code, 2, bad.err);

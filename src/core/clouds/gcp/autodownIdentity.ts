@@ -1,8 +1,7 @@
 import { ProviderError } from '../provider';
-import type { GcpClients } from './clients';
 import { gcpRest } from './iamRest';
-import { iamStepError, isAccountNotVisible, isRestStatus } from './iamErrors';
-import { IAM_MAX_TRIES as MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
+import { AUTODOWN, iamStepError, isRestStatus } from './iamErrors';
+import { customRoleName, ensureCustomRole, ensureProjectBinding, type IdentityOptions, type RoleSpec } from './customRole';
 import { PROJECT_FIX, projectIdProblem } from './project';
 
 // The identity an autodown head deletes its cluster with: one service account per project,
@@ -23,17 +22,7 @@ export const AUTODOWN_ROLE_ID = 'skydeckAutodown';
 export const AUTODOWN_PERMISSIONS = ['compute.instances.delete', 'compute.instances.get', 'compute.instances.list'];
 
 interface ServiceAccount { email?: string; disabled?: boolean }
-interface Role { name?: string; includedPermissions?: string[]; deleted?: boolean; etag?: string }
-interface Binding { role: string; members?: string[]; condition?: unknown }
-interface Policy { version?: number; bindings?: Binding[]; etag?: string }
-
-export interface IdentityOptions {
-  c: GcpClients;
-  project: string;
-  /** First wait of a retry (doubled each time, bounded). */
-  backoffMs: number;
-  log?(message: string): void;
-}
+export type { IdentityOptions };
 
 /** "p" → skydeck-autodown@p.iam.gserviceaccount.com; a domain-scoped "example.com:p" → …@p.example.com.iam…. */
 export function autodownEmail(project: string): string {
@@ -47,7 +36,7 @@ export function serviceAccountEmail(accountId: string, project: string): string 
 }
 
 export function autodownRole(project: string): string {
-  return `projects/${project}/roles/${AUTODOWN_ROLE_ID}`;
+  return customRoleName(project, AUTODOWN_ROLE_ID);
 }
 
 /** The account's e-mail, once the account, the role and the project binding all exist. */
@@ -121,79 +110,11 @@ async function ensureAccount(o: IdentityOptions): Promise<string> {
   return sa.email ?? email;
 }
 
-async function ensureRole(o: IdentityOptions): Promise<void> {
-  const { c, project } = o;
-  const name = autodownRole(project);
-  const perms = AUTODOWN_PERMISSIONS.join(',');
-  const fix = `gcloud iam roles create ${AUTODOWN_ROLE_ID} --project ${project} --title "Skydeck autodown" --permissions ${perms}`;
-  let role: Role | undefined;
-  try {
-    role = await gcpRest<Role>(c, 'iam', 'GET', `/v1/${name}`);
-  } catch (e) {
-    if (!isRestStatus(e, 404)) throw iamStepError(e, 'roles.get', 'iam.roles.get', project, fix);
-  }
-  if (!role) {
-    o.log?.(`GCP: creating the custom role ${name} (${perms})`);
-    try {
-      await gcpRest(c, 'iam', 'POST', `/v1/projects/${project}/roles`, {
-        roleId: AUTODOWN_ROLE_ID,
-        role: { title: 'Skydeck autodown', description: 'What a Skydeck head needs to delete its own idle cluster', includedPermissions: AUTODOWN_PERMISSIONS, stage: 'GA' },
-      });
-    } catch (e) {
-      if (!isRestStatus(e, 409)) throw iamStepError(e, 'roles.create', 'iam.roles.create', project, fix);
-    }
-    return;
-  }
-  if (role.deleted) {
-    throw new ProviderError('config', `GCP autodown: the custom role ${name} was deleted`, `gcloud iam roles undelete ${AUTODOWN_ROLE_ID} --project ${project}`);
-  }
-  const have = [...(role.includedPermissions ?? [])].sort().join(',');
-  if (have === perms) return;
-  // Someone changed it: back to exactly what the head needs (wider would defeat the point).
-  o.log?.(`GCP: setting the permissions of ${name} back to ${perms} (they were: ${have || 'none'})`);
-  try {
-    await gcpRest(c, 'iam', 'PATCH', `/v1/${name}?updateMask=includedPermissions`, { includedPermissions: AUTODOWN_PERMISSIONS, etag: role.etag });
-  } catch (e) {
-    throw iamStepError(e, 'roles.patch', 'iam.roles.update', project, `gcloud iam roles update ${AUTODOWN_ROLE_ID} --project ${project} --permissions ${perms}`);
-  }
-}
+const AUTODOWN_ROLE: RoleSpec = {
+  id: AUTODOWN_ROLE_ID, title: 'Skydeck autodown', description: 'What a Skydeck head needs to delete its own idle cluster',
+  permissions: AUTODOWN_PERMISSIONS, purpose: AUTODOWN,
+};
 
-/**
- * Adds the binding by read-modify-write of the project policy. The etag makes a concurrent
- * writer's change fail ours with 409 ABORTED instead of being overwritten: then re-read and
- * retry. Version 3 is asked so conditional bindings of others are read and written back whole.
- */
-async function ensureBinding(o: IdentityOptions, email: string): Promise<void> {
-  const { c, project } = o;
-  const role = autodownRole(project);
-  const member = `serviceAccount:${email}`;
-  const fix = `gcloud projects add-iam-policy-binding ${project} --member ${member} --role ${role}`;
-  for (let attempt = 1; ; attempt++) {
-    let policy: Policy;
-    try {
-      policy = await gcpRest<Policy>(c, 'crm', 'POST', `/v1/projects/${project}:getIamPolicy`, { options: { requestedPolicyVersion: 3 } });
-    } catch (e) {
-      throw iamStepError(e, 'projects.getIamPolicy', 'resourcemanager.projects.getIamPolicy', project, fix);
-    }
-    const bindings = (policy.bindings ?? []).map((b) => ({ ...b, members: [...(b.members ?? [])] }));
-    const plain = bindings.find((b) => b.role === role && !b.condition);
-    if (plain?.members.includes(member)) return;
-    if (plain) plain.members.push(member);
-    else bindings.push({ role, members: [member] });
-    try {
-      await gcpRest(c, 'crm', 'POST', `/v1/projects/${project}:setIamPolicy`, { policy: { ...policy, bindings } });
-      o.log?.(`GCP: granted ${role} to ${email} on project ${project}`);
-      return;
-    } catch (e) {
-      const stale = isRestStatus(e, 409, 'ABORTED');
-      if ((stale || isAccountNotVisible(e, email)) && attempt < MAX_TRIES) {
-        o.log?.(stale
-          ? `GCP: the IAM policy of ${project} changed while Skydeck updated it; reading it again (try ${attempt + 1}/${MAX_TRIES})`
-          : `GCP: the new service account ${email} is not visible to IAM yet; waiting (try ${attempt + 1}/${MAX_TRIES})`);
-        await sleepMs(iamBackoffMs(o.backoffMs, attempt));
-        continue;
-      }
-      throw iamStepError(e, 'projects.setIamPolicy', 'resourcemanager.projects.setIamPolicy', project, fix);
-    }
-  }
-}
+const ensureRole = (o: IdentityOptions) => ensureCustomRole(o, AUTODOWN_ROLE);
+
+const ensureBinding = (o: IdentityOptions, email: string) => ensureProjectBinding(o, autodownRole(o.project), email, AUTODOWN);

@@ -1,20 +1,27 @@
 import { ProviderError, TAG_CLUSTER, TAG_UID, TAG_WORKSPACE, type BucketAccess, type RunRequest, type TaggedIdentity } from '../provider';
 import type { GcpClients } from './clients';
+import type { IdentityGone } from '../clusterIdentity';
 import { grantAutodownRole, autodownRole, serviceAccountEmail } from './autodownIdentity';
 import { grantBucket, revokeBucket } from './bucketIam';
-import { BUCKETS, iamStepError, isRestStatus } from './iamErrors';
+import { CONTROLLER, CONTROLLER_ROLE, controllerRole } from './controllerRole';
+import { ensureCustomRole, ensureProjectBinding, removeProjectBinding } from './customRole';
+import { AUTODOWN, BUCKETS, iamStepError, isRestStatus, type IamPurpose } from './iamErrors';
 import { IAM_MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
-import { editPolicy, withoutMember, type Policy } from './iamPolicyEdit';
 import { gcpRest } from './iamRest';
 import { pages } from './rest';
 
 // The identity of a cluster's nodes for its GCS buckets: one service account per cluster
 // (IAM v1 projects.serviceAccounts create/get/delete/list), granted objectAdmin on each bucket
 // the task names (bucketIam.ts) and on nothing else; every node runs as it. Its description
-// carries the cluster's uid and workspace, so the sweep can tell whose it is.
+// carries the cluster's uid and workspace, so the sweep can tell whose it is. A managed-jobs
+// controller cluster's VM runs as it too, bound on the project to the controller role
+// (controllerRole.ts): one identity per cluster, whatever it is for.
 
 export const BUCKET_ACCOUNT_PREFIX = 'skydeck-b-';
 const MARK_AUTODOWN = 'autodown=1';
+const MARK_CONTROLLER = 'controller=1';
+/** What the sweep and the down call the project binding they remove. */
+export const BINDING_KIND = 'project role binding';
 
 export interface BucketIdentityOptions {
   c: GcpClients;
@@ -40,63 +47,87 @@ export function tagsOfAccount(sa: ServiceAccount): Record<string, string> {
   return { [TAG_UID]: uid, [TAG_WORKSPACE]: field(TAG_WORKSPACE) ?? '?', [TAG_CLUSTER]: (sa.displayName ?? '').replace(/^Skydeck cluster /, '') || '?' };
 }
 
-export async function getAccount(o: BucketIdentityOptions, email: string, fix: string): Promise<ServiceAccount | undefined> {
+export async function getAccount(o: BucketIdentityOptions, email: string, fix: string, why: IamPurpose = BUCKETS): Promise<ServiceAccount | undefined> {
   try {
     return await gcpRest<ServiceAccount>(o.c, 'iam', 'GET', `/v1/projects/${o.project}/serviceAccounts/${email}`);
   } catch (e) {
     if (isRestStatus(e, 404)) return undefined;
-    throw iamStepError(e, 'serviceAccounts.get', 'iam.serviceAccounts.get', o.project, fix, BUCKETS);
+    throw iamStepError(e, 'serviceAccounts.get', 'iam.serviceAccounts.get', o.project, fix, why);
   }
 }
 
+/** Whether the request's nodes get the cluster's own account: GCS mounts, or a managed-jobs controller. */
+export const needsClusterAccount = (req: RunRequest) => gcsAccess(req.placement.bucketAccess).length > 0 || !!req.placement.jobsController;
+
 /**
  * The cluster's account, created if missing and granted the task's GCS buckets (and the
- * autodown role when its head deletes the cluster: a VM carries one account). Undefined when
- * the task names no GCS bucket. An account of the id that is not this cluster's is refused.
+ * autodown role when its head deletes the cluster, the controller role on a managed-jobs
+ * controller: a VM carries one account). Undefined when the task names no GCS bucket and is no
+ * controller. An account of the id that is not this cluster's is refused.
  */
 export async function ensureBucketIdentity(o: BucketIdentityOptions, req: RunRequest): Promise<string | undefined> {
   const buckets = gcsAccess(req.placement.bucketAccess);
-  if (!buckets.length) return undefined;
+  const controller = !!req.placement.jobsController;
+  if (!buckets.length && !controller) return undefined;
   const id = bucketAccountId(req.uid);
   const email = serviceAccountEmail(id, o.project);
   const fix = `gcloud iam service-accounts create ${id} --project ${o.project}`;
-  let sa = await getAccount(o, email, fix);
+  const why = controller && !buckets.length ? CONTROLLER : BUCKETS;
+  let sa = await getAccount(o, email, fix, why);
   if (sa && tagsOfAccount(sa)[TAG_UID] !== req.uid) {
     throw new ProviderError('config', `GCP: the service account ${email} exists but is not Skydeck cluster ${req.uid}'s`, `delete it (gcloud iam service-accounts delete ${email}), or launch under another cluster`);
   }
   if (!sa) {
-    o.log?.(`GCP: creating the service account ${email} for the buckets of ${req.clusterName}`);
-    const description = [`${TAG_UID}=${req.uid}`, `${TAG_WORKSPACE}=${req.workspaceId}`, ...(req.autostop?.down ? [MARK_AUTODOWN] : [])].join(' ');
+    o.log?.(`GCP: creating the service account ${email} for ${controller ? 'the managed-jobs controller' : 'the buckets of'} ${req.clusterName}`);
+    const description = [`${TAG_UID}=${req.uid}`, `${TAG_WORKSPACE}=${req.workspaceId}`, ...(req.autostop?.down ? [MARK_AUTODOWN] : []),
+      ...(controller ? [MARK_CONTROLLER] : [])].join(' ');
     try {
       sa = await gcpRest<ServiceAccount>(o.c, 'iam', 'POST', `/v1/projects/${o.project}/serviceAccounts`, {
         accountId: id, serviceAccount: { displayName: `Skydeck cluster ${req.clusterName}`.slice(0, 100), description },
       });
     } catch (e) {
-      throw iamStepError(e, 'serviceAccounts.create', 'iam.serviceAccounts.create', o.project, fix, BUCKETS);
+      throw iamStepError(e, 'serviceAccounts.create', 'iam.serviceAccounts.create', o.project, fix, why);
     }
   }
   if (sa.disabled) throw new ProviderError('config', `GCP: the service account ${email} is disabled`, `gcloud iam service-accounts enable ${email} --project ${o.project}`);
+  if (controller && !(sa.description ?? '').split(' ').includes(MARK_CONTROLLER)) {
+    // Its down removes the project binding only when the account says it has one.
+    throw new ProviderError('config', `GCP: the service account ${email} was not made for a managed-jobs controller`, `delete it (gcloud iam service-accounts delete ${email}), or launch under another cluster`);
+  }
   for (const b of buckets) await grantBucket(o, b.bucket, b.prefix || undefined, email, req.uid);
   if (req.autostop?.down) await grantAutodownRole(o, email);
+  if (controller) {
+    // Checked every launch: a role someone widened (or narrowed) is set back to exactly the list.
+    await ensureCustomRole(o, CONTROLLER_ROLE);
+    await ensureProjectBinding(o, controllerRole(o.project), email, CONTROLLER);
+  }
   return email;
 }
 
 /**
- * Removes the account from each bucket's policy (and the project's, if it had the autodown
- * role), deletes it and proves it gone (GET → 404). Errors are thrown for the caller to report.
- * Returns the e-mail proved gone, or undefined when there was none (or not this cluster's).
+ * Removes the account from each bucket's policy (and from the project's roles it was given:
+ * autodown, the managed-jobs controller; each proved absent by reading the policy again),
+ * deletes it and proves it gone (GET → 404). Errors are thrown for the caller to report.
+ * Returns what was proved gone: nothing when there was no account (or not this cluster's).
  */
-export async function deleteBucketIdentity(o: BucketIdentityOptions, uid: string, buckets: BucketAccess[] | undefined): Promise<string | undefined> {
+export async function deleteBucketIdentity(o: BucketIdentityOptions, uid: string, buckets: BucketAccess[] | undefined): Promise<IdentityGone[]> {
   const email = serviceAccountEmail(bucketAccountId(uid), o.project);
   const fix = `gcloud iam service-accounts delete ${email} --project ${o.project}`;
   const sa = await getAccount(o, email, fix);
-  if (!sa) return undefined;
+  if (!sa) return [];
   if (tagsOfAccount(sa)[TAG_UID] !== uid) {
     o.log?.(`GCP: the service account ${email} is not cluster ${uid}'s; left alone`);
-    return undefined;
+    return [];
   }
+  const gone: IdentityGone[] = [];
   for (const b of new Set(gcsAccess(buckets).map((x) => x.bucket))) await revokeBucket(o, b, email);
-  if ((sa.description ?? '').split(' ').includes(MARK_AUTODOWN)) await revokeProjectRole(o, email);
+  const marks = (sa.description ?? '').split(' ');
+  const roles = [...(marks.includes(MARK_AUTODOWN) ? [[autodownRole(o.project), AUTODOWN] as const] : []),
+    ...(marks.includes(MARK_CONTROLLER) ? [[controllerRole(o.project), CONTROLLER] as const] : [])];
+  for (const [role, purpose] of roles) {
+    await removeProjectBinding(o, role, email, purpose);
+    gone.push({ kind: BINDING_KIND, name: `${role} of ${email}`, proof: 'projects.getIamPolicy shows no such binding' });
+  }
   try {
     await gcpRest(o.c, 'iam', 'DELETE', `/v1/projects/${o.project}/serviceAccounts/${email}`);
   } catch (e) {
@@ -108,7 +139,8 @@ export async function deleteBucketIdentity(o: BucketIdentityOptions, uid: string
     await sleepMs(iamBackoffMs(o.backoffMs, attempt));
   }
   o.log?.(`GCP: deleted the service account ${email} (serviceAccounts.get answers 404)`);
-  return email;
+  gone.push({ kind: 'service account', name: email, proof: 'serviceAccounts.get answers 404' });
+  return gone;
 }
 
 /**
@@ -116,25 +148,12 @@ export async function deleteBucketIdentity(o: BucketIdentityOptions, uid: string
  * launch's) still runs as it. A failure here is logged; the launch's own error is what matters.
  */
 export async function undoBucketIdentity(o: BucketIdentityOptions, req: RunRequest, anyInstance: () => Promise<boolean>): Promise<void> {
-  if (!gcsAccess(req.placement.bucketAccess).length) return;
+  if (!needsClusterAccount(req)) return;
   try {
     if (!(await anyInstance())) await deleteBucketIdentity(o, req.uid, req.placement.bucketAccess);
   } catch (e) {
     o.log?.(`GCP: the bucket identity of ${req.uid} is left after the failed launch (the down removes it): ${e instanceof Error ? e.message : String(e)}`);
   }
-}
-
-async function revokeProjectRole(o: BucketIdentityOptions, email: string): Promise<void> {
-  const role = autodownRole(o.project);
-  const fix = `gcloud projects remove-iam-policy-binding ${o.project} --member serviceAccount:${email} --role ${role}`;
-  await editPolicy({
-    what: `the IAM policy of ${o.project}`, backoffMs: o.backoffMs, log: o.log,
-    read: () => gcpRest<Policy>(o.c, 'crm', 'POST', `/v1/projects/${o.project}:getIamPolicy`, { options: { requestedPolicyVersion: 3 } }),
-    write: (policy) => gcpRest(o.c, 'crm', 'POST', `/v1/projects/${o.project}:setIamPolicy`, { policy }),
-    isStale: (e) => isRestStatus(e, 409, 'ABORTED'),
-    change: (bindings) => withoutMember(bindings, role, `serviceAccount:${email}`),
-    fail: (e, step) => iamStepError(e, `projects.${step === 'read' ? 'get' : 'set'}IamPolicy`, `resourcemanager.projects.${step === 'read' ? 'get' : 'set'}IamPolicy`, o.project, fix, BUCKETS),
-  });
 }
 
 /** Skydeck's per-cluster bucket accounts of the project (projects.serviceAccounts.list, every page). */

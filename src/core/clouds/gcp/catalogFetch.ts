@@ -1,5 +1,5 @@
 import { cachedCatalog, withPrices, type InstanceType } from '../../catalog';
-import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED, gcpAttachesGpus } from '../../catalog/gcpShipped';
+import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED, gcpArmType, gcpAttachesGpus } from '../../catalog/gcpShipped';
 import type { GcpClients } from './clients';
 import { gcpCall } from './errors';
 import type { MachineType } from './types';
@@ -24,8 +24,7 @@ export function toCatalogType(t: MachineType): InstanceType | undefined {
   if (!t.name || !t.guestCpus || !t.memoryMb || t.deprecated?.state) return undefined;
   const out: InstanceType = {
     cloud: 'gcp', name: t.name, vcpus: t.guestCpus, memoryGb: Math.round((t.memoryMb / 1024) * 100) / 100,
-    // Arm machine types (t2a, c4a) are named by series; everything else GCP offers is x86.
-    arch: /^(t2a|c4a|n4a)-/.test(t.name) ? 'arm64' : 'x86_64',
+    arch: gcpArmType(t.name) ? 'arm64' : 'x86_64',
     currentGeneration: !gcpAttachesGpus(t.name),
   };
   const acc = t.accelerators?.[0];

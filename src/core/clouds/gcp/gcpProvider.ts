@@ -9,7 +9,7 @@ import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { AutodownIdentities } from './autodownIdentity';
 import { deleteBucketIdentity, ensureBucketIdentity, gcsAccess, listBucketIdentities, undoBucketIdentity } from './bucketIdentity';
 import { grantBucketsToAccount } from './bucketGrant';
-import type { BucketGrant, IdentityRelease } from '../clusterIdentity';
+import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIdentity';
 import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
 import { gcpCall, isNotFound, toGcpError } from './errors';
@@ -26,6 +26,13 @@ import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 /** GCP Compute Engine behind the Provider interface (SkyPilot's sky/provision/gcp/instance.py, in TypeScript). */
 export class GcpProvider implements Provider {
   readonly cloud = 'gcp';
+  /**
+   * A controller cluster's VM runs as its own account bound to the controller role
+   * (controllerRole.ts). No controllerNodeEnv: on the VM, google-auth-library's ADC finds the
+   * account's token and the project id on the metadata server, and a task naming no region goes
+   * to the provider's default (us-central1) there as here.
+   */
+  readonly controllerIdentity = true;
   readonly clients: GcpClients;
   private readonly zones: GcpZoneTable;
   private key?: LocalKey;
@@ -114,7 +121,8 @@ export class GcpProvider implements Provider {
     // goes too, and its bucket identity (bindings first, then the account, proved gone).
     if (list.length === all.length) {
       await deleteFirewall(this.clients, w, ref.uid);
-      if (gcsAccess(ref.bucketAccess).length) await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
+      // A controller's goes at its down instead (releaseIdentities), where each step is proved and said.
+      if (gcsAccess(ref.bucketAccess).length && !ref.jobsController) await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
     }
   }
 
@@ -210,8 +218,17 @@ export class GcpProvider implements Provider {
    */
   async deleteIdentities(ref: ClusterRef): Promise<IdentityRelease> {
     const w = await this.waitOpts(ref.account);
-    const email = await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
-    return { gone: email ? [{ kind: 'service account', name: email, proof: 'serviceAccounts.get answers 404' }] : [], left: [] };
+    return { gone: await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess), left: [] };
+  }
+
+  /**
+   * At a down proved ending, a managed-jobs controller's account: its project binding and bucket
+   * bindings removed, then the account deleted, each proved (a bucket cluster's went with its
+   * last instance, in terminateInstances). GCP lets an account go while its VM is deleted.
+   */
+  async releaseIdentities(ref: ClusterRef, _opts: ReleaseOptions): Promise<IdentityRelease> {
+    if (!ref.jobsController) return { gone: [], left: [] };
+    return this.deleteIdentities(ref);
   }
 
   private iamOpts(project: string) {

@@ -8,7 +8,9 @@ import { waitOperation, type WaitOptions } from './operations';
 import { DEFAULT_DISK_GB, shapeOf } from '../nodeShape';
 import { imageFor, pickMachine, type Machine } from './shape';
 import { LABEL_HEAD, statusOf, wakeCall, type GcpInstance } from './status';
-import { DEFAULT_IMAGE, GCP_SSH_USER } from './options';
+import { DEFAULT_ARM_IMAGE, DEFAULT_IMAGE, GCP_SSH_USER } from './options';
+import { gcpArmType } from '../../catalog/gcpShipped';
+import { CONTROLLER } from './controllerRole';
 import type { NewInstance, Operation } from './types';
 import { lastSegment, regionOfZone } from './zones';
 
@@ -57,10 +59,14 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: GcpI
   const names = Array.from({ length: need }, () => instanceName(req.clusterName, req.uid));
   const autodownHead = !hasHead && !!req.autostop?.down;
   const headAccount = autodownHead ? ctx.bucketAccount ?? await ctx.autodownAccount() : ctx.bucketAccount;
-  const target = { c: ctx.c, project: ctx.wait.project, zone: ctx.zone, backoffMs: ctx.backoffMs, log: ctx.log };
+  // A controller's node calls Compute (and IAM's listing) as its account: the broad scope, IAM decides.
+  const controller = !!req.placement.jobsController;
+  const buckets = (req.placement.bucketAccess ?? []).some((a) => a.store === 'gcs');
+  const target = { c: ctx.c, project: ctx.wait.project, zone: ctx.zone, backoffMs: ctx.backoffMs, log: ctx.log, ...(controller ? { purpose: CONTROLLER } : {}) };
   const ops = await Promise.all(names.map((name, n) => {
     const head = !hasHead && n === 0;
-    return insertInstance(target, instanceResource(ctx, req, machine, name, head, nodeAccount(head ? headAccount : ctx.bucketAccount, head && autodownHead, !!ctx.bucketAccount)));
+    const account = nodeAccount(head ? headAccount : ctx.bucketAccount, (head && autodownHead) || controller, buckets);
+    return insertInstance(target, instanceResource(ctx, req, machine, name, head, account));
   }));
   // Every insert is awaited even after one fails, so none is left in flight unseen.
   const results = await Promise.allSettled(ops.map((op) => waitOperation(ctx.c, 'instances.insert', op, ctx.wait)));
@@ -92,10 +98,13 @@ export const STORAGE_RW_SCOPE = 'https://www.googleapis.com/auth/devstorage.read
 
 type NodeAccount = { email: string; scopes: string[] } | undefined;
 
-/** A node's account and scopes: storage for a bucket account, the broad scope for the autodown head's self-delete. */
-function nodeAccount(email: string | undefined, autodownHead: boolean, buckets: boolean): NodeAccount {
+/**
+ * A node's account and scopes: storage for a bucket account, the broad scope for the autodown
+ * head's self-delete and for a managed-jobs controller's calls.
+ */
+function nodeAccount(email: string | undefined, broad: boolean, buckets: boolean): NodeAccount {
   if (!email) return undefined;
-  const scopes = [...(autodownHead ? [CLOUD_PLATFORM_SCOPE] : []), ...(buckets ? [STORAGE_RW_SCOPE] : [])];
+  const scopes = [...(broad ? [CLOUD_PLATFORM_SCOPE] : []), ...(buckets ? [STORAGE_RW_SCOPE] : [])];
   return { email, scopes };
 }
 
@@ -119,7 +128,7 @@ function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name:
     disks: [{
       boot: true, autoDelete: true, type: 'PERSISTENT',
       initializeParams: {
-        sourceImage: imageFor(shape.imageId, regionOfZone(zone), DEFAULT_IMAGE), diskSizeGb: String(shape.diskSize ?? DEFAULT_DISK_GB),
+        sourceImage: imageFor(shape.imageId, regionOfZone(zone), gcpArmType(m.machineType) ? DEFAULT_ARM_IMAGE : DEFAULT_IMAGE), diskSizeGb: String(shape.diskSize ?? DEFAULT_DISK_GB),
         diskType: `zones/${zone}/diskTypes/pd-balanced`, labels,
       },
     }],

@@ -46,3 +46,5 @@ export const GCP_SSH_USER = 'skydeck';
 
 /** Ubuntu 22.04 LTS, by image family so the newest build of the family is used. */
 export const DEFAULT_IMAGE = 'projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts';
+/** The same release for Arm machine types (t2a, c4a): the x86 family does not boot on them. */
+export const DEFAULT_ARM_IMAGE = 'projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts-arm64';

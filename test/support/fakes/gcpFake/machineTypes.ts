@@ -11,6 +11,8 @@ const ROWS: Row[] = [
   ['a2-highgpu-1g', 12, 87040, ['nvidia-tesla-a100', 1]], ['a2-highgpu-8g', 96, 696320, ['nvidia-tesla-a100', 8]],
   ['a2-ultragpu-1g', 12, 174080, ['nvidia-a100-80gb', 1]], ['g2-standard-4', 4, 16384, ['nvidia-l4', 1]],
   ['g2-standard-8', 8, 32768, ['nvidia-l4', 1]], ['a3-highgpu-8g', 208, 1916928, ['nvidia-h100-80gb', 8]],
+  // Shared-core and Arm: listed as GCP lists them, never picked for a shape (no shipped price joins them).
+  ['e2-small', 2, 2048], ['t2a-standard-1', 1, 4096],
 ];
 /** An old type GCP still lists, marked deprecated (callers must not pick it). */
 const DEPRECATED: Row = ['n1-megamem-96', 96, 1468006];

@@ -5,7 +5,8 @@
 import * as http from 'node:http';
 import { LoopbackHttp } from '../loopbackHttp';
 import { forbidden, insufficientScopes, unauthenticated } from './bodies';
-import type { GceModel } from './model';
+import type { GceModel, Json } from './model';
+import { permissionsFor } from './permissions';
 
 const TOKEN_PREFIX = 'fake-vm-token:';
 const SCOPES = ['https://www.googleapis.com/auth/compute', 'https://www.googleapis.com/auth/cloud-platform'];
@@ -50,33 +51,23 @@ export class GceMetadataFake extends LoopbackHttp {
 
 /**
  * A request made with an instance's token: allowed while that instance exists, its scopes cover
- * Compute, and the project's IAM policy gives its service account a role holding the permission
- * the call needs (GCE checks both: scopes cap the token, IAM decides). Refusals are shaped as
- * Compute sends them: 401, 403 insufficientPermissions (scopes), 403 forbidden (IAM).
+ * the API, and the project's IAM policy gives its service account roles holding every permission
+ * the call needs (permissions.ts; GCP checks both: scopes cap the token, IAM decides). Refusals
+ * are shaped as Compute sends them: 401, 403 insufficientPermissions (scopes), 403 forbidden (IAM).
  */
-export function vmTokenCheck(m: GceModel, authorization: string | undefined, method: string, path: string): void {
+export function vmTokenCheck(m: GceModel, authorization: string | undefined, method: string, path: string, body?: Json): void {
   const token = /^Bearer (\S+)/.exec(authorization ?? '')?.[1] ?? '';
   if (!token.startsWith(TOKEN_PREFIX)) return;
   const inst = m.instances.get(token.slice(TOKEN_PREFIX.length));
   if (!inst) throw unauthenticated();
   const accounts = (inst.serviceAccounts ?? []) as { email: string; scopes: string[] }[];
   if (!accounts.flatMap((sa) => sa.scopes).some((s) => SCOPES.includes(s))) throw insufficientScopes();
-  const [permission, resource] = permissionFor(method, path);
-  if (!accounts.some((sa) => m.iam.allows(sa.email, permission))) throw forbidden(permission, resource);
+  const { permissions, resource } = permissionsFor(method, path, body);
+  const missing = permissions.find((p) => !accounts.some((sa) => m.iam.allows(sa.email, p)));
+  if (missing) throw forbidden(missing, resource);
 }
 
-/** The IAM permission a Compute call needs (Compute's permissions reference), and the resource it is checked on. */
-function permissionFor(method: string, path: string): [string, string] {
-  const rel = path.replace(/^\/compute\/v1\//, '');
-  const p = rel.split('/');
-  const project = p.slice(0, 2).join('/');
-  const route = `${method} ${p.slice(2).map((x, i) => (i % 2 ? '*' : x)).join('/')}`;
-  const table: Record<string, string> = {
-    'GET zones/*/instances': 'compute.instances.list', 'GET aggregated/instances': 'compute.instances.list',
-    'GET zones/*/instances/*': 'compute.instances.get', 'DELETE zones/*/instances/*': 'compute.instances.delete',
-    'POST zones/*/instances/*/stop': 'compute.instances.stop', 'POST zones/*/instances/*/start': 'compute.instances.start',
-    'GET zones/*/operations/*': 'compute.zoneOperations.get', 'POST zones/*/operations/*/wait': 'compute.zoneOperations.get',
-  };
-  const permission = table[route] ?? `compute.unmapped ${route}`;
-  return [permission, /\.list$/.test(permission) ? project : rel.split('/').slice(0, 6).join('/')];
+/** The bearer token the fake accepts as instance `zone/name`'s own (what its metadata server hands out). */
+export function vmToken(zone: string, name: string): string {
+  return `${TOKEN_PREFIX}${zone}/${name}`;
 }

@@ -31,9 +31,11 @@ export interface FakeOperation extends Json {
 export const MACHINE_CPUS: Record<string, number> = {
   'e2-standard-2': 2, 'e2-standard-4': 4, 'e2-standard-8': 8, 'n2-standard-2': 2, 'n2-standard-4': 4, 'n2-standard-8': 8,
   'n1-standard-4': 4, 'n1-standard-8': 8, 'n1-standard-16': 16, 'g2-standard-4': 4, 'a2-highgpu-1g': 12,
+  'e2-small': 2, 't2a-standard-1': 1,
 };
 export const ACCELERATORS = new Set(['nvidia-tesla-t4', 'nvidia-tesla-v100', 'nvidia-l4', 'nvidia-tesla-a100']);
-export const IMAGES = new Set(['projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts', 'projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64']);
+export const IMAGES = new Set(['projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts', 'projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64',
+  'projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts-arm64']);
 
 export class GceModel extends SteppedModel {
   readonly instances = new Map<string, FakeInstance>(); // key zone/name

@@ -76,13 +76,13 @@ export class GcpFake extends LoopbackHttp {
     let out: unknown;
     try {
       if (this.requireAuth && !/^Bearer \S+/.test(req.headers.authorization ?? '')) throw unauthenticated();
-      vmTokenCheck(this.model, req.headers.authorization, method, url.pathname);
+      const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : undefined;
+      vmTokenCheck(this.model, req.headers.authorization, method, url.pathname, body);
       const fault = this.model.httpFaults.find((f) => f.method === method && f.path.test(url.pathname) && f.times > 0);
       if (fault) {
         fault.times--;
         throw fault.error;
       }
-      const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json) : undefined;
       if (method !== 'GET') this.model.calls.push({ method, path: url.pathname, body });
       else this.reads.push(url.pathname + url.search);
       out = await this.route(method, url, body);

@@ -1,0 +1,264 @@
+// The managed-jobs controller on a GCP VM, on the fake (Compute, IAM, Resource Manager): the
+// controller cluster is launched through ops' launchOnProvider with jobsController, as
+// ensureControllerCluster does (whose task text it uses), and its VM runs as the cluster's own
+// account with the broad scope, bound to skydeckJobsController, which holds exactly
+// CONTROLLER_PERMISSIONS. A provider authenticated as that VM (the token its metadata server
+// hands out) then launches, opens ports on, stops, starts, resumes, lists and deletes a job
+// cluster: the fake refuses any call whose IAM permission (permissions.ts, from GCP's
+// references) the role lacks, and every call made is checked against the role afterwards, so a
+// new provider call without a role update fails here. It may not widen itself. Down removes the
+// binding and the account with proof; an account no row owns is listed by the leak sweep.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { OAuth2Client } from 'google-auth-library';
+import { staticProviders, TAG_UID, type RunRequest } from '../../../src/core/clouds/provider';
+import { StateStore, deleteClusterAfterProof, getCluster, putCluster, type ClusterRecord } from '../../../src/core/state';
+import { Connections, down, type OpsContext } from '../../../src/core/ops';
+import { launchOnProvider } from '../../../src/core/ops/launchProvider';
+import { grantControllerBuckets } from '../../../src/core/managed/remote/controllerBuckets';
+import { BUCKET_ROLE } from '../../../src/core/clouds/gcp/bucketIam';
+import { findLeakedInstances } from '../../../src/core/ops/leaks';
+import { deleteStrayIdentity } from '../../../src/core/ops/identityRelease';
+import { realClock } from '../../../src/core/provision';
+import { parseTaskText } from '../../../src/core/task';
+import { controllerClusterName, controllerInstanceType, controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
+import type { ControllerPlace } from '../../../src/core/managed';
+import { CONTROLLER_PERMISSIONS, controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
+import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
+import { bucketAccountId } from '../../../src/core/clouds/gcp/bucketIdentity';
+import { CLOUD_PLATFORM_SCOPE } from '../../../src/core/clouds/gcp/launch';
+import { DEFAULT_ARM_IMAGE, DEFAULT_IMAGE } from '../../../src/core/clouds/gcp/options';
+import { gcpRest } from '../../../src/core/clouds/gcp/iamRest';
+import { vmToken } from '../../support/fakes/gcpFake/metadata';
+import { permissionsFor } from '../../support/fakes/gcpFake/permissions';
+import { cloudSuspend } from '../../support/fakes/gcpFake/lifecycle';
+import type { FakeInstance } from '../../support/fakes/gcpFake/model';
+import { noBootstrap, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
+
+const ZONE = 'us-central1-a';
+const PLACE: Extract<ControllerPlace, { kind: 'cloud' }> = { kind: 'cloud', cloud: 'gcp', region: REGION };
+const ROLE = controllerRole(PROJECT);
+
+describe('gcp managed-jobs controller VM: its own service account and the skydeckJobsController role', function () {
+  this.timeout(120_000);
+  let bed: GcpBed;
+  let ctx: OpsContext;
+  let logs: string[];
+  let progress: string[];
+
+  beforeEach(async () => {
+    bed = await startGcpBed();
+    logs = [];
+    progress = [];
+    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
+    const noSsh = fs.mkdtempSync(path.join(bed.dir, 'no-ssh-'));
+    ctx = {
+      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
+      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root, sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } }),
+      progress: (m) => progress.push(m), log: () => undefined, warn: (m) => progress.push(`warn: ${m}`), user: 'tester',
+      providers: staticProviders(bed.provider({ log: (m) => logs.push(m), zones: { [REGION]: [ZONE] } })), clock: realClock,
+      timing: { launchGraceMs: 300, pollMs: 40, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 40 },
+      bootstrap: noBootstrap,
+    };
+  });
+  afterEach(async () => {
+    await ctx?.connections.closeAll();
+    ctx?.store.close();
+    await bed?.close();
+  });
+
+  const iam = () => bed.fake.model.iam;
+  const emailOf = (uid: string) => serviceAccountEmail(bucketAccountId(uid), PROJECT);
+  const bound = () => iam().bindings.filter((b) => b.role === ROLE).flatMap((b) => b.members);
+  const instancesOf = (uid: string) => [...bed.fake.model.instances.values()].filter((i) => i.labels[TAG_UID] === uid);
+  const sorted = [...CONTROLLER_PERMISSIONS].sort();
+
+  /** The controller cluster, launched as ensureControllerCluster launches it (its task, jobsController). */
+  async function launchController(name = controllerClusterName(PLACE)): Promise<ClusterRecord> {
+    const parsed = parseTaskText(controllerTaskText(PLACE), 'controller.yaml');
+    assert.ok(parsed.ok && parsed.tasks.length === 1);
+    const existing = await ctx.store.read((db) => getCluster(db, name));
+    return launchOnProvider(ctx, name, parsed.tasks[0], { cloud: 'gcp', autostop: { minutes: 10, down: false }, jobsController: true, existing });
+  }
+
+  /** A provider on the controller VM: authenticated by the token the VM's metadata server gives its account. */
+  function vmProvider(vm: FakeInstance) {
+    const auth = new OAuth2Client();
+    auth.setCredentials({ access_token: vmToken(vm.zone as string, vm.name as string), expiry_date: Date.now() + 3600_000 });
+    return bed.provider({ authClient: auth, catalogDir: fs.mkdtempSync(path.join(bed.dir, 'vm-catalog-')), zones: { [REGION]: [ZONE] } });
+  }
+
+  it('launches the VM as its cluster\'s account with the broad scope, bound to a role holding exactly the list', async () => {
+    const row = await launchController();
+    assert.equal(row.status, 'UP');
+    const email = emailOf(row.uid);
+    const [vm] = instancesOf(row.uid);
+    assert.deepEqual(vm.serviceAccounts, [{ email, scopes: [CLOUD_PLATFORM_SCOPE] }]);
+    assert.equal(vm.machineType, controllerInstanceType('gcp'));
+    const image = (vm.disks as { initializeParams: { sourceImage: string } }[])[0].initializeParams.sourceImage;
+    assert.equal(image, process.arch === 'arm64' ? DEFAULT_ARM_IMAGE : DEFAULT_IMAGE, 'an Arm type boots the arm64 image');
+    const sa = iam().accounts.get(email) as { description: string };
+    assert.match(sa.description, /controller=1/);
+    assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted);
+    assert.deepEqual(bound(), [`serviceAccount:${email}`]);
+    assert.ok(!iam().bindings.some((b) => b.role !== ROLE && b.members.includes(`serviceAccount:${email}`)), 'no other project role');
+    // The row records the placement's jobsController: the down finds the identity by it.
+    assert.match(row.handle ?? '', /"jobsController":true/);
+  });
+
+  it('the VM\'s own token launches, opens, stops, starts, resumes, lists and deletes a job cluster; every call is in the role', async () => {
+    const ctl = await launchController();
+    const p = vmProvider(instancesOf(ctl.uid)[0]);
+    const firstRead = bed.fake.reads.length;
+    const firstWrite = bed.fake.model.calls.length;
+    // By shape (the catalog is listed), as a job task usually asks.
+    const job: RunRequest = runRequest({ zone: ZONE, placement: { cloud: 'gcp', region: REGION, zone: ZONE, useSpot: false }, resources: { cpus: { min: 2, orMore: true } } });
+    await p.runInstances(job);
+    await p.waitInstances(job, 'running', 5000);
+    await p.openPorts(job, [{ from: 8080, to: 8080 }]);
+    assert.equal((await p.clusterInfo(job)).head.id, instancesOf(job.uid)[0].name);
+    await p.stopInstances(job);
+    await p.waitInstances(job, 'stopped', 5000);
+    await p.startInstances(job);
+    await p.waitInstances(job, 'running', 5000);
+    cloudSuspend(bed.fake.model, ZONE, instancesOf(job.uid)[0].name as string);
+    await p.waitInstances(job, 'stopped', 5000);
+    await p.startInstances(job); // instances.resume
+    await p.waitInstances(job, 'running', 5000);
+    const listing = await p.listTagged();
+    assert.deepEqual(listing.unlisted, []);
+    assert.ok(listing.instances.some((i) => i.tags[TAG_UID] === job.uid));
+    assert.ok((listing.identities ?? []).some((i) => i.name === emailOf(ctl.uid)), 'the account listing is readable');
+    await p.terminateInstances(job);
+    await p.waitInstances(job, 'terminated', 5000);
+    assert.equal(bed.fake.model.firewalls.size, 1, 'the job\'s rule went with it; the controller\'s stays');
+
+    const made = [
+      ...bed.fake.reads.slice(firstRead).map((r) => ({ method: 'GET', path: r.split('?')[0], body: undefined })),
+      ...bed.fake.model.calls.slice(firstWrite),
+    ];
+    const needed = new Set(made.flatMap((c) => permissionsFor(c.method, c.path, c.body).permissions));
+    for (const want of ['compute.instances.create', 'compute.machineTypes.list', 'compute.instances.resume', 'compute.firewalls.update', 'iam.serviceAccounts.list']) {
+      assert.ok(needed.has(want), `${want} was exercised`);
+    }
+    assert.deepEqual([...needed].filter((x) => !CONTROLLER_PERMISSIONS.includes(x)), [], 'every call the provider made is allowed by the role');
+  });
+
+  it('the VM may not widen itself: IAM policy, role and account writes are refused; a job with GCS buckets is refused by IAM', async () => {
+    const ctl = await launchController();
+    const p = vmProvider(instancesOf(ctl.uid)[0]);
+    const email = emailOf(ctl.uid);
+    const calls: [string, () => Promise<unknown>][] = [
+      ['resourcemanager.projects.setIamPolicy', () => gcpRest(p.clients, 'crm', 'POST', `/v1/projects/${PROJECT}:setIamPolicy`, { policy: { bindings: [{ role: 'roles/owner', members: [`serviceAccount:${email}`] }] } })],
+      ['iam.roles.update', () => gcpRest(p.clients, 'iam', 'PATCH', `/v1/${ROLE}?updateMask=includedPermissions`, { includedPermissions: ['resourcemanager.projects.setIamPolicy'] })],
+      ['iam.serviceAccounts.delete', () => gcpRest(p.clients, 'iam', 'DELETE', `/v1/projects/${PROJECT}/serviceAccounts/${email}`)],
+      ['iam.serviceAccounts.create', () => gcpRest(p.clients, 'iam', 'POST', `/v1/projects/${PROJECT}/serviceAccounts`, { accountId: 'skydeck-b-0000000000000000beef' })],
+    ];
+    for (const [permission, call] of calls) await assert.rejects(call(), (e: Error) => e.message.includes(permission), permission);
+    // A VM running as the default account (Editor) would be a way out: attaching any account is refused.
+    const vmAs = (email: string) => p.clients.post(`projects/${PROJECT}/zones/${ZONE}/instances`, {
+      name: 'escape-1', machineType: `zones/${ZONE}/machineTypes/e2-small`,
+      disks: [{ boot: true, initializeParams: { sourceImage: DEFAULT_IMAGE } }], networkInterfaces: [{ network: 'global/networks/default' }],
+      serviceAccounts: [{ email, scopes: [CLOUD_PLATFORM_SCOPE] }],
+    });
+    for (const who of ['default', email]) await assert.rejects(vmAs(who), /compute\.instances\.setServiceAccount|iam\.serviceAccounts\.actAs/, who);
+    assert.equal([...bed.fake.model.instances.values()].some((i) => i.name === 'escape-1'), false);
+    // So a job whose cluster needs its own account (GCS mounts) is refused by IAM, naming what is missing.
+    const asDefault = runRequest({ zone: ZONE });
+    await assert.rejects(p.runInstances({ ...asDefault, placement: { ...asDefault.placement, bucketAccess: [{ store: 'gcs', bucket: 'data-bkt' }] } }),
+      (e: Error) => /iam\.serviceAccounts\.get/.test(e.message));
+    assert.deepEqual(instancesOf(asDefault.uid), []);
+    assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted);
+    assert.deepEqual(bound(), [`serviceAccount:${email}`]);
+  });
+
+  it('down removes the binding and deletes the account, each with proof, in the down\'s notes', async () => {
+    const row = await launchController();
+    const email = emailOf(row.uid);
+    const r = await down(ctx, row.name);
+    assert.ok(r.cleaned, r.notes.join('\n'));
+    assert.deepEqual(bound(), []);
+    assert.equal(iam().accounts.has(email), false);
+    assert.ok(r.notes.includes(`deleted project role binding ${ROLE} of ${email} (proof: projects.getIamPolicy shows no such binding)`), r.notes.join('\n'));
+    assert.ok(r.notes.includes(`deleted service account ${email} (proof: serviceAccounts.get answers 404)`), r.notes.join('\n'));
+    assert.ok(bed.fake.reads.some((x) => x.endsWith(`/serviceAccounts/${email}`)), 'proved by a GET');
+    assert.equal(await ctx.store.read((db) => getCluster(db, row.name)), undefined);
+    assert.deepEqual(progress.filter((m) => m.startsWith('warn:')), []);
+  });
+
+  it('a job\'s GCS buckets are granted to the VM\'s account from this machine, and revoked at its down', async () => {
+    bed.fake.bucketIam.addBucket('jobs-in', { uniform: true });
+    const row = await launchController();
+    const email = emailOf(row.uid);
+    await grantControllerBuckets(ctx, row, ['name: j\nresources: {cloud: gcp}\nfile_mounts:\n  /in: gs://jobs-in/data\nrun: ls /in\n'], {});
+    const binding = () => bed.fake.bucketIam.buckets.get('jobs-in')!.bindings.filter((b) => b.role === BUCKET_ROLE);
+    assert.deepEqual(binding().flatMap((b) => b.members), [`serviceAccount:${email}`]);
+    assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted, 'the controller role is untouched');
+    const r = await down(ctx, row.name);
+    assert.ok(r.cleaned, r.notes.join('\n'));
+    assert.deepEqual(binding().flatMap((b) => b.members), [], 'the row recorded the bucket: its down revoked it');
+    assert.equal(iam().accounts.has(email), false);
+  });
+
+  it('an account no row owns (its instances ended without a down) is listed by the sweep and deleted with its binding', async () => {
+    const row = await launchController('skydeck-jobs-orphan');
+    const email = emailOf(row.uid);
+    const p = ctx.providers!.get('gcp')!;
+    await p.terminateInstances({ uid: row.uid }); // a sweep's terminate: it does not know the cluster was a controller
+    await p.waitInstances({ uid: row.uid }, 'terminated', 5000);
+    assert.ok(iam().accounts.has(email), 'the account outlives its instances');
+    await ctx.store.write((db) => deleteClusterAfterProof(db, row.uid));
+    const sweep = await findLeakedInstances(ctx, ['gcp']);
+    assert.deepEqual(sweep.errors, []);
+    const stray = (sweep.strayIdentities ?? []).filter((s) => s.uid === row.uid);
+    assert.deepEqual(stray.map((s) => [s.kind, s.name, s.cluster]), [['service account', email, 'skydeck-jobs-orphan']]);
+    const del = await deleteStrayIdentity(ctx, stray[0]);
+    assert.ok(del.deleted, del.message);
+    assert.match(del.message, new RegExp(`deleted project role binding ${ROLE} of ${email}`));
+    assert.deepEqual(bound(), []);
+    assert.equal(iam().accounts.has(email), false);
+  });
+
+  it('a role someone widened is set back to exactly the list by the next controller launch', async () => {
+    // Made earlier by another machine, then widened (and one permission dropped) in the console.
+    iam().roles.set(ROLE, {
+      name: ROLE, title: 'Skydeck jobs controller', stage: 'GA', etag: 'old',
+      includedPermissions: [...CONTROLLER_PERMISSIONS.filter((x) => x !== 'compute.instances.stop'), 'resourcemanager.projects.setIamPolicy', 'iam.serviceAccounts.actAs'],
+    });
+    const row = await launchController();
+    assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted);
+    assert.ok(logs.some((l) => l.startsWith(`GCP: setting the permissions of ${ROLE} back to`)), logs.join('\n'));
+    assert.deepEqual(bound(), [`serviceAccount:${emailOf(row.uid)}`]);
+  });
+
+  it('a stopped controller started again (the next jobs launch) sets a role changed meanwhile back too', async () => {
+    const row = await launchController();
+    const p = ctx.providers!.get('gcp')!;
+    await p.stopInstances({ uid: row.uid });
+    await p.waitInstances({ uid: row.uid }, 'stopped', 5000);
+    await ctx.store.write((db) => putCluster(db, { ...row, status: 'STOPPED' }));
+    const r = iam().roles.get(ROLE)!;
+    r.includedPermissions = [...r.includedPermissions, 'iam.serviceAccounts.actAs'];
+    iam().bindings = iam().bindings.filter((b) => b.role !== ROLE); // and its binding removed
+    const again = await launchController();
+    assert.equal(again.uid, row.uid, 'started, not a new VM');
+    assert.equal(again.status, 'UP');
+    assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted);
+    assert.deepEqual(bound(), [`serviceAccount:${emailOf(row.uid)}`]);
+  });
+
+  it('a caller who may not attach the new account to the VM: the controller and the fix are named; nothing is left', async () => {
+    iam().callerLacks.add('iam.serviceAccounts.actAs');
+    await assert.rejects(launchController(), /GCP managed-jobs controller: your account may not attach the service account skydeck-b-[0-9a-f]{20}@.*iam\.serviceAccounts\.actAs/s);
+    assert.deepEqual([...iam().accounts.keys()].filter((x) => x.startsWith('skydeck-b-')), []);
+    assert.deepEqual(bound(), [], 'the binding went with the account');
+  });
+
+  it('a caller who may not create the role: an auth error naming the permission and the fix, and no VM or account left', async () => {
+    iam().callerLacks.add('iam.roles.create');
+    await assert.rejects(launchController(), /lacks permission iam\.roles\.create on project skydeck-test.*gcloud iam roles create skydeckJobsController/s);
+    assert.deepEqual([...bed.fake.model.instances.values()].filter((i) => i.serviceAccounts), []);
+    assert.deepEqual([...iam().accounts.keys()].filter((x) => x.startsWith('skydeck-b-')), [], 'the failed launch took its account back');
+  });
+});

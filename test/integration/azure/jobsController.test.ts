@@ -234,4 +234,36 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     await provider.terminateInstances({ uid: ctl.uid });
     assert.ok(await groupGone(ctl.uid));
   });
+
+  it('on the node, the CLI\'s credential chain with controllerNodeEnv signs in through IMDS as the user-assigned identity, not the system-assigned one', async () => {
+    const ctl = runRequest({ clusterName: 'ctl-imds', instanceType: 'Standard_B2s' });
+    await provider.runInstances({ ...ctl, autostop: { down: false }, placement: { ...ctl.placement, jobsController: true } });
+    const [vm] = m().under(`${groupId(ctl.uid)}/providers/Microsoft.Compute/virtualMachines/`);
+    assert.ok(vm.identity.principalId, 'the head also has the system-assigned identity autostop uses');
+    const imds = await new ImdsFake(m(), vm.id).start();
+    const saved = process.env.AZURE_POD_IDENTITY_AUTHORITY_HOST;
+    process.env.AZURE_POD_IDENTITY_AUTHORITY_HOST = `http://127.0.0.1:${imds.port}`; // the IMDS endpoint, pointed at the fake
+    try {
+      // No credential given: the node's CLI builds DefaultAzureCredential from its environment.
+      const nodeEnv = provider.controllerNodeEnv({ uid: ctl.uid, account: sub() });
+      const { credential: _c, subscriptionId: _s, ...noCred } = bed.options();
+      const c = new AzureClients({ ...noCred, env: nodeEnv });
+      assert.equal(c.subscriptionId, sub());
+      const names: string[] = [];
+      for await (const v of c.compute.virtualMachines.listAll()) names.push(v.name!);
+      assert.ok(names.includes(vm.name), 'a subscription-wide listing: the controller role, not the group-scoped autostop one');
+      const asked = imds.requests.filter((r) => r.startsWith('/metadata/identity/oauth2/token'));
+      assert.ok(asked.length > 0 && asked.every((r) => new URL(r, 'http://x').searchParams.get('msi_res_id') === identityOf(ctl.uid)!.id), asked.join('\n'));
+      // Without the env the chain takes the system-assigned identity, which may not list the subscription.
+      const plain = new AzureClients({ ...noCred, env: { AZURE_SUBSCRIPTION_ID: sub() } });
+      await assert.rejects((async () => {
+        for await (const _ of plain.compute.virtualMachines.listAll()) break;
+      })(), (e: { code?: string }) => e.code === 'AuthorizationFailed');
+    } finally {
+      if (saved === undefined) delete process.env.AZURE_POD_IDENTITY_AUTHORITY_HOST;
+      else process.env.AZURE_POD_IDENTITY_AUTHORITY_HOST = saved;
+      await imds.stop();
+      await provider.terminateInstances({ uid: ctl.uid });
+    }
+  });
 });

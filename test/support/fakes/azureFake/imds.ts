@@ -29,7 +29,8 @@ export class ImdsFake extends LoopbackHttp {
     const vm = this.m.get(this.vmId);
     if (!vm) return send(404, { error: 'Not found' });
     const [, , subscriptionId, , resourceGroupName] = vm.id.split('/');
-    switch (url.pathname) {
+    // MSAL asks for ".../oauth2/token/" (a trailing slash), which IMDS answers as without one.
+    switch (url.pathname.replace(/(.)\/$/, '$1')) {
       case '/metadata/instance/compute':
         return send(200, { name: vm.name, resourceGroupName, subscriptionId, location: vm.location, vmId: vm.properties.vmId, vmSize: vm.properties.hardwareProfile?.vmSize, resourceId: vm.id });
       case '/metadata/identity/oauth2/token': {

@@ -118,9 +118,16 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     const owned = await findLeakedInstances(ctx, ['azure']);
     assert.deepEqual([owned.thisWorkspace, owned.strayIdentities ?? []], [[], []]);
 
-    // Down: the assignment is deleted before the group and proven gone; the identity goes with the group, proven too.
+    // A job mounting a container: the controller's identity is widened to it (controllerBuckets.ts), the role untouched.
+    assert.deepEqual(await provider.grantBuckets(refOf(row), [blob('in')]), { identity: `managed identity ${BUCKET_IDENTITY} of cluster ${row.uid}`, changed: true });
+    const [grant] = assignments().filter((a) => a.properties.principalId === mi.properties.principalId && a.properties.roleDefinitionId.endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`));
+    assert.match(grant.properties.scope, /storageAccounts\/jobdata\/blobServices\/default\/containers\/in$/);
+    assert.deepEqual(roles()[0].properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
+
+    // Down: the assignments are deleted before the group and proven gone; the identity goes with the group, proven too.
     const d = await down(ctx, name);
     assert.ok(d.cleaned, d.notes.join('\n'));
+    assert.ok(d.notes.includes(`deleted Blob role assignment ${grant.id} (proof: GET ${grant.id} answers 404)`), d.notes.join('\n'));
     assert.ok(d.notes.includes(`deleted jobs controller role assignment ${ra.id} (proof: GET ${ra.id} answers 404)`), d.notes.join('\n'));
     assert.ok(d.notes.some((n) => n.startsWith(`deleted managed identity ${BUCKET_IDENTITY} of ${groupName(row.uid)} (proof: GET ${mi.id} answers 404`)), d.notes.join('\n'));
     assert.equal(m().get(ra.id), undefined);

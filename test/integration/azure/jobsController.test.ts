@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { staticProviders, type BucketAccess, type ClusterRef } from '../../../src/core/clouds/provider';
 import { getCluster, putCluster, StateStore } from '../../../src/core/state';
-import { Connections, deleteStrayIdentity, down, type OpsContext } from '../../../src/core/ops';
+import { Connections, deleteStrayIdentity, down, stop, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { refOf } from '../../../src/core/provision/handle';
@@ -137,16 +137,22 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     assert.deepEqual(warnings, []);
   });
 
-  it('a widened or edited role is set back to exactly the list at the next controller launch', async () => {
-    const [def] = roles();
-    def.properties.permissions = [{ actions: ['*'], notActions: [], dataActions: [], notDataActions: [] }];
+  it('a widened or narrowed role is set back to exactly the list when the controller is started again (its recorded placement keeps jobsController)', async () => {
     const row = await launchController('ctl-widened');
-    assert.equal(roles().length, 1, 'found by name, not made twice');
-    assert.deepEqual(roles()[0].properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
-    assert.equal(roles()[0].id, def.id);
-    roles()[0].properties.permissions[0].actions = CONTROLLER_ACTIONS.slice(1); // narrowed: set back too
-    await provider.runInstances({ ...runRequest({ uid: row.uid, clusterName: 'ctl-widened', instanceType: 'Standard_B2s' }), placement: { cloud: 'azure', region: REGION, instanceType: 'Standard_B2s', useSpot: false, jobsController: true } });
-    assert.deepEqual(roles()[0].properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
+    const [def] = roles();
+    for (const edited of [['*'], CONTROLLER_ACTIONS.slice(1)]) {
+      await stop(ctx, 'ctl-widened');
+      def.properties.permissions = [{ actions: edited, notActions: [], dataActions: [], notDataActions: [] }];
+      const stopped = (await ctx.store.read((db) => getCluster(db, 'ctl-widened')))!;
+      assert.equal(stopped.status, 'STOPPED');
+      const started = await launchOnProvider(ctx, 'ctl-widened', task(controllerTaskText(PLACE, 'x64')), {
+        cloud: 'azure', autostop: { minutes: 10, down: false }, jobsController: true, existing: stopped,
+      });
+      assert.equal(started.uid, row.uid, 'the same VM, started');
+      assert.equal(roles().length, 1, 'found by name, not made twice');
+      assert.equal(roles()[0].id, def.id);
+      assert.deepEqual(roles()[0].properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
+    }
     const d = await down(ctx, 'ctl-widened');
     assert.ok(d.cleaned, d.notes.join('\n'));
   });

@@ -15,9 +15,10 @@
 //   resourceSkus.list (the location's catalog)       → Microsoft.Compute/skus/read
 //   long-running operations polled (compute: Azure-AsyncOperation, then Location)
 //       → Microsoft.Compute/locations/{operations,operationResults}/read
-//   networkSecurityGroups.createOrUpdate, the subnet naming it → .../networkSecurityGroups/{write,join/action}
+//   (every ...AndWait create ends with a GET of what it made: read, for each kind below)
+//   networkSecurityGroups.createOrUpdate, the subnet naming it → .../networkSecurityGroups/{write,read,join/action}
 //   securityRules.list / createOrUpdate (openPorts)   → .../networkSecurityGroups/securityRules/{read,write}
-//   virtualNetworks.createOrUpdate, a NIC in its subnet → .../virtualNetworks/write, .../virtualNetworks/subnets/join/action
+//   virtualNetworks.createOrUpdate, a NIC in its subnet → .../virtualNetworks/{write,read}, .../virtualNetworks/subnets/join/action
 //   publicIPAddresses.createOrUpdate / list / delete, a NIC naming one → .../publicIPAddresses/{write,read,delete,join/action}
 //   networkInterfaces.createOrUpdate / list / delete, a VM naming one → .../networkInterfaces/{write,read,delete,join/action}
 //   long-running operations polled (network)          → Microsoft.Network/locations/{operations,operationResults}/read
@@ -38,10 +39,14 @@
 // subscription, not only Skydeck's (control-plane RBAC has no tag conditions; only role
 // assignments and storage data actions take conditions), so the VM could deallocate or delete
 // any VM, disk or network of the subscription, its own included (no deny assignment can be
-// made by a user); a Virtual Machine Contributor assignment it may make is not limited in
-// scope or principal, so it could give some other service principal VM rights in the
-// subscription; a job cluster with autodown (its head needs Contributor) cannot be launched by
-// the controller (Azure refuses the grant). The VM's software is trusted as this machine's CLI is.
+// made by a user); the assignments it may make are limited by role and principal type, not by
+// scope or principal (a condition has no attribute for either), so it could give itself or
+// another service principal Blob Data Contributor on any container of the subscription (all
+// Blob data of its storage accounts) or Virtual Machine Contributor anywhere in it; a job
+// cluster with autodown (its head needs Contributor) cannot be launched by the controller
+// (Azure refuses the grant). The list is checked against the ARM fake, which models the linked
+// checks above; a real VM create with an extension or a marketplace plan would need more. The
+// VM's software is trusted as this machine's CLI is.
 import { createHash } from 'node:crypto';
 import { ProviderError } from '../provider';
 import type { AzureClients } from './clients';

@@ -157,6 +157,31 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     assert.ok(d.cleaned, d.notes.join('\n'));
   });
 
+  it('in another subscription of the tenant, where the plain role name is taken (names are tenant-wide), the controller gets that subscription\'s own role', async () => {
+    const other = '11111111-2222-4333-8444-555555555555';
+    const om = bed.fake.addSubscription(other);
+    const first = runRequest({ clusterName: 'ctl-sub1', instanceType: 'Standard_B2s' });
+    await provider.runInstances({ ...first, placement: { ...first.placement, jobsController: true } });
+    const inOther = bed.provider({ subscriptionId: other });
+    const second = runRequest({ clusterName: 'ctl-sub2', instanceType: 'Standard_B2s' });
+    const roleIn = () => [...om.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleDefinitions');
+    for (let i = 0; i < 2; i++) { // the second launch finds it by its own name
+      await inOther.runInstances({ ...second, placement: { ...second.placement, jobsController: true } });
+      const [def, ...more] = roleIn();
+      assert.equal(more.length, 0);
+      assert.equal(def.properties.roleName, `${CONTROLLER_ROLE_NAME} (${other})`);
+      assert.deepEqual(def.properties.assignableScopes, [`/subscriptions/${other}`]);
+      assert.deepEqual(def.properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
+    }
+    const principal = om.get(`/subscriptions/${other}/resourceGroups/${groupName(second.uid)}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${BUCKET_IDENTITY}`)!.properties.principalId;
+    const [ra] = [...om.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleAssignments' && r.properties.principalId === principal && r.properties.scope === `/subscriptions/${other}`);
+    assert.equal(ra.properties.roleDefinitionId, roleIn()[0].id);
+    assert.equal(roles().filter((d) => d.properties.roleName === CONTROLLER_ROLE_NAME).length, 1, 'the first subscription keeps the plain name');
+    await inOther.terminateInstances({ uid: second.uid });
+    await provider.terminateInstances({ uid: first.uid });
+    assert.equal(om.get(ra.id), undefined);
+  });
+
   it('an assignment whose cluster no row owns (its group deleted behind Skydeck\'s back) is listed by the sweep and deleted there with proof', async () => {
     const req = runRequest({ clusterName: 'orphan-ctl', instanceType: 'Standard_B2s' });
     req.workspaceId = 'ws-test';

@@ -101,9 +101,9 @@ export function controllerRoleName(subscription: string): string {
 
 type RoleDef = { id?: string; name?: string; properties?: { roleName?: string; permissions?: { actions?: string[]; notActions?: string[]; dataActions?: string[]; notDataActions?: string[] }[]; assignableScopes?: string[] } };
 
-function body(subscription: string): object {
+function body(subscription: string, roleName: string): object {
   return { properties: {
-    roleName: CONTROLLER_ROLE_NAME, type: 'CustomRole',
+    roleName, type: 'CustomRole',
     description: 'Skydeck managed-jobs controller VMs: launch, stop, start and delete job clusters (set by Skydeck; edits are set back)',
     permissions: [{ actions: [...CONTROLLER_ACTIONS], notActions: [], dataActions: [], notDataActions: [] }],
     assignableScopes: [`/subscriptions/${subscription}`],
@@ -121,21 +121,38 @@ export function isExactly(def: RoleDef | undefined, subscription: string): boole
 }
 
 /**
- * The subscription's controller role: found by name (role names are unique in a tenant) or
- * created, and set back to exactly the list when anything widened or changed it. Returns its id.
+ * The role's names: the plain one, and the subscription's own when another subscription of the
+ * tenant holds the plain one (custom role names are unique in a tenant, and a role listed at a
+ * subscription shows only roles assignable there).
+ */
+export function controllerRoleNames(subscription: string): [string, string] {
+  return [CONTROLLER_ROLE_NAME, `${CONTROLLER_ROLE_NAME} (${subscription})`];
+}
+
+/**
+ * The subscription's controller role: found by name or created, and set back to exactly the
+ * list when anything widened or changed it. Returns its id.
  */
 export async function ensureControllerRole(c: AzureClients, lro: { updateIntervalInMs: number }, log?: (m: string) => void): Promise<string> {
   const sub = c.subscriptionId;
   const base = `subscriptions/${sub}/providers/Microsoft.Authorization/roleDefinitions`;
-  const filter = encodeURIComponent(`roleName eq '${CONTROLLER_ROLE_NAME}'`);
+  const names = controllerRoleNames(sub);
+  const filter = encodeURIComponent("type eq 'CustomRole'");
   const found = (await azCall('roleDefinitions.list', () => listById(c, `${base}?$filter=${filter}`, ROLE_DEFINITIONS_API)) as RoleDef[])
-    .find((d) => d.properties?.roleName === CONTROLLER_ROLE_NAME);
+    .find((d) => names.includes(d.properties?.roleName ?? ''));
   if (found && isExactly(found, sub)) return found.id!;
-  const name = found?.name ?? controllerRoleName(sub);
-  if (found) log?.(`azure: role "${CONTROLLER_ROLE_NAME}" was changed; setting its actions back to Skydeck's list`);
+  if (found) log?.(`azure: role "${found.properties?.roleName}" was changed; setting its actions back to Skydeck's list`);
+  const put = (name: string, roleName: string) =>
+    c.resources.resources.beginCreateOrUpdateByIdAndWait(`${base}/${name}`, ROLE_DEFINITIONS_API, body(sub, roleName), lro) as Promise<RoleDef>;
   try {
-    const made = await c.resources.resources.beginCreateOrUpdateByIdAndWait(`${base}/${name}`, ROLE_DEFINITIONS_API, body(sub), lro) as RoleDef;
-    return made.id ?? `/${base}/${name}`;
+    const name = found?.name ?? controllerRoleName(sub);
+    try {
+      return (await put(name, found?.properties?.roleName ?? names[0])).id ?? `/${base}/${name}`;
+    } catch (e) {
+      // The plain name is another subscription's: this one gets its own.
+      if (found || azureCode(e).code !== 'RoleDefinitionWithSameNameExists') throw e;
+      return (await put(name, names[1])).id ?? `/${base}/${name}`;
+    }
   } catch (e) {
     const { code, message } = azureCode(e);
     if (code === 'AuthorizationFailed') {

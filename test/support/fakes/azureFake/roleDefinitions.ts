@@ -4,7 +4,8 @@
 // "/subscriptions/{s}/providers/Microsoft.Authorization/roleDefinitions/{GUID}". Create or
 // update (PUT) answers 201 with the definition; a second custom role of the same roleName is
 // refused (409 RoleDefinitionWithSameNameExists); Get answers 404 RoleDefinitionDoesNotExist;
-// Delete 200 (204 when none); List answers {value, nextLink} and takes $filter
+// Delete 200 (204 when none); a role name is unique in the tenant (every subscription the
+// fake holds), though a listing shows only the roles assignable at its scope; List answers {value, nextLink} and takes $filter
 // "roleName eq '{name}'" or "type eq 'CustomRole'". Built-in roles are not listed here.
 import { ArmError } from './bodies';
 import type { ArmModel, Json } from './model';
@@ -24,7 +25,8 @@ export function roleDefinitionPath(path: string): { scope: string; name?: string
 
 export const customRoles = (m: ArmModel): Json[] => [...m.resources.values()].filter((r) => r.type === ROLE_DEFINITION_TYPE);
 
-export function roleDefinitions(m: ArmModel, method: string, at: { scope: string; name?: string }, body: Json | undefined, query: URLSearchParams, list: (items: Json[]) => Reply): Reply {
+/** `tenant`: the custom roles of every subscription of the tenant (a role name is unique across them). */
+export function roleDefinitions(m: ArmModel, method: string, at: { scope: string; name?: string }, body: Json | undefined, query: URLSearchParams, list: (items: Json[]) => Reply, tenant: () => Json[] = () => customRoles(m)): Reply {
   const { scope, name } = at;
   if (!name) {
     if (method !== 'GET') throw new ArmError(405, 'MethodNotAllowed', `${method} is not allowed here.`);
@@ -49,7 +51,7 @@ export function roleDefinitions(m: ArmModel, method: string, at: { scope: string
   if (!p.roleName || !Array.isArray(p.permissions) || !Array.isArray(p.assignableScopes) || !p.assignableScopes.length) {
     throw new ArmError(400, 'InvalidRoleDefinition', 'roleName, permissions and assignableScopes are required.');
   }
-  const same = customRoles(m).find((d) => d.properties.roleName === p.roleName && d.name !== name);
+  const same = tenant().find((d) => d.properties.roleName === p.roleName && d.name !== name);
   if (same) throw new ArmError(409, 'RoleDefinitionWithSameNameExists', `A custom role with the same name already exists in this directory. Use a different name.`);
   const now = new Date().toISOString();
   const def = {

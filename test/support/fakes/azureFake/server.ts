@@ -9,7 +9,7 @@ import { page } from './paging';
 import { lroHeaders, opStatus, parseBody, strip, type Reply } from './wire';
 import { miCheck, userAssigned } from './identity';
 import { roleAssignmentPath, roleAssignments } from './roleAssignments';
-import { roleDefinitionPath, roleDefinitions } from './roleDefinitions';
+import { customRoles, roleDefinitionPath, roleDefinitions } from './roleDefinitions';
 import { actionsOf } from './actions';
 import { listSkus } from './skus';
 import type { TestCert } from './tls';
@@ -98,7 +98,7 @@ export class AzureFake extends LoopbackHttp {
     const ra = roleAssignmentPath(path);
     if (ra) return roleAssignments(m, method, ra, body, query, list);
     const rd = roleDefinitionPath(path);
-    if (rd) return roleDefinitions(m, method, rd, body, query, list);
+    if (rd) return roleDefinitions(m, method, rd, body, query, list, () => [...this.subscriptions.values()].flatMap(customRoles));
     if (low[0] === 'resources' && rest.length === 1 && method === 'GET') return list(resourcesOf(m, query));
     if (low[0] === 'providers' && low[2] === 'locations') return opStatus(m, low[4], rest[5], url);
     if (low[0] === 'operationresults') return opStatus(m, 'operationresults', rest[1], url);

@@ -166,7 +166,7 @@ export class AzureProvider implements Provider {
 
   /**
    * After a confirmed down: the role assignments the terminate deleted (each proven by a GET
-   * answering 404 then), any left since (deleted now), and the cluster's user-assigned
+   * answering 404 then), any left since (deleted now), and a controller's user-assigned
    * identity, which goes with its resource group: waited for (bounded), then proven by a GET
    * answering 404.
    */
@@ -175,8 +175,11 @@ export class AzureProvider implements Provider {
     const noted = this.ended.get(ref.uid) ?? { grants: [], identity: false };
     this.ended.delete(ref.uid);
     const more = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log));
-    const out: IdentityRelease = { gone: [...noted.grants, ...more].map((g) => ({ kind: GRANT_KIND[g.kind], name: g.id, proof: `GET ${g.id} answers 404` })), left: [] };
-    if (!noted.identity) return out;
+    const grants = [...noted.grants, ...more];
+    const out: IdentityRelease = { gone: grants.map((g) => ({ kind: GRANT_KIND[g.kind], name: g.id, proof: `GET ${g.id} answers 404` })), left: [] };
+    // A controller's identity is waited for (its group's delete takes minutes); a Blob-only
+    // one holds nothing once its grants are gone, and goes with the group the down proved ending.
+    if (!noted.identity || !grants.some((g) => g.kind === 'controller')) return out;
     const group = groupName(ref.uid);
     const id = bucketIdentityId(c.subscriptionId, ref.uid);
     const name = `${BUCKET_IDENTITY} of ${group}`;

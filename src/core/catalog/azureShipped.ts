@@ -2,7 +2,7 @@ import type { InstanceType } from './types';
 
 // Azure's common VM sizes, so `accelerators: T4:1` or `cpus: 4+` resolve with no network.
 // Prices are approximate eastus Linux pay-as-you-go list prices (USD/h), only used to rank.
-type Row = [name: string, vcpus: number, memoryGb: number, price: number, gpu?: [string, number, number]];
+type Row = [name: string, vcpus: number, memoryGb: number, price: number, gpu?: [string, number, number] | null, arch?: 'arm64'];
 
 const ROWS: Row[] = [
   ['Standard_D2s_v5', 2, 8, 0.096], ['Standard_D4s_v5', 4, 16, 0.192], ['Standard_D8s_v5', 8, 32, 0.384],
@@ -18,7 +18,13 @@ const ROWS: Row[] = [
   ['Standard_NC96ads_A100_v4', 96, 880, 14.692, ['A100-80GB', 4, 80]],
   ['Standard_ND96asr_v4', 96, 900, 27.197, ['A100', 8, 40]], ['Standard_ND96amsr_A100_v4', 96, 1900, 32.77, ['A100-80GB', 8, 80]],
   ['Standard_ND96isr_H100_v5', 96, 1900, 98.32, ['H100', 8, 80]],
+  // Burstable (B-series): named by instance_type only (the managed-jobs controller VM), never
+  // picked for a cpus/memory request: a spent CPU credit balance leaves a fraction of the vCPUs.
+  ['Standard_B2s', 2, 4, 0.0416], ['Standard_B2pls_v2', 2, 4, 0.034, null, 'arm64'],
 ];
+
+/** Burstable sizes, which a shape request never picks (vm.ts). */
+export const isBurstable = (name: string): boolean => /^Standard_B\d/i.test(name);
 
 // Spot (approximate, eastus Linux, read with the pay-as-you-go figures): Azure's spot prices
 // move with capacity and the Resource SKUs listing Skydeck reads carries no prices, so these
@@ -34,9 +40,10 @@ function spotOf(name: string, price: number): number | undefined {
   return share === undefined ? undefined : Math.round(price * share * 10_000) / 10_000;
 }
 
-export const AZURE_SHIPPED: readonly InstanceType[] = ROWS.map(([name, vcpus, memoryGb, price, gpu]) => ({
-  cloud: 'azure', name, vcpus, memoryGb, price, spotPrice: spotOf(name, price), arch: 'x86_64', currentGeneration: true,
+export const AZURE_SHIPPED: readonly InstanceType[] = ROWS.map(([name, vcpus, memoryGb, price, gpu, arch]) => ({
+  cloud: 'azure', name, vcpus, memoryGb, price, spotPrice: spotOf(name, price), arch: arch ?? 'x86_64', currentGeneration: true,
   ...(gpu ? { gpus: { name: gpu[0], count: gpu[1], memoryGb: gpu[2] } } : {}),
+  ...(isBurstable(name) ? { namedOnly: true } : {}),
 }));
 
 const BY_NAME = new Map(AZURE_SHIPPED.map((t) => [t.name.toLowerCase(), t]));

@@ -39,7 +39,7 @@ function gpuMatches(t: InstanceType, acc: AcceleratorOption | undefined): boolea
 /** Every type that satisfies the request, cheapest first (see rank). */
 export function fittingTypes(types: readonly InstanceType[], req: ShapeRequest): InstanceType[] {
   const shaped = !req.cpus && !req.memory && !req.accelerator ? { ...req, ...DEFAULT_SHAPE } : req;
-  return types.filter((t) => meets(t.vcpus, shaped.cpus) && meets(t.memoryGb, shaped.memory) && gpuMatches(t, shaped.accelerator))
+  return types.filter((t) => !t.namedOnly && meets(t.vcpus, shaped.cpus) && meets(t.memoryGb, shaped.memory) && gpuMatches(t, shaped.accelerator))
     .sort((a, b) => rank(a, b, !!req.useSpot));
 }
 

@@ -11,6 +11,8 @@ export interface InstanceType {
   currentGeneration?: boolean;
   price?: number;
   spotPrice?: number;
+  /** Resolved when named (instance_type) but never picked for a cpus/memory/accelerator request. */
+  namedOnly?: boolean;
 }
 
 /** A cached listing of one cloud region's types, with the time it was fetched. */

@@ -7,12 +7,12 @@ import type { PortRange } from '../../task';
 import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { azureCatalog } from './catalogFetch';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
-import { AzureClients } from './clients';
-import { azCall } from './errors';
-import { bucketIdentityId, containerScopes, containersOf, ensureBucketIdentity } from './bucketIdentity';
-import { revokeBucketGrants } from './bucketGrants';
+import { AzureClients, MI_RESOURCE_ENV } from './clients';
+import { azCall, isNotFound } from './errors';
+import { BUCKET_IDENTITY, bucketIdentityId, containerScopes, containersOf, ensureBucketIdentity, MI_API } from './bucketIdentity';
+import { GRANT_KIND, revokeGrants, type BucketGrant as Grant } from './bucketGrants';
 import { grantContainers } from './bucketGrant';
-import type { BucketGrant, IdentityRelease } from '../clusterIdentity';
+import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIdentity';
 import { listSubscription } from './sweepListing';
 import { groupName, TAG_HEAD, vmName } from './names';
 import { addressesOf, ensureNetwork, openNsgPorts } from './network';
@@ -33,6 +33,10 @@ export class AzureProvider implements Provider {
   private readonly bySubscription = new Map<string, AzureClients>();
   private key?: LocalKey;
   private readonly catalogs = new Map<string, Promise<InstanceType[]>>();
+  /** Per uid, what a whole-cluster terminate deleted or left to its group's delete (releaseIdentities proves it). */
+  private readonly ended = new Map<string, { grants: Grant[]; identity: boolean }>();
+  /** A controller VM's identity holds the "Skydeck jobs controller" role on the subscription: controllerRole.ts. */
+  readonly controllerIdentity = true;
 
   constructor(private readonly opts: AzureProviderOptions = {}) {}
 
@@ -75,8 +79,9 @@ export class AzureProvider implements Provider {
       throw new ProviderError('transient', 'some VMs are still stopping; they can be started once deallocated');
     }
     // Grants first: a node mounts as soon as it is up. A relaunch also drops grants it no longer needs.
-    const bucketIdentity = scopes.length || existing.length
-      ? await ensureBucketIdentity({ c, req, location, scopes, lro: this.lro, log: this.opts.log }) : undefined;
+    const controller = !!req.placement.jobsController;
+    const bucketIdentity = scopes.length || existing.length || controller
+      ? await ensureBucketIdentity({ c, req, location, scopes, lro: this.lro, log: this.opts.log, controller }) : undefined;
     const lacking = bucketIdentity && existing.filter((v) => !Object.keys(v.vm.identity?.userAssignedIdentities ?? {}).some((k) => k.toLowerCase() === bucketIdentity.toLowerCase()));
     if (lacking && lacking.length) {
       throw new ProviderError('config', `${lacking.map((v) => v.vm.name).join(', ')} of ${req.clusterName} were made without the identity its Blob mounts need`, 'launch on a new cluster (-c), or down this one first');
@@ -138,8 +143,14 @@ export class AzureProvider implements Provider {
    */
   async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
     const c = this.clientsFor(ref.account);
-    // Blob grants sit outside the group: proven gone before the group (and with it the VMs) goes.
-    await terminateIn(c, groupName(ref.uid), ids, this.lro, () => azCall('bucket grants', () => revokeBucketGrants(c, ref.uid, this.lro, this.opts.log)));
+    // Blob grants and a controller's role on the subscription sit outside the group: proven
+    // gone before the group (and with it the VMs and the identity) goes.
+    await terminateIn(c, groupName(ref.uid), ids, this.lro, async () => {
+      const grants = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log));
+      const identity = await this.identityExists(c, ref.uid);
+      const before = this.ended.get(ref.uid);
+      this.ended.set(ref.uid, { grants: [...(before?.grants ?? []), ...grants], identity: identity || !!before?.identity });
+    });
   }
 
   /** New containers for a reused cluster's identity (bucketGrant.ts). */
@@ -147,10 +158,52 @@ export class AzureProvider implements Provider {
     return grantContainers(this.clientsFor(ref.account), ref, access, this.lro);
   }
 
-  /** A stray cluster's Blob grants (no row, no VM: the caller checked), each proven gone. */
+  /** A stray cluster's Blob grants and controller role assignment (no row, no VM: the caller checked), each proven gone. */
   async deleteIdentities(ref: ClusterRef): Promise<IdentityRelease> {
-    const gone = await azCall('bucket grants', () => revokeBucketGrants(this.clientsFor(ref.account), ref.uid, this.lro, this.opts.log));
-    return { gone: gone.map((id) => ({ kind: 'Blob role assignment', name: id, proof: 'GET answers 404' })), left: [] };
+    const gone = await azCall('role assignments', () => revokeGrants(this.clientsFor(ref.account), ref.uid, this.lro, this.opts.log));
+    return { gone: gone.map((g) => ({ kind: GRANT_KIND[g.kind], name: g.id, proof: 'GET answers 404' })), left: [] };
+  }
+
+  /**
+   * After a confirmed down: the role assignments the terminate deleted (each proven by a GET
+   * answering 404 then), any left since (deleted now), and a controller's user-assigned
+   * identity, which goes with its resource group: waited for (bounded), then proven by a GET
+   * answering 404.
+   */
+  async releaseIdentities(ref: ClusterRef, opts: ReleaseOptions): Promise<IdentityRelease> {
+    const c = this.clientsFor(ref.account);
+    const noted = this.ended.get(ref.uid) ?? { grants: [], identity: false };
+    this.ended.delete(ref.uid);
+    const more = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log));
+    const grants = [...noted.grants, ...more];
+    const out: IdentityRelease = { gone: grants.map((g) => ({ kind: GRANT_KIND[g.kind], name: g.id, proof: `GET ${g.id} answers 404` })), left: [] };
+    // A controller's identity is waited for (its group's delete takes minutes); a Blob-only
+    // one holds nothing once its grants are gone, and goes with the group the down proved ending.
+    if (!noted.identity || !grants.some((g) => g.kind === 'controller')) return out;
+    const group = groupName(ref.uid);
+    const id = bucketIdentityId(c.subscriptionId, ref.uid);
+    const name = `${BUCKET_IDENTITY} of ${group}`;
+    opts.progress(`Waiting for resource group ${group} to be deleted (the managed identity ${BUCKET_IDENTITY} goes with it)`);
+    try {
+      await waitGroupGone(c, group, this.lro.updateIntervalInMs, opts.timeoutMs);
+    } catch {
+      out.left.push({ kind: 'managed identity', name, why: `resource group ${group} was not deleted within ${Math.round(opts.timeoutMs / 1000)} s` });
+      return out;
+    }
+    if (await this.identityExists(c, ref.uid)) out.left.push({ kind: 'managed identity', name, why: `GET ${id} still answers after its group's delete` });
+    else out.gone.push({ kind: 'managed identity', name, proof: `GET ${id} answers 404 (resource group ${group} deleted)` });
+    return out;
+  }
+
+  /**
+   * What the CLI on a controller VM needs: the subscription, and which of the VM's identities
+   * to sign in as (the cluster's user-assigned one holding the controller role, not the
+   * system-assigned one autostop uses). By resource id, which is known from the uid alone
+   * (the client id is only known once the identity exists); clients.ts hands it to the credential.
+   */
+  controllerNodeEnv(ref: ClusterRef): Record<string, string> {
+    const sub = ref.account ?? this.clients.subscriptionId;
+    return { AZURE_SUBSCRIPTION_ID: sub, [MI_RESOURCE_ENV]: bucketIdentityId(sub, ref.uid) };
   }
 
   bucketIdentity(ref: ClusterRef): string | undefined {
@@ -208,6 +261,18 @@ export class AzureProvider implements Provider {
   /** Whether the cluster's resource group still exists (tests; teardown's "nothing orphaned"). */
   async groupExists(uid: string, subscription?: string): Promise<boolean> {
     return azCall('resourceGroups.checkExistence', async () => (await this.clientsFor(subscription).resources.resourceGroups.checkExistence(groupName(uid))).body);
+  }
+
+  private identityExists(c: AzureClients, uid: string): Promise<boolean> {
+    return azCall('userAssignedIdentities.get', async () => {
+      try {
+        await c.resources.resources.getById(bucketIdentityId(c.subscriptionId, uid).slice(1), MI_API);
+        return true;
+      } catch (e) {
+        if (isNotFound(e)) return false;
+        throw e;
+      }
+    });
   }
 
   private get lro(): { updateIntervalInMs: number } {

@@ -14,14 +14,16 @@ import { ROLE_ASSIGNMENTS_API } from './identity';
 /** Storage Blob Data Contributor: read, write, delete blobs (MOUNT writes straight to the container). */
 export const ROLE_BLOB_CONTRIBUTOR = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe';
 const MARK = 'Skydeck bucket access';
+/** A managed-jobs controller's subscription-scope assignment (controllerRole.ts) says this instead. */
+export const CONTROLLER_MARK = 'Skydeck jobs controller';
 
 /** "Skydeck bucket access; skydeck-cluster=c; skydeck-cluster-uid=u; skydeck-workspace=w". */
-export function grantDescription(tags: Record<string, string>): string {
-  return [MARK, ...[TAG_CLUSTER, TAG_UID, TAG_WORKSPACE].map((k) => `${k}=${(tags[k] ?? '').replace(/[;=]/g, '-')}`)].join('; ');
+export function grantDescription(tags: Record<string, string>, mark = MARK): string {
+  return [mark, ...[TAG_CLUSTER, TAG_UID, TAG_WORKSPACE].map((k) => `${k}=${(tags[k] ?? '').replace(/[;=]/g, '-')}`)].join('; ');
 }
 
-function tagsOf(description: unknown): Record<string, string> | undefined {
-  if (typeof description !== 'string' || !description.startsWith(`${MARK};`)) return undefined;
+function tagsOf(description: unknown, mark = MARK): Record<string, string> | undefined {
+  if (typeof description !== 'string' || !description.startsWith(`${mark};`)) return undefined;
   const tags: Record<string, string> = {};
   for (const part of description.split(';').slice(1)) {
     const m = /^\s*(skydeck-[a-z-]+)=(.*)$/.exec(part);
@@ -32,25 +34,45 @@ function tagsOf(description: unknown): Record<string, string> | undefined {
 
 export interface BucketGrant {
   id: string;
-  /** The container's ARM id. */
+  /** The container's ARM id (a controller's: the subscription's). */
   scope: string;
   tags: Record<string, string>;
+  /** A Blob grant on a container, or a managed-jobs controller's role on the subscription. */
+  kind: 'bucket' | 'controller';
+}
+
+/** What the sweep and down call each kind. */
+export const GRANT_KIND = { bucket: 'Blob role assignment', controller: 'jobs controller role assignment' } as const;
+
+/**
+ * Every Skydeck assignment of the subscription: Blob grants (the Blob role, the bucket mark)
+ * and controllers' (the controller mark on the subscription itself, whatever role id: the
+ * custom role's id is the subscription's own).
+ */
+export async function listSkydeckGrants(c: AzureClients): Promise<BucketGrant[]> {
+  const all = await azCall('roleAssignments.listForSubscription', () =>
+    listById(c, `subscriptions/${c.subscriptionId}/providers/Microsoft.Authorization/roleAssignments`, ROLE_ASSIGNMENTS_API));
+  const sub = `/subscriptions/${c.subscriptionId}`.toLowerCase();
+  return all.flatMap((ra): BucketGrant[] => {
+    const p = ra.properties ?? {};
+    const scope = String(p.scope ?? '');
+    const blob = String(p.roleDefinitionId ?? '').toLowerCase().endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`) ? tagsOf(p.description) : undefined;
+    if (blob && ra.id) return [{ id: ra.id, scope, tags: blob, kind: 'bucket' }];
+    const ctl = scope.toLowerCase() === sub ? tagsOf(p.description, CONTROLLER_MARK) : undefined;
+    return ctl && ra.id ? [{ id: ra.id, scope, tags: ctl, kind: 'controller' }] : [];
+  });
 }
 
 /** Every Skydeck bucket grant of the subscription. */
 export async function listBucketGrants(c: AzureClients): Promise<BucketGrant[]> {
-  const all = await azCall('roleAssignments.listForSubscription', () =>
-    listById(c, `subscriptions/${c.subscriptionId}/providers/Microsoft.Authorization/roleAssignments`, ROLE_ASSIGNMENTS_API));
-  return all.flatMap((ra) => {
-    const p = ra.properties ?? {};
-    const tags = String(p.roleDefinitionId ?? '').toLowerCase().endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`) ? tagsOf(p.description) : undefined;
-    return tags && ra.id ? [{ id: ra.id, scope: String(p.scope ?? ''), tags }] : [];
-  });
+  return (await listSkydeckGrants(c)).filter((g) => g.kind === 'bucket');
 }
 
-/** For the leak sweep: the grants as identities, named by the container they open. */
+/** For the leak sweep: the grants as identities, named by the container they open (a controller's: by its id). */
 export async function grantIdentities(c: AzureClients): Promise<TaggedIdentity[]> {
-  return (await listBucketGrants(c)).map((g) => ({ kind: 'Blob role assignment', name: `${shortScope(g.scope)} (${g.id})`, tags: g.tags }));
+  return (await listSkydeckGrants(c)).map((g) => ({
+    kind: GRANT_KIND[g.kind], name: g.kind === 'bucket' ? `${shortScope(g.scope)} (${g.id})` : g.id, tags: g.tags,
+  }));
 }
 
 /** ".../storageAccounts/acct/blobServices/default/containers/c" → "acct/c". */
@@ -65,8 +87,15 @@ export function shortScope(scope: string): string {
  * teardown) must not delete the group and report the cluster gone while it lingers.
  */
 export async function revokeBucketGrants(c: AzureClients, uid: string, lro: { updateIntervalInMs: number }, log?: (m: string) => void, keep: string[] = []): Promise<string[]> {
+  return (await revokeGrants(c, uid, lro, log, keep, ['bucket'])).map((g) => g.id);
+}
+
+/** The uid's grants of `kinds` (a teardown: both) except `keep`, deleted each with proof (GET answers 404). */
+export async function revokeGrants(
+  c: AzureClients, uid: string, lro: { updateIntervalInMs: number }, log?: (m: string) => void, keep: string[] = [], kinds: BucketGrant['kind'][] = ['bucket', 'controller'],
+): Promise<BucketGrant[]> {
   const kept = new Set(keep.map((k) => k.toLowerCase()));
-  const mine = (await listBucketGrants(c)).filter((g) => g.tags[TAG_UID] === uid && !kept.has(g.id.toLowerCase()));
+  const mine = (await listSkydeckGrants(c)).filter((g) => kinds.includes(g.kind) && g.tags[TAG_UID] === uid && !kept.has(g.id.toLowerCase()));
   await Promise.all(mine.map(async (g) => {
     await azCall('roleAssignments.delete', async () => {
       try {
@@ -85,7 +114,7 @@ export async function revokeBucketGrants(c: AzureClients, uid: string, lro: { up
       }
     });
     if (!gone) throw new ProviderError('transient', `role assignment ${g.id} is still there after its delete`);
-    log?.(`azure: Blob role assignment on ${shortScope(g.scope)} of cluster ${uid} is gone (GET ${g.id} answers 404)`);
+    log?.(`azure: ${GRANT_KIND[g.kind]} on ${shortScope(g.scope)} of cluster ${uid} is gone (GET ${g.id} answers 404)`);
   }));
-  return mine.map((g) => g.id);
+  return mine;
 }

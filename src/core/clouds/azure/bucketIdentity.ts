@@ -3,6 +3,7 @@ import type { AzureClients } from './clients';
 import { grantDescription, revokeBucketGrants, ROLE_BLOB_CONTRIBUTOR } from './bucketGrants';
 import { azCall, azureCode, toAzureError } from './errors';
 import { putAssignment } from './identity';
+import { grantController } from './controllerRole';
 import { groupName } from './names';
 
 // Nodes of a task with Azure Blob mounts read and write exactly its containers as ONE
@@ -68,16 +69,19 @@ export interface BucketIdentityOptions {
   scopes: string[];
   lro: { updateIntervalInMs: number };
   log?: (m: string) => void;
+  /** A managed-jobs controller cluster: the identity also gets the controller role (controllerRole.ts). */
+  controller?: boolean;
 }
 
 /**
  * The cluster's identity (created or kept) with Storage Blob Data Contributor on exactly
- * `scopes`; grants of the uid on other containers (an earlier launch's) are deleted. Returns
- * the identity's id, or undefined when there are no containers (no identity is made).
+ * `scopes`; grants of the uid on other containers (an earlier launch's) are deleted. A
+ * controller's identity also holds the controller role on the subscription. Returns the
+ * identity's id, or undefined when there are no containers and it is no controller (no identity is made).
  */
 export async function ensureBucketIdentity(o: BucketIdentityOptions): Promise<string | undefined> {
   const { c, req } = o;
-  if (!o.scopes.length) {
+  if (!o.scopes.length && !o.controller) {
     await revokeBucketGrants(c, req.uid, o.lro, o.log);
     return undefined;
   }
@@ -100,5 +104,6 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions): Promise<st
     }
   }));
   await revokeBucketGrants(c, req.uid, o.lro, o.log, granted);
+  if (o.controller) await grantController(c, principalId, req.tags, o.lro, o.log);
   return id;
 }

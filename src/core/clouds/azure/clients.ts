@@ -20,7 +20,7 @@ export class AzureClients {
     const sub = subscription ?? localSubscription(opts);
     if (!sub) throw new ProviderError('auth', 'no Azure subscription is configured', SUBSCRIPTION_FIX);
     this.subscriptionId = sub;
-    this.credential = (opts.credential as TokenCredential | undefined) ?? sharedCredential();
+    this.credential = (opts.credential as TokenCredential | undefined) ?? sharedCredential((opts.env ?? process.env)[MI_RESOURCE_ENV]);
     const common = {
       ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
       ...(opts.ca ? { tlsOptions: { ca: opts.ca } } : {}),
@@ -32,10 +32,21 @@ export class AzureClients {
   }
 }
 
-let defaultCredential: TokenCredential | undefined;
+/**
+ * Set on a managed-jobs controller VM (AzureProvider.controllerNodeEnv): the resource id of the
+ * user-assigned identity to sign in as through IMDS. DefaultAzureCredential takes a managed
+ * identity's resource id only as an option, not from its own environment variables.
+ */
+export const MI_RESOURCE_ENV = 'SKYDECK_AZURE_IDENTITY_RESOURCE_ID';
+
+const shared = new Map<string, TokenCredential>();
 
 /** One DefaultAzureCredential for every subscription's clients: one login, one token cache. */
-function sharedCredential(): TokenCredential {
-  defaultCredential ??= new DefaultAzureCredential();
-  return defaultCredential;
+function sharedCredential(managedIdentityResourceId?: string): TokenCredential {
+  let cred = shared.get(managedIdentityResourceId ?? '');
+  if (!cred) {
+    cred = managedIdentityResourceId ? new DefaultAzureCredential({ managedIdentityResourceId }) : new DefaultAzureCredential();
+    shared.set(managedIdentityResourceId ?? '', cred);
+  }
+  return cred;
 }

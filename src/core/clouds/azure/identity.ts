@@ -56,6 +56,13 @@ export interface AssignOptions {
   replicationWaitMs?: number;
   /** roleAssignments 2022-04-01 `description` (bucket grants carry the cluster's uid in it). */
   description?: string;
+  /** An ABAC condition (version 2.0) narrowing what the assignment allows (controllerRole.ts). */
+  condition?: string;
+}
+
+/** A role definition's id as a subscription sees it (built-in and custom ones alike). */
+export function roleDefinitionId(subscription: string, role: string): string {
+  return `/subscriptions/${subscription}/providers/Microsoft.Authorization/roleDefinitions/${role}`;
 }
 
 /** The id of the assignment putAssignment makes (deterministic: a retry re-puts the same one). */
@@ -70,11 +77,12 @@ export function assignmentId(scope: string, principalId: string, role: string): 
 export async function putAssignment(o: AssignOptions, scope: string, role: string): Promise<string> {
   const id = assignmentId(scope, o.principalId, role);
   const body = { properties: {
-    roleDefinitionId: `/subscriptions/${o.c.subscriptionId}/providers/Microsoft.Authorization/roleDefinitions/${role}`,
+    roleDefinitionId: roleDefinitionId(o.c.subscriptionId, role),
     principalId: o.principalId,
     // Named so ARM does not have to look the principal up (which fails while it replicates).
     principalType: 'ServicePrincipal',
     ...(o.description ? { description: o.description } : {}),
+    ...(o.condition ? { condition: o.condition, conditionVersion: '2.0' } : {}),
   } };
   const until = Date.now() + (o.replicationWaitMs ?? 120_000);
   for (;;) {

@@ -38,5 +38,7 @@ export const AZURE_SSH_USER = 'skydeck';
 
 /** Canonical's Ubuntu 22.04 LTS, generation 2 (needed by most current sizes, GPU ones included). */
 export const UBUNTU_2204 = { publisher: 'Canonical', offer: '0001-com-ubuntu-server-jammy', sku: '22_04-lts-gen2', version: 'latest' };
+/** The same release built for Arm64 sizes (an x64 image does not boot on them). */
+export const UBUNTU_2204_ARM64 = { ...UBUNTU_2204, sku: '22_04-lts-arm64' };
 
 export const DEFAULT_LOCATION = 'eastus';

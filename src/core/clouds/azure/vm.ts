@@ -3,19 +3,21 @@ import { ProviderError, type NodeShape, type Placement, type RunRequest } from '
 import { DEFAULT_DISK_GB, shapeOf } from '../nodeShape';
 import type { AcceleratorOption } from '../../task/types';
 import { chooseType, describeShape } from '../../catalog';
-import { AZURE_SHIPPED } from '../../catalog/azureShipped';
+import { AZURE_SHIPPED, isBurstable } from '../../catalog/azureShipped';
 import { azCall } from './errors';
 import { createNic, type NetCtx } from './network';
 import { grantSelfStop } from './identity';
 import { diskName, TAG_HEAD } from './names';
-import { AZURE_SSH_USER, UBUNTU_2204 } from './options';
+import { AZURE_SSH_USER, UBUNTU_2204, UBUNTU_2204_ARM64 } from './options';
 
 /** The VM size: the placement's, else the cheapest catalog size that fits (the location's listing, or the shipped table). */
 export function pickSize(placement: Placement, shape: NodeShape, catalog: Parameters<typeof chooseType>[0] = AZURE_SHIPPED): string {
   if (placement.instanceType) return placement.instanceType;
   const accs: (AcceleratorOption | undefined)[] = shape.accelerators?.length ? shape.accelerators : [undefined];
+  // A location's listing has burstable sizes too, priced from the shipped table: never picked by shape.
+  const pickable = catalog.filter((t) => !isBurstable(t.name));
   for (const accelerator of accs) {
-    const t = chooseType(catalog, { cpus: shape.cpus, memory: shape.memory, accelerator, useSpot: placement.useSpot });
+    const t = chooseType(pickable, { cpus: shape.cpus, memory: shape.memory, accelerator, useSpot: placement.useSpot });
     if (t) return t.name;
   }
   throw new ProviderError('capacity', `no Azure VM size offers ${describeShape({ cpus: shape.cpus, memory: shape.memory, accelerator: shape.accelerators?.[0] })}${placement.region ? ` in ${placement.region}` : ''}`,
@@ -32,10 +34,13 @@ function identityOf(system: boolean, user: string | undefined): Pick<VirtualMach
   return { identity: { type, ...(user ? { userAssignedIdentities: { [user]: {} } } : {}) } };
 }
 
-/** `image_id` as "publisher:offer:sku[:version]" (SkyPilot's form) or an ARM image id; Ubuntu 22.04 when absent. */
-function imageReference(imageId: NodeShape['imageId'], location: string): ImageReference {
+/** Arm64 (Ampere) sizes carry "p" among the feature letters after the vCPU count: D4ps_v5, B2pls_v2, E2pds_v5. */
+export const isArm64Size = (size: string): boolean => /^Standard_[A-Z]+\d+[a-z]*p[a-z]*_v\d+$/i.test(size);
+
+/** `image_id` as "publisher:offer:sku[:version]" (SkyPilot's form) or an ARM image id; Ubuntu 22.04 when absent (its Arm64 build on an Arm64 size). */
+function imageReference(imageId: NodeShape['imageId'], location: string, size: string): ImageReference {
   const id = typeof imageId === 'string' ? imageId : imageId?.[location];
-  if (!id) return UBUNTU_2204;
+  if (!id) return isArm64Size(size) ? UBUNTU_2204_ARM64 : UBUNTU_2204;
   if (id.startsWith('/')) return { id };
   const [publisher, offer, sku, version = 'latest'] = id.split(':');
   if (!publisher || !offer || !sku) throw new ProviderError('config', `image_id "${id}" is not publisher:offer:sku[:version] or an image id`);
@@ -64,7 +69,7 @@ export async function createVm(x: VmCtx, req: RunRequest, name: string, head: bo
     ...(x.zone ? { zones: [x.zone] } : {}),
     hardwareProfile: { vmSize: pickSize(req.placement, shape) },
     storageProfile: {
-      imageReference: imageReference(shape.imageId, x.location),
+      imageReference: imageReference(shape.imageId, x.location, pickSize(req.placement, shape)),
       // OSDisk.deleteOption defaults to Detach (the disk outlives the VM and bills): Delete.
       osDisk: { name: diskName(name), createOption: 'FromImage', deleteOption: 'Delete', diskSizeGB: shape.diskSize ?? DEFAULT_DISK_GB, managedDisk: { storageAccountType: 'StandardSSD_LRS' } },
     },

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ArmError, resourceNotFound } from './bodies';
 import type { ArmModel, Json } from './model';
 import type { Reply } from './wire';
+import { actionOf, actionsOf, covers } from './actions';
 
 export const MI_TOKEN_PREFIX = 'fake-mi-token:';
 export const FAKE_TENANT = '72f988bf-0000-0000-0000-0000000000aa';
@@ -50,21 +51,57 @@ export class Identities {
   }
 }
 
+/**
+ * The role-assignment GUIDs a condition (controllerRole.ts's form) lets an assignment write
+ * (@Request) or delete (@Resource); undefined when the condition says nothing of that action.
+ */
+function conditionRoles(condition: string | null | undefined, source: 'Request' | 'Resource'): string[] | undefined {
+  const m = new RegExp(`@${source}\\[Microsoft\\.Authorization/roleAssignments:RoleDefinitionId\\] ForAnyOfAnyValues:GuidEquals \\{([^}]*)\\}`).exec(condition ?? '');
+  return m ? m[1].split(',').map((x) => x.trim().toLowerCase()) : undefined;
+}
+
+/** Whether a custom role (a roleDefinitions resource of the model) with its assignment's condition allows the request. */
+function customAllows(m: ArmModel, ra: Json, method: string, path: string, body: Json | undefined): boolean | string | undefined {
+  const def = m.get(String(ra.properties.roleDefinitionId));
+  if (def?.type !== 'Microsoft.Authorization/roleDefinitions') return undefined;
+  const granted: string[] = (def.properties.permissions ?? []).flatMap((x: Json) => x.actions ?? []);
+  const missing = actionsOf(m, method, path, body).find((a) => !covers(granted, a));
+  if (missing) return missing;
+  const action = actionOf(method, path).toLowerCase();
+  const role = (id: unknown) => String(id ?? '').split('/').pop()!.toLowerCase();
+  if (action === 'microsoft.authorization/roleassignments/write') {
+    const ok = conditionRoles(ra.properties.condition, 'Request');
+    const principalType = /PrincipalType\] ForAnyOfAnyValues:StringEqualsIgnoreCase \{'([^']*)'\}/.exec(ra.properties.condition ?? '')?.[1];
+    if (ok && !ok.includes(role(body?.properties?.roleDefinitionId))) return false;
+    if (principalType && String(body?.properties?.principalType ?? '').toLowerCase() !== principalType.toLowerCase()) return false;
+  }
+  if (action === 'microsoft.authorization/roleassignments/delete') {
+    const ok = conditionRoles(ra.properties.condition, 'Resource');
+    const target = m.get(path);
+    if (ok && target && !ok.includes(role(target.properties.roleDefinitionId))) return false;
+  }
+  return true;
+}
+
 /** A request made with a managed identity's token: allowed where one of its roles covers it. */
-export function miCheck(m: ArmModel, authorization: string | undefined, method: string, path: string): void {
+export function miCheck(m: ArmModel, authorization: string | undefined, method: string, path: string, body?: Json): void {
   const token = /^Bearer (\S+)/.exec(authorization ?? '')?.[1] ?? '';
   if (!token.startsWith(MI_TOKEN_PREFIX)) return;
   const principal = token.slice(MI_TOKEN_PREFIX.length);
   const low = path.toLowerCase();
   const roles = [...m.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleAssignments' && r.properties.principalId === principal);
+  let lacking: string | undefined;
   const ok = roles.some((r) => {
     const scope = String(r.properties.scope).toLowerCase();
     if (low !== scope && !low.startsWith(`${scope}/`)) return false;
+    const custom = customAllows(m, r, method, path, body);
+    if (typeof custom === 'string') lacking = custom;
+    if (custom !== undefined) return custom === true;
     if (r.properties.roleDefinitionId.endsWith(CONTRIBUTOR)) return true;
     return low.includes('/providers/microsoft.compute/virtualmachines') && (method === 'GET' || method === 'POST');
   });
   if (!ok) {
-    const action = method === 'DELETE' && /resourcegroups\/[^/]+$/.test(low) ? 'Microsoft.Resources/subscriptions/resourceGroups/delete' : `${method} ${path}`;
+    const action = lacking ?? (method === 'DELETE' && /resourcegroups\/[^/]+$/.test(low) ? 'Microsoft.Resources/subscriptions/resourceGroups/delete' : `${method} ${path}`);
     throw new ArmError(403, 'AuthorizationFailed', `The client '${principal}' with object id '${principal}' does not have authorization to perform action '${action}' over scope '${path}' or the scope is invalid. If access was recently granted, please refresh your credentials.`);
   }
 }

@@ -21,8 +21,10 @@ export const SIZES: Record<string, { cores: number; family: string }> = {
   Standard_B1s: { cores: 1, family: 'standardBSFamily' }, Standard_D2s_v5: { cores: 2, family: 'standardDSv5Family' },
   Standard_D4s_v5: { cores: 4, family: 'standardDSv5Family' }, Standard_D8s_v5: { cores: 8, family: 'standardDSv5Family' },
   Standard_NC4as_T4_v3: { cores: 4, family: 'standardNCASv3_T4Family' },
+  // The managed-jobs controller's sizes (x64, Arm64).
+  Standard_B2s: { cores: 2, family: 'standardBSFamily' }, Standard_B2pls_v2: { cores: 2, family: 'standardBplsv2Family' },
 };
-export const IMAGES = new Set(['Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2', 'Canonical:ubuntu-24_04-lts:server']);
+export const IMAGES = new Set(['Canonical:0001-com-ubuntu-server-jammy:22_04-lts-gen2', 'Canonical:0001-com-ubuntu-server-jammy:22_04-lts-arm64', 'Canonical:ubuntu-24_04-lts:server']);
 
 export class ArmModel extends SteppedModel {
   /** Lower-cased ARM id → resource (wire form). */

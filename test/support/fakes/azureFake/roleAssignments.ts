@@ -70,7 +70,8 @@ export function roleAssignments(m: ArmModel, method: string, at: { scope: string
   const p = body?.properties ?? {};
   const role = String(p.roleDefinitionId ?? '').split('/').pop() ?? '';
   if (!/^[0-9a-f-]{36}$/.test(name)) throw new ArmError(400, 'InvalidRoleAssignmentId', `The role assignment ID '${name}' is not valid. The role assignment ID must be a GUID.`);
-  if (!ROLES.has(role)) throw new ArmError(400, 'RoleDefinitionDoesNotExist', `The specified role definition with ID '${role}' does not exist.`);
+  if (!ROLES.has(role) && !m.get(String(p.roleDefinitionId))) throw new ArmError(400, 'RoleDefinitionDoesNotExist', `The specified role definition with ID '${role}' does not exist.`);
+  if (p.condition && p.conditionVersion !== '2.0') throw new ArmError(400, 'InvalidConditionVersion', 'The conditionVersion must be 2.0 when a condition is given.');
   checkScope(m, scope);
   const visibleAt = m.identities.principals.get(p.principalId);
   if (visibleAt === undefined || Date.now() < visibleAt) {

@@ -9,6 +9,8 @@ import { page } from './paging';
 import { lroHeaders, opStatus, parseBody, strip, type Reply } from './wire';
 import { miCheck, userAssigned } from './identity';
 import { roleAssignmentPath, roleAssignments } from './roleAssignments';
+import { customRoles, roleDefinitionPath, roleDefinitions } from './roleDefinitions';
+import { actionsOf } from './actions';
 import { listSkus } from './skus';
 import type { TestCert } from './tls';
 
@@ -23,6 +25,9 @@ export class AzureFake extends LoopbackHttp {
   readonly faults: { method: string; path: RegExp; error: ArmError; times: number }[] = [];
   /** Items per page of every list answer (tests set a small one; the rest comes by nextLink). */
   pageSize = 1000;
+  /** Every request with the RBAC actions it needs (actions.ts), when `recording` is on. */
+  readonly requests: { method: string; path: string; actions: string[] }[] = [];
+  recording = false;
 
   constructor(tls: TestCert, subscription = '00000000-0000-0000-0000-00000000beef', stepMs = 25) {
     super(tls);
@@ -61,13 +66,14 @@ export class AzureFake extends LoopbackHttp {
       if (this.requireAuth && !/^Bearer \S+/.test(req.headers.authorization ?? '')) throw missingAuth();
       const sub = /^\/subscriptions\/([^/]+)/i.exec(url.pathname)?.[1] ?? '';
       const m = this.subscriptions.get(sub) ?? this.model;
-      miCheck(m, req.headers.authorization, method, url.pathname);
+      const body = chunks.length ? parseBody(Buffer.concat(chunks).toString('utf8')) : undefined;
+      if (this.recording) this.requests.push({ method, path: url.pathname, actions: actionsOf(m, method, url.pathname, body) });
+      miCheck(m, req.headers.authorization, method, url.pathname, body);
       const fault = this.faults.find((f) => f.method === method && f.path.test(url.pathname) && f.times > 0);
       if (fault) {
         fault.times--;
         throw fault.error;
       }
-      const body = chunks.length ? parseBody(Buffer.concat(chunks).toString('utf8')) : undefined;
       if (method !== 'GET' && method !== 'HEAD') m.calls.push({ method, path: url.pathname, body: body && structuredClone(body) });
       if (this.denyWrites && ['PUT', 'DELETE', 'POST', 'PATCH'].includes(method)) throw authorizationFailed(`write on ${url.pathname}`, url.pathname);
       reply = this.route(m, method, url.pathname, body, url);
@@ -91,6 +97,8 @@ export class AzureFake extends LoopbackHttp {
     const low = rest.map((x) => x.toLowerCase());
     const ra = roleAssignmentPath(path);
     if (ra) return roleAssignments(m, method, ra, body, query, list);
+    const rd = roleDefinitionPath(path);
+    if (rd) return roleDefinitions(m, method, rd, body, query, list, () => [...this.subscriptions.values()].flatMap(customRoles));
     if (low[0] === 'resources' && rest.length === 1 && method === 'GET') return list(resourcesOf(m, query));
     if (low[0] === 'providers' && low[2] === 'locations') return opStatus(m, low[4], rest[5], url);
     if (low[0] === 'operationresults') return opStatus(m, 'operationresults', rest[1], url);

@@ -1,0 +1,309 @@
+// The managed-jobs controller on an Azure VM (jobs.controller: azure/eastus), on the ARM fake.
+// The controller cluster is launched through launchOnProvider with jobsController (what
+// ensureControllerCluster does; bootstrap is a no-op: the fake's VMs are not machines): its VM
+// carries the cluster's user-assigned identity, which holds the custom role "Skydeck jobs
+// controller" (exactly CONTROLLER_ACTIONS) on the subscription, under an ABAC condition. Then,
+// signed in AS that identity (the fake enforces the role, its actions and its condition), the
+// provider launches, stops, starts, lists and ends a job cluster with Blob mounts and autostop,
+// with every request recorded and its actions checked against the list; what it must not do
+// (widen its role, assign Contributor, delete its own assignment) is refused. Down deletes the
+// subscription-scope assignment and the identity with proof; an orphan is listed by the sweep;
+// a widened role is set back; the node's credential chain gets the identity's token from IMDS.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { staticProviders, type BucketAccess, type ClusterRef } from '../../../src/core/clouds/provider';
+import { getCluster, putCluster, StateStore } from '../../../src/core/state';
+import { Connections, deleteStrayIdentity, down, stop, type OpsContext } from '../../../src/core/ops';
+import { launchOnProvider } from '../../../src/core/ops/launchProvider';
+import { findLeakedInstances } from '../../../src/core/ops/leaks';
+import { refOf } from '../../../src/core/provision/handle';
+import type { Bootstrap } from '../../../src/core/provision';
+import { controllerClusterName, controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
+import type { ControllerPlace } from '../../../src/core/managed';
+import { groupName } from '../../../src/core/clouds/azure';
+import { AzureClients, MI_RESOURCE_ENV } from '../../../src/core/clouds/azure/clients';
+import { BUCKET_IDENTITY } from '../../../src/core/clouds/azure/bucketIdentity';
+import { CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, ROLE_DEFINITIONS_API } from '../../../src/core/clouds/azure/controllerRole';
+import { ROLE_CONTRIBUTOR, roleDefinitionId } from '../../../src/core/clouds/azure/identity';
+import { ROLE_BLOB_CONTRIBUTOR } from '../../../src/core/clouds/azure/bucketGrants';
+import { covers } from '../../support/fakes/azureFake/actions';
+import { ImdsFake } from '../../support/fakes/azureFake/imds';
+import { task } from '../../unit/task/helpers';
+import { REGION, runRequest, startAzureBed, type AzureBed } from './helpers';
+
+const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
+const PLACE: ControllerPlace = { kind: 'cloud', cloud: 'azure', region: REGION };
+const DATA_RG = 'data-rg';
+const sorted = (a: readonly string[]) => [...a].map((x) => x.toLowerCase()).sort();
+
+describe('azure: the managed-jobs controller VM and its scoped identity (ARM fake)', function () {
+  this.timeout(60_000);
+  let bed: AzureBed;
+  let ctx: OpsContext;
+  let provider: ReturnType<AzureBed['provider']>;
+  const progress: string[] = [];
+  const warnings: string[] = [];
+
+  const m = () => bed.fake.model;
+  const sub = () => m().subscription;
+  const groupId = (uid: string) => `/subscriptions/${sub()}/resourceGroups/${groupName(uid)}`;
+  const identityOf = (uid: string) => m().get(`${groupId(uid)}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${BUCKET_IDENTITY}`);
+  const assignments = () => [...m().resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleAssignments');
+  const roles = () => [...m().resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleDefinitions');
+  const subAssignmentsOf = (principal: string) => assignments().filter((a) => a.properties.scope === `/subscriptions/${sub()}` && a.properties.principalId === principal);
+  const blob = (bucket: string): BucketAccess => ({ store: 'azure', account: 'jobdata', bucket });
+  const groupGone = async (uid: string) => {
+    for (let i = 0; i < 200 && m().get(groupId(uid)); i++) await new Promise((r) => setTimeout(r, 25));
+    return !m().get(groupId(uid));
+  };
+  const launchController = (name: string) => launchOnProvider(ctx, name, task(controllerTaskText(PLACE, 'x64')), {
+    cloud: 'azure', autostop: { minutes: 10, down: false }, jobsController: true,
+  });
+
+  before(async function () {
+    bed = await startAzureBed(this);
+    const acct = `/subscriptions/${sub()}/resourceGroups/${DATA_RG}/providers/Microsoft.Storage/storageAccounts/jobdata`;
+    m().put({ id: m().groupId(DATA_RG), name: DATA_RG, type: 'Microsoft.Resources/resourceGroups', location: REGION, tags: {}, properties: { provisioningState: 'Succeeded' } });
+    m().put({ id: acct, name: 'jobdata', type: 'Microsoft.Storage/storageAccounts', location: REGION, tags: {}, kind: 'StorageV2', properties: { provisioningState: 'Succeeded' } });
+    provider = bed.provider();
+    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
+    ctx = {
+      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
+      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root }),
+      progress: (p) => progress.push(p), log: () => undefined, warn: (w) => warnings.push(w), user: 'tester',
+      providers: staticProviders(provider), bootstrap: noBootstrap, identityReleaseMs: 10_000,
+      timing: { launchGraceMs: 2000, pollMs: 50, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
+    };
+  });
+  after(async () => {
+    ctx?.store.close();
+    await bed?.close();
+  });
+
+  it('launches a Standard_B2s VM with the user-assigned identity, the role of exactly the list on the subscription under the condition; down deletes both with proof', async () => {
+    const name = controllerClusterName(PLACE);
+    const row = await launchController(name);
+    const [vm] = m().under(`${groupId(row.uid)}/providers/Microsoft.Compute/virtualMachines/`);
+    assert.equal(vm.properties.hardwareProfile.vmSize, 'Standard_B2s');
+    const mi = identityOf(row.uid)!;
+    assert.ok(mi, 'the cluster\'s user-assigned identity exists although no Blob container is mounted');
+    assert.equal(vm.identity.type, 'SystemAssigned, UserAssigned', 'system-assigned: autostop; user-assigned: the controller role');
+    assert.deepEqual(Object.keys(vm.identity.userAssignedIdentities), [mi.id]);
+
+    // One custom role of the subscription: exactly the list, assignable at the subscription only.
+    const [def, ...moreDefs] = roles();
+    assert.equal(moreDefs.length, 0);
+    assert.equal(def.properties.roleName, CONTROLLER_ROLE_NAME);
+    assert.deepEqual(def.properties.permissions, [{ actions: [...CONTROLLER_ACTIONS], notActions: [], dataActions: [], notDataActions: [] }]);
+    assert.deepEqual(def.properties.assignableScopes, [`/subscriptions/${sub()}`]);
+    // Assigned to the identity at the subscription (job clusters make their own groups), with the condition.
+    const [ra, ...moreRa] = subAssignmentsOf(mi.properties.principalId);
+    assert.equal(moreRa.length, 0);
+    assert.equal(ra.properties.roleDefinitionId, def.id);
+    assert.equal(ra.properties.condition, controllerCondition());
+    assert.equal(ra.properties.conditionVersion, '2.0');
+    assert.match(ra.properties.description, new RegExp(`^Skydeck jobs controller; .*skydeck-cluster-uid=${row.uid}`));
+
+    // What the node's CLI gets: the subscription and the user-assigned identity to sign in as.
+    assert.deepEqual(provider.controllerNodeEnv(refOf(row)), { AZURE_SUBSCRIPTION_ID: sub(), [MI_RESOURCE_ENV]: mi.id });
+
+    // With no row, the sweep names the VM and the controller's assignment; with the row back, neither.
+    const cur = (await ctx.store.read((db) => getCluster(db, name)))!;
+    await ctx.store.write((db) => db.run('DELETE FROM clusters WHERE name = ?', [name]));
+    const stray = await findLeakedInstances(ctx, ['azure']);
+    assert.deepEqual(stray.thisWorkspace.map((l) => l.uid), [row.uid]);
+    assert.deepEqual((stray.strayIdentities ?? []).map((i) => [i.kind, i.name, i.uid]), [['jobs controller role assignment', ra.id, row.uid]]);
+    await ctx.store.write((db) => putCluster(db, cur));
+    const owned = await findLeakedInstances(ctx, ['azure']);
+    assert.deepEqual([owned.thisWorkspace, owned.strayIdentities ?? []], [[], []]);
+
+    // A job mounting a container: the controller's identity is widened to it (controllerBuckets.ts), the role untouched.
+    assert.deepEqual(await provider.grantBuckets(refOf(row), [blob('in')]), { identity: `managed identity ${BUCKET_IDENTITY} of cluster ${row.uid}`, changed: true });
+    const [grant] = assignments().filter((a) => a.properties.principalId === mi.properties.principalId && a.properties.roleDefinitionId.endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`));
+    assert.match(grant.properties.scope, /storageAccounts\/jobdata\/blobServices\/default\/containers\/in$/);
+    assert.deepEqual(roles()[0].properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
+
+    // Down: the assignments are deleted before the group and proven gone; the identity goes with the group, proven too.
+    const d = await down(ctx, name);
+    assert.ok(d.cleaned, d.notes.join('\n'));
+    assert.ok(d.notes.includes(`deleted Blob role assignment ${grant.id} (proof: GET ${grant.id} answers 404)`), d.notes.join('\n'));
+    assert.ok(d.notes.includes(`deleted jobs controller role assignment ${ra.id} (proof: GET ${ra.id} answers 404)`), d.notes.join('\n'));
+    assert.ok(d.notes.some((n) => n.startsWith(`deleted managed identity ${BUCKET_IDENTITY} of ${groupName(row.uid)} (proof: GET ${mi.id} answers 404`)), d.notes.join('\n'));
+    assert.equal(m().get(ra.id), undefined);
+    assert.equal(identityOf(row.uid), undefined);
+    assert.equal(m().get(groupId(row.uid)), undefined);
+    assert.equal(roles().length, 1, 'the role itself is the subscription\'s, kept for the next controller');
+    assert.deepEqual(warnings, []);
+  });
+
+  it('a widened or narrowed role is set back to exactly the list when the controller is started again (its recorded placement keeps jobsController)', async () => {
+    const row = await launchController('ctl-widened');
+    const [def] = roles();
+    for (const edited of [['*'], CONTROLLER_ACTIONS.slice(1)]) {
+      await stop(ctx, 'ctl-widened');
+      def.properties.permissions = [{ actions: edited, notActions: [], dataActions: [], notDataActions: [] }];
+      const stopped = (await ctx.store.read((db) => getCluster(db, 'ctl-widened')))!;
+      assert.equal(stopped.status, 'STOPPED');
+      const started = await launchOnProvider(ctx, 'ctl-widened', task(controllerTaskText(PLACE, 'x64')), {
+        cloud: 'azure', autostop: { minutes: 10, down: false }, jobsController: true, existing: stopped,
+      });
+      assert.equal(started.uid, row.uid, 'the same VM, started');
+      assert.equal(roles().length, 1, 'found by name, not made twice');
+      assert.equal(roles()[0].id, def.id);
+      assert.deepEqual(roles()[0].properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
+    }
+    const d = await down(ctx, 'ctl-widened');
+    assert.ok(d.cleaned, d.notes.join('\n'));
+  });
+
+  it('in another subscription of the tenant, where the plain role name is taken (names are tenant-wide), the controller gets that subscription\'s own role', async () => {
+    const other = '11111111-2222-4333-8444-555555555555';
+    const om = bed.fake.addSubscription(other);
+    const first = runRequest({ clusterName: 'ctl-sub1', instanceType: 'Standard_B2s' });
+    await provider.runInstances({ ...first, placement: { ...first.placement, jobsController: true } });
+    const inOther = bed.provider({ subscriptionId: other });
+    const second = runRequest({ clusterName: 'ctl-sub2', instanceType: 'Standard_B2s' });
+    const roleIn = () => [...om.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleDefinitions');
+    for (let i = 0; i < 2; i++) { // the second launch finds it by its own name
+      await inOther.runInstances({ ...second, placement: { ...second.placement, jobsController: true } });
+      const [def, ...more] = roleIn();
+      assert.equal(more.length, 0);
+      assert.equal(def.properties.roleName, `${CONTROLLER_ROLE_NAME} (${other})`);
+      assert.deepEqual(def.properties.assignableScopes, [`/subscriptions/${other}`]);
+      assert.deepEqual(def.properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
+    }
+    const principal = om.get(`/subscriptions/${other}/resourceGroups/${groupName(second.uid)}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${BUCKET_IDENTITY}`)!.properties.principalId;
+    const [ra] = [...om.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleAssignments' && r.properties.principalId === principal && r.properties.scope === `/subscriptions/${other}`);
+    assert.equal(ra.properties.roleDefinitionId, roleIn()[0].id);
+    assert.equal(roles().filter((d) => d.properties.roleName === CONTROLLER_ROLE_NAME).length, 1, 'the first subscription keeps the plain name');
+    await inOther.terminateInstances({ uid: second.uid });
+    await provider.terminateInstances({ uid: first.uid });
+    assert.equal(om.get(ra.id), undefined);
+  });
+
+  it('an assignment whose cluster no row owns (its group deleted behind Skydeck\'s back) is listed by the sweep and deleted there with proof', async () => {
+    const req = runRequest({ clusterName: 'orphan-ctl', instanceType: 'Standard_B2s' });
+    req.workspaceId = 'ws-test';
+    await provider.runInstances({ ...req, placement: { ...req.placement, jobsController: true } });
+    const principal = identityOf(req.uid)!.properties.principalId;
+    const [ra] = subAssignmentsOf(principal);
+    m().deleteGroup(groupName(req.uid));
+    assert.ok(await groupGone(req.uid));
+    const sweep = await findLeakedInstances(ctx, ['azure']);
+    const leaked = [...(sweep.strayIdentities ?? [])].filter((i) => i.uid === req.uid);
+    assert.deepEqual(leaked.map((i) => [i.kind, i.name]), [['jobs controller role assignment', ra.id]]);
+    const r = await deleteStrayIdentity(ctx, leaked[0]);
+    assert.ok(r.deleted, r.message);
+    assert.match(r.message, /deleted jobs controller role assignment .* \(proof: GET answers 404\)/);
+    assert.equal(m().get(ra.id), undefined);
+  });
+
+  it('as the controller\'s identity: a job cluster with Blob mounts and autostop is launched, stopped, started, listed and ended, every request within the role; what it must not do is refused', async () => {
+    // A controller VM (no row needed: only its identity is used).
+    const ctl = runRequest({ clusterName: 'ctl-as', instanceType: 'Standard_B2s' });
+    await provider.runInstances({ ...ctl, placement: { ...ctl.placement, jobsController: true } });
+    const mi = identityOf(ctl.uid)!;
+    const token = `fake-mi-token:${mi.properties.principalId}`;
+    const asController = bed.provider({ credential: { getToken: async () => ({ token, expiresOnTimestamp: Date.now() + 3600_000 }) }, catalogDir: path.join(bed.dir, 'ctl-catalog') });
+    bed.fake.requests.length = 0;
+    bed.fake.recording = true;
+    try {
+      // A two-node job cluster, mounting a container, with autostop (deallocating: VM Contributor on its group).
+      const job = runRequest({ clusterName: 'job-1', numNodes: 2 });
+      const jobReq = { ...job, autostop: { down: false }, placement: { ...job.placement, bucketAccess: [blob('in')] } };
+      const ref: ClusterRef = { uid: job.uid, account: sub() };
+      await asController.catalog(REGION);
+      await asController.runInstances(jobReq);
+      await asController.waitInstances(ref, 'running', 10_000);
+      await asController.clusterInfo(ref);
+      await asController.openPorts(ref, [{ from: 8080, to: 8080 }]);
+      await asController.grantBuckets(ref, [blob('out')]);
+      await asController.stopInstances(ref);
+      await asController.waitInstances(ref, 'stopped', 10_000);
+      await asController.runInstances(jobReq); // a recovery's relaunch: starts the deallocated VMs
+      await asController.waitInstances(ref, 'running', 10_000);
+      await asController.listTagged();
+      // One VM ends alone, leaving its NIC, IP and disk (made as an older cluster would): the parts are deleted too.
+      const [first] = (await asController.queryInstances(ref)).map((i) => i.id);
+      const vm = m().get(`${groupId(job.uid)}/providers/Microsoft.Compute/virtualMachines/${first}`)!;
+      vm.properties.networkProfile.networkInterfaces[0].properties.deleteOption = 'Detach';
+      vm.properties.storageProfile.osDisk.deleteOption = 'Detach';
+      await asController.terminateInstances(ref, [first]);
+      for (let i = 0; i < 100 && (await asController.queryInstances(ref)).some((x) => x.id === first && !/left without its VM/.test(x.instanceType ?? '')); i++) await new Promise((r) => setTimeout(r, 25));
+      await asController.terminateInstances(ref, [first]);
+      await asController.terminateInstances(ref);
+      await asController.waitInstances(ref, 'terminated', 10_000);
+      const rel = await asController.releaseIdentities(ref, { timeoutMs: 10_000, progress: () => undefined });
+      assert.deepEqual(rel.left, []);
+      // The relaunch dropped the grant on "out" (not in the task): one Blob grant left to delete;
+      // a job cluster's identity holds nothing more and goes with its group, not waited for.
+      assert.deepEqual(rel.gone.map((g) => g.kind), ['Blob role assignment']);
+      assert.ok(await groupGone(job.uid));
+      assert.equal(await asController.groupExists(job.uid), false);
+    } finally {
+      bed.fake.recording = false;
+    }
+    // Every request's actions (its own and the linked ones ARM checks) are in the role.
+    const seen = new Set<string>();
+    for (const r of bed.fake.requests) {
+      for (const a of r.actions) {
+        assert.ok(covers(CONTROLLER_ACTIONS, a), `${r.method} ${r.path} needs ${a}, which the controller role lacks`);
+        seen.add(a.toLowerCase());
+      }
+    }
+    // And the role holds nothing the provider did not use, but for the network RP's operation
+    // polls (the fake answers every long-running operation at the compute RP's URL).
+    const unused = CONTROLLER_ACTIONS.filter((a) => !seen.has(a.toLowerCase()));
+    assert.deepEqual(unused, ['Microsoft.Network/locations/operations/read', 'Microsoft.Network/locations/operationResults/read']);
+
+    // What the controller's identity must not do, refused by ARM (role or condition).
+    const c = new AzureClients({ ...bed.options(), credential: { getToken: async () => ({ token, expiresOnTimestamp: Date.now() + 3600_000 }) } });
+    const [def] = roles();
+    const denied = async (what: string, fn: () => Promise<unknown>) => assert.rejects(fn(), (e: { code?: string }) => e.code === 'AuthorizationFailed', what);
+    await denied('widen its own role', () => c.resources.resources.beginCreateOrUpdateByIdAndWait(def.id.slice(1), ROLE_DEFINITIONS_API,
+      { properties: { ...def.properties, permissions: [{ actions: ['*'] }] } }, { updateIntervalInMs: 10 }));
+    const assign = (role: string, principalType = 'ServicePrincipal') => c.resources.resources.beginCreateOrUpdateByIdAndWait(
+      `subscriptions/${sub()}/providers/Microsoft.Authorization/roleAssignments/0b6f3a1e-5c1d-4e55-9d2b-6a1f0c3e8d77`, '2022-04-01',
+      { properties: { roleDefinitionId: roleDefinitionId(sub(), role), principalId: mi.properties.principalId, principalType } }, { updateIntervalInMs: 10 });
+    await denied('assign itself Contributor on the subscription', () => assign(ROLE_CONTRIBUTOR));
+    await denied('assign the Blob role to a user', () => assign(ROLE_BLOB_CONTRIBUTOR, 'User'));
+    const [own] = subAssignmentsOf(mi.properties.principalId);
+    await denied('delete its own assignment', () => c.resources.resources.beginDeleteByIdAndWait(own.id.slice(1), '2022-04-01', { updateIntervalInMs: 10 }));
+    assert.ok(m().get(own.id));
+    await provider.terminateInstances({ uid: ctl.uid });
+    assert.ok(await groupGone(ctl.uid));
+  });
+
+  it('on the node, the CLI\'s credential chain with controllerNodeEnv signs in through IMDS as the user-assigned identity, not the system-assigned one', async () => {
+    const ctl = runRequest({ clusterName: 'ctl-imds', instanceType: 'Standard_B2s' });
+    await provider.runInstances({ ...ctl, autostop: { down: false }, placement: { ...ctl.placement, jobsController: true } });
+    const [vm] = m().under(`${groupId(ctl.uid)}/providers/Microsoft.Compute/virtualMachines/`);
+    assert.ok(vm.identity.principalId, 'the head also has the system-assigned identity autostop uses');
+    const imds = await new ImdsFake(m(), vm.id).start();
+    const saved = process.env.AZURE_POD_IDENTITY_AUTHORITY_HOST;
+    process.env.AZURE_POD_IDENTITY_AUTHORITY_HOST = `http://127.0.0.1:${imds.port}`; // the IMDS endpoint, pointed at the fake
+    try {
+      // No credential given: the node's CLI builds DefaultAzureCredential from its environment.
+      const nodeEnv = provider.controllerNodeEnv({ uid: ctl.uid, account: sub() });
+      const { credential: _c, subscriptionId: _s, ...noCred } = bed.options();
+      const c = new AzureClients({ ...noCred, env: nodeEnv });
+      assert.equal(c.subscriptionId, sub());
+      const names: string[] = [];
+      for await (const v of c.compute.virtualMachines.listAll()) names.push(v.name!);
+      assert.ok(names.includes(vm.name), 'a subscription-wide listing: the controller role, not the group-scoped autostop one');
+      const asked = imds.requests.filter((r) => r.startsWith('/metadata/identity/oauth2/token'));
+      assert.ok(asked.length > 0 && asked.every((r) => new URL(r, 'http://x').searchParams.get('msi_res_id') === identityOf(ctl.uid)!.id), asked.join('\n'));
+      // Without the env the chain takes the system-assigned identity, which may not list the subscription.
+      const plain = new AzureClients({ ...noCred, env: { AZURE_SUBSCRIPTION_ID: sub() } });
+      await assert.rejects((async () => {
+        for await (const _ of plain.compute.virtualMachines.listAll()) break;
+      })(), (e: { code?: string }) => e.code === 'AuthorizationFailed');
+    } finally {
+      if (saved === undefined) delete process.env.AZURE_POD_IDENTITY_AUTHORITY_HOST;
+      else process.env.AZURE_POD_IDENTITY_AUTHORITY_HOST = saved;
+      await imds.stop();
+      await provider.terminateInstances({ uid: ctl.uid });
+    }
+  });
+});

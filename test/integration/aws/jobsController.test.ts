@@ -12,12 +12,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DescribeInstanceAttributeCommand, DescribeInstancesCommand, EC2Client, StopInstancesCommand } from '@aws-sdk/client-ec2';
 import { GetInstanceProfileCommand, GetRoleCommand, GetRolePolicyCommand, IAMClient, ListRolePoliciesCommand } from '@aws-sdk/client-iam';
-import { staticProviders, TAG_UID } from '../../../src/core/clouds/provider';
-import { StateStore, getCluster, putCluster } from '../../../src/core/state';
-import { Connections, agentBootstrap, down, type OpsContext } from '../../../src/core/ops';
+import { TAG_UID } from '../../../src/core/clouds/provider';
+import { getCluster, putCluster } from '../../../src/core/state';
+import { down, type OpsContext } from '../../../src/core/ops';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { NODE_MANAGED_STORE } from '../../../src/core/ops/controllerNode';
-import { realClock } from '../../../src/core/provision';
 import { cliBundle, controllerClusterName, guardControllerDown, guardControllerStop, openRemoteClient, type ControllerPlace } from '../../../src/core/managed';
 import type { RemoteManagedClient } from '../../../src/core/managed/remote/remoteClient';
 import { controllerPolicy } from '../../../src/core/clouds/aws/controllerPolicy';
@@ -26,7 +25,7 @@ import { startHosts, type TestHosts } from '../../hosts';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
 import { cliBundleCopy, until } from '../managed/remoteCli';
 import { REGION, startBed, type AwsBed } from './helpers';
-import { sshdStandIn } from './sshdStandIn';
+import { standInContext } from './sshdStandIn';
 
 const PLACE: ControllerPlace = { kind: 'cloud', cloud: 'aws', region: REGION };
 const noSuch = (e: unknown) => (e as { name?: string }).name === 'NoSuchEntityException' || (e as { name?: string }).name === 'NoSuchEntity';
@@ -49,17 +48,7 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     hosts = await startHosts(1);
     cli = await cliBundleCopy();
     process.env.SKYDECK_CONTROLLER_POLL_MS = '200'; // forwarded to the node's controller
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    fs.writeFileSync(path.join(root, 'known_hosts'), hosts.hosts.map((h) => hosts.knownHostsLine(h)).join('\n') + '\n');
-    const noSsh = fs.mkdtempSync(path.join(bed.dir, 'no-ssh-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root, sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } }),
-      progress: (m) => progress.push(m), log: () => undefined, warn: (m) => progress.push(`warn: ${m}`), user: 'tester',
-      providers: staticProviders(bed.provider({ zones: { [REGION]: ['us-east-1a'] } })), clock: realClock,
-      timing: { launchGraceMs: 2000, pollMs: 100, runningTimeoutMs: 20_000, confirmTimeoutMs: 10_000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
-    };
-    ctx.bootstrap = sshdStandIn(agentBootstrap(ctx), hosts);
+    ctx = await standInContext({ dir: bed.dir, hosts, provider: bed.provider({ zones: { [REGION]: ['us-east-1a'] } }), progress });
     ec2 = new EC2Client({ region: REGION, endpoint: bed.moto.url, credentials: DUMMY_CREDENTIALS });
     iam = new IAMClient({ region: REGION, endpoint: bed.moto.url, credentials: DUMMY_CREDENTIALS });
   });

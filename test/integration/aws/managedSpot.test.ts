@@ -6,19 +6,16 @@
 // with it (its sshd host stopped): the controller must call it preemption, recover on a fresh
 // cluster, finish, and leave no instance it made alive.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { DescribeInstancesCommand, EC2Client, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { staticProviders, TAG_UID } from '../../../src/core/clouds/provider';
-import { StateStore, listClusters } from '../../../src/core/state';
-import { Connections, agentBootstrap, type OpsContext } from '../../../src/core/ops';
-import { realClock } from '../../../src/core/provision';
+import { TAG_UID } from '../../../src/core/clouds/provider';
+import { listClusters } from '../../../src/core/state';
+import { type OpsContext } from '../../../src/core/ops';
 import { ManagedController } from '../../../src/core/managed';
 import { startHosts, type TestHosts } from '../../hosts';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
 import { waitJob } from '../../unit/managed/helpers';
 import { REGION, startBed, type AwsBed } from './helpers';
-import { sshdStandIn } from './sshdStandIn';
+import { standInContext } from './sshdStandIn';
 
 // Waits on a file only the replacement's host has: the first run keeps going until preempted.
 const TASK = [
@@ -45,17 +42,7 @@ describe('managed jobs on AWS (moto): a spot instance terminated by the cloud is
     bed = await startBed();
     hosts = await startHosts(2);
     await hosts.hosts[1].exec('touch "$HOME/replacement"');
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    fs.writeFileSync(path.join(root, 'known_hosts'), hosts.hosts.map((h) => hosts.knownHostsLine(h)).join('\n') + '\n');
-    const noSsh = fs.mkdtempSync(path.join(bed.dir, 'no-ssh-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root, sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } }),
-      progress: () => undefined, log: () => undefined, warn: () => undefined, user: 'tester',
-      providers: staticProviders(bed.provider({ zones: { [REGION]: ['us-east-1a'] } })), clock: realClock,
-      timing: { launchGraceMs: 2000, pollMs: 100, runningTimeoutMs: 20_000, confirmTimeoutMs: 10_000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
-    };
-    ctx.bootstrap = sshdStandIn(agentBootstrap(ctx), hosts);
+    ctx = await standInContext({ dir: bed.dir, hosts, provider: bed.provider({ zones: { [REGION]: ['us-east-1a'] } }) });
     raw = new EC2Client({ region: REGION, endpoint: bed.moto.url, credentials: DUMMY_CREDENTIALS });
   });
   after(async () => {

@@ -6,19 +6,14 @@
 // second use finds it UP and launches nothing; down deletes the role assignment and the
 // identity with proof.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { staticProviders } from '../../../src/core/clouds/provider';
-import { StateStore } from '../../../src/core/state';
-import { Connections, agentBootstrap, down, type OpsContext } from '../../../src/core/ops';
-import { realClock } from '../../../src/core/provision';
+import { down, type OpsContext } from '../../../src/core/ops';
 import { ensureControllerCluster } from '../../../src/core/managed/remote/controllerCluster';
 import type { ControllerPlace } from '../../../src/core/managed';
 import { BUCKET_IDENTITY } from '../../../src/core/clouds/azure/bucketIdentity';
 import { CONTROLLER_ACTIONS } from '../../../src/core/clouds/azure/controllerRole';
 import { groupName } from '../../../src/core/clouds/azure';
 import { startHosts, type TestHosts } from '../../hosts';
-import { sshdStandIn } from '../aws/sshdStandIn';
+import { standInContext } from '../aws/sshdStandIn';
 import { REGION, startAzureBed, type AzureBed } from './helpers';
 
 const PLACE: ControllerPlace = { kind: 'cloud', cloud: 'azure', region: REGION };
@@ -34,17 +29,7 @@ describe('azure: ensureControllerCluster launches the controller VM with its ide
     this.timeout(300_000);
     bed = await startAzureBed(this);
     hosts = await startHosts(1);
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    fs.writeFileSync(path.join(root, 'known_hosts'), hosts.hosts.map((h) => hosts.knownHostsLine(h)).join('\n') + '\n');
-    const noSsh = fs.mkdtempSync(path.join(bed.dir, 'no-ssh-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root, sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } }),
-      progress: (m) => progress.push(m), log: () => undefined, warn: (m) => progress.push(`warn: ${m}`), user: 'tester',
-      providers: staticProviders(bed.provider()), clock: realClock, identityReleaseMs: 10_000,
-      timing: { launchGraceMs: 2000, pollMs: 100, runningTimeoutMs: 20_000, confirmTimeoutMs: 10_000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
-    };
-    ctx.bootstrap = sshdStandIn(agentBootstrap(ctx), hosts);
+    ctx = await standInContext({ dir: bed.dir, hosts, provider: bed.provider(), progress, extra: { identityReleaseMs: 10_000 } });
   });
   after(async () => {
     await ctx?.connections.closeAll();

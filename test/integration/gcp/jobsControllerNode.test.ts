@@ -9,10 +9,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { staticProviders, TAG_UID } from '../../../src/core/clouds/provider';
-import { StateStore } from '../../../src/core/state';
-import { Connections, agentBootstrap, down, type OpsContext } from '../../../src/core/ops';
-import { realClock } from '../../../src/core/provision';
+import { TAG_UID } from '../../../src/core/clouds/provider';
+import { down, type OpsContext } from '../../../src/core/ops';
 import { cliBundle, controllerClusterName, openRemoteClient, type ControllerPlace } from '../../../src/core/managed';
 import type { RemoteManagedClient } from '../../../src/core/managed/remote/remoteClient';
 import { controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
@@ -21,7 +19,7 @@ import { bucketAccountId } from '../../../src/core/clouds/gcp/bucketIdentity';
 import { CLOUD_PLATFORM_SCOPE } from '../../../src/core/clouds/gcp/launch';
 import { startHosts, type TestHosts } from '../../hosts';
 import { cliBundleCopy, until } from '../managed/remoteCli';
-import { sshdStandIn } from '../aws/sshdStandIn';
+import { standInContext } from '../aws/sshdStandIn';
 import { startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 const PLACE: ControllerPlace = { kind: 'cloud', cloud: 'gcp', region: REGION };
@@ -41,17 +39,7 @@ describe('managed jobs with the controller on a GCP VM (fake; the VM is a loopba
     hosts = await startHosts(1);
     cli = await cliBundleCopy();
     process.env.SKYDECK_CONTROLLER_POLL_MS = '200'; // forwarded to the node's controller
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    fs.writeFileSync(path.join(root, 'known_hosts'), hosts.hosts.map((h) => hosts.knownHostsLine(h)).join('\n') + '\n');
-    const noSsh = fs.mkdtempSync(path.join(bed.dir, 'no-ssh-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root, sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } }),
-      progress: (m) => progress.push(m), log: () => undefined, warn: (m) => progress.push(`warn: ${m}`), user: 'tester',
-      providers: staticProviders(bed.provider({ zones: { [REGION]: ['us-central1-a'] } })), clock: realClock,
-      timing: { launchGraceMs: 2000, pollMs: 100, runningTimeoutMs: 20_000, confirmTimeoutMs: 10_000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
-    };
-    ctx.bootstrap = sshdStandIn(agentBootstrap(ctx), hosts);
+    ctx = await standInContext({ dir: bed.dir, hosts, provider: bed.provider({ zones: { [REGION]: ['us-central1-a'] } }), progress });
   });
   after(async () => {
     if (saved.poll === undefined) delete process.env.SKYDECK_CONTROLLER_POLL_MS;

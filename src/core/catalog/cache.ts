@@ -49,7 +49,7 @@ export function withPrices(types: InstanceType[], priced: readonly InstanceType[
   const byName = new Map(priced.map((t) => [t.name, t]));
   return types.map((t) => {
     const p = byName.get(t.name);
-    return p ? { ...t, price: t.price ?? p.price, spotPrice: t.spotPrice ?? p.spotPrice } : t;
+    return p ? { ...t, price: t.price ?? p.price, spotPrice: t.spotPrice ?? p.spotPrice, ...(p.namedOnly ? { namedOnly: true } : {}) } : t;
   });
 }
 

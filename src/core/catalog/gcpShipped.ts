@@ -47,20 +47,24 @@ const ROWS: Row[] = [
   ['g2-standard-24', 24, 96, 2.0, ['L4', 2, 24]], ['g2-standard-48', 48, 192, 4.0, ['L4', 4, 24]], ['g2-standard-96', 96, 384, 8.0, ['L4', 8, 24]],
 ];
 
-export const GCP_SHIPPED: readonly InstanceType[] = ROWS.map(([name, vcpus, memoryGb, price, gpu]) => ({
-  cloud: 'gcp', name, vcpus, memoryGb, price, spotPrice: spotOf(name, price, gpu), arch: 'x86_64', currentGeneration: !/^n1-/.test(name) || !!gpu,
-  ...(gpu ? { gpus: { name: gpu[0], count: gpu[1], memoryGb: gpu[2] } } : {}),
-}));
-
 /**
  * Types resolved by name only (instance_type; the price book, a zone's "does not exist" read as
- * capacity), never picked for a cpus/memory request: the shared-core e2-small and the Arm
- * t2a-standard-1 are the managed-jobs controller's (managed/remote/controllerCluster.ts), and a
- * shape request should not land on a burstable or an Arm machine by price alone.
+ * capacity), never picked for a cpus/memory request (`namedOnly`, kept through a fetched
+ * catalog by withPrices): the shared-core e2-small and the Arm t2a-standard-1 are the
+ * managed-jobs controller's (managed/remote/controllerCluster.ts), and a shape request should
+ * not land on a burstable or an Arm machine by price alone.
  */
-export const GCP_NAMED_ONLY: readonly InstanceType[] = [
-  { cloud: 'gcp', name: 'e2-small', vcpus: 2, memoryGb: 2, price: 0.0168, spotPrice: round(0.0168 * 0.3), arch: 'x86_64', currentGeneration: true },
-  { cloud: 'gcp', name: 't2a-standard-1', vcpus: 1, memoryGb: 4, price: 0.0385, arch: 'arm64', currentGeneration: true },
+const NAMED_ONLY: readonly InstanceType[] = [
+  { cloud: 'gcp', name: 'e2-small', vcpus: 2, memoryGb: 2, price: 0.0168, spotPrice: round(0.0168 * 0.3), arch: 'x86_64', currentGeneration: true, namedOnly: true },
+  { cloud: 'gcp', name: 't2a-standard-1', vcpus: 1, memoryGb: 4, price: 0.0385, arch: 'arm64', currentGeneration: true, namedOnly: true },
+];
+
+export const GCP_SHIPPED: readonly InstanceType[] = [
+  ...ROWS.map(([name, vcpus, memoryGb, price, gpu]): InstanceType => ({
+    cloud: 'gcp', name, vcpus, memoryGb, price, spotPrice: spotOf(name, price, gpu), arch: 'x86_64', currentGeneration: !/^n1-/.test(name) || !!gpu,
+    ...(gpu ? { gpus: { name: gpu[0], count: gpu[1], memoryGb: gpu[2] } } : {}),
+  })),
+  ...NAMED_ONLY,
 ];
 
 /** Arm machine types are named by series (Ampere Altra, Axion); everything else GCP offers is x86. */

@@ -1,13 +1,11 @@
 import { AWS_SHIPPED, catalogPath, defaultCatalogDir, readCatalog, type InstanceType } from '../catalog';
 import { AZURE_SHIPPED } from '../catalog/azureShipped';
-import { GCP_NAMED_ONLY, GCP_SHIPPED } from '../catalog/gcpShipped';
+import { GCP_SHIPPED } from '../catalog/gcpShipped';
 import { isoDate, type PriceAnswer } from './price';
 import { SHIPPED_AS_OF } from './shippedDates';
 import { readSpotCache } from './spotCache';
 
 export const SHIPPED: Record<string, readonly InstanceType[]> = { aws: AWS_SHIPPED, gcp: GCP_SHIPPED, azure: AZURE_SHIPPED };
-/** Rows a named type resolves to besides SHIPPED's, which no shape request picks (gcpShipped.ts GCP_NAMED_ONLY). */
-const BY_NAME: Record<string, readonly InstanceType[]> = { ...SHIPPED, gcp: [...GCP_SHIPPED, ...GCP_NAMED_ONLY] };
 
 export interface TypeQuery {
   cloud: string;
@@ -33,13 +31,13 @@ export class PriceBook {
 
   /** The catalog row (fetched if cached, else shipped) a query names, for shapes and GPUs. */
   row(q: Omit<TypeQuery, 'spot'>): InstanceType | undefined {
-    return this.fetched(q)?.row ?? pick(BY_NAME[q.cloud] ?? [], q);
+    return this.fetched(q)?.row ?? pick(SHIPPED[q.cloud] ?? [], q);
   }
 
   private onDemand(q: TypeQuery): PriceAnswer {
     const f = this.fetched(q);
     if (f && usable(f.row.price)) return { usdPerHour: f.row.price, source: `${q.cloud} catalog (fetched)`, asOf: isoDate(f.at) };
-    const shipped = pick(BY_NAME[q.cloud] ?? [], q);
+    const shipped = pick(SHIPPED[q.cloud] ?? [], q);
     if (shipped?.price !== undefined) return { usdPerHour: shipped.price, source: 'shipped table', asOf: SHIPPED_AS_OF[q.cloud] ?? 'undated' };
     return { unknown: `${q.cloud} ${q.type} is in no price table here` };
   }
@@ -51,7 +49,7 @@ export class PriceBook {
     }
     const f = this.fetched(q);
     if (f && usable(f.row.spotPrice)) return { usdPerHour: f.row.spotPrice, source: `${q.cloud} catalog (fetched)`, asOf: isoDate(f.at) };
-    const shipped = pick(BY_NAME[q.cloud] ?? [], q);
+    const shipped = pick(SHIPPED[q.cloud] ?? [], q);
     if (shipped?.spotPrice !== undefined) {
       return { usdPerHour: shipped.spotPrice, source: 'shipped spot table (approximate)', asOf: SHIPPED_AS_OF[q.cloud] ?? 'undated', shippedSpot: true };
     }

@@ -51,9 +51,9 @@ describe('gcp provider: machine-type catalog from the Compute fake', function ()
     assert.deepEqual(get('n1-standard-4', 'T4').map((t) => [t.gpus?.count, t.price, t.spotPrice]), [[1, 0.54, 0.197]]);
     assert.equal(get('n1-standard-8', 'V100').length, 1);
     assert.equal(cat.some((t) => t.name === 'n1-megamem-96'), false, 'deprecated types are skipped');
-    // The controller's types are listed as GCP lists them, with no price: a shape request ranks them after every priced fit.
-    assert.deepEqual(get('e2-small').map((t) => [t.vcpus, t.memoryGb, t.arch, t.price]), [[2, 2, 'x86_64', undefined]]);
-    assert.deepEqual(get('t2a-standard-1').map((t) => [t.vcpus, t.memoryGb, t.arch, t.price]), [[1, 4, 'arm64', undefined]]);
+    // The controller's types: listed as GCP lists them, priced from the shipped table, and still named-only (no shape request picks them).
+    assert.deepEqual(get('e2-small').map((t) => [t.vcpus, t.memoryGb, t.arch, t.price, t.namedOnly]), [[2, 2, 'x86_64', 0.0168, true]]);
+    assert.deepEqual(get('t2a-standard-1').map((t) => [t.vcpus, t.memoryGb, t.arch, t.price, t.namedOnly]), [[1, 4, 'arm64', 0.0385, true]]);
     assert.equal(cat.some((t) => t.name === 'n2-standard-64'), false, 'only what the zone lists (n2-standard-64 is shipped, not listed)');
 
     const file = path.join(dir, `gcp-${REGION}.json`);

@@ -1,5 +1,5 @@
 // The GCP managed-jobs controller's custom role (controllerRole.ts) and the controller's machine
-// types (gcpShipped.ts GCP_NAMED_ONLY): the role is the exact, sorted list and holds nothing that
+// types (gcpShipped.ts, namedOnly): the role is the exact, sorted list and holds nothing that
 // writes IAM or lends an account; the named-only types resolve by name and are never picked for
 // a shape. What each provider call needs is checked against the fake in
 // test/integration/gcp/jobsController.test.ts.
@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import { CONTROLLER_PERMISSIONS, CONTROLLER_ROLE, controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
 import { pickMachine } from '../../../src/core/clouds/gcp/shape';
 import { classifyGcpError } from '../../../src/core/clouds/gcp/errors';
-import { GCP_NAMED_ONLY, GCP_SHIPPED } from '../../../src/core/catalog/gcpShipped';
-import { fittingTypes, type ShapeRequest } from '../../../src/core/catalog';
+import { GCP_SHIPPED } from '../../../src/core/catalog/gcpShipped';
+import { fittingTypes, withPrices, type ShapeRequest } from '../../../src/core/catalog';
 import type { Quantity } from '../../../src/core/task/types';
 import { PriceBook, isKnown } from '../../../src/core/cost';
 
@@ -47,7 +47,7 @@ describe('gcp controller machine types (named only)', () => {
   it('are never picked for a shape, on demand or spot: the picks are what the shipped table alone gives', () => {
     for (const shape of shapes) {
       for (const useSpot of [false, true]) {
-        const without = fittingTypes(GCP_SHIPPED, { ...shape, useSpot }).map((t) => t.name);
+        const without = fittingTypes(GCP_SHIPPED.filter((t) => !t.namedOnly), { ...shape, useSpot }).map((t) => t.name);
         const picked = (() => {
           try {
             return pickMachine({ cloud: 'gcp', useSpot }, { cpus: shape.cpus, memory: shape.memory }).machineType;
@@ -56,13 +56,20 @@ describe('gcp controller machine types (named only)', () => {
           }
         })();
         assert.equal(picked, without[0], JSON.stringify(shape));
+        assert.ok(!['e2-small', 't2a-standard-1'].includes(picked ?? ''), JSON.stringify(shape));
       }
     }
   });
 
-  it('would win a small shape on price if they were shipped rows: why they are kept apart', () => {
-    assert.equal(fittingTypes([...GCP_SHIPPED, ...GCP_NAMED_ONLY], { cpus: q(2, true) })[0].name, 'e2-small');
-    assert.equal(fittingTypes([...GCP_SHIPPED, ...GCP_NAMED_ONLY], { cpus: q(1) })[0].name, 't2a-standard-1');
+  it('stay named-only in a fetched catalog: the shipped row\'s mark comes with its price', () => {
+    const fetched = withPrices([{ cloud: 'gcp', name: 'e2-small', vcpus: 2, memoryGb: 2, arch: 'x86_64' }, { cloud: 'gcp', name: 'e2-standard-2', vcpus: 2, memoryGb: 8, arch: 'x86_64' }], GCP_SHIPPED);
+    assert.deepEqual(fetched.map((t) => [t.name, !!t.namedOnly, t.price !== undefined]), [['e2-small', true, true], ['e2-standard-2', false, true]]);
+    assert.deepEqual(fittingTypes(fetched, { cpus: q(2, true) }).map((t) => t.name), ['e2-standard-2']);
+  });
+
+  it('would win a small shape on price if they were plain rows: why they are kept apart', () => {
+    assert.equal(fittingTypes(GCP_SHIPPED.map((t) => ({ ...t, namedOnly: undefined })), { cpus: q(2, true) })[0].name, 'e2-small');
+    assert.equal(fittingTypes(GCP_SHIPPED.map((t) => ({ ...t, namedOnly: undefined })), { cpus: q(1) })[0].name, 't2a-standard-1');
   });
 
   it('a zone lacking one reads as capacity (another zone may have it), an unknown name as config', () => {

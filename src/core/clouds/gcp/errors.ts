@@ -1,7 +1,7 @@
 import { isProviderError, ProviderError, type ProviderErrorKind } from '../provider';
 import { ADC_FIX } from './project';
 import type { OperationErrorItem } from './types';
-import { GCP_GUEST_ACCELERATORS, GCP_NAMED_ONLY, GCP_SHIPPED } from '../../catalog/gcpShipped';
+import { GCP_GUEST_ACCELERATORS, GCP_SHIPPED } from '../../catalog/gcpShipped';
 
 // GCP failures come two ways: an HTTP error on the call itself (rest.ts makes it a GcpApiError
 // with httpStatusCode, the body's message and the google.rpc.ErrorInfo of error.details[] as
@@ -64,7 +64,7 @@ export function operationError(action: string, errors: OperationErrorItem[]): Pr
  */
 function missingInZone(message: string): boolean {
   const type = /Machine type with name '([^']+)' does not exist in zone/.exec(message)?.[1];
-  if (type) return [...GCP_SHIPPED, ...GCP_NAMED_ONLY].some((t) => t.name === type);
+  if (type) return GCP_SHIPPED.some((t) => t.name === type);
   const acc = /Accelerator type '([^']+)' does not exist in zone/.exec(message)?.[1];
   return !!acc && Object.values(GCP_GUEST_ACCELERATORS).includes(acc);
 }

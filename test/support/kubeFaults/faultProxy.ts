@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import type * as http from 'node:http';
+import type * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -39,6 +40,8 @@ export class KubeFaultProxy {
   beforeForward?: (method: string, path: string) => Promise<void>;
   url = '';
   private server?: https.Server;
+  /** The TCP socket of each client connection, by the client's port (loopback: one client host). */
+  private readonly tcp = new Map<number, net.Socket>();
   private readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-kfault-'));
   private readonly client: { ca: Buffer; cert: Buffer; key: Buffer };
 
@@ -57,6 +60,12 @@ export class KubeFaultProxy {
     execFileSync('openssl', ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', csr, '-subj', '/CN=skydeck-fault-proxy'], { stdio: 'ignore' });
     execFileSync('openssl', ['x509', '-req', '-in', csr, '-CA', path.join(pki, 'ca.crt'), '-CAkey', path.join(pki, 'ca.key'), '-CAcreateserial', '-CAserial', path.join(this.dir, 'ca.srl'), '-out', crt, '-days', '1', '-extfile', ext], { stdio: 'ignore' });
     this.server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(crt) }, (req, res) => void this.handle(req, res));
+    // A reset is sent on the TCP socket under the TLS one (a TLS socket cannot reset: its
+    // resetAndDestroy throws, and the request was left hanging until the client's deadline).
+    this.server.on('connection', (s: net.Socket) => {
+      this.tcp.set(s.remotePort!, s);
+      s.once('close', () => this.tcp.get(s.remotePort!) === s && this.tcp.delete(s.remotePort!));
+    });
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     this.url = `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
@@ -104,8 +113,9 @@ export class KubeFaultProxy {
       return void res.writeHead(e.code, { 'content-type': 'application/json' }).end(statusBody(e.code, e.reason ?? `injected ${e.code} for ${method} ${p}`));
     }
     if (e?.kind === 'reset') {
-      note('reset');
-      return void req.socket.resetAndDestroy();
+      const tcp = this.tcp.get(req.socket.remotePort!);
+      note(tcp ? 'reset' : 'reset: no TCP socket found, closed instead');
+      return void (tcp ? tcp.resetAndDestroy() : req.socket.destroy());
     }
     if (e?.kind === 'timeout') {
       note('timeout');

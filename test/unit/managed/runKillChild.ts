@@ -34,7 +34,8 @@ function killChildBundle(): Promise<string> {
 export async function runKillChild(cfg: KillChildConfig, killAfterMs?: number, from?: string): Promise<{ code: number | null; signal: string | null; err: string }> {
   const bundle = await killChildBundle();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bundle, JSON.stringify(cfg)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Short-lived: without V8's optimizing tiers (JS and WASM) a start costs half the CPU.
+    const child = spawn(process.execPath, ['--liftoff-only', '--no-opt', bundle, JSON.stringify(cfg)], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     let timer: NodeJS.Timeout | undefined;

@@ -2,12 +2,40 @@
 // start, or after `from` appears (a kill among the acknowledgements of a submit burst).
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { build } from 'esbuild';
 import type { KillChildConfig } from './killChild';
 
-export function runKillChild(cfg: KillChildConfig, killAfterMs?: number, from?: string): Promise<{ code: number | null; signal: string | null; err: string }> {
+const ROOT = path.resolve(__dirname, '../../..');
+let bundled: Promise<string> | undefined;
+
+/**
+ * killChild.ts bundled once per process, with what the bundle finds beside itself (the agent
+ * its jobs run with, sql.js's WASM): a child then costs node's start-up, not tsx transpiling
+ * the controller's whole import graph at every one of a test's many starts.
+ */
+function killChildBundle(): Promise<string> {
+  bundled ??= (async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-managed-killchild-'));
+    const out = path.join(dir, 'killChild.cjs');
+    await build({
+      entryPoints: [path.join(__dirname, 'killChild.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out,
+      logLevel: 'error', external: ['vscode', 'cpu-features', '*.node'],
+    });
+    fs.copyFileSync(require.resolve('sql.js/dist/sql-wasm.wasm'), path.join(dir, 'sql-wasm.wasm'));
+    fs.cpSync(path.join(ROOT, 'agent'), path.join(dir, 'agent'), { recursive: true, filter: (p) => !p.includes('__pycache__') });
+    return out;
+  })();
+  bundled.catch(() => (bundled = undefined));
+  return bundled;
+}
+
+export async function runKillChild(cfg: KillChildConfig, killAfterMs?: number, from?: string): Promise<{ code: number | null; signal: string | null; err: string }> {
+  const bundle = await killChildBundle();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'killChild.ts'), JSON.stringify(cfg)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Short-lived: without V8's optimizing tiers (JS and WASM) a start costs half the CPU.
+    const child = spawn(process.execPath, ['--liftoff-only', '--no-opt', bundle, JSON.stringify(cfg)], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     let timer: NodeJS.Timeout | undefined;

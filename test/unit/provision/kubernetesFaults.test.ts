@@ -71,6 +71,7 @@ describe('provision leaks on Kubernetes (the kit, faults between client and API 
       assert.equal(sweep.thisWorkspace.length + sweep.otherWorkspaces.length, 0);
       assert.ok(sweep.errors.some((e) => e.cloud === 'kubernetes' && /listing pods in/.test(e.message)), `the sweep names the namespace it could not list under ${what}: ${JSON.stringify(sweep.errors)}`);
       assert.ok(!sweep.swept.some((s) => s.listed.length), 'nothing counts as listed');
+      assert.ok(proxy.seen.some((s) => s.outcome === (what === 'timeout' ? 'timeout' : what === 'reset' ? 'reset' : `status ${what}`)), `the proxy answered ${what}: ${JSON.stringify(proxy.seen)}`);
       proxy.clear();
     }
     // Down while listing fails: not confirmed, the row kept flagged with the reason, the pod not called gone.

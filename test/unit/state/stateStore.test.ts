@@ -187,7 +187,9 @@ describe('state store', function () {
     let lastSeen = 0;
     let unreported = 0;
     for (let kill = 0; kill < kills; kill++) {
-      const c = spawn(process.execPath, [worker, 'stream', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+      // Each lives about a second: without V8's optimizing tiers (JS and sql.js's WASM) its
+      // start-up costs half the CPU, and it still saves many times before its kill.
+      const c = spawn(process.execPath, ['--liftoff-only', '--no-opt', worker, 'stream', file], { stdio: ['ignore', 'pipe', 'inherit'] });
       children.push(c);
       let reported = lastSeen;
       let buf = '';

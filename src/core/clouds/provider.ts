@@ -248,6 +248,12 @@ export interface Provider {
    * exec naming new buckets); throws a ProviderError when the nodes have no such identity.
    */
   grantBuckets?(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant>;
+  /**
+   * Throws the ProviderError grantBuckets would throw before changing anything (AWS: the role's
+   * policy quota), so a grant that cannot be made is never recorded on the row: a recorded
+   * bucket is part of the placement the cluster is started again with.
+   */
+  checkBuckets?(ref: ClusterRef, access: BucketAccess[]): Promise<void>;
   /** After a confirmed terminate: waits (bounded) for the cluster's identities to be deleted, and proves it. */
   releaseIdentities?(ref: ClusterRef, opts: ReleaseOptions): Promise<IdentityRelease>;
   /** Deletes the identities of a cluster no row owns whose instances are gone (the caller checked), with proof. */

@@ -31,6 +31,14 @@ export async function grantBucketAccess(ctx: OpsContext, row: ClusterRecord, acc
   const provider = isProviderCluster(row) ? providerOf(ctx, row.provider) : undefined;
   if (!access.length || !provider?.grantBuckets) return false;
   const ref = refOf(row);
+  const failed = (e: unknown) => {
+    if (!isProviderError(e)) return e;
+    const hint = e.hint ? `: ${e.hint} ("skydeck down ${row.name}", then launch again)` : '';
+    return new OpsError(e.kind === 'config' ? 'usage' : 'failed', `file_mounts on cluster ${row.name}: ${e.message}${hint}`);
+  };
+  // A grant refused before anything changes is not recorded: the row's buckets are what the
+  // cluster is started again with, and one the cloud cannot grant would stop every start.
+  await provider.checkBuckets?.(ref, access).catch((e: unknown) => { throw failed(e); });
   // Intent first: the row names every bucket before the cloud grants it, so the down that
   // revokes the grants bucket by bucket (GCP) finds this one even if we are killed mid-grant.
   await recordBuckets(ctx, row, access);
@@ -38,9 +46,7 @@ export async function grantBucketAccess(ctx: OpsContext, row: ClusterRecord, acc
   try {
     grant = await provider.grantBuckets(ref, access);
   } catch (e) {
-    if (!isProviderError(e)) throw e;
-    const hint = e.hint ? `: ${e.hint} ("skydeck down ${row.name}", then launch again)` : '';
-    throw new OpsError(e.kind === 'config' ? 'usage' : 'failed', `file_mounts on cluster ${row.name}: ${e.message}${hint}`);
+    throw failed(e);
   }
   if (!grant.changed) return false;
   ctx.progress(`Allowed ${grant.identity} of ${row.name} the task's buckets too (${[...new Set(access.map((a) => `${a.store}://${a.bucket}`))].join(', ')})`);

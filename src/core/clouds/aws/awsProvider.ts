@@ -17,8 +17,9 @@ import { fetchSpotPrices } from './spotPrices';
 import { launch } from './launch';
 import { CleanupWatchers } from './cleanupWatchers';
 import { deleteBucketProfile, ensureBucketProfile } from './bucketRole';
-import { grantBucketsToRole } from './bucketGrant';
+import { grantBucketsToRole, planRoleGrant } from './bucketGrant';
 import { boundedBucketPolicy, s3Access } from './bucketPolicy';
+import { controllerPolicy } from './controllerPolicy';
 import { deleteStrayBucketIdentity, releaseBucketIdentity } from './identityRelease';
 import { listAccount } from './listing';
 import { infoOf, pickHead } from './status';
@@ -69,7 +70,7 @@ export class AwsProvider implements Provider {
   async runInstances(req: RunRequest): Promise<RunResult> {
     await this.account.check(req.account);
     // A bucket policy IAM would refuse ends the launch before its group, key or role is made.
-    boundedBucketPolicy(s3Access(req.placement.bucketAccess));
+    boundedBucketPolicy(s3Access(req.placement.bucketAccess), req.placement.jobsController ? controllerPolicy(req.uid).length : 0);
     const region = await this.regionOf(req.placement.region ?? req.region);
     const ec2 = this.clients.get(region);
     this.watchers.launching(req.uid);
@@ -194,7 +195,12 @@ export class AwsProvider implements Provider {
 
   async grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
     await this.account.check(ref.account);
-    return grantBucketsToRole(this.clients.iam(), ref.uid, access);
+    return grantBucketsToRole(this.clients.iam(), ref.uid, access, !!ref.jobsController);
+  }
+
+  async checkBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<void> {
+    await this.account.check(ref.account);
+    await planRoleGrant(this.clients.iam(), ref.uid, access, !!ref.jobsController);
   }
 
   /** Bucket role and profile: widened (bucketGrant.ts), deleted with proof (identityRelease.ts). */

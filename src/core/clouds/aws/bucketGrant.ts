@@ -6,6 +6,7 @@ import type { BucketGrant } from '../clusterIdentity';
 import { awsErrorCode, ec2Call } from './errors';
 import { POLICY_NAME, accessOfPolicy, boundedBucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
 import { getRole } from './bucketRole';
+import { controllerPolicy } from './controllerPolicy';
 
 const key = (a: BucketAccess) => `${a.bucket}/${a.prefix ?? ''}${a.manage ? ' manage' : ''}`;
 
@@ -31,11 +32,24 @@ async function grantedAccess(iam: IAMClient, name: string): Promise<BucketAccess
  * instances an identity would change what every process on them can reach mid-life, and their
  * credentials would appear on the instance metadata only after a delay the mount would race.
  */
-export async function grantBucketsToRole(iam: IAMClient, uid: string, access: BucketAccess[]): Promise<BucketGrant> {
+export async function grantBucketsToRole(iam: IAMClient, uid: string, access: BucketAccess[], controller = false): Promise<BucketGrant> {
+  const plan = await planRoleGrant(iam, uid, access, controller);
+  if (!plan.PolicyDocument) return { identity: plan.identity, changed: false };
+  const { PolicyDocument } = plan;
+  await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: plan.name, PolicyName: POLICY_NAME, PolicyDocument })));
+  return { identity: plan.identity, changed: true };
+}
+
+/**
+ * The role's new bucket policy for `access` (undefined when it allows all of it already), or
+ * the ProviderError the grant would end with; reads only. Used before the row records the
+ * buckets (checkBuckets) and by the grant itself.
+ */
+export async function planRoleGrant(iam: IAMClient, uid: string, access: BucketAccess[], controller = false): Promise<{ name: string; identity: string; PolicyDocument?: string }> {
   const name = profileNameOf(uid);
   const identity = `IAM role ${name}`;
   const wanted = s3Access(access);
-  if (!wanted.length) return { identity, changed: false };
+  if (!wanted.length) return { name, identity };
   const role = await getRole(iam, name);
   if (!role) {
     throw new ProviderError('config', `the cluster was launched without S3 buckets, so its nodes have no instance profile to read ${wanted.map((a) => `s3://${a.bucket}`).join(', ')} with`,
@@ -48,8 +62,7 @@ export async function grantBucketsToRole(iam: IAMClient, uid: string, access: Bu
   // An entry that manages its bucket covers the same entry without.
   const have = new Set(current.flatMap((a) => a.manage ? [key(a), key({ ...a, manage: undefined })] : [key(a)]));
   const added = wanted.filter((a) => !have.has(key(a)));
-  if (!added.length) return { identity, changed: false };
-  const PolicyDocument = boundedBucketPolicy(s3Access([...current, ...added]));
-  await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument })));
-  return { identity, changed: true };
+  if (!added.length) return { name, identity };
+  // A controller's role also holds its own policy, which counts against the same quota.
+  return { name, identity, PolicyDocument: boundedBucketPolicy(s3Access([...current, ...added]), controller ? controllerPolicy(uid).length : 0) };
 }

@@ -82,12 +82,15 @@ export const ROLE_POLICY_MAX = 10_240;
 /**
  * The role's policy for `access`, or a config error naming the limit when IAM would refuse it
  * (LimitExceeded at PutRolePolicy, after the role is made): said before anything is created.
+ * `besides` is the length of the role's other inline policy (a managed-jobs controller's own,
+ * controllerPolicy.ts): the quota is for both together, so a document that fits alone may not.
  */
-export function boundedBucketPolicy(access: BucketAccess[]): string {
+export function boundedBucketPolicy(access: BucketAccess[], besides = 0): string {
   const doc = bucketPolicy(access);
-  if (doc.length <= ROLE_POLICY_MAX) return doc;
+  if (doc.length + besides <= ROLE_POLICY_MAX) return doc;
   const buckets = new Set(access.map((a) => a.bucket)).size;
-  throw new ProviderError('config', `the task's ${access.length} S3 mount(s) on ${buckets} bucket(s) need an IAM policy of ${doc.length} characters, more than the ${ROLE_POLICY_MAX.toLocaleString('en-US')} AWS allows a role`,
+  const room = besides ? ` (the managed-jobs controller's own policy of ${besides} characters leaves ${ROLE_POLICY_MAX - besides})` : '';
+  throw new ProviderError('config', `the task's ${access.length} S3 mount(s) on ${buckets} bucket(s) need an IAM policy of ${doc.length} characters, more than the ${ROLE_POLICY_MAX.toLocaleString('en-US')} AWS allows a role${room}`,
     'mount fewer buckets or prefixes (one prefix higher up covers several below it), or copy them into one bucket');
 }
 

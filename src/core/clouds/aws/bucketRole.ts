@@ -41,7 +41,9 @@ export const getProfile = (iam: IAMClient, name: string) =>
 export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Record<string, string>, access: BucketAccess[] | undefined, controller = false): Promise<string | undefined> {
   const s3 = s3Access(access);
   if (!s3.length && !controller) return undefined;
-  const PolicyDocument = s3.length ? boundedBucketPolicy(s3) : undefined; // too large: refused before the role exists
+  const ownPolicy = controller ? controllerPolicy(uid) : undefined;
+  // Too large (with the controller's own policy: IAM's quota is for both): refused before the role exists.
+  const PolicyDocument = s3.length ? boundedBucketPolicy(s3, ownPolicy?.length) : undefined;
   const name = profileNameOf(uid);
   const Tags = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
   const role = await getRole(iam, name);
@@ -54,8 +56,8 @@ export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Rec
   }
   // Written every launch: a relaunch after a stop may mount other buckets.
   if (PolicyDocument) await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument })));
-  if (controller) {
-    await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: CONTROLLER_POLICY_NAME, PolicyDocument: controllerPolicy(uid) })));
+  if (ownPolicy) {
+    await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: CONTROLLER_POLICY_NAME, PolicyDocument: ownPolicy })));
   }
   let profile = await getProfile(iam, name);
   if (profile && !ours(profile.Tags, uid)) throw new ProviderError('config', `IAM instance profile ${name} exists but is not this Skydeck cluster's`, 'delete that instance profile, or launch under another cluster name');

@@ -1,0 +1,110 @@
+// The GCP controller's identity steps (account, role, project binding, then the VM) cut short
+// as a kill -9 would leave them: the account step runs for real against the fake and the next
+// step is refused, with no undo after it (a killed process runs none). No row is left either
+// way, so what remains must be found by the leak sweep and deleted with proof, the project
+// binding included. Two controllers launched at once share the one custom role and the one
+// project policy: both end bound, and the down of one while the other launches leaves the
+// other's binding.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { staticProviders, type RunRequest } from '../../../src/core/clouds/provider';
+import { StateStore, getCluster } from '../../../src/core/state';
+import { Connections, down, type OpsContext } from '../../../src/core/ops';
+import { launchOnProvider } from '../../../src/core/ops/launchProvider';
+import { findLeakedInstances } from '../../../src/core/ops/leaks';
+import { deleteStrayIdentity } from '../../../src/core/ops/identityRelease';
+import { realClock } from '../../../src/core/provision';
+import { parseTaskText } from '../../../src/core/task';
+import { controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
+import { CONTROLLER_PERMISSIONS, controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
+import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
+import { bucketAccountId, ensureBucketIdentity } from '../../../src/core/clouds/gcp/bucketIdentity';
+import { noBootstrap, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
+
+const ZONE = 'us-central1-a';
+const ROLE = controllerRole(PROJECT);
+
+describe('gcp controller identity: a launch killed between its steps, and two at once', function () {
+  this.timeout(120_000);
+  let bed: GcpBed;
+  let ctx: OpsContext;
+
+  beforeEach(async () => {
+    bed = await startGcpBed();
+    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
+    const noSsh = fs.mkdtempSync(path.join(bed.dir, 'no-ssh-'));
+    ctx = {
+      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
+      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root, sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } }),
+      progress: () => undefined, log: () => undefined, warn: () => undefined, user: 'tester',
+      providers: staticProviders(bed.provider({ zones: { [REGION]: [ZONE] } })), clock: realClock,
+      timing: { launchGraceMs: 300, pollMs: 40, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 40 },
+      bootstrap: noBootstrap,
+    };
+  });
+  afterEach(async () => {
+    await ctx?.connections.closeAll();
+    ctx?.store.close();
+    await bed?.close();
+  });
+
+  const iam = () => bed.fake.model.iam;
+  const bound = () => iam().bindings.filter((b) => b.role === ROLE).flatMap((b) => b.members);
+  const controllerReq = (): RunRequest => {
+    const r = runRequest({ zone: ZONE, clusterName: 'skydeck-jobs-killed' });
+    return { ...r, placement: { ...r.placement, jobsController: true } };
+  };
+
+  // Each: the permission whose refusal stops the launch right after the step before it.
+  const cuts: [string, string | undefined][] = [
+    ['after the account, before the role', 'iam.roles.get'],
+    ['after the role, before the project binding', 'resourcemanager.projects.getIamPolicy'],
+    ['after the binding, before the VM', undefined],
+  ];
+  for (const [when, refused] of cuts) {
+    it(`killed ${when}: the sweep finds the account and deletes it and any binding, with proof`, async () => {
+      const req = controllerReq();
+      const email = serviceAccountEmail(bucketAccountId(req.uid), PROJECT);
+      if (refused) iam().callerLacks.add(refused);
+      const o = { c: bed.provider().clients, project: PROJECT, backoffMs: 20 };
+      const made = ensureBucketIdentity(o, req);
+      if (refused) await assert.rejects(made);
+      else await made;
+      iam().callerLacks.clear();
+      assert.ok(iam().accounts.has(email), 'the step before the cut was made');
+      assert.equal(bound().includes(`serviceAccount:${email}`), refused === undefined);
+
+      const sweep = await findLeakedInstances(ctx, ['gcp']);
+      assert.deepEqual(sweep.errors, []);
+      const stray = (sweep.strayIdentities ?? []).filter((s) => s.uid === req.uid);
+      assert.deepEqual(stray.map((s) => [s.kind, s.name, s.cluster]), [['service account', email, 'skydeck-jobs-killed']]);
+      const del = await deleteStrayIdentity(ctx, stray[0]);
+      assert.ok(del.deleted, del.message);
+      assert.match(del.message, new RegExp(`service account ${email}.*serviceAccounts\\.get answers 404`));
+      assert.match(del.message, new RegExp(`project role binding ${ROLE} of ${email}.*projects\\.getIamPolicy shows no such binding`));
+      assert.deepEqual(bound(), []);
+      assert.equal(iam().accounts.has(email), false);
+    });
+  }
+
+  const launch = (name: string) => {
+    const parsed = parseTaskText(controllerTaskText({ kind: 'cloud', cloud: 'gcp', region: REGION }), 'controller.yaml');
+    assert.ok(parsed.ok);
+    return launchOnProvider(ctx, name, parsed.tasks[0], { cloud: 'gcp', autostop: { minutes: 10, down: false }, jobsController: true });
+  };
+
+  it('two controllers launched at once both end bound to the one role, which holds exactly the list', async () => {
+    const [a, b] = await Promise.all([launch('ctl-a'), launch('ctl-b')]);
+    const emails = [a, b].map((r) => `serviceAccount:${serviceAccountEmail(bucketAccountId(r.uid), PROJECT)}`);
+    assert.deepEqual(bound().sort(), [...emails].sort());
+    assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), [...CONTROLLER_PERMISSIONS].sort());
+    // The down of one while another launches: the launching one's binding stays.
+    const [r] = await Promise.all([down(ctx, 'ctl-a'), launch('ctl-c')]);
+    assert.ok(r.cleaned, r.notes.join('\n'));
+    const c = (await ctx.store.read((db) => getCluster(db, 'ctl-c')))!;
+    assert.deepEqual(bound().sort(), [emails[1], `serviceAccount:${serviceAccountEmail(bucketAccountId(c.uid), PROJECT)}`].sort());
+    for (const n of ['ctl-b', 'ctl-c']) assert.ok((await down(ctx, n)).cleaned);
+    assert.deepEqual(bound(), []);
+  });
+});

@@ -11,11 +11,15 @@
 //   with S3 mounts get, and PassRole of those to EC2 alone. Its own role and profile are denied
 //   every IAM action, so the controller cannot widen or delete its own access; its own instance
 //   is denied stop/terminate by API (it stops itself by an OS shutdown, which needs none).
-// No S3: which buckets jobs will name is not known when the VM is made, so a job whose task
-// mounts or creates S3 buckets is refused by AWS on this controller (said in the README).
-// Left wide on purpose: any region (job clusters go where their task says). Known limit: a
-// role under /skydeck/ is written by the controller with a policy of its choosing, so the VM's
-// software is trusted as this machine's CLI is; IAM offers no condition on a policy's content.
+// No S3 here: which buckets jobs will name is not known when the VM is made; each submit that
+// names some adds exactly those to the role's bucket policy, from this machine
+// (managed/remote/controllerBuckets.ts).
+// Left wide on purpose: any region (job clusters go where their task says). Known limit, which
+// lets the VM widen its own reach: a role under /skydeck/ is written by the controller with a
+// policy of its choosing and passed to an instance it launches, so that instance (and through
+// it the controller) may do whatever that policy says. A permissions boundary required on every
+// role it creates (iam:PermissionsBoundary on CreateRole/PutRolePolicy) would bound that; it is
+// not built yet. Until then the VM's software is trusted as this machine's CLI is.
 import { TAG_UID } from '../provider';
 import { IAM_PATH, profileNameOf } from './bucketPolicy';
 

@@ -42,7 +42,12 @@
 // made by a user); the assignments it may make are limited by role and principal type, not by
 // scope or principal (a condition has no attribute for either), so it could give itself or
 // another service principal Blob Data Contributor on any container of the subscription (all
-// Blob data of its storage accounts) or Virtual Machine Contributor anywhere in it; a job
+// Blob data of its storage accounts) or Virtual Machine Contributor anywhere in it — itself
+// included, which lets it run commands on any VM of the subscription and so act as that VM's
+// identity; it may also attach any user-assigned identity of the subscription to a VM it
+// creates (assign/action is subscription-wide). A narrow custom role for job clusters'
+// autostop in place of Virtual Machine Contributor would close the first; the second has no
+// RBAC form. Until then the VM's software is trusted as this machine's CLI is; a job
 // cluster with autodown (its head needs Contributor) cannot be launched by the controller
 // (Azure refuses the grant). The list is checked against the ARM fake, which models the linked
 // checks above; a real VM create with an extension or a marketplace plan would need more. The

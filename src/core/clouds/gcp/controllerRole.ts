@@ -42,6 +42,11 @@ import { customRoleName, type RoleSpec } from './customRole';
 //   may stop or delete any VM of the project, its own included (AWS denies its own instance by
 //   tag; an IAM deny policy here would need Resource Manager tags on every VM). It stops itself by
 //   an OS shutdown, which needs none of this.
+// - The same holds for compute.instances.setMetadata, which lets the VM widen its own reach: it
+//   could put a startup script (or ssh key) on another VM of the project and restart it, and the
+//   script runs as that VM's service account (the Compute Engine default one holds Editor). A
+//   fixed instance-name prefix for job clusters would let a resource.name condition bound it;
+//   not built yet. Until then the VM's software is trusted as this machine's CLI is.
 // - It reads (not changes) every Skydeck and other service account's listing entry.
 // - Any region and zone: job clusters go where their task says.
 // - The list was checked against Compute's permission reference and the local fake (which

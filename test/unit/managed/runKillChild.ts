@@ -31,7 +31,12 @@ function killChildBundle(): Promise<string> {
   return bundled;
 }
 
-export async function runKillChild(cfg: KillChildConfig, killAfterMs?: number, from?: string): Promise<{ code: number | null; signal: string | null; err: string }> {
+/**
+ * Runs the kill child; kills it `killAfterMs` after it starts (or after the file `from`
+ * appears), or, given `{ lines }`, as soon as `from` holds that many lines (acknowledgements:
+ * a point inside a burst however fast the child runs).
+ */
+export async function runKillChild(cfg: KillChildConfig, killAfterMs?: number | { lines: number }, from?: string): Promise<{ code: number | null; signal: string | null; err: string }> {
   const bundle = await killChildBundle();
   return new Promise((resolve) => {
     // Short-lived: without V8's optimizing tiers (JS and WASM) a start costs half the CPU.
@@ -39,12 +44,17 @@ export async function runKillChild(cfg: KillChildConfig, killAfterMs?: number, f
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     let timer: NodeJS.Timeout | undefined;
-    const arm = () => (timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs));
+    const byLines = typeof killAfterMs === 'object' ? killAfterMs.lines : undefined;
+    const arm = () => (timer = setTimeout(() => child.kill('SIGKILL'), typeof killAfterMs === 'number' ? killAfterMs : 0));
+    const reached = (file: string): boolean => {
+      if (!fs.existsSync(file)) return false;
+      return byLines === undefined || fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length >= byLines;
+    };
     const poll = killAfterMs !== undefined && from ? setInterval(() => {
-      if (!fs.existsSync(from)) return;
+      if (!reached(from)) return;
       clearInterval(poll);
       arm();
-    }, 5) : undefined;
+    }, 2) : undefined;
     if (killAfterMs !== undefined && !from) arm();
     child.on('exit', (code, signal) => {
       clearInterval(poll);

@@ -29,6 +29,9 @@ function suiteEnv(i) {
     ...process.env,
     SKYDECK_HOME: process.env.SKYDECK_HOME ?? join(home, 'skydeck'),
     SKYDECK_CONTROLLER_HOME: process.env.SKYDECK_CONTROLLER_HOME ?? join(home, 'controller'),
+    // A CLI run by a test that names no holder dir must not start (or use) the user's own
+    // connection holder in ~/.skydeck/run; one started here leaves once this dir is removed.
+    SKYDECK_HOLDER_DIR: process.env.SKYDECK_HOLDER_DIR ?? join(home, 'holder'),
   };
 }
 

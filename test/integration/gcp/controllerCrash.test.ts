@@ -6,21 +6,18 @@
 // project policy: both end bound, and the down of one while the other launches leaves the
 // other's binding.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { staticProviders, type RunRequest } from '../../../src/core/clouds/provider';
-import { StateStore, getCluster } from '../../../src/core/state';
-import { Connections, down, type OpsContext } from '../../../src/core/ops';
+import { type RunRequest } from '../../../src/core/clouds/provider';
+import { getCluster } from '../../../src/core/state';
+import { down, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { deleteStrayIdentity } from '../../../src/core/ops/identityRelease';
-import { realClock } from '../../../src/core/provision';
 import { parseTaskText } from '../../../src/core/task';
 import { controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
 import { CONTROLLER_PERMISSIONS, controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { bucketAccountId, ensureBucketIdentity } from '../../../src/core/clouds/gcp/bucketIdentity';
-import { noBootstrap, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
+import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 const ZONE = 'us-central1-a';
 const ROLE = controllerRole(PROJECT);
@@ -32,16 +29,7 @@ describe('gcp controller identity: a launch killed between its steps, and two at
 
   beforeEach(async () => {
     bed = await startGcpBed();
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    const noSsh = fs.mkdtempSync(path.join(bed.dir, 'no-ssh-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root, sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } }),
-      progress: () => undefined, log: () => undefined, warn: () => undefined, user: 'tester',
-      providers: staticProviders(bed.provider({ zones: { [REGION]: [ZONE] } })), clock: realClock,
-      timing: { launchGraceMs: 300, pollMs: 40, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 40 },
-      bootstrap: noBootstrap,
-    };
+    ctx = await bedOpsContext(bed, bed.provider({ zones: { [REGION]: [ZONE] } }));
   });
   afterEach(async () => {
     await ctx?.connections.closeAll();

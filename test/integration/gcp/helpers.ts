@@ -9,7 +9,8 @@ import { createGcpProvider, type GcpProviderOptions } from '../../../src/core/cl
 import { tagsFor, type NodeShape, type RunRequest } from '../../../src/core/clouds/provider';
 import { GcpFake } from '../../support/fakes/gcpFake/server';
 import { StateStore } from '../../../src/core/state';
-import type { Provider } from '../../../src/core/clouds/provider';
+import { staticProviders, type Provider } from '../../../src/core/clouds/provider';
+import { Connections, type OpsContext } from '../../../src/core/ops';
 import { makeEnv, realClock, type Bootstrap, type ProvisionEnv, type ProvisionTiming } from '../../../src/core/provision';
 
 export const PROJECT = 'skydeck-test';
@@ -79,4 +80,19 @@ export const FAST_TIMING: Partial<ProvisionTiming> = { launchGraceMs: 300, pollM
 export async function bedEnv(bed: GcpBed, provider: Provider, timing: Partial<ProvisionTiming> = FAST_TIMING): Promise<{ store: StateStore; env: ProvisionEnv }> {
   const store = await StateStore.openWorkspace(fs.mkdtempSync(path.join(bed.dir, 'ws-')));
   return { store, env: makeEnv({ store, clock: realClock, progress: () => undefined, log: () => undefined, timing }, provider) };
+}
+
+/**
+ * An ops context over a fresh workspace in the bed's directory: `provider`, FAST_TIMING, no
+ * agent bootstrap, none of this machine's ssh settings; progress and warnings go to `progress`.
+ */
+export async function bedOpsContext(bed: GcpBed, provider: Provider, progress?: string[]): Promise<OpsContext> {
+  const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
+  const noSsh = fs.mkdtempSync(path.join(bed.dir, 'no-ssh-'));
+  return {
+    store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
+    connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root, sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } }),
+    progress: (m) => progress?.push(m), log: () => undefined, warn: (m) => progress?.push(`warn: ${m}`), user: 'tester',
+    providers: staticProviders(provider), clock: realClock, timing: FAST_TIMING, bootstrap: noBootstrap,
+  };
 }

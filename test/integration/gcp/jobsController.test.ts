@@ -12,15 +12,14 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { OAuth2Client } from 'google-auth-library';
-import { staticProviders, TAG_UID, type RunRequest } from '../../../src/core/clouds/provider';
-import { StateStore, deleteClusterAfterProof, getCluster, putCluster, type ClusterRecord } from '../../../src/core/state';
-import { Connections, down, type OpsContext } from '../../../src/core/ops';
+import { TAG_UID, type RunRequest } from '../../../src/core/clouds/provider';
+import { deleteClusterAfterProof, getCluster, putCluster, type ClusterRecord } from '../../../src/core/state';
+import { down, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { grantControllerBuckets } from '../../../src/core/managed/remote/controllerBuckets';
 import { BUCKET_ROLE } from '../../../src/core/clouds/gcp/bucketIam';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { deleteStrayIdentity } from '../../../src/core/ops/identityRelease';
-import { realClock } from '../../../src/core/provision';
 import { parseTaskText } from '../../../src/core/task';
 import { controllerClusterName, controllerInstanceType, controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
 import type { ControllerPlace } from '../../../src/core/managed';
@@ -34,7 +33,7 @@ import { vmToken } from '../../support/fakes/gcpFake/metadata';
 import { permissionsFor } from '../../support/fakes/gcpFake/permissions';
 import { cloudSuspend } from '../../support/fakes/gcpFake/lifecycle';
 import type { FakeInstance } from '../../support/fakes/gcpFake/model';
-import { noBootstrap, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
+import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 const ZONE = 'us-central1-a';
 const PLACE: Extract<ControllerPlace, { kind: 'cloud' }> = { kind: 'cloud', cloud: 'gcp', region: REGION };
@@ -51,16 +50,7 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     bed = await startGcpBed();
     logs = [];
     progress = [];
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    const noSsh = fs.mkdtempSync(path.join(bed.dir, 'no-ssh-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root, sshDefaults: { agent: false, sshDir: noSsh, userKnownHostsFiles: [] } }),
-      progress: (m) => progress.push(m), log: () => undefined, warn: (m) => progress.push(`warn: ${m}`), user: 'tester',
-      providers: staticProviders(bed.provider({ log: (m) => logs.push(m), zones: { [REGION]: [ZONE] } })), clock: realClock,
-      timing: { launchGraceMs: 300, pollMs: 40, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 40 },
-      bootstrap: noBootstrap,
-    };
+    ctx = await bedOpsContext(bed, bed.provider({ log: (m) => logs.push(m), zones: { [REGION]: [ZONE] } }), progress);
   });
   afterEach(async () => {
     await ctx?.connections.closeAll();

@@ -3,27 +3,22 @@
 // wildcard characters, a launch or down killed part-way (the state it leaves is made here by
 // hand, call for call, as ensureBucketProfile/deleteBucketProfile would have left it).
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import {
   AddRoleToInstanceProfileCommand, CreateInstanceProfileCommand, CreateRoleCommand, DeleteInstanceProfileCommand, GetInstanceProfileCommand, GetRoleCommand,
   GetRolePolicyCommand, IAMClient, PutRolePolicyCommand, RemoveRoleFromInstanceProfileCommand,
 } from '@aws-sdk/client-iam';
-import { staticProviders, tagsFor } from '../../../src/core/clouds/provider';
-import { StateStore } from '../../../src/core/state';
-import { Connections, type OpsContext } from '../../../src/core/ops';
+import { tagsFor } from '../../../src/core/clouds/provider';
+import { type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { EC2_TRUST, IAM_PATH, POLICY_NAME, bucketPolicy, accessOfPolicy } from '../../../src/core/clouds/aws/bucketPolicy';
 import { grantBucketsToRole } from '../../../src/core/clouds/aws/bucketGrant';
 import { listBucketRoles } from '../../../src/core/clouds/aws/bucketRoleList';
 import { runCli } from '../../../src/cli/main';
-import type { Bootstrap } from '../../../src/core/provision';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
 import { task } from '../../unit/task/helpers';
-import { REGION, startBed, type AwsBed } from './helpers';
+import { REGION, startBed, type AwsBed, bedOpsContext } from './helpers';
 
-const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
 const RESOURCES = 'resources:\n  infra: aws/us-east-1\n  instance_type: t3.micro\n';
 const noSuchEntity = (e: Error) => e.name === 'NoSuchEntityException' || e.name === 'NoSuchEntity';
 
@@ -38,14 +33,7 @@ describe('aws bucket role under attack (issue 16)', function () {
     skipWithoutMoto(this);
     bed = await startBed();
     provider = bed.provider({ iamBackoffMs: 20, zones: { [REGION]: ['us-east-1a'] }, cleanupTimeoutMs: 5000 });
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root }),
-      progress: () => undefined, log: () => undefined, warn: () => undefined, user: 'tester',
-      providers: staticProviders(provider), bootstrap: noBootstrap,
-      timing: { launchGraceMs: 2000, pollMs: 100, runningTimeoutMs: 20_000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
-    };
+    ctx = await bedOpsContext(bed, provider);
     iam = new IAMClient({ region: 'us-east-1', endpoint: bed.moto.url, credentials: DUMMY_CREDENTIALS });
   });
   after(async () => {

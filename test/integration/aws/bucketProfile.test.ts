@@ -3,27 +3,23 @@
 // buckets travel on the placement) over moto + the fault proxy; bootstrap is a no-op, so no
 // mount is attempted and the emulator's instance addresses are never connected to.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import {
   CreateRoleCommand, DeleteRoleCommand, GetInstanceProfileCommand, GetRoleCommand, GetRolePolicyCommand, IAMClient, ListRolePoliciesCommand, ListRolesCommand,
 } from '@aws-sdk/client-iam';
-import { staticProviders, tagsFor, TAG_UID } from '../../../src/core/clouds/provider';
-import { StateStore, getCluster } from '../../../src/core/state';
-import { Connections, down, type OpsContext } from '../../../src/core/ops';
+import { tagsFor, TAG_UID } from '../../../src/core/clouds/provider';
+import { getCluster } from '../../../src/core/state';
+import { down, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { ensureBucketProfile } from '../../../src/core/clouds/aws/bucketRole';
 import { runCli } from '../../../src/cli/main';
-import type { Bootstrap } from '../../../src/core/provision';
 import { EC2_TRUST } from '../../../src/core/clouds/aws/bucketPolicy';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
 import { task } from '../../unit/task/helpers';
-import { REGION, startBed, type AwsBed } from './helpers';
+import { REGION, startBed, type AwsBed, bedOpsContext } from './helpers';
 
-const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
 const RESOURCES = 'resources:\n  infra: aws/us-east-1\n  instance_type: t3.micro\n';
 
 describe('aws: per-cluster instance profile for the task\'s S3 buckets (issue 16)', function () {
@@ -38,14 +34,7 @@ describe('aws: per-cluster instance profile for the task\'s S3 buckets (issue 16
     skipWithoutMoto(this);
     bed = await startBed();
     provider = bed.provider({ iamEndpoint: bed.moto.url, iamBackoffMs: 20, zones: { [REGION]: ['us-east-1a', 'us-east-1b'] } });
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root }),
-      progress: () => undefined, log: () => undefined, warn: () => undefined, user: 'tester',
-      providers: staticProviders(provider), bootstrap: noBootstrap,
-      timing: { launchGraceMs: 2000, pollMs: 100, runningTimeoutMs: 20_000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
-    };
+    ctx = await bedOpsContext(bed, provider);
     iam = new IAMClient({ region: 'us-east-1', endpoint: bed.moto.url, credentials: DUMMY_CREDENTIALS });
     ec2 = new EC2Client({ region: REGION, endpoint: bed.moto.url, credentials: DUMMY_CREDENTIALS });
   });

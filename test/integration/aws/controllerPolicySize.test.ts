@@ -7,22 +7,17 @@
 // every later start). Moto does not enforce the quota, so only
 // Skydeck's own check can refuse here: without it the grant goes through.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { GetRolePolicyCommand, IAMClient, ListRolePoliciesCommand } from '@aws-sdk/client-iam';
-import { staticProviders } from '../../../src/core/clouds/provider';
-import { StateStore, getCluster, putCluster } from '../../../src/core/state';
-import { Connections, down, type OpsContext } from '../../../src/core/ops';
+import { getCluster, putCluster } from '../../../src/core/state';
+import { down, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { grantControllerBuckets } from '../../../src/core/managed/remote/controllerBuckets';
 import { controllerPolicy } from '../../../src/core/clouds/aws/controllerPolicy';
 import { ROLE_POLICY_MAX, bucketPolicy, boundedBucketPolicy, profileNameOf } from '../../../src/core/clouds/aws/bucketPolicy';
-import type { Bootstrap } from '../../../src/core/provision';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
 import { task } from '../../unit/task/helpers';
-import { REGION, startBed, type AwsBed } from './helpers';
+import { REGION, startBed, type AwsBed, bedOpsContext } from './helpers';
 
-const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
 const RESOURCES = `resources:\n  infra: aws/${REGION}\n  instance_type: t3.micro\n`;
 const buckets = (n: number) => Array.from({ length: n }, (_, i) => `job-bucket-${String(i).padStart(3, '0')}`);
 const jobText = (names: string[]) => `name: j\nresources: {cloud: aws}\nfile_mounts:\n${names.map((b, i) => `  /in${i}: s3://${b}\n`).join('')}run: ls\n`;
@@ -37,14 +32,7 @@ describe('aws controller role: its own policy counts against the quota a job\'s 
     skipWithoutMoto(this);
     bed = await startBed();
     const provider = bed.provider({ iamEndpoint: bed.moto.url, iamBackoffMs: 20, zones: { [REGION]: ['us-east-1a'] } });
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root }),
-      progress: () => undefined, log: () => undefined, warn: () => undefined, user: 'tester',
-      providers: staticProviders(provider), bootstrap: noBootstrap,
-      timing: { launchGraceMs: 2000, pollMs: 100, runningTimeoutMs: 20_000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
-    };
+    ctx = await bedOpsContext(bed, provider);
     iam = new IAMClient({ region: REGION, endpoint: bed.moto.url, credentials: DUMMY_CREDENTIALS });
   });
   after(async () => {

@@ -4,7 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createAwsProvider, type AwsProviderOptions } from '../../../src/core/clouds/aws';
-import { tagsFor, type RunRequest } from '../../../src/core/clouds/provider';
+import { staticProviders, tagsFor, type Provider, type RunRequest } from '../../../src/core/clouds/provider';
+import { StateStore } from '../../../src/core/state';
+import { Connections, type OpsContext } from '../../../src/core/ops';
+import type { Bootstrap } from '../../../src/core/provision';
 import { DUMMY_CREDENTIALS, startMoto, type MotoServer } from '../../support/moto';
 import { Ec2FaultProxy } from '../../support/ec2FaultProxy';
 
@@ -56,5 +59,20 @@ export function runRequest(over: Partial<RunRequest> & { zone?: string; instance
     uid, clusterName, workspaceId: 'ws-test', numNodes: over.numNodes ?? 1, region: REGION,
     placement: over.placement ?? { cloud: 'aws', region: REGION, zone: over.zone, instanceType: over.instanceType ?? 't3.micro', useSpot: !!over.useSpot },
     tags: tagsFor({ clusterName, uid, workspaceId: 'ws-test' }),
+  };
+}
+
+/** The suites that provision without an agent: moto's instances are records, not machines. */
+const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
+
+/** A quiet ops context over a fresh workspace in the bed's directory, with `provider` and no agent bootstrap. */
+export async function bedOpsContext(bed: AwsBed, provider: Provider): Promise<OpsContext> {
+  const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
+  return {
+    store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
+    connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root }),
+    progress: () => undefined, log: () => undefined, warn: () => undefined, user: 'tester',
+    providers: staticProviders(provider), bootstrap: noBootstrap,
+    timing: { launchGraceMs: 2000, pollMs: 100, runningTimeoutMs: 20_000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
   };
 }

@@ -75,20 +75,36 @@ function noPython(t: Transport): Error {
   return new Error(`${t.description} has no python3 (the Skydeck agent needs Python 3.8 or newer): install python3 there`);
 }
 
+// Holds an flock on argv[1] (waiting up to 2 minutes), then runs argv[2] in sh with the lock's
+// fd still open, so the lock lasts exactly as long as the install. The kernel drops it when the
+// installer dies, even by kill -9: no stale lock to judge and take over (a mkdir lock's
+// takeover raced a release and a new holder). O_NOFOLLOW: the lock path is never a link.
+const LOCKED_EXEC = [
+  'import fcntl,os,sys,time',
+  'p=sys.argv[1]; fd=os.open(p,os.O_RDWR|os.O_CREAT|os.O_NOFOLLOW,0o600); end=time.monotonic()+120',
+  'while True:',
+  ' try: fcntl.flock(fd,fcntl.LOCK_EX|fcntl.LOCK_NB); break',
+  ' except BlockingIOError:',
+  '  if time.monotonic()>end: sys.exit("another Skydeck has been installing the agent in %s for 2 minutes (lock %s)"%(os.path.dirname(p),p))',
+  '  time.sleep(0.1)',
+  'os.set_inheritable(fd,True); os.execv("/bin/sh",["sh","-c",sys.argv[2]])',
+].join('\n');
+
 /** Unpacks the archive on stdin as version `hash` under base B (shell words: quoted values or "$VAR"). */
 function installScript(b: string, py: string, hash: string): string {
-  const version = `agent-${hash}`;
+  // umask 077 and a 0700 base: job specs, logs and env.json are no other user's business.
+  // One installer at a time per base (two launches of one cluster, two windows on one ssh host
+  // share it): each removes the others' half-installs.
   return (
-    // umask 077 and a 0700 base: job specs, logs and env.json are no other user's business.
-    `set -e; umask 077; B=${b}; PY=${py}; V=${shellQuote(version)}; mkdir -p "$B"; chmod 700 "$B"; ` +
-    // One installer at a time per base (two launches of one cluster, two windows on one ssh
-    // host share it): each removes the others' half-installs. A dead holder's lock is taken over.
-    `L="$B/.install.lock"; n=0; while ! mkdir "$L" 2>/dev/null; do ` +
-    `P=$(cat "$L/pid" 2>/dev/null || true); n=$((n+1)); ` +
-    // No pid after 5 s: its holder died between mkdir and writing it.
-    `if { [ -n "$P" ] && ! kill -0 "$P" 2>/dev/null; } || { [ -z "$P" ] && [ $n -ge 50 ]; }; then rm -rf "$L"; n=0; continue; fi; ` +
-    `if [ $n -ge 1200 ]; then echo "another Skydeck has been installing the agent in $B for 2 minutes (lock $L)" >&2; exit 1; fi; ` +
-    `sleep 0.1; done; echo $$ > "$L/pid"; trap 'rm -rf "$L"' EXIT; ` +
+    `set -e; umask 077; B=${b}; PY=${py}; V=${shellQuote(`agent-${hash}`)}; mkdir -p "$B"; chmod 700 "$B"; export B PY V; ` +
+    `exec "$PY" -I -S -c ${shellQuote(LOCKED_EXEC)} "$B/.install.flock" ${shellQuote(lockedInstall(hash))}`
+  );
+}
+
+/** The install proper, run under the lock with B, PY and V in its environment. */
+function lockedInstall(hash: string): string {
+  return (
+    `set -e; umask 077; ` +
     // The one that held the lock may have installed this very version: then nothing to do.
     `if [ "$("$PY" -I -S -B -c ${shellQuote(VERIFY)} "$B" ${shellQuote(hash)} 2>/dev/null || true)" = ${shellQuote(hash)} ]; then ` +
     `cat >/dev/null; echo already-installed; exit 0; fi; ` +

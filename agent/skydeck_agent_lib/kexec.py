@@ -102,7 +102,7 @@ def connect(t, argv, stdin):
     status = lines[0].split(' ', 2)
     headers = dict((k.strip().lower(), v.strip()) for k, _, v in (l.partition(':') for l in lines[1:]))
     if len(status) < 2 or status[1] != '101':
-        body = rest + _drain(sock)
+        body = _body(sock, rest, headers)
         raise ExecRefused('%s: %s' % (lines[0], _message(body)))
     if headers.get('sec-websocket-accept') != kube_ws.accept_of(key):
         raise ExecRefused('the API server answered the upgrade with a wrong accept key')
@@ -128,12 +128,27 @@ def read_head(sock):
     return head, rest
 
 
-def _drain(sock):
+def _body(sock, rest, headers):
+    """The refusal's body, read up to its Content-Length: the server keeps the connection open,
+    so reading on after it would wait out the timeout. Without a length, what came with the
+    head, else one read. At most 64 KiB and 5 s."""
+    try:
+        want = min(int(headers.get('content-length', '')), 65536)
+    except ValueError:
+        want = None
+    body = rest
     try:
         sock.settimeout(5)
-        return sock.recv(4096)
+        if want is None and not body:
+            return sock.recv(65536)
+        while want is not None and len(body) < want:
+            chunk = sock.recv(want - len(body))
+            if not chunk:
+                break
+            body += chunk
     except (OSError, ssl.SSLError):
-        return b''
+        pass
+    return body
 
 
 def _message(body):

@@ -10,6 +10,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', '..', '..', 'agent'))
@@ -125,6 +126,41 @@ class Pump(unittest.TestCase):
     def test_success(self):
         (code, _), _, _, _ = self.run_pump(server_frame(kube_ws.BINARY, b'\x03' + status(0)))
         self.assertEqual(code, 0)
+
+
+class Refusal(unittest.TestCase):
+    """A refused upgrade's body is read to its Content-Length and no further: the API server
+    keeps the connection open, and reading on waited 5 s for nothing on every refusal."""
+
+    def body_of(self, rest, headers, later=b''):
+        ours, theirs = socket.socketpair()
+        try:
+            if later:
+                theirs.sendall(later)
+            t0 = time.monotonic()
+            body = kexec._body(ours, rest, headers)
+            return body, time.monotonic() - t0
+        finally:
+            ours.close()
+            theirs.close()
+
+    def test_the_whole_body_at_once_when_it_came_with_the_head(self):
+        msg = b'{"kind":"Status","message":"pods \\"x\\" is forbidden"}'
+        body, took = self.body_of(msg, {'content-length': str(len(msg))})
+        self.assertEqual(body, msg)
+        self.assertLess(took, 1)
+
+    def test_the_rest_of_the_body_when_it_comes_after_the_head(self):
+        msg = b'{"kind":"Status","message":"forbidden"}'
+        body, took = self.body_of(msg[:10], {'content-length': str(len(msg))}, later=msg[10:])
+        self.assertEqual(body, msg)
+        self.assertLess(took, 1)
+        self.assertEqual(kexec._message(body), 'forbidden')
+
+    def test_no_length_takes_what_came_with_the_head(self):
+        body, took = self.body_of(b'{"message":"no"}', {})
+        self.assertEqual(body, b'{"message":"no"}')
+        self.assertLess(took, 1)
 
 
 class Request(unittest.TestCase):

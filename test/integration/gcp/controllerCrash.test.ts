@@ -14,13 +14,14 @@ import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { deleteStrayIdentity } from '../../../src/core/ops/identityRelease';
 import { parseTaskText } from '../../../src/core/task';
 import { controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
-import { CONTROLLER_PERMISSIONS, controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
+import { CONTROLLER_PERMISSIONS, controllerRole, jobClustersRole } from '../../../src/core/clouds/gcp/controllerRole';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { bucketAccountId, ensureBucketIdentity } from '../../../src/core/clouds/gcp/bucketIdentity';
 import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 const ZONE = 'us-central1-a';
 const ROLE = controllerRole(PROJECT);
+const JOB_ROLE = jobClustersRole(PROJECT);
 
 describe('gcp controller identity: a launch killed between its steps, and two at once', function () {
   this.timeout(120_000);
@@ -39,6 +40,7 @@ describe('gcp controller identity: a launch killed between its steps, and two at
 
   const iam = () => bed.fake.model.iam;
   const bound = () => iam().bindings.filter((b) => b.role === ROLE).flatMap((b) => b.members);
+  const jobBound = () => iam().bindings.filter((b) => b.role === JOB_ROLE).flatMap((b) => b.members);
   const controllerReq = (): RunRequest => {
     const r = runRequest({ zone: ZONE, clusterName: 'skydeck-jobs-killed' });
     return { ...r, placement: { ...r.placement, jobsController: true } };
@@ -72,6 +74,7 @@ describe('gcp controller identity: a launch killed between its steps, and two at
       assert.match(del.message, new RegExp(`service account ${email}.*serviceAccounts\\.get answers 404`));
       assert.match(del.message, new RegExp(`project role binding ${ROLE} of ${email}.*projects\\.getIamPolicy shows no such binding`));
       assert.deepEqual(bound(), []);
+      assert.deepEqual(jobBound(), []);
       assert.equal(iam().accounts.has(email), false);
     });
   }
@@ -92,7 +95,10 @@ describe('gcp controller identity: a launch killed between its steps, and two at
     assert.ok(r.cleaned, r.notes.join('\n'));
     const c = (await ctx.store.read((db) => getCluster(db, 'ctl-c')))!;
     assert.deepEqual(bound().sort(), [emails[1], `serviceAccount:${serviceAccountEmail(bucketAccountId(c.uid), PROJECT)}`].sort());
+    assert.deepEqual(jobBound().sort(), bound().sort(), 'each bound under the condition too, in the one conditional binding');
+    assert.equal(iam().bindings.filter((b) => b.role === JOB_ROLE).length, 1);
     for (const n of ['ctl-b', 'ctl-c']) assert.ok((await down(ctx, n)).cleaned);
     assert.deepEqual(bound(), []);
+    assert.deepEqual(jobBound(), []);
   });
 });

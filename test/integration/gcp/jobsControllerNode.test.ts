@@ -5,7 +5,8 @@
 // (sshdStandIn), never the address the fake hands out. The real CLI bundle is uploaded there and
 // the real controller runs a managed job (on a `local` cluster of that node: a job cluster on GCP
 // would need the node to reach the fake, which it is not told of). This machine's Google
-// credentials never reach the node; down removes the binding and the account with proof.
+// credentials never reach the node (only SKYDECK_GCP_JOB_CLUSTERS, which names its job clusters
+// with the prefix its conditional binding allows); down removes the bindings and the account with proof.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -17,6 +18,7 @@ import { controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { bucketAccountId } from '../../../src/core/clouds/gcp/bucketIdentity';
 import { CLOUD_PLATFORM_SCOPE } from '../../../src/core/clouds/gcp/launch';
+import { JOB_CLUSTERS_ENV } from '../../../src/core/clouds/gcp/options';
 import { startHosts, type TestHosts } from '../../hosts';
 import { cliBundleCopy, until } from '../managed/remoteCli';
 import { standInContext } from '../aws/sshdStandIn';
@@ -77,6 +79,8 @@ describe('managed jobs with the controller on a GCP VM (fake; the VM is a loopba
       assert.ok(pid > 0, 'the lease names the node\'s controller');
       const environ = (await hosts.hosts[0].exec(`tr '\\0' '\\n' < /proc/${pid}/environ`)).stdout.split('\n');
       assert.deepEqual(environ.filter((l) => /^(GOOGLE_APPLICATION_CREDENTIALS|GOOGLE_CLOUD_PROJECT|GCLOUD_PROJECT|CLOUDSDK_[A-Z_]+)=/.test(l)), []);
+      // What it is told instead: that it is a controller, so its job clusters get the prefix its conditional binding allows.
+      assert.ok(environ.includes(`${JOB_CLUSTERS_ENV}=1`), environ.filter((l) => l.startsWith('SKYDECK_')).join('\n'));
     } finally {
       await client.close();
     }

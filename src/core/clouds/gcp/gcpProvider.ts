@@ -19,7 +19,7 @@ import { launch, wakeOne } from './launch';
 import { aggregatedInstances } from './listing';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import type { WaitOptions } from './operations';
-import { GCP_SSH_USER, type GcpProviderOptions } from './options';
+import { GCP_SSH_USER, JOB_CLUSTERS_ENV, type GcpProviderOptions } from './options';
 import { infoOf, LABEL_HEAD, statusOf, type GcpInstance } from './status';
 import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 
@@ -27,12 +27,14 @@ import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 export class GcpProvider implements Provider {
   readonly cloud = 'gcp';
   /**
-   * A controller cluster's VM runs as its own account bound to the controller role
-   * (controllerRole.ts). No controllerNodeEnv: on the VM, google-auth-library's ADC finds the
-   * account's token and the project id on the metadata server, and a task naming no region goes
-   * to the provider's default (us-central1) there as here.
+   * A controller cluster's VM runs as its own account bound to the controller's roles
+   * (controllerRole.ts). On the VM, google-auth-library's ADC finds the account's token and the
+   * project id on the metadata server, and a task naming no region goes to the provider's
+   * default (us-central1) there as here; controllerNodeEnv only says it is a controller.
    */
   readonly controllerIdentity = true;
+  /** Instances this provider creates get the job-cluster prefix (options.ts jobClusters). */
+  private readonly jobClusters: boolean;
   readonly clients: GcpClients;
   private readonly zones: GcpZoneTable;
   private key?: LocalKey;
@@ -43,6 +45,15 @@ export class GcpProvider implements Provider {
     this.clients = new GcpClients(opts);
     this.zones = new GcpZoneTable(opts.zones);
     this.autodown = new AutodownIdentities({ c: this.clients, backoffMs: opts.pollMs ?? 2000, log: opts.log });
+    this.jobClusters = opts.jobClusters ?? (opts.env ?? process.env)[JOB_CLUSTERS_ENV] === '1';
+  }
+
+  /**
+   * The controller VM's CLI names the job clusters it launches with the prefix its conditional
+   * binding allows (controllerRole.ts); without it every job launch there is refused by IAM.
+   */
+  controllerNodeEnv(): Record<string, string> {
+    return { [JOB_CLUSTERS_ENV]: '1' };
   }
 
   zonesOf(region: string): string[] {
@@ -73,7 +84,7 @@ export class GcpProvider implements Provider {
       return await launch({
         c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid),
         catalog: () => this.catalog(regionOfZone(zone), zone),
-        autodownAccount: () => this.autodown.account(w.project), backoffMs: w.pollMs, log: this.opts.log, bucketAccount,
+        autodownAccount: () => this.autodown.account(w.project), backoffMs: w.pollMs, log: this.opts.log, bucketAccount, jobClusters: this.jobClusters,
       }, req, existing);
     } catch (e) {
       await undoBucketIdentity(iam, req, async () => (await this.list(w.project, req.uid)).length > 0);

@@ -37,9 +37,18 @@ export interface GcpProviderOptions {
   /** Operation polling: interval between waits and the give-up bound (ms). */
   pollMs?: number;
   operationTimeoutMs?: number;
+  /**
+   * This process runs on a managed-jobs controller VM: every instance it creates is named with
+   * the job-cluster prefix its identity is bound to (controllerRole.ts). Default: the
+   * environment's SKYDECK_GCP_JOB_CLUSTERS is "1" (what GcpProvider.controllerNodeEnv sets there).
+   */
+  jobClusters?: boolean;
   /** Diagnostics (never secrets). */
   log?(message: string): void;
 }
+
+/** Set on a controller VM's CLI (GcpProvider.controllerNodeEnv): GcpProviderOptions.jobClusters. */
+export const JOB_CLUSTERS_ENV = 'SKYDECK_GCP_JOB_CLUSTERS';
 
 /** Login user written into the ssh-keys metadata; the guest agent creates it on the VM. */
 export const GCP_SSH_USER = 'skydeck';

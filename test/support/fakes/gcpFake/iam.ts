@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { forbidden, invalid, rpcError } from './bodies';
 import type { Json } from './model';
+import { evaluateCondition, type ConditionResource } from './conditions';
 
 export interface FakeBinding { role: string; members: string[]; condition?: Json }
 
@@ -97,10 +98,21 @@ export class FakeIam {
     }
   }
 
-  /** Whether the policy gives `email` a role holding `permission` (conditional bindings are not evaluated: no). */
-  allows(email: string, permission: string): boolean {
+  /**
+   * Whether the policy gives `email` a role holding `permission` on `resource`: a plain binding
+   * anywhere, a conditional one where its condition holds for the resource (conditions.ts, which
+   * throws on a form it does not know). A conditional binding asked about without a resource is
+   * refused loudly too: IAM always checks a permission on some resource.
+   */
+  allows(email: string, permission: string, resource?: ConditionResource): boolean {
     const member = `serviceAccount:${email}`;
-    return this.bindings.some((b) => !b.condition && b.members.includes(member) && this.grants(b.role, permission));
+    const holding = this.bindings.filter((b) => b.members.includes(member) && this.grants(b.role, permission));
+    if (holding.some((b) => !b.condition)) return true;
+    return holding.some((b) => {
+      const expression = String((b.condition as { expression?: unknown }).expression ?? '');
+      if (!resource) throw new Error(`FakeIam.allows(${email}, ${permission}): the binding of ${b.role} has a condition and no resource was given`);
+      return evaluateCondition(expression, resource);
+    });
   }
 
   private grants(role: string, permission: string): boolean {

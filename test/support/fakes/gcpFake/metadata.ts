@@ -4,9 +4,10 @@
 // instance, so the Compute fake can check its scopes and its IAM roles (vmTokenCheck).
 import * as http from 'node:http';
 import { LoopbackHttp } from '../loopbackHttp';
-import { forbidden, insufficientScopes, unauthenticated } from './bodies';
+import { forbidden, httpError, insufficientScopes, unauthenticated } from './bodies';
+import { UnevaluableCondition } from './conditions';
 import type { GceModel, Json } from './model';
-import { permissionsFor } from './permissions';
+import { conditionResource, permissionsFor, resourceOf } from './permissions';
 
 const TOKEN_PREFIX = 'fake-vm-token:';
 const SCOPES = ['https://www.googleapis.com/auth/compute', 'https://www.googleapis.com/auth/cloud-platform'];
@@ -52,8 +53,11 @@ export class GceMetadataFake extends LoopbackHttp {
 /**
  * A request made with an instance's token: allowed while that instance exists, its scopes cover
  * the API, and the project's IAM policy gives its service account roles holding every permission
- * the call needs (permissions.ts; GCP checks both: scopes cap the token, IAM decides). Refusals
- * are shaped as Compute sends them: 401, 403 insufficientPermissions (scopes), 403 forbidden (IAM).
+ * the call needs on the resource it is checked on (permissions.ts; GCP checks both: scopes cap
+ * the token, IAM decides; a conditional binding counts where its condition holds, conditions.ts).
+ * Refusals are shaped as Compute sends them: 401, 403 insufficientPermissions (scopes), 403
+ * forbidden (IAM, naming the permission and that resource). A condition the fake cannot evaluate
+ * is a 500 naming it, never a grant.
  */
 export function vmTokenCheck(m: GceModel, authorization: string | undefined, method: string, path: string, body?: Json): void {
   const token = /^Bearer (\S+)/.exec(authorization ?? '')?.[1] ?? '';
@@ -62,9 +66,14 @@ export function vmTokenCheck(m: GceModel, authorization: string | undefined, met
   if (!inst) throw unauthenticated();
   const accounts = (inst.serviceAccounts ?? []) as { email: string; scopes: string[] }[];
   if (!accounts.flatMap((sa) => sa.scopes).some((s) => SCOPES.includes(s))) throw insufficientScopes();
-  const { permissions, resource } = permissionsFor(method, path, body);
-  const missing = permissions.find((p) => !accounts.some((sa) => m.iam.allows(sa.email, p)));
-  if (missing) throw forbidden(missing, resource);
+  const needed = permissionsFor(method, path, body);
+  try {
+    const missing = needed.permissions.find((p) => !accounts.some((sa) => m.iam.allows(sa.email, p, conditionResource(resourceOf(needed, p)))));
+    if (missing) throw forbidden(missing, resourceOf(needed, missing));
+  } catch (e) {
+    if (e instanceof UnevaluableCondition) throw httpError(500, e.message, 'backendError');
+    throw e;
+  }
 }
 
 /** The bearer token the fake accepts as instance `zone/name`'s own (what its metadata server hands out). */

@@ -17,10 +17,13 @@
 //   PutRolePolicy the one the role already has (IAM User Guide, "Permissions boundaries for IAM
 //   entities"; Service Authorization Reference, IAM condition keys). So a role it writes with
 //   any policy and passes to an instance it launches can still do no more than S3 objects: no
-//   EC2, no IAM. Removing a boundary, setting another, and any write to the boundary policy
-//   itself are denied explicitly, so no other Allow (a wider statement added later) reopens
-//   them. Roles without the boundary under /skydeck/ (other controllers' own) are thus out of
-//   its reach for writes; it may give them this boundary (only narrows them).
+//   EC2, no IAM. Creating or writing a role without it (the key is then absent), attaching a
+//   managed policy to such a role, removing a boundary, setting another one, and any write to
+//   the boundary policy itself are denied explicitly, so no other Allow (a wider statement
+//   added later) reopens them. Roles under /skydeck/ without the boundary (other controllers'
+//   own, roles of a Skydeck before boundaries) are thus out of its reach for writes; it may give
+//   them this boundary, which only narrows them (bucketRole.ts does so before writing one).
+//   The boundary policy is made by this machine before this policy names it (jobBoundary.ts).
 // No S3 here: which buckets jobs will name is not known when the VM is made; each submit that
 // names some adds exactly those to the role's bucket policy, from this machine
 // (managed/remote/controllerBuckets.ts).
@@ -31,7 +34,8 @@
 // (CreateRole cannot be conditioned on the trust policy), which then gets that same S3 reach;
 // PassRole cannot be conditioned on the boundary, so it may launch an instance with another
 // controller's role (the same EC2/IAM scope as its own, plus that controller's buckets); it may
-// delete other Skydeck roles (deletion widens nothing).
+// delete other Skydeck roles or put the boundary on another controller's role, which would stop
+// that controller's work (harm, but no widening). The VM's software is trusted with that much.
 import { TAG_UID } from '../provider';
 import { IAM_PATH, profileNameOf } from './bucketPolicy';
 

@@ -11,7 +11,8 @@
 // by itself (a boundary only limits).
 // Buckets are named per task, later than the boundary is made, so the boundary allows its S3
 // actions on every bucket: a role under it still reaches any bucket of the account that the
-// role's own policy names.
+// role's own policy names (a known limit). Bucket making and deleting (MANAGE_ACTIONS) is not
+// in it: only a controller's own role is given those, and that role carries no boundary.
 import {
   CreatePolicyCommand, CreatePolicyVersionCommand, DeletePolicyVersionCommand, GetPolicyCommand, GetPolicyVersionCommand,
   ListPolicyVersionsCommand, PutRolePermissionsBoundaryCommand, type IAMClient, type Role,

@@ -70,9 +70,9 @@ export class AwsProvider implements Provider {
 
   async runInstances(req: RunRequest): Promise<RunResult> {
     await this.account.check(req.account);
-    const account = await this.account.current();
     // A bucket policy IAM would refuse ends the launch before its group, key or role is made.
-    boundedBucketPolicy(s3Access(req.placement.bucketAccess), req.placement.jobsController ? controllerPolicy(req.uid, boundaryArn(account)).length : 0);
+    const own = req.placement.jobsController ? controllerPolicy(req.uid, boundaryArn(await this.account.current())).length : 0;
+    boundedBucketPolicy(s3Access(req.placement.bucketAccess), own);
     const region = await this.regionOf(req.placement.region ?? req.region);
     const ec2 = this.clients.get(region);
     this.watchers.launching(req.uid);
@@ -83,7 +83,7 @@ export class AwsProvider implements Provider {
       catalog: () => this.catalog(region),
       keyPair: () => this.keyPairIn(region),
       group: () => ensureGroup(ec2, req.clusterName, req.uid, req.tags),
-      profile: () => ensureBucketProfile(this.clients.iam(), req.uid, req.tags, req.placement.bucketAccess, !!req.placement.jobsController, () => this.jobBoundary(account)),
+      profile: () => ensureBucketProfile(this.clients.iam(), req.uid, req.tags, req.placement.bucketAccess, !!req.placement.jobsController, async () => this.jobBoundary(await this.account.current())),
     }, req, existing);
   }
 

@@ -371,6 +371,35 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     await provider.terminateInstances({ uid: ctl.uid });
   });
 
+  it('a controller still under an older version\'s condition (Virtual Machine Contributor, not "Skydeck autostop") gives its job heads VM Contributor, said in the log, until this machine starts it again and sets the condition', async () => {
+    const row = await launchController('ctl-old');
+    const mi = identityOf(row.uid)!;
+    const [own] = subAssignmentsOf(mi.properties.principalId);
+    const RA = 'Microsoft.Authorization/roleAssignments';
+    // The condition an older version set.
+    own.properties.condition = `((!(ActionMatches{'${RA}/write'})) OR (@Request[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${ROLE_BLOB_CONTRIBUTOR}, ${ROLE_VM_CONTRIBUTOR}}`
+      + ` AND @Request[${RA}:PrincipalType] ForAnyOfAnyValues:StringEqualsIgnoreCase {'ServicePrincipal'})) AND ((!(ActionMatches{'${RA}/delete'})) OR (@Resource[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${ROLE_BLOB_CONTRIBUTOR}, ${ROLE_VM_CONTRIBUTOR}, ${ROLE_CONTRIBUTOR}}))`;
+    const logs: string[] = [];
+    const asController = bed.provider({ credential: { getToken: async () => ({ token: `fake-mi-token:${mi.properties.principalId}`, expiresOnTimestamp: Date.now() + 3600_000 }) }, log: (l) => logs.push(l) });
+    const headRole = async (name: string) => {
+      const job = runRequest({ clusterName: name });
+      await asController.runInstances({ ...job, autostop: { down: false } });
+      const [ra, ...more] = m().under(`${groupId(job.uid)}/providers/Microsoft.Authorization/roleAssignments/`);
+      assert.equal(more.length, 0);
+      await asController.terminateInstances({ uid: job.uid, account: sub() });
+      return ra.properties.roleDefinitionId as string;
+    };
+    assert.equal(await headRole('job-old'), roleDefinitionId(sub(), ROLE_VM_CONTRIBUTOR));
+    assert.ok(logs.some((l) => l.includes(`got Virtual Machine Contributor on its group in place of "${AUTOSTOP_ROLE_NAME}"`) && l.includes('this account may not grant it')), logs.join('\n'));
+    await stop(ctx, 'ctl-old');
+    const stopped = (await ctx.store.read((db) => getCluster(db, 'ctl-old')))!;
+    await launchOnProvider(ctx, 'ctl-old', task(controllerTaskText(PLACE, 'x64')), { cloud: 'azure', autostop: { minutes: 10, down: false }, jobsController: true, existing: stopped });
+    assert.equal(m().get(own.id)!.properties.condition, controllerCondition(sub()), 'set by this machine at the start');
+    assert.equal(await headRole('job-new'), autostopRoleId());
+    const d = await down(ctx, 'ctl-old');
+    assert.ok(d.cleaned, d.notes.join('\n'));
+  });
+
   it('on the node, the CLI\'s credential chain with controllerNodeEnv signs in through IMDS as the user-assigned identity, not the system-assigned one', async () => {
     const ctl = runRequest({ clusterName: 'ctl-imds', instanceType: 'Standard_B2s' });
     await provider.runInstances({ ...ctl, autostop: { down: false }, placement: { ...ctl.placement, jobsController: true } });

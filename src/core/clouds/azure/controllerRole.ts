@@ -42,7 +42,10 @@
 // Closed: until now the condition let it create Virtual Machine Contributor assignments, which,
 // having no scope or principal attribute to limit them, it could give itself anywhere in the
 // subscription — runCommand on any VM, i.e. acting as that VM's identities. The autostop role in
-// its place gives it nothing its own role lacks (VM read and deallocate).
+// its place gives it nothing its own role lacks (VM read and deallocate). A controller launched
+// by an older version keeps the older condition (and its job heads VM Contributor, identity.ts)
+// until this machine starts it again (after its idle autostop) or relaunches it, which re-puts
+// the assignment with this condition.
 // Known limits (RBAC has no narrower form): the actions hold for every resource of the
 // subscription, not only Skydeck's (control-plane RBAC has no tag conditions; only role
 // assignments and storage data actions take conditions), so the VM could deallocate or delete

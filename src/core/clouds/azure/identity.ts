@@ -15,9 +15,10 @@ import { AUTOSTOP_ROLE_NAME, autostopRoleGuid, ensureAutostopRole } from './auto
 // controllerRole.ts). It is assigned first and created only when missing, because the controller
 // may not read role definitions (its role set back by the laptop holds none of that; the laptop
 // sets this role back too when it launches a controller). An account that may grant roles but not
-// define them (Role Based Access Control Administrator) gets Virtual Machine Contributor as before,
-// said in the log, so no launch that worked before is refused now; the controller's condition
-// refuses that fallback, and its launch fails saying how to make the role. Clusters launched
+// define them (Role Based Access Control Administrator), or may grant only Virtual Machine
+// Contributor (a controller still under an older version's condition), gets that as before, said
+// in the log, so no launch that worked before is refused now; the controller's condition refuses
+// that fallback, and its launch fails saying how to make the role. Clusters launched
 // before hold Virtual Machine Contributor on their group: it goes with the group as before.
 
 /** Built-in role definition ids (the same in every subscription). */
@@ -57,38 +58,48 @@ export async function grantSelfStop(o: GrantOptions): Promise<void> {
       ? new ProviderError('auth', `autostop on Azure: your account may not give the head VM's identity a role on ${o.group} (${message})`, GRANT_FIX)
       : toAzureError(e, 'roleAssignments.create');
   };
+  let refused: unknown;
   try {
     await putAssignment(o, scope, role);
     return;
   } catch (e) {
-    if (o.down || azureCode(e).code !== 'RoleDefinitionDoesNotExist') throw denied(e);
+    const { code } = azureCode(e);
+    if (o.down || (code !== 'RoleDefinitionDoesNotExist' && code !== 'AuthorizationFailed')) throw denied(e);
+    if (code === 'AuthorizationFailed') refused = e;
   }
-  // The subscription has no "Skydeck autostop" yet: made by this machine's credentials, then assigned.
-  let made = true;
-  try {
-    await ensureAutostopRole(o.c, o.lro, o.log);
-  } catch (e) {
-    if ((e as ProviderError).kind !== 'auth') throw e;
-    made = false;
-  }
-  if (made) {
+  if (!refused) {
+    // The subscription has no "Skydeck autostop" yet: made by this machine's credentials, then assigned.
+    let made = true;
     try {
-      await putAssignment({ ...o, newRole: true }, scope, role);
-      return;
+      await ensureAutostopRole(o.c, o.lro, o.log);
     } catch (e) {
-      throw denied(e);
+      if ((e as ProviderError).kind !== 'auth') throw e;
+      made = false;
+    }
+    if (made) {
+      try {
+        await putAssignment({ ...o, newRole: true }, scope, role);
+        return;
+      } catch (e) {
+        throw denied(e);
+      }
     }
   }
+  // Virtual Machine Contributor, as before: for an account that may not define the role, or may
+  // grant VM Contributor only (a conditioned delegation, or a controller still under an older
+  // version's condition, until this machine starts it again and sets the condition). Asking
+  // widens nothing: what the caller may grant is ARM's to decide.
   try {
     await putAssignment(o, scope, ROLE_VM_CONTRIBUTOR);
-    o.log?.(`azure: the custom role "${AUTOSTOP_ROLE_NAME}" is not in subscription ${o.c.subscriptionId} and this account may not create it: the head of ${o.group} got Virtual Machine Contributor on its group instead (it may also run commands on the cluster's VMs)`);
   } catch (e) {
     const { code, message } = azureCode(e);
-    if (code !== 'AuthorizationFailed') throw toAzureError(e, 'roleAssignments.create');
+    if (code !== 'AuthorizationFailed' || refused) throw denied(refused ?? e);
     // A managed-jobs controller lands here: its condition grants the custom role only.
     throw new ProviderError('auth', `autostop on Azure: the custom role "${AUTOSTOP_ROLE_NAME}" is not in subscription ${o.c.subscriptionId}, and this identity may neither create it nor grant Virtual Machine Contributor on ${o.group} (${message})`,
       'launch the managed-jobs controller again from your machine with an account that is Owner or User Access Administrator (it creates the role), or launch without autostop');
   }
+  const why = refused ? `this account may not grant it (${azureCode(refused).message})` : `the custom role is not in subscription ${o.c.subscriptionId} and this account may not create it`;
+  o.log?.(`azure: autostop: the head of ${o.group} got Virtual Machine Contributor on its group in place of "${AUTOSTOP_ROLE_NAME}" (it may also run commands on the cluster's VMs): ${why}`);
 }
 
 export interface AssignOptions {

@@ -9,7 +9,7 @@
 import * as assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import {
-  CreatePolicyVersionCommand, CreateRoleCommand, DeletePolicyCommand, GetPolicyCommand, GetPolicyVersionCommand, GetRoleCommand, IAMClient,
+  CreatePolicyVersionCommand, CreateRoleCommand, DeletePolicyCommand, GetPolicyCommand, GetPolicyVersionCommand, GetInstanceProfileCommand, GetRoleCommand, IAMClient,
   ListPolicyVersionsCommand, ListRolesCommand, PutRolePolicyCommand,
 } from '@aws-sdk/client-iam';
 import { tagsFor } from '../../../src/core/clouds/provider';
@@ -63,6 +63,7 @@ describe('aws job-role permissions boundary (moto)', function () {
     const v = (await iam.send(new GetPolicyCommand({ PolicyArn: ARN }))).Policy!.DefaultVersionId!;
     return JSON.parse(decodeURIComponent((await iam.send(new GetPolicyVersionCommand({ PolicyArn: ARN, VersionId: v }))).PolicyVersion!.Document!)) as unknown;
   };
+  const pathOf = async (name: string) => (await iam.send(new GetRoleCommand({ RoleName: name }))).Role!.Path;
   const boundaryOf = async (name: string) => (await iam.send(new GetRoleCommand({ RoleName: name }))).Role!.PermissionsBoundary;
   const launchController = (ctx: OpsContext, name: string, existing?: Parameters<typeof launchOnProvider>[3]['existing']) =>
     launchOnProvider(ctx, name, task(RESOURCES), { cloud: 'aws', autostop: { minutes: null, down: false }, jobsController: true, ...(existing ? { existing } : {}) });
@@ -84,6 +85,9 @@ describe('aws job-role permissions boundary (moto)', function () {
     assert.deepEqual(await defaultDoc(), JSON.parse(jobBoundaryPolicy()));
     // The controller's own role carries none: its own policy is wider than the boundary.
     assert.equal(await boundaryOf(`skydeck-${a.uid}`), undefined);
+    // On the controllers' own path, which every controller's policy denies all IAM actions on.
+    assert.equal(await pathOf(`skydeck-${a.uid}`), '/skydeck/controller/');
+    assert.equal((await iam.send(new GetInstanceProfileCommand({ InstanceProfileName: `skydeck-${a.uid}` }))).InstanceProfile?.Path, '/skydeck/controller/');
 
     // A second controller of the account and a relaunch of the first (stopped, started again): no new version.
     await launchController(here, 'ctl-b');
@@ -114,6 +118,7 @@ describe('aws job-role permissions boundary (moto)', function () {
     const before = (await versions()).length;
     const job = await launchJob(onVm, 'job-on-vm', 'vm-bkt');
     assert.deepEqual(await boundaryOf(`skydeck-${job.uid}`), { PermissionsBoundaryType: 'PermissionsBoundaryPolicy', PermissionsBoundaryArn: ARN });
+    assert.equal(await pathOf(`skydeck-${job.uid}`), '/skydeck/', 'a job role is never on the controllers\' path');
     const plain = await launchJob(here, 'job-here', 'here-bkt');
     assert.equal((await boundaryOf(`skydeck-${plain.uid}`))?.PermissionsBoundaryArn, ARN);
     // Widened on the VM (a task exec'd onto the cluster there): still bounded.

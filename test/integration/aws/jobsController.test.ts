@@ -88,13 +88,13 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     const [inst] = await instancesOf(row.uid);
     assert.equal(inst.InstanceType, 't3.small');
     const profileName = `skydeck-${row.uid}`;
-    assert.match(inst.IamInstanceProfile?.Arn ?? '', new RegExp(`:instance-profile/skydeck/${profileName}$`));
+    assert.match(inst.IamInstanceProfile?.Arn ?? '', new RegExp(`:instance-profile/skydeck/controller/${profileName}$`));
     const behaviour = await ec2.send(new DescribeInstanceAttributeCommand({ InstanceId: inst.InstanceId!, Attribute: 'instanceInitiatedShutdownBehavior' }));
     assert.equal(behaviour.InstanceInitiatedShutdownBehavior?.Value, 'stop');
 
     // 3. Its identity: a role trusted by EC2 only, with exactly the controller policy.
     const role = (await iam.send(new GetRoleCommand({ RoleName: profileName }))).Role!;
-    assert.equal(role.Path, '/skydeck/');
+    assert.equal(role.Path, '/skydeck/controller/', 'on the controllers\' own path, which every controller policy denies');
     assert.deepEqual(JSON.parse(decodeURIComponent(role.AssumeRolePolicyDocument!)).Statement,
       [{ Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }]);
     assert.ok(role.Tags?.some((t) => t.Key === TAG_UID && t.Value === row.uid));
@@ -257,7 +257,7 @@ function assertScoped(doc: { Statement: Statement[] }, uid: string, boundary: st
     ['iam:DeleteRolePermissionsBoundary', '*', null],
     [['iam:CreateRole', 'iam:PutRolePolicy', 'iam:PutRolePermissionsBoundary', 'iam:AttachRolePolicy'], '*', { StringNotEquals: { 'iam:PermissionsBoundary': boundary } }],
     [['iam:CreatePolicy', 'iam:CreatePolicyVersion', 'iam:DeletePolicy', 'iam:DeletePolicyVersion', 'iam:SetDefaultPolicyVersion', 'iam:TagPolicy', 'iam:UntagPolicy'], boundary, null],
-    ['iam:*', [`arn:aws:iam::*:role/skydeck/skydeck-${uid}`, `arn:aws:iam::*:instance-profile/skydeck/skydeck-${uid}`], null],
+    ['iam:*', ['arn:aws:iam::*:role/skydeck/controller/*', 'arn:aws:iam::*:instance-profile/skydeck/controller/*'], null],
   ]);
   assert.ok(JSON.stringify(doc).length < 10_240, 'within IAM\'s inline policy size');
 }

@@ -15,7 +15,10 @@ const ACCOUNT = '111122223333';
 const OURS = boundaryArn(ACCOUNT);
 const OTHER = `arn:aws:iam::${ACCOUNT}:policy/skydeck/wide-open`;
 const JOB_ROLE = `arn:aws:iam::${ACCOUNT}:role/skydeck/skydeck-job-1`;
-const OWN_ROLE = `arn:aws:iam::${ACCOUNT}:role/skydeck/skydeck-${UID}`;
+const OWN_ROLE = `arn:aws:iam::${ACCOUNT}:role/skydeck/controller/skydeck-${UID}`;
+/** Another user's controller in the same account: unbounded, with its own controller policy. */
+const OTHER_CONTROLLER = `arn:aws:iam::${ACCOUNT}:role/skydeck/controller/skydeck-0000aaaa-0000-4000-8000-000000000001`;
+const OTHER_CONTROLLER_PROFILE = `arn:aws:iam::${ACCOUNT}:instance-profile/skydeck/controller/skydeck-0000aaaa-0000-4000-8000-000000000001`;
 const doc = () => controllerPolicy(UID, OURS);
 /** What some later, wider statement on the same role would add: the explicit denies must still hold. */
 const WIDER = { Statement: [{ Effect: 'Allow', Action: 'iam:*', Resource: '*' }] };
@@ -54,6 +57,21 @@ describe('aws controller policy: roles it writes must carry the job boundary', (
       assert.equal(decide({ action, resource: OURS }, true), 'explicit-deny', action);
     }
     assert.equal(decide({ action: 'iam:GetPolicy', resource: OURS }), 'allow', 'the VM checks it exists');
+  });
+
+  it('no controller identity, its own or another\'s, may be passed to an instance, put in a profile, written or deleted', () => {
+    const toEc2 = { 'iam:PassedToService': 'ec2.amazonaws.com' };
+    for (const extra of [false, true]) {
+      for (const role of [OWN_ROLE, OTHER_CONTROLLER]) {
+        assert.equal(decide({ action: 'iam:PassRole', resource: role, context: toEc2 }, extra), 'explicit-deny', `PassRole ${role}`);
+        for (const action of ['iam:PutRolePolicy', 'iam:DeleteRole', 'iam:DeleteRolePolicy', 'iam:TagRole', 'iam:UpdateAssumeRolePolicy']) {
+          assert.equal(decide({ action, resource: role, context: boundary(OURS) }, extra), 'explicit-deny', `${action} ${role}`);
+        }
+      }
+      for (const action of ['iam:AddRoleToInstanceProfile', 'iam:RemoveRoleFromInstanceProfile', 'iam:DeleteInstanceProfile']) {
+        assert.equal(decide({ action, resource: OTHER_CONTROLLER_PROFILE }, extra), 'explicit-deny', action);
+      }
+    }
   });
 
   it('what it still may do: pass job roles to EC2, delete them, read them', () => {

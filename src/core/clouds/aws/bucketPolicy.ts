@@ -2,6 +2,12 @@ import { ProviderError, type BucketAccess } from '../provider';
 
 /** Where Skydeck's roles and instance profiles live in IAM: one path, so the sweep lists only ours. */
 export const IAM_PATH = '/skydeck/';
+/**
+ * A controller's own role and profile: under IAM_PATH (listed with the rest), and on a path of
+ * their own, so a controller's policy can deny every IAM action on all of them (no controller
+ * VM may pass, write or delete its own or another controller's identity). IAM paths never change.
+ */
+export const CONTROLLER_IAM_PATH = `${IAM_PATH}controller/`;
 export const POLICY_NAME = 'skydeck-buckets';
 
 /** The role and instance profile name of a cluster (IAM names: [\w+=,.@-], at most 64). */

@@ -5,7 +5,7 @@ import {
 } from '@aws-sdk/client-iam';
 import { ProviderError, TAG_UID, type BucketAccess } from '../provider';
 import { awsErrorCode, ec2Call } from './errors';
-import { EC2_TRUST, IAM_PATH, POLICY_NAME, boundedBucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
+import { CONTROLLER_IAM_PATH, EC2_TRUST, IAM_PATH, POLICY_NAME, boundedBucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
 import { CONTROLLER_POLICY_NAME, controllerPolicy } from './controllerPolicy';
 import { boundRole } from './jobBoundary';
 
@@ -56,11 +56,12 @@ export async function ensureBucketProfile(
   const PolicyDocument = s3.length ? boundedBucketPolicy(s3, ownPolicy?.length) : undefined;
   const name = profileNameOf(uid);
   const Tags = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+  const path = controller ? CONTROLLER_IAM_PATH : IAM_PATH;
   const role = await getRole(iam, name);
-  if (role && !ours(role.Tags, uid)) throw new ProviderError('config', `IAM role ${name} exists but is not this Skydeck cluster's`, 'delete or rename that role, or launch under another cluster name');
+  if (role && (!ours(role.Tags, uid) || role.Path !== path)) throw new ProviderError('config', `IAM role ${name} exists but is not this Skydeck cluster's${role.Path !== path ? ` (its path is ${role.Path}, not ${path})` : ''}`, 'delete or rename that role, or launch under another cluster name');
   if (!role) {
     await ec2Call('iam:CreateRole', () => iam.send(new CreateRoleCommand({
-      RoleName: name, Path: IAM_PATH, AssumeRolePolicyDocument: EC2_TRUST, Tags,
+      RoleName: name, Path: path, AssumeRolePolicyDocument: EC2_TRUST, Tags,
       Description: `Skydeck cluster ${tags['skydeck-cluster'] ?? uid}: ${controller ? 'managed-jobs controller' : 'its task\'s buckets'}`,
       ...(controller ? {} : { PermissionsBoundary: boundaryArn }),
     })));
@@ -73,9 +74,9 @@ export async function ensureBucketProfile(
     await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: CONTROLLER_POLICY_NAME, PolicyDocument: ownPolicy })));
   }
   let profile = await getProfile(iam, name);
-  if (profile && !ours(profile.Tags, uid)) throw new ProviderError('config', `IAM instance profile ${name} exists but is not this Skydeck cluster's`, 'delete that instance profile, or launch under another cluster name');
+  if (profile && (!ours(profile.Tags, uid) || profile.Path !== path)) throw new ProviderError('config', `IAM instance profile ${name} exists but is not this Skydeck cluster's`, 'delete that instance profile, or launch under another cluster name');
   if (!profile) {
-    profile = (await ec2Call('iam:CreateInstanceProfile', () => iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: name, Path: IAM_PATH, Tags })))).InstanceProfile;
+    profile = (await ec2Call('iam:CreateInstanceProfile', () => iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: name, Path: path, Tags })))).InstanceProfile;
   }
   if (!(profile?.Roles ?? []).some((r) => r.RoleName === name)) {
     await ec2Call('iam:AddRoleToInstanceProfile', () => iam.send(new AddRoleToInstanceProfileCommand({ InstanceProfileName: name, RoleName: name })));

@@ -8,8 +8,9 @@
 //   of reach. Tags may be set at creation by RunInstances / CreateSecurityGroup / ImportKeyPair.
 // - Security groups: created with the tag; ingress opened and groups deleted only when tagged.
 // - IAM: only roles and instance profiles under Skydeck's path (/skydeck/), which job clusters
-//   with S3 mounts get, and PassRole of those to EC2 alone. Its own role and profile are denied
-//   every IAM action, so the controller cannot widen or delete its own access; its own instance
+//   with S3 mounts get, and PassRole of those to EC2 alone. Controllers' own roles and profiles
+//   live on a path of their own (/skydeck/controller/), denied every IAM action: the controller
+//   cannot widen, pass or delete its own access, nor another controller's; its own instance
 //   is denied stop/terminate by API (it stops itself by an OS shutdown, which needs none).
 // - Every role it creates, and every role whose policy it writes, must carry the job-role
 //   permissions boundary (jobBoundary.ts: S3 object actions only), by iam:PermissionsBoundary:
@@ -32,12 +33,10 @@
 // the boundary is made), so through a role it writes and an instance it launches the VM can read
 // and write objects of any S3 bucket of the account; a role it makes may trust any principal
 // (CreateRole cannot be conditioned on the trust policy), which then gets that same S3 reach;
-// PassRole cannot be conditioned on the boundary, so it may launch an instance with another
-// controller's role (the same EC2/IAM scope as its own, plus that controller's buckets); it may
-// delete other Skydeck roles or put the boundary on another controller's role, which would stop
-// that controller's work (harm, but no widening). The VM's software is trusted with that much.
+// it may delete other Skydeck job roles, which would stop those clusters' bucket access (harm,
+// but no widening). The VM's software is trusted with that much.
 import { TAG_UID } from '../provider';
-import { IAM_PATH, profileNameOf } from './bucketPolicy';
+import { CONTROLLER_IAM_PATH, IAM_PATH } from './bucketPolicy';
 
 export const CONTROLLER_POLICY_NAME = 'skydeck-jobs-controller';
 
@@ -60,7 +59,6 @@ const tagged = { Null: { [`aws:ResourceTag/${TAG_UID}`]: 'false' } };
 
 /** The inline policy of the controller cluster `uid`'s role (JSON, no white space); `boundary`: the job-role boundary's ARN (jobBoundary.ts). */
 export function controllerPolicy(uid: string, boundary: string): string {
-  const own = profileNameOf(uid);
   const jobRoles = `arn:aws:iam::*:role${IAM_PATH}*`;
   const statements = [
     { Sid: 'Describe', Effect: 'Allow', Action: DESCRIBE, Resource: '*' },
@@ -92,7 +90,9 @@ export function controllerPolicy(uid: string, boundary: string): string {
     // With no boundary in the request (or on the role) the key is absent, and StringNotEquals matches: denied too.
     { Sid: 'OnlyBoundedRoles', Effect: 'Deny', Action: [...BOUNDED_ROLE_ACTIONS, 'iam:AttachRolePolicy'], Resource: '*', Condition: { StringNotEquals: { 'iam:PermissionsBoundary': boundary } } },
     { Sid: 'BoundaryUnchanged', Effect: 'Deny', Action: POLICY_WRITES, Resource: boundary },
-    { Sid: 'NotOwnIdentity', Effect: 'Deny', Action: 'iam:*', Resource: [`arn:aws:iam::*:role${IAM_PATH}${own}`, `arn:aws:iam::*:instance-profile${IAM_PATH}${own}`] },
+    // Its own and every other controller's identity: not passed (to an instance or a profile),
+    // written or deleted. Job roles and profiles are never on this path (bucketRole.ts).
+    { Sid: 'NoControllerIdentity', Effect: 'Deny', Action: 'iam:*', Resource: [`arn:aws:iam::*:role${CONTROLLER_IAM_PATH}*`, `arn:aws:iam::*:instance-profile${CONTROLLER_IAM_PATH}*`] },
   ];
   return JSON.stringify({ Version: '2012-10-17', Statement: statements });
 }

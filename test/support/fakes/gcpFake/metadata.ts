@@ -6,7 +6,7 @@ import * as http from 'node:http';
 import { LoopbackHttp } from '../loopbackHttp';
 import { forbidden, insufficientScopes, unauthenticated } from './bodies';
 import type { GceModel, Json } from './model';
-import { permissionsFor } from './permissions';
+import { actAsTargets, permissionsFor } from './permissions';
 
 const TOKEN_PREFIX = 'fake-vm-token:';
 const SCOPES = ['https://www.googleapis.com/auth/compute', 'https://www.googleapis.com/auth/cloud-platform'];
@@ -52,7 +52,9 @@ export class GceMetadataFake extends LoopbackHttp {
 /**
  * A request made with an instance's token: allowed while that instance exists, its scopes cover
  * the API, and the project's IAM policy gives its service account roles holding every permission
- * the call needs (permissions.ts; GCP checks both: scopes cap the token, IAM decides). Refusals
+ * the call needs (permissions.ts; GCP checks both: scopes cap the token, IAM decides); an account
+ * the call attaches needs iam.serviceAccounts.actAs on that account itself (a project role, or a
+ * role in the account's own policy: actAsTargets). Refusals
  * are shaped as Compute sends them: 401, 403 insufficientPermissions (scopes), 403 forbidden (IAM).
  */
 export function vmTokenCheck(m: GceModel, authorization: string | undefined, method: string, path: string, body?: Json): void {
@@ -65,6 +67,11 @@ export function vmTokenCheck(m: GceModel, authorization: string | undefined, met
   const { permissions, resource } = permissionsFor(method, path, body);
   const missing = permissions.find((p) => !accounts.some((sa) => m.iam.allows(sa.email, p)));
   if (missing) throw forbidden(missing, resource);
+  for (const target of actAsTargets(method, path, body).map((e) => (e === 'default' ? m.iam.defaultAccount : e))) {
+    if (!accounts.some((sa) => m.iam.allowsOn(sa.email, 'iam.serviceAccounts.actAs', target))) {
+      throw forbidden('iam.serviceAccounts.actAs', `projects/${m.project}/serviceAccounts/${target}`);
+    }
+  }
 }
 
 /** The bearer token the fake accepts as instance `zone/name`'s own (what its metadata server hands out). */

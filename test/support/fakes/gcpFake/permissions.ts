@@ -23,6 +23,8 @@ export function permissionsFor(method: string, path: string, body?: Json): Neede
     const p = method === 'GET' ? 'storage.buckets.getIamPolicy' : method === 'PUT' ? 'storage.buckets.setIamPolicy' : undefined;
     return { permissions: [bucket && p ? p : `unmapped ${method} ${path}`], resource: `projects/_/buckets/${bucket ?? '?'}` };
   }
+  const accountPolicy = /^\/v1\/projects\/([^/]+)\/serviceAccounts\/([^/:]+):(getIamPolicy|setIamPolicy)$/.exec(path);
+  if (accountPolicy) return { permissions: [`iam.serviceAccounts.${accountPolicy[3]}`], resource: `projects/${accountPolicy[1]}/serviceAccounts/${accountPolicy[2]}` };
   const policy = /^\/v1\/projects\/([^/:]+):(getIamPolicy|setIamPolicy)$/.exec(path);
   if (policy) return { permissions: [`resourcemanager.projects.${policy[2]}`], resource: `projects/${policy[1]}` };
   const m = /^\/v1\/projects\/([^/]+)\/(.*)$/.exec(path);
@@ -84,6 +86,17 @@ function insertPermissions(b: Json): string[] {
   // The default network is a VPC: its region's subnet is used, and an external IP on it.
   if (nics.length) out.push('compute.subnetworks.use');
   if (nics.some((n) => ((n.accessConfigs ?? []) as unknown[]).length)) out.push('compute.subnetworks.useExternalIp');
-  if (((b.serviceAccounts ?? []) as unknown[]).length) out.push('compute.instances.setServiceAccount', 'iam.serviceAccounts.actAs');
+  // iam.serviceAccounts.actAs is checked on each account itself (actAsTargets), not on the project.
+  if (((b.serviceAccounts ?? []) as unknown[]).length) out.push('compute.instances.setServiceAccount');
   return [...new Set(out)];
+}
+
+/**
+ * The service accounts a call attaches (instances.insert's serviceAccounts[].email, "default"
+ * as given): GCP checks iam.serviceAccounts.actAs on each of them, which the caller holds by a
+ * project role or by a role in that account's own policy.
+ */
+export function actAsTargets(method: string, path: string, body?: Json): string[] {
+  if (method !== 'POST' || !/^\/compute\/v1\/projects\/[^/]+\/zones\/[^/]+\/instances$/.test(path)) return [];
+  return ((body?.serviceAccounts ?? []) as Json[]).map((sa) => String(sa.email ?? ''));
 }

@@ -7,7 +7,8 @@
 // cluster: the fake refuses any call whose IAM permission (permissions.ts, from GCP's
 // references) the role lacks, and every call made is checked against the role afterwards, so a
 // new provider call without a role update fails here. It may not widen itself. Down removes the
-// binding and the account with proof; an account no row owns is listed by the leak sweep.
+// binding and the account with proof; an account no row owns is listed by the leak sweep. The
+// controller's jobs account (job clusters with GCS mounts): controllerJobsAccount.test.ts.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -25,7 +26,7 @@ import { controllerClusterName, controllerInstanceType, controllerTaskText } fro
 import type { ControllerPlace } from '../../../src/core/managed';
 import { CONTROLLER_PERMISSIONS, controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
-import { bucketAccountId } from '../../../src/core/clouds/gcp/bucketIdentity';
+import { bucketAccountId, jobsAccountId } from '../../../src/core/clouds/gcp/accountTags';
 import { CLOUD_PLATFORM_SCOPE } from '../../../src/core/clouds/gcp/launch';
 import { DEFAULT_ARM_IMAGE, DEFAULT_IMAGE } from '../../../src/core/clouds/gcp/options';
 import { gcpRest } from '../../../src/core/clouds/gcp/iamRest';
@@ -183,12 +184,15 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     const email = emailOf(row.uid);
     await grantControllerBuckets(ctx, row, ['name: j\nresources: {cloud: gcp}\nfile_mounts:\n  /in: gs://jobs-in/data\nrun: ls /in\n'], {});
     const binding = () => bed.fake.bucketIam.buckets.get('jobs-in')!.bindings.filter((b) => b.role === BUCKET_ROLE);
-    assert.deepEqual(binding().flatMap((b) => b.members), [`serviceAccount:${email}`]);
+    // The VM's own account (it looks the bucket up) and the jobs account its job clusters run as.
+    const jobs = serviceAccountEmail(jobsAccountId(row.uid), PROJECT);
+    assert.deepEqual(binding().flatMap((b) => b.members), [`serviceAccount:${email}`, `serviceAccount:${jobs}`]);
     assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted, 'the controller role is untouched');
     const r = await down(ctx, row.name);
     assert.ok(r.cleaned, r.notes.join('\n'));
-    assert.deepEqual(binding().flatMap((b) => b.members), [], 'the row recorded the bucket: its down revoked it');
+    assert.deepEqual(binding().flatMap((b) => b.members), [], 'the row recorded the bucket: its down revoked both');
     assert.equal(iam().accounts.has(email), false);
+    assert.equal(iam().accounts.has(jobs), false);
   });
 
   it('an account no row owns (its instances ended without a down) is listed by the sweep and deleted with its binding', async () => {
@@ -202,12 +206,16 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     const sweep = await findLeakedInstances(ctx, ['gcp']);
     assert.deepEqual(sweep.errors, []);
     const stray = (sweep.strayIdentities ?? []).filter((s) => s.uid === row.uid);
-    assert.deepEqual(stray.map((s) => [s.kind, s.name, s.cluster]), [['service account', email, 'skydeck-jobs-orphan']]);
+    const jobs = serviceAccountEmail(jobsAccountId(row.uid), PROJECT);
+    assert.deepEqual(stray.map((s) => [s.kind, s.name, s.cluster]), [['service account', email, 'skydeck-jobs-orphan'], ['service account', jobs, 'skydeck-jobs-orphan']]);
     const del = await deleteStrayIdentity(ctx, stray[0]);
     assert.ok(del.deleted, del.message);
     assert.match(del.message, new RegExp(`deleted project role binding ${ROLE} of ${email}`));
+    assert.match(del.message, new RegExp(`deleted service account ${jobs} \\(proof: serviceAccounts\\.get answers 404\\)`));
     assert.deepEqual(bound(), []);
     assert.equal(iam().accounts.has(email), false);
+    assert.equal(iam().accounts.has(jobs), false, 'the controller\'s jobs account went with it');
+    assert.deepEqual(await deleteStrayIdentity(ctx, stray[1]), { deleted: true, message: `service account ${jobs} was already gone` });
   });
 
   it('a role someone widened is set back to exactly the list by the next controller launch', async () => {

@@ -12,7 +12,10 @@ import { customRoleName, type RoleSpec } from './customRole';
 //                               compute.instances.setMetadata (ssh-keys, tags), compute.instances.setTags
 //                               (the firewall's network tag), compute.subnetworks.use and
 //                               compute.subnetworks.useExternalIp (the default VPC's subnet, a public
-//                               IP), compute.images.useReadOnly (a task's own image_id in the project)
+//                               IP), compute.images.useReadOnly (a task's own image_id in the project),
+//                               compute.instances.setServiceAccount (a job cluster with GCS mounts
+//                               runs as the controller's jobs account), and iam.serviceAccounts.actAs
+//                               on that one account, granted in its own policy (below)
 //   instances.start / resume / stop / delete   compute.instances.start / resume / stop / delete
 //   zoneOperations.wait         compute.zoneOperations.get
 //   firewalls.get               compute.firewalls.get
@@ -24,15 +27,19 @@ import { customRoleName, type RoleSpec } from './customRole';
 // The project id comes from the metadata server (google-auth-library's ADC on GCE): no call.
 //
 // Left out on purpose, so the controller cannot widen itself:
-// - iam.serviceAccounts.actAs (and instances.setServiceAccount). IAM Conditions' resource
-//   attributes do not cover IAM service accounts (cloud.google.com/iam/docs/conditions-resource-
-//   attributes lists no iam.googleapis.com), so actAs cannot be narrowed to Skydeck's skydeck-b-
-//   accounts by resource.name at the project; granted there it would reach every account of the
-//   project, the Compute Engine default one (Editor) included. Job clusters therefore get no
-//   service account from this controller: a job task that mounts GCS buckets (a per-cluster
-//   account bound on its buckets) or asks autodown (the skydeck-autodown account) is refused by
-//   IAM on it, with the permission named (iam.serviceAccounts.get / create). Without actAs,
-//   creating or deleting accounts would serve nothing, so they are not granted either.
+// - iam.serviceAccounts.actAs on the project. IAM Conditions' resource attributes do not cover
+//   IAM service accounts (cloud.google.com/iam/docs/conditions-resource-attributes lists no
+//   iam.googleapis.com), so actAs cannot be narrowed to Skydeck's accounts by resource.name at
+//   the project; granted there it would reach every account of the project, the Compute Engine
+//   default one (Editor) included. Instead this machine makes one account per controller, the
+//   jobs account (jobsAccount.ts, skydeck-j-), and grants the controller's account
+//   roles/iam.serviceAccountUser in that account's own IAM policy only: a job cluster with GCS
+//   mounts runs as it (granted the job's buckets at submit, controllerBuckets.ts), and attaching
+//   any other account is refused by IAM. So compute.instances.setServiceAccount (in the list)
+//   reaches that account only: on a stopped VM of the project too, whose software then gets the
+//   jobs' buckets (no more than setMetadata already gives, below). A job task asking autodown is
+//   refused (the autodown account cannot be attached; the controller ends its clusters itself).
+//   Creating or deleting accounts would serve nothing, so they are not granted either.
 // - Every IAM policy write (projects.setIamPolicy, roles.*, storage.buckets.setIamPolicy) and
 //   service-account keys: the role and its binding are made by this machine's credentials at the
 //   controller's launch, and its buckets are granted from here too (controllerBuckets.ts).
@@ -59,7 +66,7 @@ export const CONTROLLER_PERMISSIONS: readonly string[] = [
   'compute.firewalls.create', 'compute.firewalls.delete', 'compute.firewalls.get', 'compute.firewalls.update',
   'compute.globalOperations.get', 'compute.images.useReadOnly',
   'compute.instances.create', 'compute.instances.delete', 'compute.instances.list', 'compute.instances.resume',
-  'compute.instances.setLabels', 'compute.instances.setMetadata', 'compute.instances.setTags',
+  'compute.instances.setLabels', 'compute.instances.setMetadata', 'compute.instances.setServiceAccount', 'compute.instances.setTags',
   'compute.instances.start', 'compute.instances.stop',
   'compute.machineTypes.list', 'compute.networks.updatePolicy',
   'compute.subnetworks.use', 'compute.subnetworks.useExternalIp',

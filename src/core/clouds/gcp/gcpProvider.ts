@@ -9,6 +9,7 @@ import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { AutodownIdentities } from './autodownIdentity';
 import { deleteBucketIdentity, ensureBucketIdentity, gcsAccess, listBucketIdentities, undoBucketIdentity } from './bucketIdentity';
 import { grantBucketsToAccount } from './bucketGrant';
+import { existingJobsAccount, jobsAccountEmail, JOBS_ACCOUNT_ENV } from './jobsAccount';
 import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIdentity';
 import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
@@ -28,11 +29,17 @@ export class GcpProvider implements Provider {
   readonly cloud = 'gcp';
   /**
    * A controller cluster's VM runs as its own account bound to the controller role
-   * (controllerRole.ts). No controllerNodeEnv: on the VM, google-auth-library's ADC finds the
-   * account's token and the project id on the metadata server, and a task naming no region goes
-   * to the provider's default (us-central1) there as here.
+   * (controllerRole.ts). On the VM, google-auth-library's ADC finds the account's token and the
+   * project id on the metadata server, and a task naming no region goes to the provider's
+   * default (us-central1) there as here; controllerNodeEnv names the account job clusters run as.
    */
   readonly controllerIdentity = true;
+  /**
+   * Set on a controller VM only (JOBS_ACCOUNT_ENV): the controller's jobs account
+   * (jobsAccount.ts), which a job cluster with GCS mounts runs as instead of an account of its
+   * own (the VM may neither create accounts nor attach any other).
+   */
+  private readonly jobsAccount?: string;
   readonly clients: GcpClients;
   private readonly zones: GcpZoneTable;
   private key?: LocalKey;
@@ -43,6 +50,13 @@ export class GcpProvider implements Provider {
     this.clients = new GcpClients(opts);
     this.zones = new GcpZoneTable(opts.zones);
     this.autodown = new AutodownIdentities({ c: this.clients, backoffMs: opts.pollMs ?? 2000, log: opts.log });
+    this.jobsAccount = opts.jobsAccount ?? ((opts.env ?? process.env)[JOBS_ACCOUNT_ENV] || undefined);
+  }
+
+  /** The CLI on a controller VM launches job clusters with GCS mounts as the controller's jobs account. */
+  controllerNodeEnv(ref: ClusterRef): Record<string, string> {
+    const project = ref.account ?? this.opts.project;
+    return project ? { [JOBS_ACCOUNT_ENV]: jobsAccountEmail(ref.uid, project) } : {};
   }
 
   zonesOf(region: string): string[] {
@@ -60,6 +74,13 @@ export class GcpProvider implements Provider {
   }
 
   async runInstances(req: RunRequest): Promise<RunResult> {
+    // On a controller VM: a job cluster's nodes run as the jobs account (GCS) or as none.
+    const onController = !!this.jobsAccount && !req.placement.jobsController;
+    if (onController && req.autostop?.down) {
+      // Its head would need an account with the autodown role, which the VM may not attach.
+      throw new ProviderError('config', `GCP: job cluster ${req.clusterName} cannot autodown: the managed-jobs controller VM ends its job clusters itself and may attach no autodown account`,
+        'drop autostop down from the job\'s task (the controller tears the cluster down when the job ends)');
+    }
     const w = await this.waitOpts(req.account);
     const zone = req.placement.zone ?? req.zone ?? this.zonesOf(req.placement.region ?? req.region ?? this.defaultRegion())[0];
     if (!zone) throw new ProviderError('config', `no zone known for GCP region ${req.placement.region ?? req.region}`, 'name a zone in the task (infra: gcp/REGION/ZONE)');
@@ -69,14 +90,14 @@ export class GcpProvider implements Provider {
     const existing = await this.list(w.project, req.uid);
     const iam = this.iamOpts(w.project);
     try {
-      const bucketAccount = await ensureBucketIdentity(iam, req);
+      const bucketAccount = onController ? (gcsAccess(req.placement.bucketAccess).length ? this.jobsAccount : undefined) : await ensureBucketIdentity(iam, req);
       return await launch({
         c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid),
         catalog: () => this.catalog(regionOfZone(zone), zone),
         autodownAccount: () => this.autodown.account(w.project), backoffMs: w.pollMs, log: this.opts.log, bucketAccount,
       }, req, existing);
     } catch (e) {
-      await undoBucketIdentity(iam, req, async () => (await this.list(w.project, req.uid)).length > 0);
+      if (!onController) await undoBucketIdentity(iam, req, async () => (await this.list(w.project, req.uid)).length > 0);
       throw e;
     }
   }
@@ -122,7 +143,8 @@ export class GcpProvider implements Provider {
     if (list.length === all.length) {
       await deleteFirewall(this.clients, w, ref.uid);
       // A controller's goes at its down instead (releaseIdentities), where each step is proved and said.
-      if (gcsAccess(ref.bucketAccess).length && !ref.jobsController) await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
+      // A job cluster launched by a controller VM ran as the controller's jobs account, which stays.
+      if (gcsAccess(ref.bucketAccess).length && !ref.jobsController && !this.jobsAccount) await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
     }
   }
 
@@ -210,6 +232,11 @@ export class GcpProvider implements Provider {
   async grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
     const w = await this.waitOpts(ref.account);
     return grantBucketsToAccount(this.iamOpts(w.project), ref, access, ref.bucketAccess ?? []);
+  }
+
+  /** A managed-jobs controller without a jobs account (launched by an older Skydeck) is refused before anything is recorded. */
+  async checkBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<void> {
+    if (ref.jobsController && gcsAccess(access).length) await existingJobsAccount(this.iamOpts((await this.waitOpts(ref.account)).project), ref.uid);
   }
 
   /**

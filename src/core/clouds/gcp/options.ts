@@ -37,6 +37,11 @@ export interface GcpProviderOptions {
   /** Operation polling: interval between waits and the give-up bound (ms). */
   pollMs?: number;
   operationTimeoutMs?: number;
+  /**
+   * On a managed-jobs controller VM: the e-mail of the controller's jobs account, which job
+   * clusters with GCS mounts run as (jobsAccount.ts). Default: $SKYDECK_GCP_JOBS_ACCOUNT of `env`.
+   */
+  jobsAccount?: string;
   /** Diagnostics (never secrets). */
   log?(message: string): void;
 }

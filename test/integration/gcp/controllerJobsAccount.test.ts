@@ -109,6 +109,8 @@ describe('gcp managed-jobs controller: the jobs account its job clusters with GC
     assert.deepEqual(node.serviceAccounts, [{ email: jobs, scopes: [STORAGE_RW_SCOPE] }]);
     assert.ok(bed.fake.bucketIam.buckets.get('jobs-in')!.bindings.some((b) => b.role === BUCKET_ROLE && b.members.includes(`serviceAccount:${jobs}`)));
     assert.deepEqual([...iam().accounts.keys()].sort(), accounts, 'the VM created no account');
+    // A job cluster's launch resumed on the VM (its row existed) asks for its buckets again: granted at submit already.
+    assert.deepEqual(await p.grantBuckets!(job, job.placement.bucketAccess!), { identity: `service account ${jobs}`, changed: false });
     await p.terminateInstances(job);
     await p.waitInstances(job, 'terminated', 5000);
     assert.ok(iam().accounts.has(jobs), 'a job cluster\'s end leaves the controller\'s jobs account');

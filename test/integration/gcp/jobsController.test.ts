@@ -155,7 +155,7 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     });
     for (const who of ['default', email]) await assert.rejects(vmAs(who), /compute\.instances\.setServiceAccount|iam\.serviceAccounts\.actAs/, who);
     assert.equal([...bed.fake.model.instances.values()].some((i) => i.name === 'escape-1'), false);
-    // So a job whose cluster needs its own account (GCS mounts) is refused by IAM, naming what is missing.
+    // A node not told its jobs account (controllerNodeEnv) would make the job cluster its own account: refused by IAM.
     const asDefault = runRequest({ zone: ZONE });
     await assert.rejects(p.runInstances({ ...asDefault, placement: { ...asDefault.placement, bucketAccess: [{ store: 'gcs', bucket: 'data-bkt' }] } }),
       (e: Error) => /iam\.serviceAccounts\.get/.test(e.message));

@@ -230,6 +230,9 @@ export class GcpProvider implements Provider {
 
   /** New GCS buckets for a reused cluster's account (bucketGrant.ts); `ref.bucketAccess` is what it was given. */
   async grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
+    // On a controller VM (a job cluster's launch resumed after a restart): its nodes run as the
+    // jobs account, granted the job's buckets from the submitting machine; the VM may grant nothing.
+    if (this.jobsAccount && !ref.jobsController) return { identity: `service account ${this.jobsAccount}`, changed: false };
     const w = await this.waitOpts(ref.account);
     return grantBucketsToAccount(this.iamOpts(w.project), ref, access, ref.bucketAccess ?? []);
   }

@@ -230,7 +230,7 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     assert.deepEqual(bound(), [`serviceAccount:${emailOf(row.uid)}`]);
   });
 
-  it('a stopped controller started again (the next jobs launch) sets a role changed meanwhile back too', async () => {
+  it('a stopped controller started again (the next jobs launch) sets a role, binding and jobs-account use changed meanwhile back too', async () => {
     const row = await launchController();
     const p = ctx.providers!.get('gcp')!;
     await p.stopInstances({ uid: row.uid });
@@ -239,17 +239,20 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     const r = iam().roles.get(ROLE)!;
     r.includedPermissions = [...r.includedPermissions, 'iam.serviceAccounts.actAs'];
     iam().bindings = iam().bindings.filter((b) => b.role !== ROLE); // and its binding removed
+    const jobs = serviceAccountEmail(jobsAccountId(row.uid), PROJECT);
+    iam().accountPolicies.delete(jobs); // and the controller's use of its jobs account
     const again = await launchController();
     assert.equal(again.uid, row.uid, 'started, not a new VM');
     assert.equal(again.status, 'UP');
     assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted);
     assert.deepEqual(bound(), [`serviceAccount:${emailOf(row.uid)}`]);
+    assert.deepEqual(iam().accountPolicies.get(jobs)?.bindings, [{ role: 'roles/iam.serviceAccountUser', members: [`serviceAccount:${emailOf(row.uid)}`] }]);
   });
 
   it('a caller who may not attach the new account to the VM: the controller and the fix are named; nothing is left', async () => {
     iam().callerLacks.add('iam.serviceAccounts.actAs');
     await assert.rejects(launchController(), /GCP managed-jobs controller: your account may not attach the service account skydeck-b-[0-9a-f]{20}@.*iam\.serviceAccounts\.actAs/s);
-    assert.deepEqual([...iam().accounts.keys()].filter((x) => x.startsWith('skydeck-b-')), []);
+    assert.deepEqual([...iam().accounts.keys()].filter((x) => /^skydeck-[bj]-/.test(x)), [], 'its jobs account too');
     assert.deepEqual(bound(), [], 'the binding went with the account');
   });
 

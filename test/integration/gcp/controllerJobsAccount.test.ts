@@ -5,8 +5,9 @@
 // launches a job cluster with a GCS mount running as it, creating no account; the fake checks
 // actAs per attached account, so the VM may attach no other account. A job asking autodown is
 // refused before anything is made. The controller's down deletes the jobs account and its bucket
-// bindings with proof. The fake serves no object data, so reading and writing the bucket is shown
-// by what GCP decides it on: the node's account and scope, and the bucket's policy.
+// bindings with proof. The job node writes and reads the bucket on the GCS fake with its instance
+// token, which the GCS fake decides by the Compute fake's state: the instance's account and scope,
+// and that account's binding in the bucket's policy (as GCS decides it).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -29,6 +30,7 @@ import { DEFAULT_IMAGE } from '../../../src/core/clouds/gcp/options';
 import { vmToken } from '../../support/fakes/gcpFake/metadata';
 import { permissionsFor } from '../../support/fakes/gcpFake/permissions';
 import type { FakeInstance } from '../../support/fakes/gcpFake/model';
+import { GcsFake } from '../../support/fakes/gcsFake/server';
 import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 const ZONE = 'us-central1-a';
@@ -111,6 +113,7 @@ describe('gcp managed-jobs controller: the jobs account its job clusters with GC
     assert.deepEqual([...iam().accounts.keys()].sort(), accounts, 'the VM created no account');
     // A job cluster's launch resumed on the VM (its row existed) asks for its buckets again: granted at submit already.
     assert.deepEqual(await p.grantBuckets!(job, job.placement.bucketAccess!), { identity: `service account ${jobs}`, changed: false });
+    await nodeUsesBucket(job.uid);
     await p.terminateInstances(job);
     await p.waitInstances(job, 'terminated', 5000);
     assert.ok(iam().accounts.has(jobs), 'a job cluster\'s end leaves the controller\'s jobs account');
@@ -123,6 +126,38 @@ describe('gcp managed-jobs controller: the jobs account its job clusters with GC
     assert.ok(needed.has('compute.instances.setServiceAccount'));
     assert.deepEqual([...needed].filter((x) => !CONTROLLER_PERMISSIONS.includes(x)), [], 'every call the VM made is in its role');
   });
+
+  /**
+   * The job's node writes data/out.txt and reads it back with its own instance token, on a GCS
+   * fake that decides such tokens by the instance's account, scope and bucket binding; a node of
+   * a job cluster without GCS mounts (no account) is refused with GCS's 403.
+   */
+  async function nodeUsesBucket(uid: string): Promise<void> {
+    const gcs = await new GcsFake().start();
+    try {
+      const made = await fetch(`${gcs.endpoint}/storage/v1/b?project=${PROJECT}`, { method: 'POST', headers: { authorization: 'Bearer fake-token', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'jobs-in' }) });
+      assert.equal(made.status, 200);
+      gcs.deciders.push((token, bucket) => {
+        const at = /^fake-vm-token:(.+)$/.exec(token)?.[1];
+        if (!at) return undefined;
+        const sa = (bed.fake.model.instances.get(at)?.serviceAccounts as { email: string; scopes: string[] }[] | undefined)?.[0];
+        const scoped = !!sa?.scopes.some((x) => x === STORAGE_RW_SCOPE || x === CLOUD_PLATFORM_SCOPE);
+        return { who: sa?.email ?? `instance ${at}`, allowed: !!sa && scoped && !!bucket && bucketMembers().includes(`serviceAccount:${sa.email}`) };
+      });
+      const as = (vm: FakeInstance) => ({ authorization: `Bearer ${vmToken(vm.zone as string, vm.name as string)}` });
+      const [node] = instancesOf(uid);
+      const put = await fetch(`${gcs.endpoint}/upload/storage/v1/b/jobs-in/o?uploadType=media&name=data%2Fout.txt`, { method: 'POST', headers: { ...as(node), 'content-type': 'text/plain' }, body: 'from the job' });
+      assert.equal(put.status, 200, await put.clone().text());
+      const got = await fetch(`${gcs.endpoint}/storage/v1/b/jobs-in/o/data%2Fout.txt?alt=media`, { headers: as(node) });
+      assert.equal(await got.text(), 'from the job');
+      const plain = runRequest({ zone: ZONE });
+      await vmProvider((await ctx.store.read((db) => getCluster(db, controllerClusterName(PLACE))))!).runInstances(plain);
+      const refused = await fetch(`${gcs.endpoint}/storage/v1/b/jobs-in/o/data%2Fout.txt?alt=media`, { headers: as(instancesOf(plain.uid)[0]) });
+      assert.equal(refused.status, 403, 'a node without the jobs account may not read the bucket');
+    } finally {
+      await gcs.stop();
+    }
+  }
 
   it('the VM may attach the jobs account and no other: the default, the autodown, its own and another cluster\'s are refused (actAs)', async () => {
     const ctl = await launchController();

@@ -2,8 +2,9 @@
 // It talks back in lines on stdout — `progress TEXT`, `error KIND TEXT`, `ok RUNTIME` — and
 // leaves the runtime's own output on stderr (the error message quotes its tail).
 // Arguments: $1 candidate runtimes (space-separated), $2 image, $3 container name, $4 uid,
-// $5 "gpu" or "", $6 the reaper's Python, then the host paths to bind-mount at the same path. Stdin: the registry
-// login (three lines) or nothing.
+// $5 "gpu" or "", $6 the reaper's Python, $7 the directory for what the node learnt about its
+// runtime (empty: the node's ~/.skydeck), then the host paths to bind-mount at the same path.
+// Stdin: the registry login (three lines) or nothing.
 
 /** PID 1 of the container: reaps every orphan (a job's daemons, exited drivers), so a dead
  *  process never lingers as a zombie the agent's liveness check would have to wait out. */
@@ -21,7 +22,8 @@ export const NEEDS = 'python3 -c "import sys,sqlite3; sys.exit(0 if sys.version_
 
 export const NODE_SCRIPT = `
 set -u
-RTS=$1 IMG=$2 NAME=$3 UID_=$4 GPU=$5 REAPER_PY=$6; shift 6
+RTS=$1 IMG=$2 NAME=$3 UID_=$4 GPU=$5 REAPER_PY=$6 HINTS=$7; shift 7
+[ -n "$HINTS" ] || HINTS=\${HOME:+$HOME/.skydeck}
 RT=
 for c in $RTS; do if command -v "$c" >/dev/null 2>&1; then RT=$c; break; fi; done
 if [ -z "$RT" ]; then echo "error no-runtime no container runtime ($RTS) on $(uname -n)"; exit 3; fi
@@ -65,22 +67,33 @@ else
   if [ "$GPU" = gpu ]; then
     if [ "$RT" = docker ]; then GPUFLAGS="--gpus all"; else GPUFLAGS="--device nvidia.com/gpu=all"; fi
   fi
-  ULIM=
+  # A VM without CAP_SYS_RESOURCE refuses the runtime's default limits, and crun refuses
+  # hybrid cgroup hierarchies: then the shell's own limits (and runc) are used. A host that
+  # needed them once is marked, so its later starts skip the failing try (2-4 s each).
+  own_limits() {
+    hn=$(ulimit -Hn); hu=$(ulimit -Hp 2>/dev/null || ulimit -Hu 2>/dev/null || echo 32768)
+    # (dash names the process limit -p, bash -u; podman itself runs with at most 32768)
+    case $hu in ''|*[!0-9]*) hu=32768 ;; esac; [ "$hu" -gt 32768 ] && hu=32768
+    case $hn in ''|*[!0-9]*) hn=1048576 ;; esac
+    ULIM="--ulimit nofile=$hn:$hn --ulimit nproc=$hu:$hu"; extra=
+    if [ "$RT" = podman ] && command -v runc >/dev/null 2>&1; then extra="--runtime runc"; fi
+  }
+  HINT=\${HINTS:+$HINTS/container-own-limits-$RT}
+  ULIM= extra= started=
   echo "progress starting container $NAME"
-  if ! out=$(run "" "$@" 2>&1); then
-    # A VM without CAP_SYS_RESOURCE refuses the runtime's default limits, and crun refuses
-    # hybrid cgroup hierarchies: one retry with the shell's own limits (and runc) when so.
+  if [ -n "$HINT" ] && [ -f "$HINT" ]; then
+    own_limits
+    if out=$(run "$extra" "$@" 2>&1); then started=1
+    else "$RT" rm -f "$NAME" >/dev/null 2>&1; rm -f "$HINT"; ULIM= extra=; fi
+  fi
+  if [ -z "$started" ] && ! out=$(run "" "$@" 2>&1); then
     case $out in
       *rlimit*|*"hybrid mode"*)
         "$RT" rm -f "$NAME" >/dev/null 2>&1
-        hn=$(ulimit -Hn); hu=$(ulimit -Hp 2>/dev/null || ulimit -Hu 2>/dev/null || echo 32768)
-        # (dash names the process limit -p, bash -u; podman itself runs with at most 32768)
-        case $hu in ''|*[!0-9]*) hu=32768 ;; esac; [ "$hu" -gt 32768 ] && hu=32768
-        case $hn in ''|*[!0-9]*) hn=1048576 ;; esac
-        ULIM="--ulimit nofile=$hn:$hn --ulimit nproc=$hu:$hu"; extra=
-        if [ "$RT" = podman ] && command -v runc >/dev/null 2>&1; then extra="--runtime runc"; fi
+        own_limits
         echo "progress retrying with the node's own limits ($ULIM \${extra:-})"
-        if ! out=$(run "$extra" "$@" 2>&1); then echo "$out" >&2; echo "error start could not start a container of $IMG"; exit 6; fi ;;
+        if ! out=$(run "$extra" "$@" 2>&1); then echo "$out" >&2; echo "error start could not start a container of $IMG"; exit 6; fi
+        if [ -n "$HINT" ]; then mkdir -p "$HINTS" 2>/dev/null && : > "$HINT" 2>/dev/null || true; fi ;;
       *) echo "$out" >&2; echo "error start could not start a container of $IMG"; exit 6 ;;
     esac
   fi

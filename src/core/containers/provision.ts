@@ -16,6 +16,8 @@ export interface ContainerPlan {
   gpu: boolean;
   auth?: RegistryAuth;
   runtimes?: string[];
+  /** Where the node keeps what it learnt about its runtime (unset: the node's ~/.skydeck). */
+  hintDir?: string;
 }
 
 /** A node's container could not be readied: `message` names the node, the cause and the fix. */
@@ -51,7 +53,7 @@ export async function provisionContainer(host: Transport, plan: ContainerPlan, p
     else if (word === 'error') error = { kind: rest[0], text: rest.slice(1).join(' ') };
   };
   const lines = scriptLines(onLine);
-  const argv = [(plan.runtimes ?? DEFAULT_RUNTIMES).join(' '), plan.image, plan.name, plan.uid, plan.gpu ? 'gpu' : '', REAPER, ...plan.binds];
+  const argv = [(plan.runtimes ?? DEFAULT_RUNTIMES).join(' '), plan.image, plan.name, plan.uid, plan.gpu ? 'gpu' : '', REAPER, plan.hintDir ?? '', ...plan.binds];
   const r = await host.exec(['/bin/sh', '-c', NODE_SCRIPT, 'sh', ...argv], {
     stdin: authStdin(plan.auth),
     onStdout: lines.onStdout,

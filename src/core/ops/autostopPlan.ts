@@ -8,7 +8,8 @@
 //   cluster's instances with it.
 // - azure: a shut-down VM keeps billing until deallocated, so both need ARM: the head gets a
 //   system-assigned identity with a role on the cluster's resource group only (azure/identity.ts)
-//   — Virtual Machine Contributor to deallocate, Contributor to delete the group (autodown).
+//   — the custom role "Skydeck autostop" (VM read and deallocate, azure/autostopRole.ts) to
+//   deallocate, Contributor to delete the group (autodown).
 // - kubernetes: pods have no stopped state, so only autodown: the head pod deletes the
 //   cluster's pods with its own ServiceAccount, whose Role allows that on exactly these pods
 //   (kubernetes/headAccess.ts; made only for a launch with --down).

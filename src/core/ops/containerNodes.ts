@@ -10,6 +10,7 @@ import type { Transport } from '../transport';
 import type { OpsContext } from './context';
 import { readHandle } from './clusterHandle';
 import { installRuntime } from '../containers/installRuntime';
+import { skydeckHome } from '../cost/home';
 
 /** Clouds whose nodes get a runtime installed when their image lacks one. */
 export const INSTALLING_CLOUDS = ['aws', 'gcp', 'azure'] as const;
@@ -37,7 +38,9 @@ export async function provisionAllNodes(ctx: OpsContext, row: ClusterRecord, pla
     const results = await Promise.allSettled(hosts.map(async (t, i) => {
       // A cloud node gets a runtime from its OS packages; an ssh host is used as it is.
       if (install) await installRuntime(t, plan.runtimes, (line) => ctx.progress(line));
-      return provisionContainer(t, { ...plan, binds: i === 0 ? plan.binds : [] }, (line) => ctx.progress(line));
+      // This machine's node keeps its runtime hints in the user's Skydeck home (SKYDECK_HOME).
+      const hintDir = row.provider === 'local' ? skydeckHome() : undefined;
+      return provisionContainer(t, { ...plan, binds: i === 0 ? plan.binds : [], hintDir }, (line) => ctx.progress(line));
     }));
     const runtimes = results.map((r) => (r.status === 'fulfilled' ? r.value.runtime : ''));
     const handle: ContainerHandle = { runtime: runtimes[0], name: plan.name, image: plan.image, ...(hosts.length > 1 ? { workerRuntimes: runtimes.slice(1) } : {}) };

@@ -14,11 +14,12 @@ import { down, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { ensureBucketProfile } from '../../../src/core/clouds/aws/bucketRole';
+import { ensureJobBoundary } from '../../../src/core/clouds/aws/jobBoundary';
 import { runCli } from '../../../src/cli/main';
 import { EC2_TRUST } from '../../../src/core/clouds/aws/bucketPolicy';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
 import { task } from '../../unit/task/helpers';
-import { REGION, startBed, type AwsBed, bedOpsContext } from './helpers';
+import { MOTO_ACCOUNT, REGION, startBed, type AwsBed, bedOpsContext } from './helpers';
 
 const RESOURCES = 'resources:\n  infra: aws/us-east-1\n  instance_type: t3.micro\n';
 
@@ -145,7 +146,7 @@ describe('aws: per-cluster instance profile for the task\'s S3 buckets (issue 16
   it('skydeck leaks names a bucket role whose cluster no row owns, and not the role of a cluster that has a row', async () => {
     const row = await launch('owned', 'file_mounts:\n  /d: s3://owned-bkt\n');
     const uid = randomUUID();
-    await ensureBucketProfile(iam, uid, tagsFor({ clusterName: 'gone', uid, workspaceId: 'ws-x' }), [{ store: 's3', bucket: 'stray-bkt' }]);
+    await ensureBucketProfile(iam, uid, tagsFor({ clusterName: 'gone', uid, workspaceId: 'ws-x' }), [{ store: 's3', bucket: 'stray-bkt' }], false, () => ensureJobBoundary(iam, MOTO_ACCOUNT));
     const sweep = await findLeakedInstances(ctx);
     assert.deepEqual(sweep.strayIdentities?.map((i) => [i.kind, i.name, i.cluster, i.workspace]), [['IAM role', `skydeck-${uid}`, 'gone', 'ws-x']]);
     let out = '';

@@ -12,6 +12,8 @@ import { DUMMY_CREDENTIALS, startMoto, type MotoServer } from '../../support/mot
 import { Ec2FaultProxy } from '../../support/ec2FaultProxy';
 
 export const REGION = 'us-east-1';
+/** The account moto answers GetCallerIdentity with. */
+export const MOTO_ACCOUNT = '123456789012';
 
 /** moto ships no Ubuntu 22.04 image; its Canonical xenial image stands in for it. */
 export const MOTO_UBUNTU = { owner: '099720109477', namePattern: () => 'ubuntu/images/hvm-ssd/ubuntu-xenial-16.04-amd64-server-*' };

@@ -11,7 +11,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DescribeInstanceAttributeCommand, DescribeInstancesCommand, EC2Client, StopInstancesCommand } from '@aws-sdk/client-ec2';
-import { GetInstanceProfileCommand, GetRoleCommand, GetRolePolicyCommand, IAMClient, ListRolePoliciesCommand } from '@aws-sdk/client-iam';
+import { GetInstanceProfileCommand, GetPolicyCommand, GetRoleCommand, GetRolePolicyCommand, IAMClient, ListRolePoliciesCommand } from '@aws-sdk/client-iam';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import { getCluster, putCluster } from '../../../src/core/state';
 import { down, type OpsContext } from '../../../src/core/ops';
@@ -20,11 +20,12 @@ import { NODE_MANAGED_STORE } from '../../../src/core/ops/controllerNode';
 import { cliBundle, controllerClusterName, guardControllerDown, guardControllerStop, openRemoteClient, type ControllerPlace } from '../../../src/core/managed';
 import type { RemoteManagedClient } from '../../../src/core/managed/remote/remoteClient';
 import { controllerPolicy } from '../../../src/core/clouds/aws/controllerPolicy';
+import { boundaryArn } from '../../../src/core/clouds/aws/jobBoundary';
 import { accessOfPolicy } from '../../../src/core/clouds/aws/bucketPolicy';
 import { startHosts, type TestHosts } from '../../hosts';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
 import { cliBundleCopy, until } from '../managed/remoteCli';
-import { REGION, startBed, type AwsBed } from './helpers';
+import { MOTO_ACCOUNT, REGION, startBed, type AwsBed } from './helpers';
 import { standInContext } from './sshdStandIn';
 
 const PLACE: ControllerPlace = { kind: 'cloud', cloud: 'aws', region: REGION };
@@ -100,8 +101,13 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     assert.deepEqual((await iam.send(new ListRolePoliciesCommand({ RoleName: profileName }))).PolicyNames, ['skydeck-jobs-controller'],
       'no bucket policy: the controller mounts no bucket');
     const doc = JSON.parse(decodeURIComponent((await iam.send(new GetRolePolicyCommand({ RoleName: profileName, PolicyName: 'skydeck-jobs-controller' }))).PolicyDocument!));
-    assert.deepEqual(doc, JSON.parse(controllerPolicy(row.uid)));
-    assertScoped(doc, row.uid);
+    const boundary = boundaryArn(MOTO_ACCOUNT);
+    assert.deepEqual(doc, JSON.parse(controllerPolicy(row.uid, boundary)));
+    assertScoped(doc, row.uid, boundary);
+    // The job-role boundary its policy names was made here first; its own role carries none
+    // (its own policy is wider than the boundary: jobBoundary.ts).
+    assert.equal((await iam.send(new GetPolicyCommand({ PolicyArn: boundary }))).Policy?.Path, '/skydeck/');
+    assert.equal(role.PermissionsBoundary, undefined);
 
     // 4. The node's agent got the controller's autostop: its store makes the node busy.
     const agent = ctx.connections.client(row);
@@ -134,6 +140,7 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     assert.ok(pid > 0, 'the lease names the node\'s controller');
     const environ = (await host().exec(`tr '\\0' '\\n' < /proc/${pid}/environ`)).stdout.split('\n');
     assert.ok(environ.includes(`AWS_REGION=${REGION}`), environ.join(' '));
+    assert.ok(environ.includes('SKYDECK_AWS_CONTROLLER_NODE=1'), 'the node\'s CLI uses the boundary and never writes it');
     assert.deepEqual(environ.filter((l) => /^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE)=/.test(l)), []);
     // The shutdown is replaced by a marker (the agent's test hook, recorded by this client call)
     // and the idle time shortened to 3 s; what counts as busy is the controller's own setting.
@@ -211,13 +218,15 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     assert.ok(d.notes.some((n) => /GetRole → NoSuchEntity/.test(n)) || progress.some((n) => /GetRole → NoSuchEntity/.test(n)), [...d.notes, ...progress].join('\n'));
     const after = await findLeakedInstances(ctx, ['aws']);
     assert.deepEqual([after.thisWorkspace, after.strayIdentities ?? []], [[], []]);
+    // The boundary is the account's, shared by every Skydeck role: kept (it grants nothing by itself).
+    assert.equal((await iam.send(new GetPolicyCommand({ PolicyArn: boundaryArn(MOTO_ACCOUNT) }))).Policy?.PolicyName, 'skydeck-job-boundary');
   });
 });
 
 type Statement = { Sid: string; Effect: string; Action: string | string[]; Resource: string | string[]; Condition?: Record<string, Record<string, unknown>> };
 
 /** What the controller's policy must and must not allow, read from the document itself. */
-function assertScoped(doc: { Statement: Statement[] }, uid: string): void {
+function assertScoped(doc: { Statement: Statement[] }, uid: string, boundary: string): void {
   const list = (v: string | string[]) => ([] as string[]).concat(v);
   const allows = doc.Statement.filter((s) => s.Effect === 'Allow');
   for (const s of allows) {
@@ -239,9 +248,15 @@ function assertScoped(doc: { Statement: Statement[] }, uid: string): void {
     assert.deepEqual(list(s.Resource), ['arn:aws:iam::*:role/skydeck/*'], `${s.Sid}: only Skydeck's roles`);
   }
   assert.deepEqual(by('iam:PassRole')[0].Condition, { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } });
+  for (const s of by('iam:CreateRole').concat(by('iam:PutRolePolicy'))) {
+    assert.deepEqual(s.Condition, { StringEquals: { 'iam:PermissionsBoundary': boundary } }, `${s.Sid}: only roles with the job boundary`);
+  }
   const denies = doc.Statement.filter((s) => s.Effect === 'Deny');
   assert.deepEqual(denies.map((s) => [s.Action, s.Resource, s.Condition ?? null]), [
     [['ec2:StopInstances', 'ec2:StartInstances', 'ec2:TerminateInstances'], 'arn:aws:ec2:*:*:instance/*', { StringEquals: { [`aws:ResourceTag/${TAG_UID}`]: uid } }],
+    ['iam:DeleteRolePermissionsBoundary', '*', null],
+    [['iam:CreateRole', 'iam:PutRolePolicy', 'iam:PutRolePermissionsBoundary', 'iam:AttachRolePolicy'], '*', { StringNotEquals: { 'iam:PermissionsBoundary': boundary } }],
+    [['iam:CreatePolicy', 'iam:CreatePolicyVersion', 'iam:DeletePolicy', 'iam:DeletePolicyVersion', 'iam:SetDefaultPolicyVersion', 'iam:TagPolicy', 'iam:UntagPolicy'], boundary, null],
     ['iam:*', [`arn:aws:iam::*:role/skydeck/skydeck-${uid}`, `arn:aws:iam::*:instance-profile/skydeck/skydeck-${uid}`], null],
   ]);
   assert.ok(JSON.stringify(doc).length < 10_240, 'within IAM\'s inline policy size');

@@ -1,13 +1,15 @@
 // Azure autostop end to end on the fakes: the head is created with a system-assigned identity
-// and that identity gets a role on the cluster's resource group only (Virtual Machine
-// Contributor to deallocate, Contributor to delete the group); the head's agent, once idle,
+// and that identity gets a role on the cluster's resource group only (the custom role "Skydeck
+// autostop" to deallocate, Contributor to delete the group); the head's agent, once idle,
 // gets a token from the (fake) IMDS and deallocates the VMs — workers first — or deletes the
 // group, through the (fake) ARM, which checks what the identity's role allows.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { groupName } from '../../../src/core/clouds/azure';
+import { AzureClients } from '../../../src/core/clouds/azure/clients';
 import { GRANT_FIX, ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR } from '../../../src/core/clouds/azure/identity';
+import { AUTOSTOP_ACTIONS, AUTOSTOP_ROLE_NAME, autostopRoleGuid } from '../../../src/core/clouds/azure/autostopRole';
 import { TAG_HEAD } from '../../../src/core/clouds/azure/names';
 import { type RunRequest } from '../../../src/core/clouds/provider';
 import { ArmError } from '../../support/fakes/azureFake/bodies';
@@ -55,8 +57,10 @@ describe('azure autostop: the head deallocates or deletes its own cluster with i
     return (await c.call('status')).autostop.last_result as { ok: boolean; done: string[]; problems: string[] };
   };
 
-  it('only the head gets an identity, with a role on its own group only: VM Contributor to stop, Contributor to go down', async () => {
-    for (const [down, role] of [[false, ROLE_VM_CONTRIBUTOR], [true, ROLE_CONTRIBUTOR]] as const) {
+  it('only the head gets an identity, with a role on its own group only: "Skydeck autostop" (made by this machine when missing) to stop, Contributor to go down', async () => {
+    const sub = bed.fake.model.subscription;
+    const autostopRole = `/subscriptions/${sub}/providers/Microsoft.Authorization/roleDefinitions/${autostopRoleGuid(sub)}`;
+    for (const [down, role] of [[false, autostopRoleGuid(sub)], [true, ROLE_CONTRIBUTOR]] as const) {
       const req = await launch({ numNodes: 2 }, { down });
       const head = headOf(req.uid);
       const worker = vmsOf(req.uid).find((v) => v !== head)!;
@@ -69,9 +73,35 @@ describe('azure autostop: the head deallocates or deletes its own cluster with i
       assert.equal(roles[0].properties.scope, groupId(req.uid));
       assert.ok(roles[0].properties.roleDefinitionId.endsWith(`/roleDefinitions/${role}`), `down=${down}: ${roles[0].properties.roleDefinitionId}`);
     }
+    // The role: VM read and deallocate only, assignable in this subscription, at its fixed GUID.
+    const def = bed.fake.model.get(autostopRole)!;
+    assert.equal(def.properties.roleName, AUTOSTOP_ROLE_NAME);
+    assert.deepEqual(def.properties.permissions, [{ actions: [...AUTOSTOP_ACTIONS], notActions: [], dataActions: [], notDataActions: [] }]);
+    assert.deepEqual(def.properties.assignableScopes, [`/subscriptions/${sub}`]);
     const plain = runRequest();
     await bed.provider().runInstances(plain);
     assert.equal(headOf(plain.uid).identity, undefined, 'no autostop, no identity');
+  });
+
+  it('the head\'s identity may list and deallocate its cluster\'s VMs, but not run commands on them, change them, or touch another group', async () => {
+    const req = await launch({ numNodes: 2 }, { down: false });
+    const other = await launch({}, { down: false });
+    const head = headOf(req.uid);
+    const token = `fake-mi-token:${head.identity.principalId}`;
+    const c = new AzureClients({ ...bed.options(), credential: { getToken: async () => ({ token, expiresOnTimestamp: Date.now() + 3600_000 }) } });
+    const g = groupName(req.uid);
+    const denied = (what: string, fn: () => Promise<unknown>) => assert.rejects(fn(), (e: { code?: string }) => e.code === 'AuthorizationFailed', what);
+    // Built-in Virtual Machine Contributor would allow these: runCommand is code run as the VM (and its identities).
+    await denied('runCommand on its own head', () => c.compute.virtualMachines.beginRunCommand(g, head.name, { commandId: 'RunShellScript', script: ['id'] }));
+    await denied('rewrite a VM of its group', () => c.compute.virtualMachines.beginCreateOrUpdate(g, head.name, { location: head.location }));
+    await denied('delete a VM of its group', () => c.compute.virtualMachines.beginDelete(g, head.name));
+    await denied('deallocate a VM of another cluster', () => c.compute.virtualMachines.beginDeallocate(groupName(other.uid), headOf(other.uid).name));
+    // What the agent does (azure_stop.py: list, then one deallocate per VM, not polled).
+    const names: string[] = [];
+    for await (const v of c.compute.virtualMachines.list(g)) names.push(v.name!);
+    assert.equal(names.length, 2);
+    for (const n of names) await c.compute.virtualMachines.beginDeallocate(g, n);
+    await waitUntil(() => vmsOf(req.uid).every((v) => v._power === 'deallocated'), 10_000, 'both VMs deallocated');
   });
 
   it('autostop deallocates the workers, then the head (a shut-down VM would still bill), reading every page of the VM list', async () => {
@@ -115,9 +145,31 @@ describe('azure autostop: the head deallocates or deletes its own cluster with i
     }
   });
 
+  it('an account that may grant roles but not define them gets Virtual Machine Contributor as before, said in the log; such a cluster still stops itself and goes down with its grant', async () => {
+    const sub = bed.fake.model.subscription;
+    bed.fake.model.remove(`/subscriptions/${sub}/providers/Microsoft.Authorization/roleDefinitions/${autostopRoleGuid(sub)}`);
+    bed.fake.failNext('PUT', /roleDefinitions/, new ArmError(403, 'AuthorizationFailed',
+      "The client 'tester@example.com' with object id '00000000-0000-0000-0000-0000000000aa' does not have authorization to perform action 'Microsoft.Authorization/roleDefinitions/write' over scope '/subscriptions/x'."));
+    const logs: string[] = [];
+    const req = { ...runRequest({ numNodes: 2 }), autostop: { down: false } };
+    const p = bed.provider({ log: (m) => logs.push(m) });
+    await p.runInstances(req);
+    const [ra, ...more] = rolesOf(req.uid);
+    assert.equal(more.length, 0);
+    assert.ok(ra.properties.roleDefinitionId.endsWith(`/roleDefinitions/${ROLE_VM_CONTRIBUTOR}`), ra.properties.roleDefinitionId);
+    assert.ok(logs.some((l) => l.includes(`got Virtual Machine Contributor on its group in place of "${AUTOSTOP_ROLE_NAME}"`) && l.includes(`the custom role is not in subscription ${sub} and this account may not create it`)), logs.join('\n'));
+    const r = await selfStop(await headAgent(req.uid), false);
+    assert.deepEqual([r.ok, r.problems], [true, []]);
+    await waitUntil(() => vmsOf(req.uid).every((v) => v._power === 'deallocated'), 10_000, 'every VM deallocated');
+    await p.terminateInstances({ uid: req.uid });
+    await waitUntil(() => !bed.fake.model.get(groupId(req.uid)), 10_000, 'the group is gone');
+    assert.equal(bed.fake.model.get(ra.id), undefined, 'the grant went with its group');
+  });
+
   it('an account that may not grant roles: the launch fails as auth, saying what role is needed', async () => {
+    // Refused twice: the autostop role, then Virtual Machine Contributor (asked for when the first is refused).
     bed.fake.failNext('PUT', /roleAssignments/, new ArmError(403, 'AuthorizationFailed',
-      "The client 'tester@example.com' with object id '00000000-0000-0000-0000-0000000000aa' does not have authorization to perform action 'Microsoft.Authorization/roleAssignments/write' over scope '/subscriptions/x'."));
+      "The client 'tester@example.com' with object id '00000000-0000-0000-0000-0000000000aa' does not have authorization to perform action 'Microsoft.Authorization/roleAssignments/write' over scope '/subscriptions/x'."), 2);
     await assert.rejects(launch({}, { down: false }), (e: Error & { kind?: string; hint?: string }) => {
       assert.equal(e.kind, 'auth');
       assert.match(e.message, /may not give the head VM's identity a role/);

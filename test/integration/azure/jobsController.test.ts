@@ -25,7 +25,9 @@ import { groupName } from '../../../src/core/clouds/azure';
 import { AzureClients, MI_RESOURCE_ENV } from '../../../src/core/clouds/azure/clients';
 import { BUCKET_IDENTITY } from '../../../src/core/clouds/azure/bucketIdentity';
 import { CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, ROLE_DEFINITIONS_API } from '../../../src/core/clouds/azure/controllerRole';
-import { ROLE_CONTRIBUTOR, roleDefinitionId } from '../../../src/core/clouds/azure/identity';
+import { ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR, roleDefinitionId } from '../../../src/core/clouds/azure/identity';
+import { AUTOSTOP_ACTIONS, AUTOSTOP_ROLE_NAME, autostopRoleGuid } from '../../../src/core/clouds/azure/autostopRole';
+import { TAG_HEAD } from '../../../src/core/clouds/azure/names';
 import { ROLE_BLOB_CONTRIBUTOR } from '../../../src/core/clouds/azure/bucketGrants';
 import { covers } from '../../support/fakes/azureFake/actions';
 import { ImdsFake } from '../../support/fakes/azureFake/imds';
@@ -50,7 +52,10 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
   const groupId = (uid: string) => `/subscriptions/${sub()}/resourceGroups/${groupName(uid)}`;
   const identityOf = (uid: string) => m().get(`${groupId(uid)}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${BUCKET_IDENTITY}`);
   const assignments = () => [...m().resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleAssignments');
-  const roles = () => [...m().resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleDefinitions');
+  const defs = () => [...m().resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleDefinitions');
+  const roles = () => defs().filter((d) => d.properties.roleName.startsWith(CONTROLLER_ROLE_NAME));
+  const autostopRoles = () => defs().filter((d) => d.properties.roleName.startsWith(AUTOSTOP_ROLE_NAME));
+  const autostopRoleId = () => `/subscriptions/${sub()}/providers/Microsoft.Authorization/roleDefinitions/${autostopRoleGuid(sub())}`;
   const subAssignmentsOf = (principal: string) => assignments().filter((a) => a.properties.scope === `/subscriptions/${sub()}` && a.properties.principalId === principal);
   const blob = (bucket: string): BucketAccess => ({ store: 'azure', account: 'jobdata', bucket });
   const groupGone = async (uid: string) => {
@@ -91,9 +96,13 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     assert.equal(vm.identity.type, 'SystemAssigned, UserAssigned', 'system-assigned: autostop; user-assigned: the controller role');
     assert.deepEqual(Object.keys(vm.identity.userAssignedIdentities), [mi.id]);
 
-    // One custom role of the subscription: exactly the list, assignable at the subscription only.
+    // One controller role of the subscription: exactly the list, assignable at the subscription only;
+    // and the autostop role its job clusters' heads get, made here by this machine's credentials.
     const [def, ...moreDefs] = roles();
     assert.equal(moreDefs.length, 0);
+    assert.deepEqual(defs().map((d) => d.id).sort(), [def.id, autostopRoleId()].sort());
+    assert.deepEqual(autostopRoles()[0].properties.permissions, [{ actions: [...AUTOSTOP_ACTIONS], notActions: [], dataActions: [], notDataActions: [] }]);
+    assert.deepEqual(autostopRoles()[0].properties.assignableScopes, [`/subscriptions/${sub()}`]);
     assert.equal(def.properties.roleName, CONTROLLER_ROLE_NAME);
     assert.deepEqual(def.properties.permissions, [{ actions: [...CONTROLLER_ACTIONS], notActions: [], dataActions: [], notDataActions: [] }]);
     assert.deepEqual(def.properties.assignableScopes, [`/subscriptions/${sub()}`]);
@@ -101,7 +110,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     const [ra, ...moreRa] = subAssignmentsOf(mi.properties.principalId);
     assert.equal(moreRa.length, 0);
     assert.equal(ra.properties.roleDefinitionId, def.id);
-    assert.equal(ra.properties.condition, controllerCondition());
+    assert.equal(ra.properties.condition, controllerCondition(sub()));
     assert.equal(ra.properties.conditionVersion, '2.0');
     assert.match(ra.properties.description, new RegExp(`^Skydeck jobs controller; .*skydeck-cluster-uid=${row.uid}`));
 
@@ -140,9 +149,11 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
   it('a widened or narrowed role is set back to exactly the list when the controller is started again (its recorded placement keeps jobsController)', async () => {
     const row = await launchController('ctl-widened');
     const [def] = roles();
+    const [autostopDef] = autostopRoles();
     for (const edited of [['*'], CONTROLLER_ACTIONS.slice(1)]) {
       await stop(ctx, 'ctl-widened');
       def.properties.permissions = [{ actions: edited, notActions: [], dataActions: [], notDataActions: [] }];
+      autostopDef.properties.permissions = [{ actions: [...AUTOSTOP_ACTIONS, 'Microsoft.Compute/virtualMachines/runCommand/action'], notActions: [], dataActions: [], notDataActions: [] }];
       const stopped = (await ctx.store.read((db) => getCluster(db, 'ctl-widened')))!;
       assert.equal(stopped.status, 'STOPPED');
       const started = await launchOnProvider(ctx, 'ctl-widened', task(controllerTaskText(PLACE, 'x64')), {
@@ -152,6 +163,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
       assert.equal(roles().length, 1, 'found by name, not made twice');
       assert.equal(roles()[0].id, def.id);
       assert.deepEqual(roles()[0].properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
+      assert.deepEqual(autostopRoles().map((d) => [d.id, d.properties.permissions[0].actions]), [[autostopRoleId(), [...AUTOSTOP_ACTIONS]]], 'the autostop role is set back too, at its one id');
     }
     const d = await down(ctx, 'ctl-widened');
     assert.ok(d.cleaned, d.notes.join('\n'));
@@ -164,7 +176,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     await provider.runInstances({ ...first, placement: { ...first.placement, jobsController: true } });
     const inOther = bed.provider({ subscriptionId: other });
     const second = runRequest({ clusterName: 'ctl-sub2', instanceType: 'Standard_B2s' });
-    const roleIn = () => [...om.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleDefinitions');
+    const roleIn = () => [...om.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleDefinitions' && r.properties.roleName.startsWith(CONTROLLER_ROLE_NAME));
     for (let i = 0; i < 2; i++) { // the second launch finds it by its own name
       await inOther.runInstances({ ...second, placement: { ...second.placement, jobsController: true } });
       const [def, ...more] = roleIn();
@@ -172,6 +184,9 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
       assert.equal(def.properties.roleName, `${CONTROLLER_ROLE_NAME} (${other})`);
       assert.deepEqual(def.properties.assignableScopes, [`/subscriptions/${other}`]);
       assert.deepEqual(def.properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
+      // Its autostop role too: at this subscription's own GUID (the condition names it), under its own name.
+      const autostop = [...om.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleDefinitions' && r.properties.roleName.startsWith(AUTOSTOP_ROLE_NAME));
+      assert.deepEqual(autostop.map((d) => [d.name, d.properties.roleName]), [[autostopRoleGuid(other), `${AUTOSTOP_ROLE_NAME} (${other})`]]);
     }
     const principal = om.get(`/subscriptions/${other}/resourceGroups/${groupName(second.uid)}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${BUCKET_IDENTITY}`)!.properties.principalId;
     const [ra] = [...om.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleAssignments' && r.properties.principalId === principal && r.properties.scope === `/subscriptions/${other}`);
@@ -209,7 +224,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     bed.fake.requests.length = 0;
     bed.fake.recording = true;
     try {
-      // A two-node job cluster, mounting a container, with autostop (deallocating: VM Contributor on its group).
+      // A two-node job cluster, mounting a container, with autostop (deallocating: "Skydeck autostop" on its group).
       const job = runRequest({ clusterName: 'job-1', numNodes: 2 });
       const jobReq = { ...job, autostop: { down: false }, placement: { ...job.placement, bucketAccess: [blob('in')] } };
       const ref: ClusterRef = { uid: job.uid, account: sub() };
@@ -273,6 +288,116 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     assert.ok(m().get(own.id));
     await provider.terminateInstances({ uid: ctl.uid });
     assert.ok(await groupGone(ctl.uid));
+  });
+
+  it('as the controller\'s identity: a job cluster\'s autostop head gets "Skydeck autostop" on its group, never Virtual Machine Contributor, and deallocates itself with it; the controller may grant no VM Contributor, Contributor or Owner to anyone; an older cluster\'s VM Contributor grant still goes with its group', async () => {
+    const ctl = runRequest({ clusterName: 'ctl-narrow', instanceType: 'Standard_B2s' });
+    await provider.runInstances({ ...ctl, placement: { ...ctl.placement, jobsController: true } });
+    const mi = identityOf(ctl.uid)!;
+    const credential = (principal: string) => ({ getToken: async () => ({ token: `fake-mi-token:${principal}`, expiresOnTimestamp: Date.now() + 3600_000 }) });
+    const asController = bed.provider({ credential: credential(mi.properties.principalId), catalogDir: path.join(bed.dir, 'ctl-narrow-catalog') });
+    const job = runRequest({ clusterName: 'job-narrow', numNodes: 2 });
+    const jobReq = { ...job, autostop: { down: false } };
+    const ref: ClusterRef = { uid: job.uid, account: sub() };
+    const g = groupName(job.uid);
+    const groupAssignments = () => m().under(`${groupId(job.uid)}/providers/Microsoft.Authorization/roleAssignments/`);
+    await asController.runInstances(jobReq);
+    await asController.waitInstances(ref, 'running', 10_000);
+    await asController.runInstances(jobReq); // a relaunch of a running cluster: nothing granted twice
+    const vms = m().under(`${groupId(job.uid)}/providers/Microsoft.Compute/virtualMachines/`);
+    const head = vms.find((v) => v.tags[TAG_HEAD] === 'true')!;
+    const [ra, ...moreRa] = groupAssignments();
+    assert.equal(moreRa.length, 0);
+    assert.deepEqual([ra.properties.principalId, ra.properties.roleDefinitionId, ra.properties.scope], [head.identity.principalId, autostopRoleId(), groupId(job.uid)]);
+    assert.deepEqual(assignments().filter((a) => a.properties.roleDefinitionId.endsWith(`/${ROLE_VM_CONTRIBUTOR}`)), [], 'no Virtual Machine Contributor anywhere');
+
+    // The head's identity: runCommand refused (VM Contributor would allow it), the agent's list and deallocate allowed.
+    const asHead = new AzureClients({ ...bed.options(), credential: credential(head.identity.principalId) });
+    await assert.rejects(asHead.compute.virtualMachines.beginRunCommand(g, head.name, { commandId: 'RunShellScript', script: ['id'] }),
+      (e: { code?: string }) => e.code === 'AuthorizationFailed');
+    for await (const v of asHead.compute.virtualMachines.list(g)) await asHead.compute.virtualMachines.beginDeallocate(g, v.name!);
+    await asController.waitInstances(ref, 'stopped', 10_000);
+
+    // What the condition refuses: VM Contributor, Contributor, Owner, to the controller itself or the
+    // job's head, on the subscription or the job's group.
+    const c = new AzureClients({ ...bed.options(), credential: credential(mi.properties.principalId) });
+    const OWNER = '8e3af657-a8ff-443c-a75c-2fe8c4bcb635';
+    for (const [role, roleName] of [[ROLE_VM_CONTRIBUTOR, 'Virtual Machine Contributor'], [ROLE_CONTRIBUTOR, 'Contributor'], [OWNER, 'Owner']]) {
+      for (const [principal, who] of [[mi.properties.principalId, 'itself'], [head.identity.principalId, 'the job head']]) {
+        for (const scope of [`/subscriptions/${sub()}`, groupId(job.uid)]) {
+          await assert.rejects(c.resources.resources.beginCreateOrUpdateByIdAndWait(
+            `${scope.slice(1)}/providers/Microsoft.Authorization/roleAssignments/${crypto.randomUUID()}`, '2022-04-01',
+            { properties: { roleDefinitionId: roleDefinitionId(sub(), role), principalId: principal, principalType: 'ServicePrincipal' } }, { updateIntervalInMs: 10 }),
+          (e: { code?: string }) => e.code === 'AuthorizationFailed', `${roleName} to ${who} on ${scope}`);
+        }
+      }
+    }
+    assert.deepEqual(assignments().filter((a) => [ROLE_VM_CONTRIBUTOR, ROLE_CONTRIBUTOR, OWNER].some((r) => a.properties.roleDefinitionId.endsWith(`/${r}`))), []);
+
+    // A job cluster launched by an older controller holds Virtual Machine Contributor on its group
+    // (made here as that version did): the group's delete may take it (its condition allows
+    // deleting those), and down leaves no assignment of the group.
+    const older = { id: `${groupId(job.uid)}/providers/Microsoft.Authorization/roleAssignments/${crypto.randomUUID()}`, type: 'Microsoft.Authorization/roleAssignments' };
+    m().put({ ...older, name: older.id.split('/').pop(), properties: { roleDefinitionId: roleDefinitionId(sub(), ROLE_VM_CONTRIBUTOR), principalId: head.identity.principalId, principalType: 'ServicePrincipal', scope: groupId(job.uid) } });
+    await asController.terminateInstances(ref);
+    await asController.waitInstances(ref, 'terminated', 10_000);
+    assert.ok(await groupGone(job.uid));
+    assert.deepEqual(groupAssignments(), []);
+    await provider.terminateInstances({ uid: ctl.uid });
+    assert.ok(await groupGone(ctl.uid));
+  });
+
+  it('as the controller\'s identity, where "Skydeck autostop" is gone (deleted by hand): a job launch with autostop fails as auth saying how to make it, and grants nothing wider', async () => {
+    const ctl = runRequest({ clusterName: 'ctl-norole', instanceType: 'Standard_B2s' });
+    await provider.runInstances({ ...ctl, placement: { ...ctl.placement, jobsController: true } });
+    const mi = identityOf(ctl.uid)!;
+    const saved = m().get(autostopRoleId())!;
+    m().remove(saved.id);
+    try {
+      const asController = bed.provider({ credential: { getToken: async () => ({ token: `fake-mi-token:${mi.properties.principalId}`, expiresOnTimestamp: Date.now() + 3600_000 }) } });
+      const job = runRequest({ clusterName: 'job-norole' });
+      await assert.rejects(asController.runInstances({ ...job, autostop: { down: false } }), (e: Error & { kind?: string; hint?: string }) => {
+        assert.equal(e.kind, 'auth');
+        assert.match(e.message, new RegExp(`"${AUTOSTOP_ROLE_NAME}" is not in subscription ${sub()}, and this identity may neither create it nor grant Virtual Machine Contributor`));
+        assert.match(e.hint ?? '', /launch the managed-jobs controller again from your machine/);
+        return true;
+      });
+      assert.deepEqual(m().under(`${groupId(job.uid)}/providers/Microsoft.Authorization/roleAssignments/`), []);
+      assert.equal(m().get(autostopRoleId()), undefined, 'the controller defines no role');
+      await provider.terminateInstances({ uid: job.uid });
+    } finally {
+      m().put(saved);
+    }
+    await provider.terminateInstances({ uid: ctl.uid });
+  });
+
+  it('a controller still under an older version\'s condition (Virtual Machine Contributor, not "Skydeck autostop") gives its job heads VM Contributor, said in the log, until this machine starts it again and sets the condition', async () => {
+    const row = await launchController('ctl-old');
+    const mi = identityOf(row.uid)!;
+    const [own] = subAssignmentsOf(mi.properties.principalId);
+    const RA = 'Microsoft.Authorization/roleAssignments';
+    // The condition an older version set.
+    own.properties.condition = `((!(ActionMatches{'${RA}/write'})) OR (@Request[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${ROLE_BLOB_CONTRIBUTOR}, ${ROLE_VM_CONTRIBUTOR}}`
+      + ` AND @Request[${RA}:PrincipalType] ForAnyOfAnyValues:StringEqualsIgnoreCase {'ServicePrincipal'})) AND ((!(ActionMatches{'${RA}/delete'})) OR (@Resource[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${ROLE_BLOB_CONTRIBUTOR}, ${ROLE_VM_CONTRIBUTOR}, ${ROLE_CONTRIBUTOR}}))`;
+    const logs: string[] = [];
+    const asController = bed.provider({ credential: { getToken: async () => ({ token: `fake-mi-token:${mi.properties.principalId}`, expiresOnTimestamp: Date.now() + 3600_000 }) }, log: (l) => logs.push(l) });
+    const headRole = async (name: string) => {
+      const job = runRequest({ clusterName: name });
+      await asController.runInstances({ ...job, autostop: { down: false } });
+      const [ra, ...more] = m().under(`${groupId(job.uid)}/providers/Microsoft.Authorization/roleAssignments/`);
+      assert.equal(more.length, 0);
+      await asController.terminateInstances({ uid: job.uid, account: sub() });
+      return ra.properties.roleDefinitionId as string;
+    };
+    assert.equal(await headRole('job-old'), roleDefinitionId(sub(), ROLE_VM_CONTRIBUTOR));
+    assert.ok(logs.some((l) => l.includes(`got Virtual Machine Contributor on its group in place of "${AUTOSTOP_ROLE_NAME}"`) && l.includes('this account may not grant it')), logs.join('\n'));
+    await stop(ctx, 'ctl-old');
+    const stopped = (await ctx.store.read((db) => getCluster(db, 'ctl-old')))!;
+    await launchOnProvider(ctx, 'ctl-old', task(controllerTaskText(PLACE, 'x64')), { cloud: 'azure', autostop: { minutes: 10, down: false }, jobsController: true, existing: stopped });
+    assert.equal(m().get(own.id)!.properties.condition, controllerCondition(sub()), 'set by this machine at the start');
+    assert.equal(await headRole('job-new'), autostopRoleId());
+    const d = await down(ctx, 'ctl-old');
+    assert.ok(d.cleaned, d.notes.join('\n'));
   });
 
   it('on the node, the CLI\'s credential chain with controllerNodeEnv signs in through IMDS as the user-assigned identity, not the system-assigned one', async () => {

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { cancel, down, exec, launch, logs, queue, status } from '../../../src/core/ops';
 import { readHandle } from '../../../src/core/ops/clusterHandle';
@@ -67,5 +68,31 @@ describe('containers on the local cloud (podman)', function () {
     assert.ok(d.notes.some((n) => n.includes(`removed container ${ctr}`)), d.notes.join('\n'));
     assert.deepEqual(containersOf(uid), [], 'the container is gone');
     assert.equal(fs.existsSync(path.join(ws, '.skydeck', 'local', 'box')), false);
+  });
+
+  it('a node that needed its own limits starts with them at once next time (a hint in the Skydeck home); none is left where the defaults work', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-home-'));
+    const before = process.env.SKYDECK_HOME;
+    process.env.SKYDECK_HOME = home;
+    try {
+      const task = writeTask(ops.workspaceRoot, 'hint.yaml', `resources: {cloud: local, image_id: "docker:${image}"}\nrun: echo up\n`);
+      const retried = () => ops.progressLines.some((l) => /retrying with the node's own limits/.test(l));
+      const hint = path.join(home, 'container-own-limits-podman');
+      const first = await launch(ops, { taskFile: task, cluster: 'box' });
+      assert.equal(first.final?.status, 'SUCCEEDED');
+      const neededOwn = retried();
+      assert.equal(fs.existsSync(hint), neededOwn, `the hint is there exactly when the start needed the node's own limits: ${ops.progressLines.join('\n')}`);
+      await down(ops, 'box', { graceSeconds: 1 });
+      // Where the defaults worked, a planted hint must not break the start either.
+      if (!neededOwn) fs.writeFileSync(hint, '');
+      ops.progressLines.length = 0;
+      const second = await launch(ops, { taskFile: task, cluster: 'box2' });
+      assert.equal(second.final?.status, 'SUCCEEDED');
+      assert.ok(!retried(), `no failing first try this time: ${ops.progressLines.join('\n')}`);
+      assert.ok(fs.existsSync(hint), 'the hint that worked is kept');
+    } finally {
+      if (before === undefined) delete process.env.SKYDECK_HOME;
+      else process.env.SKYDECK_HOME = before;
+    }
   });
 });

@@ -15,7 +15,7 @@ import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { deleteStrayIdentity } from '../../../src/core/ops/identityRelease';
 import { parseTaskText } from '../../../src/core/task';
 import { controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
-import { CONTROLLER_PERMISSIONS, controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
+import { CONTROLLER_PERMISSIONS, controllerRole, jobClustersRole } from '../../../src/core/clouds/gcp/controllerRole';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { ensureBucketIdentity } from '../../../src/core/clouds/gcp/bucketIdentity';
 import { bucketAccountId, jobsAccountId } from '../../../src/core/clouds/gcp/accountTags';
@@ -23,6 +23,7 @@ import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } 
 
 const ZONE = 'us-central1-a';
 const ROLE = controllerRole(PROJECT);
+const JOB_ROLE = jobClustersRole(PROJECT);
 
 describe('gcp controller identity: a launch killed between its steps, and two at once', function () {
   this.timeout(120_000);
@@ -41,6 +42,7 @@ describe('gcp controller identity: a launch killed between its steps, and two at
 
   const iam = () => bed.fake.model.iam;
   const bound = () => iam().bindings.filter((b) => b.role === ROLE).flatMap((b) => b.members);
+  const jobBound = () => iam().bindings.filter((b) => b.role === JOB_ROLE).flatMap((b) => b.members);
   const controllerReq = (): RunRequest => {
     const r = runRequest({ zone: ZONE, clusterName: 'skydeck-jobs-killed' });
     return { ...r, placement: { ...r.placement, jobsController: true } };
@@ -81,6 +83,7 @@ describe('gcp controller identity: a launch killed between its steps, and two at
       assert.match(del.message, new RegExp(`project role binding ${ROLE} of ${email}.*projects\\.getIamPolicy shows no such binding`));
       if (jobsMade) assert.match(del.message, new RegExp(`deleted service account ${jobs} \\(proof: serviceAccounts\\.get answers 404\\)`));
       assert.deepEqual(bound(), []);
+      assert.deepEqual(jobBound(), []);
       assert.equal(iam().accounts.has(email), false);
       assert.equal(iam().accounts.has(jobs), false);
       assert.equal(iam().accountPolicies.has(jobs), false, 'its policy went with it');
@@ -103,7 +106,10 @@ describe('gcp controller identity: a launch killed between its steps, and two at
     assert.ok(r.cleaned, r.notes.join('\n'));
     const c = (await ctx.store.read((db) => getCluster(db, 'ctl-c')))!;
     assert.deepEqual(bound().sort(), [emails[1], `serviceAccount:${serviceAccountEmail(bucketAccountId(c.uid), PROJECT)}`].sort());
+    assert.deepEqual(jobBound().sort(), bound().sort(), 'each bound under the condition too, in the one conditional binding');
+    assert.equal(iam().bindings.filter((b) => b.role === JOB_ROLE).length, 1);
     for (const n of ['ctl-b', 'ctl-c']) assert.ok((await down(ctx, n)).cleaned);
     assert.deepEqual(bound(), []);
+    assert.deepEqual(jobBound(), []);
   });
 });

@@ -22,11 +22,12 @@ import { parseTaskText } from '../../../src/core/task';
 import { refOf } from '../../../src/core/provision/handle';
 import { controllerClusterName, controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
 import type { ControllerPlace } from '../../../src/core/managed';
-import { CONTROLLER_PERMISSIONS } from '../../../src/core/clouds/gcp/controllerRole';
+import { CONTROLLER_PERMISSIONS, JOB_CLUSTER_PERMISSIONS, JOB_INSTANCE_PREFIX } from '../../../src/core/clouds/gcp/controllerRole';
+import { JOBS_ACCOUNT_ENV } from '../../../src/core/clouds/gcp/jobsAccount';
 import { ensureAutodownIdentity, serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { bucketAccountId, jobsAccountId } from '../../../src/core/clouds/gcp/accountTags';
 import { CLOUD_PLATFORM_SCOPE, STORAGE_RW_SCOPE } from '../../../src/core/clouds/gcp/launch';
-import { DEFAULT_IMAGE } from '../../../src/core/clouds/gcp/options';
+import { DEFAULT_IMAGE, JOB_CLUSTERS_ENV } from '../../../src/core/clouds/gcp/options';
 import { vmToken } from '../../support/fakes/gcpFake/metadata';
 import { permissionsFor } from '../../support/fakes/gcpFake/permissions';
 import type { FakeInstance } from '../../support/fakes/gcpFake/model';
@@ -91,7 +92,8 @@ describe('gcp managed-jobs controller: the jobs account its job clusters with GC
     assert.equal(sa.displayName, `Skydeck jobs of cluster ${ctl.name}`);
     assert.deepEqual(iam().bindings.filter((b) => b.members.includes(`serviceAccount:${jobs}`)), [], 'no project role');
     assert.deepEqual(iam().accountPolicies.get(jobs)?.bindings, [{ role: USER_ROLE, members: [`serviceAccount:${ctlEmail(ctl.uid)}`] }]);
-    assert.deepEqual(ctx.providers!.get('gcp')!.controllerNodeEnv!(refOf(ctl)), { SKYDECK_GCP_JOBS_ACCOUNT: jobs });
+    // Told together with the job-cluster instance prefix (the name condition's), never one without the other.
+    assert.deepEqual(ctx.providers!.get('gcp')!.controllerNodeEnv!(refOf(ctl)), { [JOB_CLUSTERS_ENV]: '1', [JOBS_ACCOUNT_ENV]: jobs });
   });
 
   it('a job with a GCS mount: granted at submit, its cluster launched by the VM as the jobs account; no account made; it outlives the job', async () => {
@@ -107,6 +109,7 @@ describe('gcp managed-jobs controller: the jobs account its job clusters with GC
     await p.runInstances(job);
     await p.waitInstances(job, 'running', 5000);
     const [node] = instancesOf(job.uid);
+    assert.ok(String(node.name).startsWith(JOB_INSTANCE_PREFIX), String(node.name));
     // What GCS decides a node's read and write on: its account holds objectAdmin on the bucket, and its token's scope covers storage.
     assert.deepEqual(node.serviceAccounts, [{ email: jobs, scopes: [STORAGE_RW_SCOPE] }]);
     assert.ok(bed.fake.bucketIam.buckets.get('jobs-in')!.bindings.some((b) => b.role === BUCKET_ROLE && b.members.includes(`serviceAccount:${jobs}`)));
@@ -124,7 +127,9 @@ describe('gcp managed-jobs controller: the jobs account its job clusters with GC
     ];
     const needed = new Set(made.flatMap((c) => permissionsFor(c.method, c.path, c.body).permissions));
     assert.ok(needed.has('compute.instances.setServiceAccount'));
-    assert.deepEqual([...needed].filter((x) => !CONTROLLER_PERMISSIONS.includes(x)), [], 'every call the VM made is in its role');
+    // actAs is held in the jobs account's own policy, not by either role (checked by the fake above).
+    assert.deepEqual([...needed].filter((x) => !CONTROLLER_PERMISSIONS.includes(x) && !JOB_CLUSTER_PERMISSIONS.includes(x)), ['iam.serviceAccounts.actAs'], 'every other call the VM made is in its roles');
+    assert.ok(!CONTROLLER_PERMISSIONS.includes('compute.instances.setServiceAccount'), 'attaching is an instance permission: the conditioned role\'s');
   });
 
   /**
@@ -170,8 +175,9 @@ describe('gcp managed-jobs controller: the jobs account its job clusters with GC
     assert.ok(iam().accounts.has(ctlEmail(other.uid)) && iam().accounts.has(autodown), 'each refused account exists');
     const p = vmProvider(ctl);
     let n = 0;
-    const vmAs = (email: string) => p.clients.post(`projects/${PROJECT}/zones/${ZONE}/instances`, {
-      name: `attach-${++n}`, machineType: `zones/${ZONE}/machineTypes/e2-small`,
+    // Named as job clusters are, so the name condition passes: the account is what is decided.
+    const vmAs = (email: string, name = `${JOB_INSTANCE_PREFIX}attach-${++n}`) => p.clients.post(`projects/${PROJECT}/zones/${ZONE}/instances`, {
+      name, machineType: `zones/${ZONE}/machineTypes/e2-small`,
       disks: [{ boot: true, initializeParams: { sourceImage: DEFAULT_IMAGE } }], networkInterfaces: [{ network: 'global/networks/default' }],
       serviceAccounts: [{ email, scopes: [CLOUD_PLATFORM_SCOPE] }],
     });
@@ -182,9 +188,12 @@ describe('gcp managed-jobs controller: the jobs account its job clusters with GC
       await assert.rejects(vmAs(given), (e: Error & { httpStatusCode?: number }) => e.httpStatusCode === 403
         && e.message.includes(`Required 'iam.serviceAccounts.actAs' permission for 'projects/${PROJECT}/serviceAccounts/${resolved}'`), given);
     }
-    assert.deepEqual([...bed.fake.model.instances.values()].filter((i) => String(i.name).startsWith('attach-')), []);
+    const attached = () => [...bed.fake.model.instances.values()].filter((i) => String(i.name).includes('attach-')).map((i) => i.name);
+    assert.deepEqual(attached(), []);
+    // The jobs account on a VM named outside the prefix: refused by the name condition (create and setServiceAccount are its).
+    await assert.rejects(vmAs(jobsEmail(ctl.uid), 'attach-plain'), (e: Error) => e.message.includes(`Required 'compute.instances.create' permission for 'projects/${PROJECT}/zones/${ZONE}/instances/attach-plain'`));
     await vmAs(jobsEmail(ctl.uid));
-    assert.deepEqual([...bed.fake.model.instances.values()].filter((i) => String(i.name).startsWith('attach-')).map((i) => i.name), [`attach-${n}`]);
+    assert.deepEqual(attached(), [`${JOB_INSTANCE_PREFIX}attach-${n}`]);
     // A project role holding actAs would reach every account: the fake honours it too (GCP's hierarchy).
     iam().addBinding(USER_ROLE, `serviceAccount:${ctlEmail(ctl.uid)}`);
     await vmAs('default');

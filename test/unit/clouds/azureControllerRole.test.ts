@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, controllerRoleName, isExactly } from '../../../src/core/clouds/azure/controllerRole';
+import { AUTOSTOP_ACTIONS, autostopRoleGuid } from '../../../src/core/clouds/azure/autostopRole';
+import { conditionAllows, parseCondition } from '../../support/fakes/azureFake/condition';
 import { ROLE_BLOB_CONTRIBUTOR } from '../../../src/core/clouds/azure/bucketGrants';
 import { ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR } from '../../../src/core/clouds/azure/identity';
 import { isArm64Size, pickSize } from '../../../src/core/clouds/azure/vm';
@@ -29,17 +31,44 @@ describe('azure: the managed-jobs controller role', () => {
       ['Microsoft.Authorization', 'Microsoft.Compute', 'Microsoft.ManagedIdentity', 'Microsoft.Network', 'Microsoft.Resources']);
   });
 
-  it('its assignment may create only Blob and VM Contributor grants to service principals, and delete only those and Contributor ones', () => {
-    const c = controllerCondition();
+  it('its assignment may create only Blob and "Skydeck autostop" grants to service principals, and delete only those, VM Contributor (older versions\' autostop) and Contributor ones', () => {
+    const c = controllerCondition(SUB);
     const write = /ActionMatches\{'Microsoft\.Authorization\/roleAssignments\/write'\}\)\) OR \(([^)]*)\)/.exec(c)?.[1] ?? '';
     const del = /ActionMatches\{'Microsoft\.Authorization\/roleAssignments\/delete'\}\)\) OR \(([^)]*)\)/.exec(c)?.[1] ?? '';
     const guids = (s: string) => (/\{([^}]*)\}/.exec(s)?.[1] ?? '').split(',').map((x) => x.trim()).sort();
-    assert.deepEqual(guids(write), [ROLE_VM_CONTRIBUTOR, ROLE_BLOB_CONTRIBUTOR].sort());
+    assert.deepEqual(guids(write), [autostopRoleGuid(SUB), ROLE_BLOB_CONTRIBUTOR].sort());
     assert.match(write, /@Request\[Microsoft\.Authorization\/roleAssignments:PrincipalType\] ForAnyOfAnyValues:StringEqualsIgnoreCase \{'ServicePrincipal'\}/);
-    assert.deepEqual(guids(del), [ROLE_VM_CONTRIBUTOR, ROLE_BLOB_CONTRIBUTOR, ROLE_CONTRIBUTOR].sort());
+    assert.deepEqual(guids(del), [autostopRoleGuid(SUB), ROLE_VM_CONTRIBUTOR, ROLE_BLOB_CONTRIBUTOR, ROLE_CONTRIBUTOR].sort());
     assert.match(del, /^@Resource\[/);
     for (const never of [OWNER, USER_ACCESS_ADMIN]) assert.ok(!c.includes(never));
     assert.ok(!guids(write).includes(ROLE_CONTRIBUTOR), 'Contributor on a group would open everything but role assignments');
+    assert.ok(!guids(write).includes(ROLE_VM_CONTRIBUTOR), 'VM Contributor given to itself anywhere: runCommand on any VM, acting as its identities');
+    assert.notEqual(controllerCondition('11111111-0000-0000-0000-000000000000'), c, 'the autostop role is named by the subscription\'s own GUID');
+  });
+
+  it('the condition, evaluated as Azure does, allows writing Blob and autostop grants only and refuses VM Contributor, Contributor, Owner and other subscriptions\' autostop roles', () => {
+    const RA = 'Microsoft.Authorization/roleAssignments';
+    const c = controllerCondition(SUB);
+    const role = (g: string) => `/subscriptions/${SUB}/providers/Microsoft.Authorization/roleDefinitions/${g}`;
+    const write = (g: string, principalType = 'ServicePrincipal') => conditionAllows(c, { action: `${RA}/write`, request: { [`${RA}:RoleDefinitionId`]: role(g), [`${RA}:PrincipalType`]: principalType }, resource: {} });
+    const del = (g: string) => conditionAllows(c, { action: `${RA}/delete`, request: {}, resource: { [`${RA}:RoleDefinitionId`]: role(g) } });
+    assert.ok(write(autostopRoleGuid(SUB)));
+    assert.ok(write(ROLE_BLOB_CONTRIBUTOR));
+    for (const g of [ROLE_VM_CONTRIBUTOR, ROLE_CONTRIBUTOR, OWNER, USER_ACCESS_ADMIN, controllerRoleName(SUB), autostopRoleGuid('11111111-0000-0000-0000-000000000000')]) assert.ok(!write(g), g);
+    assert.ok(!write(autostopRoleGuid(SUB), 'User'));
+    for (const g of [autostopRoleGuid(SUB), ROLE_BLOB_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR, ROLE_CONTRIBUTOR]) assert.ok(del(g), g);
+    for (const g of [controllerRoleName(SUB), OWNER]) assert.ok(!del(g), g);
+    assert.ok(conditionAllows(c, { action: 'Microsoft.Compute/virtualMachines/write', request: {}, resource: {} }), 'other actions are not the condition\'s');
+    // The fake refuses a form it does not model instead of reading it as true.
+    for (const bad of [`${c} OR true`, c.replace('GuidEquals', 'GuidNotEquals'), c.replace(':PrincipalType]', ':PrincipalId]'), `${c})`]) assert.throws(() => parseCondition(bad), /condition not modelled/);
+  });
+
+  it('"Skydeck autostop" holds only listing and deallocating VMs: no runCommand, write, delete or extensions; its GUID is the subscription\'s own', () => {
+    assert.deepEqual([...AUTOSTOP_ACTIONS].sort(), ['Microsoft.Compute/virtualMachines/deallocate/action', 'Microsoft.Compute/virtualMachines/read']);
+    assert.match(autostopRoleGuid(SUB), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(autostopRoleGuid(SUB), autostopRoleGuid(SUB.toUpperCase()));
+    assert.notEqual(autostopRoleGuid(SUB), controllerRoleName(SUB));
+    assert.notEqual(autostopRoleGuid(SUB), autostopRoleGuid('11111111-0000-0000-0000-000000000000'));
   });
 
   it('a definition is ours only with exactly the list at the subscription; widened, narrowed or re-scoped ones are set back', () => {

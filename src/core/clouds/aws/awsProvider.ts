@@ -20,6 +20,7 @@ import { deleteBucketProfile, ensureBucketProfile } from './bucketRole';
 import { grantBucketsToRole, planRoleGrant } from './bucketGrant';
 import { boundedBucketPolicy, s3Access } from './bucketPolicy';
 import { controllerPolicy } from './controllerPolicy';
+import { CONTROLLER_NODE_ENV, boundaryArn, ensureJobBoundary, existingJobBoundary } from './jobBoundary';
 import { deleteStrayBucketIdentity, releaseBucketIdentity } from './identityRelease';
 import { listAccount } from './listing';
 import { infoOf, pickHead } from './status';
@@ -70,7 +71,8 @@ export class AwsProvider implements Provider {
   async runInstances(req: RunRequest): Promise<RunResult> {
     await this.account.check(req.account);
     // A bucket policy IAM would refuse ends the launch before its group, key or role is made.
-    boundedBucketPolicy(s3Access(req.placement.bucketAccess), req.placement.jobsController ? controllerPolicy(req.uid).length : 0);
+    const own = req.placement.jobsController ? controllerPolicy(req.uid, boundaryArn(await this.account.current())).length : 0;
+    boundedBucketPolicy(s3Access(req.placement.bucketAccess), own);
     const region = await this.regionOf(req.placement.region ?? req.region);
     const ec2 = this.clients.get(region);
     this.watchers.launching(req.uid);
@@ -81,7 +83,7 @@ export class AwsProvider implements Provider {
       catalog: () => this.catalog(region),
       keyPair: () => this.keyPairIn(region),
       group: () => ensureGroup(ec2, req.clusterName, req.uid, req.tags),
-      profile: () => ensureBucketProfile(this.clients.iam(), req.uid, req.tags, req.placement.bucketAccess, !!req.placement.jobsController),
+      profile: () => ensureBucketProfile(this.clients.iam(), req.uid, req.tags, req.placement.bucketAccess, !!req.placement.jobsController, async () => this.jobBoundary(await this.account.current())),
     }, req, existing);
   }
 
@@ -138,9 +140,19 @@ export class AwsProvider implements Provider {
     return this.clients.defaultRegion();
   }
 
-  /** An EC2 VM's SDK finds the instance profile's credentials but no region: job tasks naming none go to the VM's own. */
+  /**
+   * An EC2 VM's SDK finds the instance profile's credentials but no region: job tasks naming none
+   * go to the VM's own. The node's CLI is also told it runs on a controller VM, so it uses the
+   * job-role boundary this machine made and never tries to write it (jobBoundary.ts).
+   */
   controllerNodeEnv(ref: ClusterRef): Record<string, string> {
-    return ref.region ? { AWS_REGION: ref.region } : {};
+    return { ...(ref.region ? { AWS_REGION: ref.region } : {}), [CONTROLLER_NODE_ENV]: '1' };
+  }
+
+  /** The job-role permissions boundary's ARN: made or set back here, only checked on a controller VM. */
+  private jobBoundary(account: string): Promise<string> {
+    const onController = !!(this.opts.env ?? process.env)[CONTROLLER_NODE_ENV];
+    return onController ? existingJobBoundary(this.clients.iam(), account) : ensureJobBoundary(this.clients.iam(), account);
   }
 
   async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
@@ -195,12 +207,13 @@ export class AwsProvider implements Provider {
 
   async grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
     await this.account.check(ref.account);
-    return grantBucketsToRole(this.clients.iam(), ref.uid, access, !!ref.jobsController);
+    const account = await this.account.current();
+    return grantBucketsToRole(this.clients.iam(), ref.uid, access, !!ref.jobsController, boundaryArn(account), () => this.jobBoundary(account));
   }
 
   async checkBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<void> {
     await this.account.check(ref.account);
-    await planRoleGrant(this.clients.iam(), ref.uid, access, !!ref.jobsController);
+    await planRoleGrant(this.clients.iam(), ref.uid, access, !!ref.jobsController, boundaryArn(await this.account.current()));
   }
 
   /** Bucket role and profile: widened (bucketGrant.ts), deleted with proof (identityRelease.ts). */

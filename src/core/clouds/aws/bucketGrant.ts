@@ -1,12 +1,13 @@
 // Widening a running cluster's bucket role: a task launched or exec'd onto an existing cluster
 // may name buckets the role was not written for, and its nodes would be refused them.
-import { GetRolePolicyCommand, PutRolePolicyCommand, type IAMClient } from '@aws-sdk/client-iam';
+import { GetRolePolicyCommand, PutRolePolicyCommand, type IAMClient, type Role } from '@aws-sdk/client-iam';
 import { ProviderError, TAG_UID, type BucketAccess } from '../provider';
 import type { BucketGrant } from '../clusterIdentity';
 import { awsErrorCode, ec2Call } from './errors';
 import { POLICY_NAME, accessOfPolicy, boundedBucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
 import { getRole } from './bucketRole';
 import { controllerPolicy } from './controllerPolicy';
+import { boundRole } from './jobBoundary';
 
 const key = (a: BucketAccess) => `${a.bucket}/${a.prefix ?? ''}${a.manage ? ' manage' : ''}`;
 
@@ -32,10 +33,15 @@ async function grantedAccess(iam: IAMClient, name: string): Promise<BucketAccess
  * instances an identity would change what every process on them can reach mid-life, and their
  * credentials would appear on the instance metadata only after a delay the mount would race.
  */
-export async function grantBucketsToRole(iam: IAMClient, uid: string, access: BucketAccess[], controller = false): Promise<BucketGrant> {
-  const plan = await planRoleGrant(iam, uid, access, controller);
+export async function grantBucketsToRole(
+  iam: IAMClient, uid: string, access: BucketAccess[], controller: boolean, boundaryArn: string, boundary: () => Promise<string>,
+): Promise<BucketGrant> {
+  const plan = await planRoleGrant(iam, uid, access, controller, boundaryArn);
   if (!plan.PolicyDocument) return { identity: plan.identity, changed: false };
   const { PolicyDocument } = plan;
+  // A cluster's role (not a controller's own) carries the job-role boundary before it is
+  // written: one made before boundaries existed gets it here (jobBoundary.ts).
+  if (!controller && plan.role) await boundRole(iam, plan.role, await boundary());
   await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: plan.name, PolicyName: POLICY_NAME, PolicyDocument })));
   return { identity: plan.identity, changed: true };
 }
@@ -45,7 +51,9 @@ export async function grantBucketsToRole(iam: IAMClient, uid: string, access: Bu
  * the ProviderError the grant would end with; reads only. Used before the row records the
  * buckets (checkBuckets) and by the grant itself.
  */
-export async function planRoleGrant(iam: IAMClient, uid: string, access: BucketAccess[], controller = false): Promise<{ name: string; identity: string; PolicyDocument?: string }> {
+export async function planRoleGrant(
+  iam: IAMClient, uid: string, access: BucketAccess[], controller: boolean, boundaryArn: string,
+): Promise<{ name: string; identity: string; role?: Role; PolicyDocument?: string }> {
   const name = profileNameOf(uid);
   const identity = `IAM role ${name}`;
   const wanted = s3Access(access);
@@ -64,5 +72,5 @@ export async function planRoleGrant(iam: IAMClient, uid: string, access: BucketA
   const added = wanted.filter((a) => !have.has(key(a)));
   if (!added.length) return { name, identity };
   // A controller's role also holds its own policy, which counts against the same quota.
-  return { name, identity, PolicyDocument: boundedBucketPolicy(s3Access([...current, ...added]), controller ? controllerPolicy(uid).length : 0) };
+  return { name, identity, role, PolicyDocument: boundedBucketPolicy(s3Access([...current, ...added]), controller ? controllerPolicy(uid, boundaryArn).length : 0) };
 }

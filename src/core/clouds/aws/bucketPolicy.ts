@@ -35,6 +35,16 @@ export function s3Access(access: BucketAccess[] | undefined): BucketAccess[] {
  */
 export const MANAGE_ACTIONS = ['s3:CreateBucket', 's3:PutBucketTagging', 's3:GetBucketTagging', 's3:ListBucketVersions', 's3:DeleteObjectVersion', 's3:DeleteBucket'];
 
+const LOCATE_ACTION = 's3:GetBucketLocation';
+const LIST_ACTION = 's3:ListBucket';
+const OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'];
+/**
+ * Every action bucketPolicy() gives a bucket that is not `manage`d: all a cluster's role (and so
+ * a managed job's cluster's) is ever allowed. The job-role permissions boundary
+ * (jobBoundary.ts) holds exactly these.
+ */
+export const NODE_BUCKET_ACTIONS = [LOCATE_ACTION, LIST_ACTION, ...OBJECT_ACTIONS];
+
 /**
  * The prefix as IAM must read it: "*" and "?" are wildcards in Resource ARNs and StringLike
  * conditions, and "${...}" a policy variable, so each is written as its IAM escape (${*}, ${?},
@@ -52,17 +62,17 @@ const plainPrefix = (p: string) => p.replace(/\$\{([$*?])\}/g, '$1');
  */
 export function bucketPolicy(access: BucketAccess[]): string {
   const buckets = [...new Set(access.map((a) => a.bucket))];
-  const locate = { Effect: 'Allow', Action: ['s3:GetBucketLocation'], Resource: buckets.map((b) => `arn:aws:s3:::${b}`) };
+  const locate = { Effect: 'Allow', Action: [LOCATE_ACTION], Resource: buckets.map((b) => `arn:aws:s3:::${b}`) };
   const list = access.map((a) => {
     const prefix = iamPrefix(a.prefix);
     return {
-      Effect: 'Allow', Action: ['s3:ListBucket'], Resource: `arn:aws:s3:::${a.bucket}`,
+      Effect: 'Allow', Action: [LIST_ACTION], Resource: `arn:aws:s3:::${a.bucket}`,
       ...(prefix ? { Condition: { StringLike: { 's3:prefix': [prefix, `${prefix}/*`] } } } : {}),
     };
   });
   const objects = {
     Effect: 'Allow',
-    Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+    Action: OBJECT_ACTIONS,
     Resource: access.flatMap((a) => {
       const prefix = iamPrefix(a.prefix);
       return prefix ? [`arn:aws:s3:::${a.bucket}/${prefix}`, `arn:aws:s3:::${a.bucket}/${prefix}/*`] : [`arn:aws:s3:::${a.bucket}/*`];

@@ -7,6 +7,7 @@ import { ProviderError, TAG_UID, type BucketAccess } from '../provider';
 import { awsErrorCode, ec2Call } from './errors';
 import { EC2_TRUST, IAM_PATH, POLICY_NAME, boundedBucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
 import { CONTROLLER_POLICY_NAME, controllerPolicy } from './controllerPolicy';
+import { boundRole } from './jobBoundary';
 
 /** What the user is told each one is (and what the sweep lists roles as). */
 export const ROLE_KIND = 'IAM role';
@@ -37,11 +38,20 @@ export const getProfile = (iam: IAMClient, name: string) =>
  * profile, created or brought up to date. Undefined when the request mounts no S3 bucket and
  * is no controller: such nodes get no identity at all. A role of the same name not tagged with
  * this uid is not ours and is refused, never changed.
+ * `boundary` gives the job-role permissions boundary's ARN (jobBoundary.ts), made sure of first.
+ * Every role but a controller's own carries it, whoever makes it (this machine or a controller
+ * VM): a controller may write only roles that do, so a role made here and written there later
+ * (a job cluster relaunched by its controller) must have it too; one made before boundaries
+ * gets it before its policy is written. A controller's own role carries none (its own policy
+ * is wider than the boundary); the boundary is still made first, since that policy names it.
  */
-export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Record<string, string>, access: BucketAccess[] | undefined, controller = false): Promise<string | undefined> {
+export async function ensureBucketProfile(
+  iam: IAMClient, uid: string, tags: Record<string, string>, access: BucketAccess[] | undefined, controller: boolean, boundary: () => Promise<string>,
+): Promise<string | undefined> {
   const s3 = s3Access(access);
   if (!s3.length && !controller) return undefined;
-  const ownPolicy = controller ? controllerPolicy(uid) : undefined;
+  const boundaryArn = await boundary();
+  const ownPolicy = controller ? controllerPolicy(uid, boundaryArn) : undefined;
   // Too large (with the controller's own policy: IAM's quota is for both): refused before the role exists.
   const PolicyDocument = s3.length ? boundedBucketPolicy(s3, ownPolicy?.length) : undefined;
   const name = profileNameOf(uid);
@@ -52,7 +62,10 @@ export async function ensureBucketProfile(iam: IAMClient, uid: string, tags: Rec
     await ec2Call('iam:CreateRole', () => iam.send(new CreateRoleCommand({
       RoleName: name, Path: IAM_PATH, AssumeRolePolicyDocument: EC2_TRUST, Tags,
       Description: `Skydeck cluster ${tags['skydeck-cluster'] ?? uid}: ${controller ? 'managed-jobs controller' : 'its task\'s buckets'}`,
+      ...(controller ? {} : { PermissionsBoundary: boundaryArn }),
     })));
+  } else if (!controller) {
+    await boundRole(iam, role, boundaryArn);
   }
   // Written every launch: a relaunch after a stop may mount other buckets.
   if (PolicyDocument) await ec2Call('iam:PutRolePolicy', () => iam.send(new PutRolePolicyCommand({ RoleName: name, PolicyName: POLICY_NAME, PolicyDocument })));

@@ -11,15 +11,31 @@
 //   with S3 mounts get, and PassRole of those to EC2 alone. Its own role and profile are denied
 //   every IAM action, so the controller cannot widen or delete its own access; its own instance
 //   is denied stop/terminate by API (it stops itself by an OS shutdown, which needs none).
+// - Every role it creates, and every role whose policy it writes, must carry the job-role
+//   permissions boundary (jobBoundary.ts: S3 object actions only), by iam:PermissionsBoundary:
+//   on CreateRole and PutRolePermissionsBoundary that key is the boundary the request sets, on
+//   PutRolePolicy the one the role already has (IAM User Guide, "Permissions boundaries for IAM
+//   entities"; Service Authorization Reference, IAM condition keys). So a role it writes with
+//   any policy and passes to an instance it launches can still do no more than S3 objects: no
+//   EC2, no IAM. Creating or writing a role without it (the key is then absent), attaching a
+//   managed policy to such a role, removing a boundary, setting another one, and any write to
+//   the boundary policy itself are denied explicitly, so no other Allow (a wider statement
+//   added later) reopens them. Roles under /skydeck/ without the boundary (other controllers'
+//   own, roles of a Skydeck before boundaries) are thus out of its reach for writes; it may give
+//   them this boundary, which only narrows them (bucketRole.ts does so before writing one).
+//   The boundary policy is made by this machine before this policy names it (jobBoundary.ts).
 // No S3 here: which buckets jobs will name is not known when the VM is made; each submit that
 // names some adds exactly those to the role's bucket policy, from this machine
 // (managed/remote/controllerBuckets.ts).
-// Left wide on purpose: any region (job clusters go where their task says). Known limit, which
-// lets the VM widen its own reach: a role under /skydeck/ is written by the controller with a
-// policy of its choosing and passed to an instance it launches, so that instance (and through
-// it the controller) may do whatever that policy says. A permissions boundary required on every
-// role it creates (iam:PermissionsBoundary on CreateRole/PutRolePolicy) would bound that; it is
-// not built yet. Until then the VM's software is trusted as this machine's CLI is.
+// Left wide on purpose: any region (job clusters go where their task says). Known limits that
+// remain: the boundary allows its S3 actions on every bucket (buckets are named per job, after
+// the boundary is made), so through a role it writes and an instance it launches the VM can read
+// and write objects of any S3 bucket of the account; a role it makes may trust any principal
+// (CreateRole cannot be conditioned on the trust policy), which then gets that same S3 reach;
+// PassRole cannot be conditioned on the boundary, so it may launch an instance with another
+// controller's role (the same EC2/IAM scope as its own, plus that controller's buckets); it may
+// delete other Skydeck roles or put the boundary on another controller's role, which would stop
+// that controller's work (harm, but no widening). The VM's software is trusted with that much.
 import { TAG_UID } from '../provider';
 import { IAM_PATH, profileNameOf } from './bucketPolicy';
 
@@ -30,7 +46,11 @@ const DESCRIBE = [
   'ec2:DescribeKeyPairs', 'ec2:DescribeRegions', 'ec2:DescribeSecurityGroups', 'ec2:DescribeSpotPriceHistory',
 ];
 const INSTANCE_LIFE = ['ec2:StopInstances', 'ec2:StartInstances', 'ec2:TerminateInstances'];
-const ROLE_ACTIONS = ['iam:CreateRole', 'iam:GetRole', 'iam:PutRolePolicy', 'iam:GetRolePolicy', 'iam:ListRolePolicies', 'iam:DeleteRolePolicy', 'iam:DeleteRole', 'iam:TagRole'];
+const ROLE_ACTIONS = ['iam:GetRole', 'iam:GetRolePolicy', 'iam:ListRolePolicies', 'iam:DeleteRolePolicy', 'iam:DeleteRole', 'iam:TagRole'];
+/** What widens a role: allowed only for roles that carry (or are given) the boundary. */
+const BOUNDED_ROLE_ACTIONS = ['iam:CreateRole', 'iam:PutRolePolicy', 'iam:PutRolePermissionsBoundary'];
+/** Every write to a managed policy: none may touch the boundary. */
+const POLICY_WRITES = ['iam:CreatePolicy', 'iam:CreatePolicyVersion', 'iam:DeletePolicy', 'iam:DeletePolicyVersion', 'iam:SetDefaultPolicyVersion', 'iam:TagPolicy', 'iam:UntagPolicy'];
 const PROFILE_ACTIONS = [
   'iam:CreateInstanceProfile', 'iam:GetInstanceProfile', 'iam:AddRoleToInstanceProfile', 'iam:RemoveRoleFromInstanceProfile',
   'iam:DeleteInstanceProfile', 'iam:TagInstanceProfile',
@@ -38,9 +58,10 @@ const PROFILE_ACTIONS = [
 
 const tagged = { Null: { [`aws:ResourceTag/${TAG_UID}`]: 'false' } };
 
-/** The inline policy of the controller cluster `uid`'s role (JSON, no white space). */
-export function controllerPolicy(uid: string): string {
+/** The inline policy of the controller cluster `uid`'s role (JSON, no white space); `boundary`: the job-role boundary's ARN (jobBoundary.ts). */
+export function controllerPolicy(uid: string, boundary: string): string {
   const own = profileNameOf(uid);
+  const jobRoles = `arn:aws:iam::*:role${IAM_PATH}*`;
   const statements = [
     { Sid: 'Describe', Effect: 'Allow', Action: DESCRIBE, Resource: '*' },
     {
@@ -61,10 +82,16 @@ export function controllerPolicy(uid: string): string {
     },
     { Sid: 'OwnGroups', Effect: 'Allow', Action: ['ec2:AuthorizeSecurityGroupIngress', 'ec2:DeleteSecurityGroup'], Resource: 'arn:aws:ec2:*:*:security-group/*', Condition: tagged },
     { Sid: 'ImportKey', Effect: 'Allow', Action: 'ec2:ImportKeyPair', Resource: 'arn:aws:ec2:*:*:key-pair/*' },
-    { Sid: 'JobRoles', Effect: 'Allow', Action: ROLE_ACTIONS, Resource: `arn:aws:iam::*:role${IAM_PATH}*` },
+    { Sid: 'JobRoles', Effect: 'Allow', Action: ROLE_ACTIONS, Resource: jobRoles },
+    { Sid: 'BoundedJobRoles', Effect: 'Allow', Action: BOUNDED_ROLE_ACTIONS, Resource: jobRoles, Condition: { StringEquals: { 'iam:PermissionsBoundary': boundary } } },
+    { Sid: 'SeeBoundary', Effect: 'Allow', Action: 'iam:GetPolicy', Resource: boundary },
     { Sid: 'JobProfiles', Effect: 'Allow', Action: PROFILE_ACTIONS, Resource: `arn:aws:iam::*:instance-profile${IAM_PATH}*` },
     { Sid: 'ListJobRoles', Effect: 'Allow', Action: 'iam:ListRoles', Resource: '*' },
-    { Sid: 'PassJobRoles', Effect: 'Allow', Action: 'iam:PassRole', Resource: `arn:aws:iam::*:role${IAM_PATH}*`, Condition: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } } },
+    { Sid: 'PassJobRoles', Effect: 'Allow', Action: 'iam:PassRole', Resource: jobRoles, Condition: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } } },
+    { Sid: 'KeepBoundaries', Effect: 'Deny', Action: 'iam:DeleteRolePermissionsBoundary', Resource: '*' },
+    // With no boundary in the request (or on the role) the key is absent, and StringNotEquals matches: denied too.
+    { Sid: 'OnlyBoundedRoles', Effect: 'Deny', Action: [...BOUNDED_ROLE_ACTIONS, 'iam:AttachRolePolicy'], Resource: '*', Condition: { StringNotEquals: { 'iam:PermissionsBoundary': boundary } } },
+    { Sid: 'BoundaryUnchanged', Effect: 'Deny', Action: POLICY_WRITES, Resource: boundary },
     { Sid: 'NotOwnIdentity', Effect: 'Deny', Action: 'iam:*', Resource: [`arn:aws:iam::*:role${IAM_PATH}${own}`, `arn:aws:iam::*:instance-profile${IAM_PATH}${own}`] },
   ];
   return JSON.stringify({ Version: '2012-10-17', Statement: statements });

@@ -40,6 +40,8 @@ export interface AwsProviderOptions {
   /** Security-group clean-up after terminate: poll interval and give-up bound (ms). */
   cleanupPollMs?: number;
   cleanupTimeoutMs?: number;
+  /** The environment read for SKYDECK_AWS_CONTROLLER_NODE (jobBoundary.ts); default process.env (tests pass their own). */
+  env?: Record<string, string | undefined>;
   /** Diagnostics (never secrets). */
   log?(message: string): void;
 }

@@ -98,7 +98,7 @@ export class AzureProvider implements Provider {
     const subnetId = await ensureNetwork(net);
     const hasHead = existing.some((v) => v.vm.tags?.[TAG_HEAD] === 'true');
     const names = Array.from({ length: need }, () => vmName(req.clusterName, req.uid));
-    const ctx = { ...net, subnetId, publicKey: this.localKey().publicKey, zone: req.placement.zone ?? req.zone, bucketIdentity };
+    const ctx = { ...net, subnetId, publicKey: this.localKey().publicKey, zone: req.placement.zone ?? req.zone, bucketIdentity, log: this.opts.log };
     // All awaited even after one fails, so no create is left in flight unseen.
     const results = await Promise.allSettled(names.map((n, i) => createVm(ctx, sized, n, !hasHead && i === 0)));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

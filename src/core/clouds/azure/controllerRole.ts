@@ -30,11 +30,22 @@
 //   Microsoft.ManagedIdentity/userAssignedIdentities/delete.
 // Narrowed where Azure can: the assignment carries an ABAC condition (role assignment
 // delegation) so the identity may only CREATE assignments of Storage Blob Data Contributor
-// (Blob grants) and Virtual Machine Contributor (a job cluster's autostop deallocating itself),
-// to service principals only, and DELETE only assignments of those and of Contributor (an
-// autodown cluster's group grant goes with its group): it cannot delete its own assignment
-// (the custom role), nor give anyone Owner, Contributor or this role. No
-// roleDefinitions action: it cannot widen its own role (the laptop's launch sets the role back).
+// (Blob grants) and of the subscription's custom role "Skydeck autostop" (autostopRole.ts: read
+// and deallocate VMs, nothing else; a job cluster's head deallocating itself), named by its
+// definition GUID, which is the subscription's own, to service principals only; and DELETE only
+// assignments of those, of Virtual Machine Contributor (what older versions gave autostop heads)
+// and of Contributor (an autodown cluster's group grant goes with its group; ARM may check each
+// assignment a group's delete takes, the fake does). It cannot delete its own assignment (the
+// custom role), nor give anyone Owner, Contributor, Virtual Machine Contributor or this role. No
+// roleDefinitions action: it can neither widen its own role nor "Skydeck autostop" (the laptop
+// makes both and sets them back at each controller launch).
+// Closed: until now the condition let it create Virtual Machine Contributor assignments, which,
+// having no scope or principal attribute to limit them, it could give itself anywhere in the
+// subscription — runCommand on any VM, i.e. acting as that VM's identities. The autostop role in
+// its place gives it nothing its own role lacks (VM read and deallocate). A controller launched
+// by an older version keeps the older condition (and its job heads VM Contributor, identity.ts)
+// until this machine starts it again (after its idle autostop) or relaunches it, which re-puts
+// the assignment with this condition.
 // Known limits (RBAC has no narrower form): the actions hold for every resource of the
 // subscription, not only Skydeck's (control-plane RBAC has no tag conditions; only role
 // assignments and storage data actions take conditions), so the VM could deallocate or delete
@@ -42,27 +53,23 @@
 // made by a user); the assignments it may make are limited by role and principal type, not by
 // scope or principal (a condition has no attribute for either), so it could give itself or
 // another service principal Blob Data Contributor on any container of the subscription (all
-// Blob data of its storage accounts) or Virtual Machine Contributor anywhere in it — itself
-// included, which lets it run commands on any VM of the subscription and so act as that VM's
-// identity; it may also attach any user-assigned identity of the subscription to a VM it
-// creates (assign/action is subscription-wide). A narrow custom role for job clusters'
-// autostop in place of Virtual Machine Contributor would close the first; the second has no
-// RBAC form. Until then the VM's software is trusted as this machine's CLI is; a job
-// cluster with autodown (its head needs Contributor) cannot be launched by the controller
-// (Azure refuses the grant). The list is checked against the ARM fake, which models the linked
-// checks above; a real VM create with an extension or a marketplace plan would need more. The
-// VM's software is trusted as this machine's CLI is.
-import { createHash } from 'node:crypto';
+// Blob data of its storage accounts); it may also attach any user-assigned identity of the
+// subscription to a VM it creates (assign/action is subscription-wide, and no condition applies
+// to it) and so act as that identity: this has no RBAC form. Until then the VM's software is
+// trusted as this machine's CLI is. A job cluster with autodown (its head needs Contributor)
+// cannot be launched by the controller (Azure refuses the grant). The list is checked against
+// the ARM fake, which models the linked checks above and evaluates the condition's form; a real
+// VM create with an extension or a marketplace plan would need more.
 import { ProviderError } from '../provider';
 import type { AzureClients } from './clients';
-import { listById } from './armList';
 import { CONTROLLER_MARK, grantDescription, ROLE_BLOB_CONTRIBUTOR } from './bucketGrants';
-import { azCall, azureCode, toAzureError } from './errors';
+import { azureCode, toAzureError } from './errors';
 import { putAssignment, ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR } from './identity';
+import { autostopRoleGuid, ensureAutostopRole } from './autostopRole';
+import { customRoleGuid, customRoleNames, ensureCustomRole, grantsExactly, type CustomRoleSpec } from './customRole';
 
+export { ROLE_DEFINITIONS_API } from './customRole';
 export const CONTROLLER_ROLE_NAME = 'Skydeck jobs controller';
-/** Microsoft.Authorization/roleDefinitions (azure-rest-api-specs: authorization stable 2022-04-01). */
-export const ROLE_DEFINITIONS_API = '2022-04-01';
 
 const RG = 'Microsoft.Resources/subscriptions/resourceGroups';
 const VM = 'Microsoft.Compute/virtualMachines';
@@ -86,94 +93,61 @@ export const CONTROLLER_ACTIONS: readonly string[] = [
   `${RA}/read`, `${RA}/write`, `${RA}/delete`,
 ];
 
-/** Roles the controller may assign (write) and, with Contributor, delete assignments of. */
-export const CONTROLLER_ASSIGNABLE = [ROLE_BLOB_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR];
-const DELETABLE = [...CONTROLLER_ASSIGNABLE, ROLE_CONTRIBUTOR];
+const CONTROLLER_ROLE: CustomRoleSpec = {
+  roleName: CONTROLLER_ROLE_NAME, seed: 'skydeck-jobs-controller', actions: CONTROLLER_ACTIONS,
+  description: 'Skydeck managed-jobs controller VMs: launch, stop, start and delete job clusters (set by Skydeck; edits are set back)',
+  what: 'a managed-jobs controller', fix: 'or put the controller on this machine (jobs.controller: local)',
+};
+
+/** Role GUIDs the controller may assign (write) in a subscription: Blob grants and the subscription's autostop role. */
+export function controllerAssignable(subscription: string): string[] {
+  return [ROLE_BLOB_CONTRIBUTOR, autostopRoleGuid(subscription)];
+}
+
+/** ...and whose assignments it may delete: those, and what older versions and autodown clusters hold. */
+export function controllerDeletable(subscription: string): string[] {
+  return [...controllerAssignable(subscription), ROLE_VM_CONTRIBUTOR, ROLE_CONTRIBUTOR];
+}
 
 /** The assignment's ABAC condition (version 2.0): which role assignments it may write and delete. */
-export function controllerCondition(): string {
-  const write = `@Request[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${CONTROLLER_ASSIGNABLE.join(', ')}}`
+export function controllerCondition(subscription: string): string {
+  const write = `@Request[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${controllerAssignable(subscription).join(', ')}}`
     + ` AND @Request[${RA}:PrincipalType] ForAnyOfAnyValues:StringEqualsIgnoreCase {'ServicePrincipal'}`;
-  const del = `@Resource[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${DELETABLE.join(', ')}}`;
+  const del = `@Resource[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${controllerDeletable(subscription).join(', ')}}`;
   return `((!(ActionMatches{'${RA}/write'})) OR (${write})) AND ((!(ActionMatches{'${RA}/delete'})) OR (${del}))`;
 }
 
 /** The role's GUID name when Skydeck creates it: the same for a subscription every time. */
 export function controllerRoleName(subscription: string): string {
-  const h = createHash('sha256').update(`skydeck-jobs-controller|${subscription.toLowerCase()}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
-type RoleDef = { id?: string; name?: string; properties?: { roleName?: string; permissions?: { actions?: string[]; notActions?: string[]; dataActions?: string[]; notDataActions?: string[] }[]; assignableScopes?: string[] } };
-
-function body(subscription: string, roleName: string): object {
-  return { properties: {
-    roleName, type: 'CustomRole',
-    description: 'Skydeck managed-jobs controller VMs: launch, stop, start and delete job clusters (set by Skydeck; edits are set back)',
-    permissions: [{ actions: [...CONTROLLER_ACTIONS], notActions: [], dataActions: [], notDataActions: [] }],
-    assignableScopes: [`/subscriptions/${subscription}`],
-  } };
+  return customRoleGuid(CONTROLLER_ROLE.seed, subscription);
 }
 
 /** Whether a definition grants exactly the list (any order) and nothing else. */
-export function isExactly(def: RoleDef | undefined, subscription: string): boolean {
-  const perms = def?.properties?.permissions ?? [];
-  const sorted = (a: readonly string[] | undefined) => JSON.stringify([...(a ?? [])].sort());
-  const scopes = def?.properties?.assignableScopes ?? [];
-  return perms.length === 1 && sorted(perms[0].actions) === sorted(CONTROLLER_ACTIONS) && !perms[0].notActions?.length
-    && !perms[0].dataActions?.length && !perms[0].notDataActions?.length
-    && scopes.length === 1 && scopes[0].toLowerCase() === `/subscriptions/${subscription}`.toLowerCase();
+export function isExactly(def: Parameters<typeof grantsExactly>[0], subscription: string): boolean {
+  return grantsExactly(def, CONTROLLER_ACTIONS, subscription);
 }
 
-/**
- * The role's names: the plain one, and the subscription's own when another subscription of the
- * tenant holds the plain one (custom role names are unique in a tenant, and a role listed at a
- * subscription shows only roles assignable there).
- */
+/** The role's names: the plain one, and the subscription's own when another subscription of the tenant holds the plain one. */
 export function controllerRoleNames(subscription: string): [string, string] {
-  return [CONTROLLER_ROLE_NAME, `${CONTROLLER_ROLE_NAME} (${subscription})`];
+  return customRoleNames(CONTROLLER_ROLE_NAME, subscription);
+}
+
+/** The subscription's controller role: found by name or created, set back to exactly the list when changed. Returns its id. */
+export function ensureControllerRole(c: AzureClients, lro: { updateIntervalInMs: number }, log?: (m: string) => void): Promise<string> {
+  return ensureCustomRole(c, CONTROLLER_ROLE, lro, log);
 }
 
 /**
- * The subscription's controller role: found by name or created, and set back to exactly the
- * list when anything widened or changed it. Returns its id.
+ * The controller's assignment of the role on the subscription, with its condition; returns its
+ * id. The autostop role its job clusters' heads get is made (or set back) here too, by this
+ * machine's credentials: the controller may assign it, never define it.
  */
-export async function ensureControllerRole(c: AzureClients, lro: { updateIntervalInMs: number }, log?: (m: string) => void): Promise<string> {
-  const sub = c.subscriptionId;
-  const base = `subscriptions/${sub}/providers/Microsoft.Authorization/roleDefinitions`;
-  const names = controllerRoleNames(sub);
-  const filter = encodeURIComponent("type eq 'CustomRole'");
-  const found = (await azCall('roleDefinitions.list', () => listById(c, `${base}?$filter=${filter}`, ROLE_DEFINITIONS_API)) as RoleDef[])
-    .find((d) => names.includes(d.properties?.roleName ?? ''));
-  if (found && isExactly(found, sub)) return found.id!;
-  if (found) log?.(`azure: role "${found.properties?.roleName}" was changed; setting its actions back to Skydeck's list`);
-  const put = (name: string, roleName: string) =>
-    c.resources.resources.beginCreateOrUpdateByIdAndWait(`${base}/${name}`, ROLE_DEFINITIONS_API, body(sub, roleName), lro) as Promise<RoleDef>;
-  try {
-    const name = found?.name ?? controllerRoleName(sub);
-    try {
-      return (await put(name, found?.properties?.roleName ?? names[0])).id ?? `/${base}/${name}`;
-    } catch (e) {
-      // The plain name is another subscription's: this one gets its own.
-      if (found || azureCode(e).code !== 'RoleDefinitionWithSameNameExists') throw e;
-      return (await put(name, names[1])).id ?? `/${base}/${name}`;
-    }
-  } catch (e) {
-    const { code, message } = azureCode(e);
-    if (code === 'AuthorizationFailed') {
-      throw new ProviderError('auth', `a managed-jobs controller on Azure: your account may not create or update the custom role "${CONTROLLER_ROLE_NAME}" (${message})`,
-        'creating a custom role needs Owner or User Access Administrator on the subscription (Microsoft.Authorization/roleDefinitions/write); or put the controller on this machine (jobs.controller: local)');
-    }
-    throw toAzureError(e, 'roleDefinitions.createOrUpdate');
-  }
-}
-
-/** The controller's assignment of the role on the subscription, with its condition; returns its id. */
 export async function grantController(c: AzureClients, principalId: string, tags: Record<string, string>, lro: { updateIntervalInMs: number }, log?: (m: string) => void): Promise<string> {
   const role = await ensureControllerRole(c, lro, log);
+  await ensureAutostopRole(c, lro, log);
   const scope = `/subscriptions/${c.subscriptionId}`;
   try {
-    return await putAssignment({ c, principalId, lro, description: grantDescription(tags, CONTROLLER_MARK), condition: controllerCondition() }, scope, role.split('/').pop()!);
+    return await putAssignment({ c, principalId, lro, description: grantDescription(tags, CONTROLLER_MARK), condition: controllerCondition(c.subscriptionId) }, scope, role.split('/').pop()!);
   } catch (e) {
     const { code, message } = azureCode(e);
     if (code === 'AuthorizationFailed') {

@@ -2,10 +2,24 @@ import { createHash } from 'node:crypto';
 import { ProviderError } from '../provider';
 import { azureCode, toAzureError } from './errors';
 import type { AzureClients } from './clients';
+import { AUTOSTOP_ROLE_NAME, autostopRoleGuid, ensureAutostopRole } from './autostopRole';
 
 // Azure autostop needs ARM from the VM (a shut-down VM keeps billing until deallocated): the
-// head gets a system-assigned managed identity, and that identity a built-in role on the
-// cluster's resource group only — the group's deletion takes the assignment with it.
+// head gets a system-assigned managed identity, and that identity a role on the cluster's
+// resource group only — the group's deletion takes the assignment with it. To deallocate: the
+// custom role "Skydeck autostop" (autostopRole.ts: VM read and deallocate, nothing else); to
+// delete the group (autodown): the built-in Contributor (the group holds VMs, disks, networks,
+// identities and this very assignment, all deleted with it).
+// Every launch with autostop, this machine's and a managed-jobs controller's alike, asks for the
+// custom role: one narrow grant whoever launches (a controller may not grant anything wider:
+// controllerRole.ts). It is assigned first and created only when missing, because the controller
+// may not read role definitions (its role set back by the laptop holds none of that; the laptop
+// sets this role back too when it launches a controller). An account that may grant roles but not
+// define them (Role Based Access Control Administrator), or may grant only Virtual Machine
+// Contributor (a controller still under an older version's condition), gets that as before, said
+// in the log, so no launch that worked before is refused now; the controller's condition refuses
+// that fallback, and its launch fails saying how to make the role. Clusters launched
+// before hold Virtual Machine Contributor on their group: it goes with the group as before.
 
 /** Built-in role definition ids (the same in every subscription). */
 export const ROLE_VM_CONTRIBUTOR = '9980e02c-c2be-4d73-94e8-173b1dc7cf3c';
@@ -17,9 +31,9 @@ const API_VERSION = ROLE_ASSIGNMENTS_API;
 export const GRANT_FIX = 'creating a role assignment needs Owner, User Access Administrator or Role Based Access Control Administrator ' +
   'on the subscription; without one, launch without autostop and stop the cluster with "skydeck stop"';
 
-/** Deallocating needs Virtual Machine Contributor; deleting the group (autodown) needs Contributor. */
-export function selfStopRole(down: boolean): string {
-  return down ? ROLE_CONTRIBUTOR : ROLE_VM_CONTRIBUTOR;
+/** Deleting the group (autodown) needs Contributor; deallocating, the subscription's "Skydeck autostop". */
+export function selfStopRole(down: boolean, subscription: string): string {
+  return down ? ROLE_CONTRIBUTOR : autostopRoleGuid(subscription);
 }
 
 /** The assignment's name is a GUID derived from what it grants, so a retried launch re-puts the same one. */
@@ -31,21 +45,61 @@ export function assignmentName(scope: string, principalId: string, role: string)
 export interface GrantOptions extends AssignOptions {
   group: string;
   down: boolean;
+  log?: (m: string) => void;
 }
 
 /** Gives the head's identity its role on the group; an account that may not grant roles gets a clear auth error. */
 export async function grantSelfStop(o: GrantOptions): Promise<void> {
   const scope = `/subscriptions/${o.c.subscriptionId}/resourceGroups/${o.group}`;
-  const role = selfStopRole(o.down);
+  const role = selfStopRole(o.down, o.c.subscriptionId);
+  const denied = (e: unknown) => {
+    const { code, message } = azureCode(e);
+    return code === 'AuthorizationFailed'
+      ? new ProviderError('auth', `autostop on Azure: your account may not give the head VM's identity a role on ${o.group} (${message})`, GRANT_FIX)
+      : toAzureError(e, 'roleAssignments.create');
+  };
+  let refused: unknown;
   try {
     await putAssignment(o, scope, role);
+    return;
+  } catch (e) {
+    const { code } = azureCode(e);
+    if (o.down || (code !== 'RoleDefinitionDoesNotExist' && code !== 'AuthorizationFailed')) throw denied(e);
+    if (code === 'AuthorizationFailed') refused = e;
+  }
+  if (!refused) {
+    // The subscription has no "Skydeck autostop" yet: made by this machine's credentials, then assigned.
+    let made = true;
+    try {
+      await ensureAutostopRole(o.c, o.lro, o.log);
+    } catch (e) {
+      if ((e as ProviderError).kind !== 'auth') throw e;
+      made = false;
+    }
+    if (made) {
+      try {
+        await putAssignment({ ...o, newRole: true }, scope, role);
+        return;
+      } catch (e) {
+        throw denied(e);
+      }
+    }
+  }
+  // Virtual Machine Contributor, as before: for an account that may not define the role, or may
+  // grant VM Contributor only (a conditioned delegation, or a controller still under an older
+  // version's condition, until this machine starts it again and sets the condition). Asking
+  // widens nothing: what the caller may grant is ARM's to decide.
+  try {
+    await putAssignment(o, scope, ROLE_VM_CONTRIBUTOR);
   } catch (e) {
     const { code, message } = azureCode(e);
-    if (code === 'AuthorizationFailed') {
-      throw new ProviderError('auth', `autostop on Azure: your account may not give the head VM's identity a role on ${o.group} (${message})`, GRANT_FIX);
-    }
-    throw toAzureError(e, 'roleAssignments.create');
+    if (code !== 'AuthorizationFailed' || refused) throw denied(refused ?? e);
+    // A managed-jobs controller lands here: its condition grants the custom role only.
+    throw new ProviderError('auth', `autostop on Azure: the custom role "${AUTOSTOP_ROLE_NAME}" is not in subscription ${o.c.subscriptionId}, and this identity may neither create it nor grant Virtual Machine Contributor on ${o.group} (${message})`,
+      'launch the managed-jobs controller again from your machine with an account that is Owner or User Access Administrator (it creates the role), or launch without autostop');
   }
+  const why = refused ? `this account may not grant it (${azureCode(refused).message})` : `the custom role is not in subscription ${o.c.subscriptionId} and this account may not create it`;
+  o.log?.(`azure: autostop: the head of ${o.group} got Virtual Machine Contributor on its group in place of "${AUTOSTOP_ROLE_NAME}" (it may also run commands on the cluster's VMs): ${why}`);
 }
 
 export interface AssignOptions {
@@ -58,6 +112,8 @@ export interface AssignOptions {
   description?: string;
   /** An ABAC condition (version 2.0) narrowing what the assignment allows (controllerRole.ts). */
   condition?: string;
+  /** The role was just created: wait out its replication (RoleDefinitionDoesNotExist) as a new principal's. */
+  newRole?: boolean;
 }
 
 /** A role definition's id as a subscription sees it (built-in and custom ones alike). */
@@ -93,7 +149,7 @@ export async function putAssignment(o: AssignOptions, scope: string, role: strin
     } catch (e) {
       const { code } = azureCode(e);
       if (code === 'RoleAssignmentExists') return id;
-      if (code === 'PrincipalNotFound' && Date.now() < until) {
+      if ((code === 'PrincipalNotFound' || (o.newRole && code === 'RoleDefinitionDoesNotExist')) && Date.now() < until) {
         await new Promise((r) => setTimeout(r, Math.min(5000, Math.max(10, o.lro.updateIntervalInMs * 2))));
         continue;
       }

@@ -53,6 +53,7 @@ export interface VmCtx extends NetCtx {
   zone?: string;
   /** The cluster's user-assigned identity for Blob containers (bucketIdentity.ts), on every VM. */
   bucketIdentity?: string;
+  log?: (m: string) => void;
 }
 
 /**
@@ -88,6 +89,6 @@ export async function createVm(x: VmCtx, req: RunRequest, name: string, head: bo
   if (head && req.autostop) {
     const principalId = made.identity?.principalId;
     if (!principalId) throw new ProviderError('config', `Azure created ${name} without the managed identity autostop needs`);
-    await grantSelfStop({ c: x.c, group: x.group, principalId, down: req.autostop.down, lro: x.lro });
+    await grantSelfStop({ c: x.c, group: x.group, principalId, down: req.autostop.down, lro: x.lro, log: x.log });
   }
 }

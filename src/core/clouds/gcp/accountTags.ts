@@ -5,12 +5,15 @@ import { IAM_MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
 import { gcpRest } from './iamRest';
 
 // The service accounts Skydeck makes per cluster and how each is recognized as a cluster's: its
-// id (a fixed prefix and the uid's first 20 hex digits) and its description (uid=, workspace=).
-// Two kinds: the cluster's own account (skydeck-b-, bucketIdentity.ts) and, for a managed-jobs
-// controller only, the account its job clusters run as (skydeck-j-, jobsAccount.ts).
+// id (a fixed prefix and the uid's first hex digits, as many as fit in 30 characters) and its
+// description (uid=, workspace=). Two kinds: the cluster's own account (skydeck-b-,
+// bucketIdentity.ts) and, for a managed-jobs controller only, the account its job clusters run as
+// (skydeck-ja-, jobsAccount.ts). Not skydeck-j-: that is the instance-name prefix of those job
+// clusters (controllerRole.ts JOB_INSTANCE_PREFIX), and one prefix for two kinds of resource would
+// be read as one thing.
 
 export const BUCKET_ACCOUNT_PREFIX = 'skydeck-b-';
-export const JOBS_ACCOUNT_PREFIX = 'skydeck-j-';
+export const JOBS_ACCOUNT_PREFIX = 'skydeck-ja-';
 
 export interface BucketIdentityOptions {
   c: GcpClients;
@@ -21,8 +24,11 @@ export interface BucketIdentityOptions {
 
 export interface ServiceAccount { email?: string; displayName?: string; description?: string; disabled?: boolean }
 
-/** 6–30 of [a-z0-9-]: the prefix and the uid's first 20 hex digits (80 bits: no two clusters share one). */
-const accountId = (prefix: string, uid: string) => `${prefix}${uid.toLowerCase().replace(/[^0-9a-f]/g, '').slice(0, 20)}`;
+/**
+ * 6–30 of [a-z0-9-] (IAM's bound on an account id): the prefix and the uid's first hex digits that
+ * fit, 20 after skydeck-b-, 19 after skydeck-ja- (76 bits: no two clusters share one).
+ */
+const accountId = (prefix: string, uid: string) => `${prefix}${uid.toLowerCase().replace(/[^0-9a-f]/g, '').slice(0, 30 - prefix.length)}`;
 export const bucketAccountId = (uid: string) => accountId(BUCKET_ACCOUNT_PREFIX, uid);
 export const jobsAccountId = (uid: string) => accountId(JOBS_ACCOUNT_PREFIX, uid);
 

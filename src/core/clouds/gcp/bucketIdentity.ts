@@ -3,7 +3,7 @@ import type { IdentityGone } from '../clusterIdentity';
 import { grantAutodownRole, autodownRole, serviceAccountEmail } from './autodownIdentity';
 import { bucketAccountId, deleteAccount, getAccount, tagsOfAccount, type BucketIdentityOptions, type ServiceAccount } from './accountTags';
 import { grantBucket, revokeBucket } from './bucketIam';
-import { CONTROLLER, CONTROLLER_ROLE, controllerRole } from './controllerRole';
+import { CONTROLLER, CONTROLLER_ROLE, JOB_CLUSTERS_CONDITION, JOB_CLUSTERS_ROLE, controllerRole, jobClustersRole } from './controllerRole';
 import { ensureCustomRole, ensureProjectBinding, removeProjectBinding } from './customRole';
 import { deleteJobsAccount, ensureJobsAccount } from './jobsAccount';
 import { AUTODOWN, BUCKETS, iamStepError } from './iamErrors';
@@ -16,9 +16,10 @@ export { BUCKET_ACCOUNT_PREFIX, bucketAccountId, getAccount, tagsOfAccount, type
 // (IAM v1 projects.serviceAccounts create/get/delete/list), granted objectAdmin on each bucket
 // the task names (bucketIam.ts) and on nothing else; every node runs as it. Its description
 // carries the cluster's uid and workspace, so the sweep can tell whose it is. A managed-jobs
-// controller cluster's VM runs as it too, bound on the project to the controller role
-// (controllerRole.ts): one identity per cluster, whatever it is for. A controller also gets the
-// account its job clusters run as (jobsAccount.ts), made and deleted with its own.
+// controller cluster's VM runs as it too, bound on the project to the controller's two roles
+// (controllerRole.ts: one plain, one under a condition on job clusters' instance names): one
+// identity per cluster, whatever it is for. A controller also gets the account its job clusters
+// run as (jobsAccount.ts), made and deleted with its own.
 
 const MARK_AUTODOWN = 'autodown=1';
 const MARK_CONTROLLER = 'controller=1';
@@ -32,7 +33,7 @@ export const needsClusterAccount = (req: RunRequest) => gcsAccess(req.placement.
 
 /**
  * The cluster's account, created if missing and granted the task's GCS buckets (and the
- * autodown role when its head deletes the cluster, the controller role on a managed-jobs
+ * autodown role when its head deletes the cluster, the controller's two roles on a managed-jobs
  * controller: a VM carries one account). Undefined when the task names no GCS bucket and is no
  * controller. An account of the id that is not this cluster's is refused.
  */
@@ -68,9 +69,12 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions, req: RunReq
   for (const b of buckets) await grantBucket(o, b.bucket, b.prefix || undefined, email, req.uid);
   if (req.autostop?.down) await grantAutodownRole(o, email);
   if (controller) {
-    // Checked every launch: a role someone widened (or narrowed) is set back to exactly the list.
+    // Checked every launch: a role someone widened (or narrowed) is set back to exactly the list,
+    // and the instance role's binding to exactly its condition (an older plain one is replaced).
     await ensureCustomRole(o, CONTROLLER_ROLE);
+    await ensureCustomRole(o, JOB_CLUSTERS_ROLE);
     await ensureProjectBinding(o, controllerRole(o.project), email, CONTROLLER);
+    await ensureProjectBinding(o, jobClustersRole(o.project), email, CONTROLLER, JOB_CLUSTERS_CONDITION);
     await ensureJobsAccount(o, req, email);
   }
   return email;
@@ -96,7 +100,7 @@ export async function deleteBucketIdentity(o: BucketIdentityOptions, uid: string
   const gone: IdentityGone[] = marks.includes(MARK_CONTROLLER) ? await deleteJobsAccount(o, uid, gcsAccess(buckets)) : [];
   for (const b of new Set(gcsAccess(buckets).map((x) => x.bucket))) await revokeBucket(o, b, email);
   const roles = [...(marks.includes(MARK_AUTODOWN) ? [[autodownRole(o.project), AUTODOWN] as const] : []),
-    ...(marks.includes(MARK_CONTROLLER) ? [[controllerRole(o.project), CONTROLLER] as const] : [])];
+    ...(marks.includes(MARK_CONTROLLER) ? [[jobClustersRole(o.project), CONTROLLER] as const, [controllerRole(o.project), CONTROLLER] as const] : [])];
   for (const [role, purpose] of roles) {
     await removeProjectBinding(o, role, email, purpose);
     gone.push({ kind: BINDING_KIND, name: `${role} of ${email}`, proof: 'projects.getIamPolicy shows no such binding' });

@@ -1,11 +1,12 @@
 import type { IamPurpose } from './iamErrors';
-import { customRoleName, type RoleSpec } from './customRole';
+import { customRoleName, type BindingCondition, type RoleSpec } from './customRole';
 
 // What a managed-jobs controller VM may do with its own identity (its cluster's service account,
-// the same per-cluster account bucket mounts use: bucketIdentity.ts) through one project-level
-// custom role: launch, stop, start, delete and list job clusters the way the GCP provider does
+// the same per-cluster account bucket mounts use: bucketIdentity.ts) through two project-level
+// custom roles: launch, stop, start, delete and list job clusters the way the GCP provider does
 // (gcpProvider.ts, launch.ts, firewall.ts, listing.ts, operations.ts, catalogFetch.ts), and no
-// more. Every REST call the provider makes on that path, and what GCP checks for it:
+// more. Every REST call the provider makes on that path, and what GCP checks for it (instance
+// and disk permissions: on the new or named instance and its boot disk, see below):
 //   instances.aggregatedList (every lookup of a cluster, the sweep)  compute.instances.list
 //   instances.insert            compute.instances.create, compute.disks.create (boot disk),
 //                               compute.disks.setLabels (its labels), compute.instances.setLabels,
@@ -26,53 +27,105 @@ import { customRoleName, type RoleSpec } from './customRole';
 //   serviceAccounts.list        iam.serviceAccounts.list (the listing's Skydeck accounts, read only)
 // The project id comes from the metadata server (google-auth-library's ADC on GCE): no call.
 //
+// The instance and disk permissions are bounded by name: job clusters the controller launches get
+// instance names starting with JOB_INSTANCE_PREFIX (launch.ts instanceName; their boot disks
+// take the instance's name), and those permissions sit in a second custom role,
+// skydeckJobClusters, bound to the same account with an IAM Condition that passes only an
+// Instance or Disk resource whose name has that prefix (JOB_CLUSTERS_CONDITION). The rest stays
+// in skydeckJobsController, bound without a condition. Why two roles: IAM Conditions' resource
+// attributes are recognized for Compute Engine's Instance and Disk types (conditions-resource-
+// attributes), but a list is checked on the project, an operation wait on the operation, a subnet
+// use on the subnetwork, so one conditioned role would have to pass every other resource type
+// (`resource.type != Instance || ...`), which grants its instance permissions again wherever a
+// check names another type; two roles grant each permission only where it is meant to hold.
+// instances.insert is checked on the new instance's (and boot disk's) own name, so the controller
+// can only create prefixed VMs, and stop / start / delete / setMetadata / setTags / setLabels /
+// setServiceAccount only those. The condition uses extract() with one placeholder (the documented
+// form) rather than the full projects/{p}/zones/{z}/... template, and compares the name only, so
+// the project id vs number and the zone do not matter. Conditional bindings need a version 3
+// policy: customRole.ts reads and writes version 3 and keeps every other binding's condition.
+//
 // Left out on purpose, so the controller cannot widen itself:
 // - iam.serviceAccounts.actAs on the project. IAM Conditions' resource attributes do not cover
 //   IAM service accounts (cloud.google.com/iam/docs/conditions-resource-attributes lists no
 //   iam.googleapis.com), so actAs cannot be narrowed to Skydeck's accounts by resource.name at
 //   the project; granted there it would reach every account of the project, the Compute Engine
 //   default one (Editor) included. Instead this machine makes one account per controller, the
-//   jobs account (jobsAccount.ts, skydeck-j-), and grants the controller's account
+//   jobs account (jobsAccount.ts, skydeck-ja-; a service account, not an instance, so the name
+//   condition above never concerns it), and grants the controller's account
 //   roles/iam.serviceAccountUser in that account's own IAM policy only: a job cluster with GCS
 //   mounts runs as it (granted the job's buckets at submit, controllerBuckets.ts), and attaching
-//   any other account is refused by IAM. So compute.instances.setServiceAccount (in the list)
-//   reaches that account only: on a stopped VM of the project too, whose software then gets the
-//   jobs' buckets (no more than setMetadata already gives, below). A job task asking autodown is
-//   refused (the autodown account cannot be attached; the controller ends its clusters itself).
-//   Creating or deleting accounts would serve nothing, so they are not granted either.
+//   any other account is refused by IAM. compute.instances.setServiceAccount is an instance
+//   permission, in the conditioned role: it reaches skydeck-j- VMs only, and through them that one
+//   account only. A job task asking autodown is refused (the autodown account cannot be attached;
+//   the controller ends its clusters itself). Creating or deleting accounts would serve nothing,
+//   so they are not granted either.
 // - Every IAM policy write (projects.setIamPolicy, roles.*, storage.buckets.setIamPolicy) and
-//   service-account keys: the role and its binding are made by this machine's credentials at the
-//   controller's launch, and its buckets are granted from here too (controllerBuckets.ts).
-// Known limits, which GCP cannot express for these calls:
-// - Instances and firewall rules are project-wide: a job cluster's instance names start with the
-//   cluster's name, not a fixed prefix, and IAM conditions cannot test labels, so the controller
-//   may stop or delete any VM of the project, its own included (AWS denies its own instance by
-//   tag; an IAM deny policy here would need Resource Manager tags on every VM). It stops itself by
-//   an OS shutdown, which needs none of this.
-// - The same holds for compute.instances.setMetadata, which lets the VM widen its own reach: it
-//   could put a startup script (or ssh key) on another VM of the project and restart it, and the
-//   script runs as that VM's service account (the Compute Engine default one holds Editor). A
-//   fixed instance-name prefix for job clusters would let a resource.name condition bound it;
-//   not built yet. Until then the VM's software is trusted as this machine's CLI is.
-// - It reads (not changes) every Skydeck and other service account's listing entry.
+//   service-account keys: the roles and their bindings are made by this machine's credentials at
+//   the controller's launch, and its buckets are granted from here too (controllerBuckets.ts).
+// The hole this closes: with setMetadata on every VM, the controller could put a startup script or
+// ssh key on any VM of the project (one running as the Compute Engine default account, which holds
+// Editor) and restart it, widening its reach to the whole project. Now it can change, stop or delete
+// only VMs named skydeck-j-…; its own VM and every cluster launched from a user's machine are
+// named otherwise (launch.ts keeps any other name off the prefix), so they are out of its reach.
+// Known limits, which remain:
+// - Any VM of the project someone else names skydeck-j-… is in its reach (GCP cannot test labels
+//   in a condition), to the point of making it, once stopped, run as the jobs account. Do not
+//   name VMs so.
+// - Job clusters launched before this change (names without the prefix) can no longer be stopped
+//   or deleted by the controller: a refusal names the permission; down them from this machine.
+// - Firewall rules are project-wide (create / update / delete of any rule, updatePolicy on any
+//   network): their names carry the cluster's uid, not the prefix, and were left out of the
+//   conditioned role; the controller could open ports to other VMs of the project (a rule on
+//   their network tag). That reaches the network, not an identity.
+// - A VM it creates (prefixed) may carry any startup script and run as the jobs account or none:
+//   it reaches nothing the controller does not (the jobs account holds the buckets the controller's
+//   own account is granted at each submit), but every job cluster reaches the buckets of every
+//   job this controller has served: the jobs account collects them until the controller's down.
+// - Where GCP checks compute.disks.create / setLabels of an insert's boot disk (the new disk, by
+//   its name, which is the instance's: what the Disk clause assumes) is not stated per resource
+//   in Compute's reference; were it the project, every job launch would be refused with that
+//   permission named, and disks.* would move to the plain role (a disk grants no identity).
+// - It reads (not changes) every Skydeck and other service account's listing entry, and lists
+//   every instance of the project.
 // - Any region and zone: job clusters go where their task says.
-// - The list was checked against Compute's permission reference and the local fake (which
-//   refuses a VM-token call whose permission the role lacks), not yet against real GCP.
+// - The lists and the condition were checked against Compute's permission reference, IAM's
+//   conditions reference and the local fake (which refuses a VM-token call whose permission no
+//   binding grants on that resource, evaluating the condition), not yet against real GCP.
+
+/** The instance-name prefix of every job cluster a GCP controller VM launches (and of no other VM Skydeck makes). */
+export const JOB_INSTANCE_PREFIX = 'skydeck-j-';
 
 export const CONTROLLER_ROLE_ID = 'skydeckJobsController';
+export const JOB_CLUSTERS_ROLE_ID = 'skydeckJobClusters';
 
+/** Bound without a condition: what is checked on the project, operations, networks, subnets, images, firewalls. */
 export const CONTROLLER_PERMISSIONS: readonly string[] = [
-  'compute.disks.create', 'compute.disks.setLabels',
   'compute.firewalls.create', 'compute.firewalls.delete', 'compute.firewalls.get', 'compute.firewalls.update',
   'compute.globalOperations.get', 'compute.images.useReadOnly',
-  'compute.instances.create', 'compute.instances.delete', 'compute.instances.list', 'compute.instances.resume',
-  'compute.instances.setLabels', 'compute.instances.setMetadata', 'compute.instances.setServiceAccount', 'compute.instances.setTags',
-  'compute.instances.start', 'compute.instances.stop',
+  'compute.instances.list',
   'compute.machineTypes.list', 'compute.networks.updatePolicy',
   'compute.subnetworks.use', 'compute.subnetworks.useExternalIp',
   'compute.zoneOperations.get',
   'iam.serviceAccounts.list',
 ];
+
+/** Bound under JOB_CLUSTERS_CONDITION: checked on an instance (or its boot disk), so only job clusters' pass. */
+export const JOB_CLUSTER_PERMISSIONS: readonly string[] = [
+  'compute.disks.create', 'compute.disks.setLabels',
+  'compute.instances.create', 'compute.instances.delete', 'compute.instances.resume',
+  'compute.instances.setLabels', 'compute.instances.setMetadata', 'compute.instances.setServiceAccount', 'compute.instances.setTags',
+  'compute.instances.start', 'compute.instances.stop',
+];
+
+const nameHasPrefix = (type: string, collection: string) =>
+  `(resource.type == "compute.googleapis.com/${type}" && resource.name.extract("/${collection}/{name}").startsWith("${JOB_INSTANCE_PREFIX}"))`;
+
+export const JOB_CLUSTERS_CONDITION: BindingCondition = {
+  title: 'skydeck job clusters only',
+  description: `Instances and disks named ${JOB_INSTANCE_PREFIX}*: the job clusters a Skydeck jobs controller launches`,
+  expression: `${nameHasPrefix('Instance', 'instances')} || ${nameHasPrefix('Disk', 'disks')}`,
+};
 
 export const CONTROLLER: IamPurpose = {
   label: 'GCP managed-jobs controller',
@@ -81,8 +134,15 @@ export const CONTROLLER: IamPurpose = {
 
 export const CONTROLLER_ROLE: RoleSpec = {
   id: CONTROLLER_ROLE_ID, title: 'Skydeck jobs controller',
-  description: 'What a Skydeck managed-jobs controller VM needs to launch, stop, start, delete and list job clusters',
+  description: 'What a Skydeck managed-jobs controller VM needs project-wide to launch and list job clusters (their instances: skydeckJobClusters)',
   permissions: CONTROLLER_PERMISSIONS, purpose: CONTROLLER,
 };
 
+export const JOB_CLUSTERS_ROLE: RoleSpec = {
+  id: JOB_CLUSTERS_ROLE_ID, title: 'Skydeck job clusters',
+  description: `What a Skydeck managed-jobs controller VM may do to its job clusters' instances (bound for names ${JOB_INSTANCE_PREFIX}* only)`,
+  permissions: JOB_CLUSTER_PERMISSIONS, purpose: CONTROLLER,
+};
+
 export const controllerRole = (project: string) => customRoleName(project, CONTROLLER_ROLE_ID);
+export const jobClustersRole = (project: string) => customRoleName(project, JOB_CLUSTERS_ROLE_ID);

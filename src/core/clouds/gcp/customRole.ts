@@ -76,29 +76,46 @@ const readProjectPolicy = (o: IdentityOptions) =>
 const policyFail = (o: IdentityOptions, fix: string, purpose: IamPurpose) => (e: unknown, step: 'read' | 'write') =>
   iamStepError(e, `projects.${step === 'read' ? 'get' : 'set'}IamPolicy`, `resourcemanager.projects.${step === 'read' ? 'get' : 'set'}IamPolicy`, o.project, fix, purpose);
 
+/** An IAM Condition (google.type.Expr) on a binding: the title and expression identify it. */
+export interface BindingCondition { title: string; description?: string; expression: string }
+
+const sameCondition = (a: unknown, b: BindingCondition | undefined) => {
+  if (!a || !b) return !a && !b;
+  const x = a as Partial<BindingCondition>;
+  return x.expression === b.expression && x.title === b.title;
+};
+
+const conditionFlag = (c: BindingCondition) => ` --condition='expression=${c.expression},title=${c.title}'`;
+
 /**
- * The account holds `role` on the project by a plain (unconditional) binding. Version 3 is read
- * and written back so others' conditional bindings stay whole; a concurrent writer's change
- * (409 ABORTED) or an account IAM does not see yet is waited for and the edit made again.
+ * The account holds `role` on the project by exactly one binding: plain, or under `condition`.
+ * The member is taken out of the role's other bindings (a plain one would grant the role
+ * unbounded; another condition is an older Skydeck's or someone's edit). Version 3 is read and
+ * written back so others' conditional bindings stay whole; a concurrent writer's change (409
+ * ABORTED) or an account IAM does not see yet is waited for and the edit made again.
  */
-export async function ensureProjectBinding(o: IdentityOptions, role: string, email: string, purpose: IamPurpose): Promise<void> {
+export async function ensureProjectBinding(o: IdentityOptions, role: string, email: string, purpose: IamPurpose, condition?: BindingCondition): Promise<void> {
   const member = `serviceAccount:${email}`;
-  const fix = `gcloud projects add-iam-policy-binding ${o.project} --member ${member} --role ${role}`;
+  const fix = `gcloud projects add-iam-policy-binding ${o.project} --member ${member} --role ${role}${condition ? conditionFlag(condition) : ''}`;
   const wrote = await editPolicy({
     what: `the IAM policy of ${o.project}`, backoffMs: o.backoffMs, log: o.log, newAccount: email,
     read: () => readProjectPolicy(o),
     write: (policy) => gcpRest(o.c, 'crm', 'POST', `/v1/projects/${o.project}:setIamPolicy`, { policy }),
     isStale: (e) => isRestStatus(e, 409, 'ABORTED'),
     change: (bindings) => {
-      const plain = bindings.find((b) => b.role === role && !b.condition);
-      if (plain?.members?.includes(member)) return undefined;
-      if (plain) plain.members = [...(plain.members ?? []), member];
-      else bindings.push({ role, members: [member] });
-      return bindings;
+      const mine = bindings.find((b) => b.role === role && sameCondition(b.condition, condition));
+      const elsewhere = bindings.some((b) => b.role === role && b !== mine && b.members?.includes(member));
+      if (mine?.members?.includes(member) && !elsewhere) return undefined;
+      const out = bindings
+        .map((b) => (b.role === role && b !== mine ? { ...b, members: (b.members ?? []).filter((m) => m !== member) } : b))
+        .filter((b) => b.role !== role || b === mine || (b.members ?? []).length > 0);
+      if (!mine) out.push({ role, members: [member], ...(condition ? { condition: { ...condition } } : {}) });
+      else if (!mine.members?.includes(member)) mine.members = [...(mine.members ?? []), member];
+      return out;
     },
     fail: policyFail(o, fix, purpose),
   });
-  if (wrote) o.log?.(`GCP: granted ${role} to ${email} on project ${o.project}`);
+  if (wrote) o.log?.(`GCP: granted ${role} to ${email} on project ${o.project}${condition ? ` under the condition "${condition.title}"` : ''}`);
 }
 
 /**

@@ -20,7 +20,7 @@ import { launch, wakeOne } from './launch';
 import { aggregatedInstances } from './listing';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import type { WaitOptions } from './operations';
-import { GCP_SSH_USER, type GcpProviderOptions } from './options';
+import { GCP_SSH_USER, JOB_CLUSTERS_ENV, type GcpProviderOptions } from './options';
 import { infoOf, LABEL_HEAD, statusOf, type GcpInstance } from './status';
 import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 
@@ -28,10 +28,11 @@ import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 export class GcpProvider implements Provider {
   readonly cloud = 'gcp';
   /**
-   * A controller cluster's VM runs as its own account bound to the controller role
+   * A controller cluster's VM runs as its own account bound to the controller's roles
    * (controllerRole.ts). On the VM, google-auth-library's ADC finds the account's token and the
    * project id on the metadata server, and a task naming no region goes to the provider's
-   * default (us-central1) there as here; controllerNodeEnv names the account job clusters run as.
+   * default (us-central1) there as here; controllerNodeEnv says it is a controller and names the
+   * account job clusters run as.
    */
   readonly controllerIdentity = true;
   /**
@@ -40,6 +41,8 @@ export class GcpProvider implements Provider {
    * own (the VM may neither create accounts nor attach any other).
    */
   private readonly jobsAccount?: string;
+  /** Instances this provider creates get the job-cluster prefix (options.ts jobClusters). */
+  private readonly jobClusters: boolean;
   readonly clients: GcpClients;
   private readonly zones: GcpZoneTable;
   private key?: LocalKey;
@@ -50,13 +53,19 @@ export class GcpProvider implements Provider {
     this.clients = new GcpClients(opts);
     this.zones = new GcpZoneTable(opts.zones);
     this.autodown = new AutodownIdentities({ c: this.clients, backoffMs: opts.pollMs ?? 2000, log: opts.log });
-    this.jobsAccount = opts.jobsAccount ?? ((opts.env ?? process.env)[JOBS_ACCOUNT_ENV] || undefined);
+    const env = opts.env ?? process.env;
+    this.jobsAccount = opts.jobsAccount ?? (env[JOBS_ACCOUNT_ENV] || undefined);
+    this.jobClusters = opts.jobClusters ?? env[JOB_CLUSTERS_ENV] === '1';
   }
 
-  /** The CLI on a controller VM launches job clusters with GCS mounts as the controller's jobs account. */
+  /**
+   * The controller VM's CLI names the job clusters it launches with the prefix its conditional
+   * binding allows (controllerRole.ts; without it every job launch there is refused by IAM), and
+   * launches those with GCS mounts as the controller's jobs account (jobsAccount.ts).
+   */
   controllerNodeEnv(ref: ClusterRef): Record<string, string> {
     const project = ref.account ?? this.opts.project;
-    return project ? { [JOBS_ACCOUNT_ENV]: jobsAccountEmail(ref.uid, project) } : {};
+    return { [JOB_CLUSTERS_ENV]: '1', ...(project ? { [JOBS_ACCOUNT_ENV]: jobsAccountEmail(ref.uid, project) } : {}) };
   }
 
   zonesOf(region: string): string[] {
@@ -75,7 +84,7 @@ export class GcpProvider implements Provider {
 
   async runInstances(req: RunRequest): Promise<RunResult> {
     // On a controller VM: a job cluster's nodes run as the jobs account (GCS) or as none.
-    const onController = !!this.jobsAccount && !req.placement.jobsController;
+    const onController = this.onControllerVm && !req.placement.jobsController;
     if (onController && req.autostop?.down) {
       // Its head would need an account with the autodown role, which the VM may not attach.
       throw new ProviderError('config', `GCP: job cluster ${req.clusterName} cannot autodown: the managed-jobs controller VM ends its job clusters itself and may attach no autodown account`,
@@ -90,16 +99,28 @@ export class GcpProvider implements Provider {
     const existing = await this.list(w.project, req.uid);
     const iam = this.iamOpts(w.project);
     try {
-      const bucketAccount = onController ? (gcsAccess(req.placement.bucketAccess).length ? this.jobsAccount : undefined) : await ensureBucketIdentity(iam, req);
+      const bucketAccount = onController ? (gcsAccess(req.placement.bucketAccess).length ? this.controllerJobsAccount() : undefined) : await ensureBucketIdentity(iam, req);
       return await launch({
         c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid),
         catalog: () => this.catalog(regionOfZone(zone), zone),
-        autodownAccount: () => this.autodown.account(w.project), backoffMs: w.pollMs, log: this.opts.log, bucketAccount,
+        autodownAccount: () => this.autodown.account(w.project), backoffMs: w.pollMs, log: this.opts.log, bucketAccount, jobClusters: this.jobClusters,
       }, req, existing);
     } catch (e) {
       if (!onController) await undoBucketIdentity(iam, req, async () => (await this.list(w.project, req.uid)).length > 0);
       throw e;
     }
+  }
+
+  /** This process runs on a managed-jobs controller VM (controllerNodeEnv set either variable). */
+  private get onControllerVm(): boolean {
+    return this.jobClusters || !!this.jobsAccount;
+  }
+
+  /** The jobs account a job cluster with GCS mounts runs as; both env variables are set together, so missing is a broken setup. */
+  private controllerJobsAccount(): string {
+    if (this.jobsAccount) return this.jobsAccount;
+    throw new ProviderError('config', `GCP: this managed-jobs controller VM was not told its jobs account (${JOBS_ACCOUNT_ENV}), so a job cluster cannot mount GCS buckets`,
+      'down the controller cluster once its jobs are done; the next jobs launch starts it with the account set');
   }
 
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
@@ -144,7 +165,7 @@ export class GcpProvider implements Provider {
       await deleteFirewall(this.clients, w, ref.uid);
       // A controller's goes at its down instead (releaseIdentities), where each step is proved and said.
       // A job cluster launched by a controller VM ran as the controller's jobs account, which stays.
-      if (gcsAccess(ref.bucketAccess).length && !ref.jobsController && !this.jobsAccount) await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
+      if (gcsAccess(ref.bucketAccess).length && !ref.jobsController && !this.onControllerVm) await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
     }
   }
 
@@ -232,7 +253,7 @@ export class GcpProvider implements Provider {
   async grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
     // On a controller VM (a job cluster's launch resumed after a restart): its nodes run as the
     // jobs account, granted the job's buckets from the submitting machine; the VM may grant nothing.
-    if (this.jobsAccount && !ref.jobsController) return { identity: `service account ${this.jobsAccount}`, changed: false };
+    if (this.onControllerVm && !ref.jobsController) return { identity: `service account ${this.controllerJobsAccount()}`, changed: false };
     const w = await this.waitOpts(ref.account);
     return grantBucketsToAccount(this.iamOpts(w.project), ref, access, ref.bucketAccess ?? []);
   }

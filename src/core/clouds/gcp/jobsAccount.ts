@@ -9,7 +9,7 @@ import { gcpRest } from './iamRest';
 import { editPolicy, type Policy } from './iamPolicyEdit';
 
 // The account a managed-jobs controller's job clusters run as (their GCS buckets): one per
-// controller cluster, skydeck-j-<uid>, made by this machine at the controller's launch. The
+// controller cluster, skydeck-ja-<uid>, made by this machine at the controller's launch. The
 // controller's own account may attach it to a VM, and no other account: it holds
 // roles/iam.serviceAccountUser (iam.serviceAccounts.actAs) in this account's own IAM policy (IAM
 // v1 projects.serviceAccounts getIamPolicy / setIamPolicy), never on the project, where it would

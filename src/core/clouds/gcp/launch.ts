@@ -10,7 +10,7 @@ import { imageFor, pickMachine, type Machine } from './shape';
 import { LABEL_HEAD, statusOf, wakeCall, type GcpInstance } from './status';
 import { DEFAULT_ARM_IMAGE, DEFAULT_IMAGE, GCP_SSH_USER } from './options';
 import { gcpArmType } from '../../catalog/gcpShipped';
-import { CONTROLLER } from './controllerRole';
+import { CONTROLLER, JOB_INSTANCE_PREFIX } from './controllerRole';
 import type { NewInstance, Operation } from './types';
 import { lastSegment, regionOfZone } from './zones';
 
@@ -33,6 +33,11 @@ export interface LaunchContext {
   bucketAccount?: string;
   /** First wait before an insert is tried again (a new service account not yet visible). */
   backoffMs: number;
+  /**
+   * This provider runs on a managed-jobs controller VM (GcpProviderOptions.jobClusters): the
+   * instances it creates are named JOB_INSTANCE_PREFIX…, the only ones its identity may change.
+   */
+  jobClusters?: boolean;
   log?(message: string): void;
 }
 
@@ -56,7 +61,7 @@ export async function launch(ctx: LaunchContext, req: RunRequest, existing: GcpI
 
   const machine = pickMachine(req.placement, shapeOf(req), req.placement.instanceType ? undefined : await ctx.catalog?.());
   const hasHead = existing.some((i) => i.labels?.[LABEL_HEAD] === 'true');
-  const names = Array.from({ length: need }, () => instanceName(req.clusterName, req.uid));
+  const names = Array.from({ length: need }, () => instanceName(req.clusterName, req.uid, !!ctx.jobClusters && !req.placement.jobsController));
   const autodownHead = !hasHead && !!req.autostop?.down;
   const headAccount = autodownHead ? ctx.bucketAccount ?? await ctx.autodownAccount() : ctx.bucketAccount;
   // A controller's node calls Compute (and IAM's listing) as its account: the broad scope, IAM decides.
@@ -85,10 +90,20 @@ export async function wakeOne(c: GcpClients, w: WaitOptions, i: GcpInstance): Pr
   await waitOperation(c, `instances.${call}`, op, w);
 }
 
-/** "[a-z]([-a-z0-9]*[a-z0-9])?", at most 63: cluster name slug, uid prefix, random suffix. */
-export function instanceName(clusterName: string, uid: string): string {
+/**
+ * "[a-z]([-a-z0-9]*[a-z0-9])?", at most 63: cluster name slug, uid prefix, random suffix (the
+ * uid and the suffix keep names unique; lookups go by the uid label, never by name). A job
+ * cluster of a controller VM starts with JOB_INSTANCE_PREFIX (10 + 30 + 14 = 54 characters at
+ * most): that prefix is what the controller's conditional IAM binding allows (controllerRole.ts).
+ * Only those get it, not every cluster: a cluster launched from a user's machine (the controller
+ * VM itself included) must stay out of the controller's reach, so any other name that would start
+ * with the prefix (a cluster named "skydeck-j-…") gets "sky-" in front.
+ */
+export function instanceName(clusterName: string, uid: string, jobCluster = false): string {
   const slug = clusterName.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^[^a-z]+/, '').slice(0, 30).replace(/-+$/, '');
-  return `${slug || 'sky'}-${uid.replace(/[^a-z0-9]/g, '').slice(0, 8)}-${randomBytes(2).toString('hex')}`;
+  const name = `${slug || 'sky'}-${uid.replace(/[^a-z0-9]/g, '').slice(0, 8)}-${randomBytes(2).toString('hex')}`;
+  if (jobCluster) return `${JOB_INSTANCE_PREFIX}${name}`;
+  return name.startsWith(JOB_INSTANCE_PREFIX) ? `sky-${name}` : name;
 }
 
 /** Google's advice for a VM's account: the broad scope, and what it may do set by IAM roles alone. */

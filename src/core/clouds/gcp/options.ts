@@ -42,9 +42,18 @@ export interface GcpProviderOptions {
    * clusters with GCS mounts run as (jobsAccount.ts). Default: $SKYDECK_GCP_JOBS_ACCOUNT of `env`.
    */
   jobsAccount?: string;
+  /**
+   * This process runs on a managed-jobs controller VM: every instance it creates is named with
+   * the job-cluster prefix its identity is bound to (controllerRole.ts). Default: the
+   * environment's SKYDECK_GCP_JOB_CLUSTERS is "1". GcpProvider.controllerNodeEnv sets both there.
+   */
+  jobClusters?: boolean;
   /** Diagnostics (never secrets). */
   log?(message: string): void;
 }
+
+/** Set on a controller VM's CLI (GcpProvider.controllerNodeEnv): GcpProviderOptions.jobClusters. */
+export const JOB_CLUSTERS_ENV = 'SKYDECK_GCP_JOB_CLUSTERS';
 
 /** Login user written into the ssh-keys metadata; the guest agent creates it on the VM. */
 export const GCP_SSH_USER = 'skydeck';

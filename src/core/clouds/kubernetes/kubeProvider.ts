@@ -100,7 +100,8 @@ export class KubernetesProvider implements Provider {
       // A pod stuck in Terminating past the grace is deleted again, forced.
       if (state === 'terminated' && pods.length) await this.terminateInstances(ref, pods.map((p) => p.id));
       return pods;
-    }, state, `the pods of ${ref.uid}`, timeoutMs, 1_000, signal);
+      // Listing pods is cheap, but each round re-sends the deletes: half a second between rounds.
+    }, state, `the pods of ${ref.uid}`, timeoutMs, 2 * this.runningPollMs, signal);
   }
 
   async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {

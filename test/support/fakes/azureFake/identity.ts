@@ -2,18 +2,22 @@
 // principal; a user-assigned identity (Microsoft.ManagedIdentity/userAssignedIdentities, its
 // own resource) has one and is attached to VMs by id; role assignments (roleAssignments.ts)
 // grant principals roles; requests made with the principal's token (from the IMDS fake) are
-// allowed only where a role covers them. A new principal is invisible to the role service for
+// allowed only where an assignment at or above the path covers them: its role's actions (a
+// custom role's definition, or a built-in's list below) and its ABAC condition (condition.ts). A new principal is invisible to the role service for
 // `principalLagMs` (PrincipalNotFound), as after a real creation.
 import { randomUUID } from 'node:crypto';
 import { ArmError, resourceNotFound } from './bodies';
 import type { ArmModel, Json } from './model';
 import type { Reply } from './wire';
 import { actionOf, actionsOf, covers } from './actions';
+import { conditionAllows, CONDITION_ATTRS } from './condition';
 
 export const MI_TOKEN_PREFIX = 'fake-mi-token:';
 export const FAKE_TENANT = '72f988bf-0000-0000-0000-0000000000aa';
 export const CONTRIBUTOR = 'b24988ac-6180-42a0-ab88-20f7382dd24c';
 export const VM_CONTRIBUTOR = '9980e02c-c2be-4d73-94e8-173b1dc7cf3c';
+export const OWNER = '8e3af657-a8ff-443c-a75c-2fe8c4bcb635';
+export const BLOB_CONTRIBUTOR = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe';
 
 export class Identities {
   /** principalId → when the role service can see it. */
@@ -52,35 +56,72 @@ export class Identities {
 }
 
 /**
- * The role-assignment GUIDs a condition (controllerRole.ts's form) lets an assignment write
- * (@Request) or delete (@Resource); undefined when the condition says nothing of that action.
+ * Built-in roles' control-plane actions, abridged to the providers the fake serves (Azure's
+ * built-in role definitions). Contributor is "*" without Authorization writes and deletes, but
+ * the fake lets it delete a group holding role assignments (an autodown head deletes its group
+ * with its own assignment in it).
  */
-function conditionRoles(condition: string | null | undefined, source: 'Request' | 'Resource'): string[] | undefined {
-  const m = new RegExp(`@${source}\\[Microsoft\\.Authorization/roleAssignments:RoleDefinitionId\\] ForAnyOfAnyValues:GuidEquals \\{([^}]*)\\}`).exec(condition ?? '');
-  return m ? m[1].split(',').map((x) => x.trim().toLowerCase()) : undefined;
-}
+export const BUILTIN_ACTIONS: Record<string, { actions: string[]; notActions?: string[] }> = {
+  [OWNER]: { actions: ['*'] },
+  [CONTRIBUTOR]: { actions: ['*'], notActions: ['Microsoft.Authorization/*/Write', 'Microsoft.Authorization/*/Delete', 'Microsoft.Authorization/elevateAccess/Action'] },
+  [VM_CONTRIBUTOR]: { actions: [
+    'Microsoft.Authorization/*/read', 'Microsoft.Compute/availabilitySets/*', 'Microsoft.Compute/locations/*', 'Microsoft.Compute/virtualMachines/*',
+    'Microsoft.Compute/virtualMachineScaleSets/*', 'Microsoft.Compute/disks/write', 'Microsoft.Compute/disks/read', 'Microsoft.Compute/disks/delete',
+    'Microsoft.Network/networkInterfaces/*', 'Microsoft.Network/networkSecurityGroups/join/action', 'Microsoft.Network/networkSecurityGroups/read',
+    'Microsoft.Network/publicIPAddresses/join/action', 'Microsoft.Network/publicIPAddresses/read', 'Microsoft.Network/virtualNetworks/read',
+    'Microsoft.Network/virtualNetworks/subnets/join/action', 'Microsoft.Resources/deployments/*', 'Microsoft.Resources/subscriptions/resourceGroups/read',
+    'Microsoft.Storage/storageAccounts/listKeys/action', 'Microsoft.Storage/storageAccounts/read',
+  ] },
+  [BLOB_CONTRIBUTOR]: { actions: ['Microsoft.Storage/storageAccounts/blobServices/containers/delete', 'Microsoft.Storage/storageAccounts/blobServices/containers/read',
+    'Microsoft.Storage/storageAccounts/blobServices/containers/write', 'Microsoft.Storage/storageAccounts/blobServices/generateUserDelegationKey/action'] },
+};
 
-/** Whether a custom role (a roleDefinitions resource of the model) with its assignment's condition allows the request. */
-function customAllows(m: ArmModel, ra: Json, method: string, path: string, body: Json | undefined): boolean | string | undefined {
-  const def = m.get(String(ra.properties.roleDefinitionId));
-  if (def?.type !== 'Microsoft.Authorization/roleDefinitions') return undefined;
-  const granted: string[] = (def.properties.permissions ?? []).flatMap((x: Json) => x.actions ?? []);
-  const missing = actionsOf(m, method, path, body).find((a) => !covers(granted, a));
-  if (missing) return missing;
-  const action = actionOf(method, path).toLowerCase();
-  const role = (id: unknown) => String(id ?? '').split('/').pop()!.toLowerCase();
-  if (action === 'microsoft.authorization/roleassignments/write') {
-    const ok = conditionRoles(ra.properties.condition, 'Request');
-    const principalType = /PrincipalType\] ForAnyOfAnyValues:StringEqualsIgnoreCase \{'([^']*)'\}/.exec(ra.properties.condition ?? '')?.[1];
-    if (ok && !ok.includes(role(body?.properties?.roleDefinitionId))) return false;
-    if (principalType && String(body?.properties?.principalType ?? '').toLowerCase() !== principalType.toLowerCase()) return false;
-  }
-  if (action === 'microsoft.authorization/roleassignments/delete') {
-    const ok = conditionRoles(ra.properties.condition, 'Resource');
-    const target = m.get(path);
-    if (ok && target && !ok.includes(role(target.properties.roleDefinitionId))) return false;
+const roleGuid = (id: unknown) => String(id ?? '').split('/').pop()!.toLowerCase();
+
+/**
+ * Whether the assignment's condition allows the request: evaluated (condition.ts) for its own
+ * action, and for a resource group's delete once per role assignment the group holds (the
+ * fake checks the delete of each as ARM checks each resource's delete).
+ */
+function conditionOk(m: ArmModel, ra: Json, method: string, path: string, body: Json | undefined): boolean {
+  const condition = ra.properties.condition;
+  if (!condition) return true;
+  if (ra.properties.conditionVersion !== '2.0') throw new ArmError(400, 'InvalidConditionVersion', 'The conditionVersion must be 2.0.');
+  const of = (x: Json | undefined) => ({
+    [CONDITION_ATTRS.RoleDefinitionId]: x?.properties?.roleDefinitionId, [CONDITION_ATTRS.PrincipalType]: x?.properties?.principalType,
+  });
+  const action = actionOf(method, path);
+  if (!conditionAllows(condition, { action, request: method === 'PUT' ? of(body) : {}, resource: of(m.get(path)) })) return false;
+  if (method === 'DELETE' && action === 'Microsoft.Resources/subscriptions/resourceGroups/delete') {
+    const inside = m.under(`${path}/`).filter((r) => r.type === 'Microsoft.Authorization/roleAssignments');
+    return inside.every((r) => conditionAllows(condition, { action: 'Microsoft.Authorization/roleAssignments/delete', request: {}, resource: of(r) }));
   }
   return true;
+}
+
+/**
+ * Whether one assignment (its role's actions, its condition) allows the request: true, false
+ * (the condition refused), or the first action its role lacks.
+ */
+function assignmentAllows(m: ArmModel, ra: Json, method: string, path: string, body: Json | undefined): true | false | string {
+  const def = m.get(String(ra.properties.roleDefinitionId));
+  const builtin = BUILTIN_ACTIONS[roleGuid(ra.properties.roleDefinitionId)];
+  let granted: string[];
+  let denied: string[] = [];
+  if (def?.type === 'Microsoft.Authorization/roleDefinitions') {
+    granted = (def.properties.permissions ?? []).flatMap((x: Json) => x.actions ?? []);
+    denied = (def.properties.permissions ?? []).flatMap((x: Json) => x.notActions ?? []);
+  } else if (builtin) {
+    granted = builtin.actions;
+    denied = builtin.notActions ?? [];
+  } else {
+    return `(role ${ra.properties.roleDefinitionId} unknown to the fake)`;
+  }
+  const groupDelete = method === 'DELETE' && actionOf(method, path) === 'Microsoft.Resources/subscriptions/resourceGroups/delete';
+  const excused = (a: string) => groupDelete && roleGuid(ra.properties.roleDefinitionId) === CONTRIBUTOR && a === 'Microsoft.Authorization/roleAssignments/delete';
+  const missing = actionsOf(m, method, path, body).find((a) => !covers(granted, a) || (covers(denied, a) && !excused(a)));
+  if (missing) return missing;
+  return conditionOk(m, ra, method, path, body);
 }
 
 /** A request made with a managed identity's token: allowed where one of its roles covers it. */
@@ -94,14 +135,12 @@ export function miCheck(m: ArmModel, authorization: string | undefined, method: 
   const ok = roles.some((r) => {
     const scope = String(r.properties.scope).toLowerCase();
     if (low !== scope && !low.startsWith(`${scope}/`)) return false;
-    const custom = customAllows(m, r, method, path, body);
-    if (typeof custom === 'string') lacking = custom;
-    if (custom !== undefined) return custom === true;
-    if (r.properties.roleDefinitionId.endsWith(CONTRIBUTOR)) return true;
-    return low.includes('/providers/microsoft.compute/virtualmachines') && (method === 'GET' || method === 'POST');
+    const allowed = assignmentAllows(m, r, method, path, body);
+    if (typeof allowed === 'string') lacking ??= allowed;
+    return allowed === true;
   });
   if (!ok) {
-    const action = lacking ?? (method === 'DELETE' && /resourcegroups\/[^/]+$/.test(low) ? 'Microsoft.Resources/subscriptions/resourceGroups/delete' : `${method} ${path}`);
+    const action = lacking ?? actionOf(method, path);
     throw new ArmError(403, 'AuthorizationFailed', `The client '${principal}' with object id '${principal}' does not have authorization to perform action '${action}' over scope '${path}' or the scope is invalid. If access was recently granted, please refresh your credentials.`);
   }
 }

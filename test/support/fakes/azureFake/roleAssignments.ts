@@ -10,12 +10,10 @@
 // Properties: roleDefinitionId, principalId, principalType, scope, description, condition,
 // conditionVersion, createdOn, updatedOn, createdBy, updatedBy.
 import { ArmError, groupBeingDeleted, groupNotFound, resourceNotFound } from './bodies';
-import { CONTRIBUTOR, FAKE_TENANT, VM_CONTRIBUTOR } from './identity';
+import { BUILTIN_ACTIONS, FAKE_TENANT } from './identity';
 import type { ArmModel, Json } from './model';
 import type { Reply } from './wire';
 
-const BLOB_CONTRIBUTOR = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe';
-const ROLES = new Set([CONTRIBUTOR, VM_CONTRIBUTOR, BLOB_CONTRIBUTOR]);
 const TYPE = 'Microsoft.Authorization/roleAssignments';
 const SEGMENT = '/providers/microsoft.authorization/roleassignments';
 
@@ -70,7 +68,10 @@ export function roleAssignments(m: ArmModel, method: string, at: { scope: string
   const p = body?.properties ?? {};
   const role = String(p.roleDefinitionId ?? '').split('/').pop() ?? '';
   if (!/^[0-9a-f-]{36}$/.test(name)) throw new ArmError(400, 'InvalidRoleAssignmentId', `The role assignment ID '${name}' is not valid. The role assignment ID must be a GUID.`);
-  if (!ROLES.has(role) && !m.get(String(p.roleDefinitionId))) throw new ArmError(400, 'RoleDefinitionDoesNotExist', `The specified role definition with ID '${role}' does not exist.`);
+  // A custom role exists only where its assignableScopes reach: elsewhere ARM answers as for no role.
+  const custom = m.get(String(p.roleDefinitionId));
+  const assignable = (custom?.properties.assignableScopes ?? []).some((s: string) => scope.toLowerCase() === s.toLowerCase() || scope.toLowerCase().startsWith(`${s.toLowerCase()}/`));
+  if (!BUILTIN_ACTIONS[role] && !assignable) throw new ArmError(400, 'RoleDefinitionDoesNotExist', `The specified role definition with ID '${role}' does not exist.`);
   if (p.condition && p.conditionVersion !== '2.0') throw new ArmError(400, 'InvalidConditionVersion', 'The conditionVersion must be 2.0 when a condition is given.');
   checkScope(m, scope);
   const visibleAt = m.identities.principals.get(p.principalId);

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { forbidden, invalid, rpcError } from './bodies';
 import type { Json } from './model';
+import { evaluateCondition, type ConditionResource } from './conditions';
 
 export interface FakeBinding { role: string; members: string[]; condition?: Json }
 
@@ -104,16 +105,6 @@ export class FakeIam {
     }
   }
 
-  /**
-   * Whether `email` holds `permission` on the service account `target`: by a project role, or
-   * by a role in the account's own policy (IAM's hierarchy: a policy on the resource or above).
-   */
-  allowsOn(email: string, permission: string, target: string): boolean {
-    const member = `serviceAccount:${email}`;
-    const own = this.accountPolicies.get(target)?.bindings ?? [];
-    return this.allows(email, permission) || own.some((b) => !b.condition && b.members.includes(member) && this.grants(b.role, permission));
-  }
-
   /** serviceAccounts.getIamPolicy: 404 for an account that does not exist. */
   accountPolicy(email: string): Json {
     if (!this.accounts.has(email)) throw rpcError(404, 'NOT_FOUND', `Service account projects/${this.project}/serviceAccounts/${email} not found.`);
@@ -137,10 +128,25 @@ export class FakeIam {
     return this.accountPolicy(email);
   }
 
-  /** Whether the policy gives `email` a role holding `permission` (conditional bindings are not evaluated: no). */
-  allows(email: string, permission: string): boolean {
+  /**
+   * Whether `email` holds `permission` on `resource`: by a plain binding of the project's policy
+   * anywhere, or a conditional one where its condition holds for the resource (conditions.ts,
+   * which throws on a form it does not know); on a service account also by a binding in that
+   * account's own policy (IAM's hierarchy: a policy on the resource or above), so
+   * iam.serviceAccounts.actAs can be held on one account alone. A conditional binding asked about
+   * without a resource is refused loudly too: IAM always checks a permission on some resource.
+   */
+  allows(email: string, permission: string, resource?: ConditionResource): boolean {
     const member = `serviceAccount:${email}`;
-    return this.bindings.some((b) => !b.condition && b.members.includes(member) && this.grants(b.role, permission));
+    const target = /^projects\/[^/]+\/serviceAccounts\/([^/]+)$/.exec(resource?.name ?? '')?.[1];
+    const own = target ? this.accountPolicies.get(target)?.bindings ?? [] : [];
+    const holding = [...this.bindings, ...own].filter((b) => b.members.includes(member) && this.grants(b.role, permission));
+    if (holding.some((b) => !b.condition)) return true;
+    return holding.some((b) => {
+      const expression = String((b.condition as { expression?: unknown }).expression ?? '');
+      if (!resource) throw new Error(`FakeIam.allows(${email}, ${permission}): the binding of ${b.role} has a condition and no resource was given`);
+      return evaluateCondition(expression, resource);
+    });
   }
 
   private grants(role: string, permission: string): boolean {

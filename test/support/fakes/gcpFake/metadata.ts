@@ -4,9 +4,10 @@
 // instance, so the Compute fake can check its scopes and its IAM roles (vmTokenCheck).
 import * as http from 'node:http';
 import { LoopbackHttp } from '../loopbackHttp';
-import { forbidden, insufficientScopes, unauthenticated } from './bodies';
+import { forbidden, httpError, insufficientScopes, unauthenticated } from './bodies';
+import { UnevaluableCondition } from './conditions';
 import type { GceModel, Json } from './model';
-import { actAsTargets, permissionsFor } from './permissions';
+import { conditionResource, permissionsFor, resourceOf } from './permissions';
 
 const TOKEN_PREFIX = 'fake-vm-token:';
 const SCOPES = ['https://www.googleapis.com/auth/compute', 'https://www.googleapis.com/auth/cloud-platform'];
@@ -52,10 +53,13 @@ export class GceMetadataFake extends LoopbackHttp {
 /**
  * A request made with an instance's token: allowed while that instance exists, its scopes cover
  * the API, and the project's IAM policy gives its service account roles holding every permission
- * the call needs (permissions.ts; GCP checks both: scopes cap the token, IAM decides); an account
- * the call attaches needs iam.serviceAccounts.actAs on that account itself (a project role, or a
- * role in the account's own policy: actAsTargets). Refusals
- * are shaped as Compute sends them: 401, 403 insufficientPermissions (scopes), 403 forbidden (IAM).
+ * the call needs on the resource it is checked on (permissions.ts; GCP checks both: scopes cap
+ * the token, IAM decides; a conditional binding counts where its condition holds, conditions.ts).
+ * An account the call attaches needs iam.serviceAccounts.actAs on that account itself: a project
+ * role, or a role in the account's own policy (FakeIam.allows).
+ * Refusals are shaped as Compute sends them: 401, 403 insufficientPermissions (scopes), 403
+ * forbidden (IAM, naming the permission and that resource). A condition the fake cannot evaluate
+ * is a 500 naming it, never a grant.
  */
 export function vmTokenCheck(m: GceModel, authorization: string | undefined, method: string, path: string, body?: Json): void {
   const token = /^Bearer (\S+)/.exec(authorization ?? '')?.[1] ?? '';
@@ -64,13 +68,15 @@ export function vmTokenCheck(m: GceModel, authorization: string | undefined, met
   if (!inst) throw unauthenticated();
   const accounts = (inst.serviceAccounts ?? []) as { email: string; scopes: string[] }[];
   if (!accounts.flatMap((sa) => sa.scopes).some((s) => SCOPES.includes(s))) throw insufficientScopes();
-  const { permissions, resource } = permissionsFor(method, path, body);
-  const missing = permissions.find((p) => !accounts.some((sa) => m.iam.allows(sa.email, p)));
-  if (missing) throw forbidden(missing, resource);
-  for (const target of actAsTargets(method, path, body).map((e) => (e === 'default' ? m.iam.defaultAccount : e))) {
-    if (!accounts.some((sa) => m.iam.allowsOn(sa.email, 'iam.serviceAccounts.actAs', target))) {
-      throw forbidden('iam.serviceAccounts.actAs', `projects/${m.project}/serviceAccounts/${target}`);
-    }
+  const needed = permissionsFor(method, path, body);
+  // instances.insert may name the project's default account as "default".
+  const where = (p: string) => resourceOf(needed, p).replace(/\/serviceAccounts\/default$/, `/serviceAccounts/${m.iam.defaultAccount}`);
+  try {
+    const missing = needed.permissions.find((p) => !accounts.some((sa) => m.iam.allows(sa.email, p, conditionResource(where(p)))));
+    if (missing) throw forbidden(missing, where(missing));
+  } catch (e) {
+    if (e instanceof UnevaluableCondition) throw httpError(500, e.message, 'backendError');
+    throw e;
   }
 }
 

@@ -1,0 +1,120 @@
+// The permissions boundary every cluster role Skydeck makes carries (all but a managed-jobs
+// controller's own): a customer-managed policy `skydeck-job-boundary` under /skydeck/, one per
+// account. A role's effective permissions are its own policies intersected with its boundary, so
+// whatever policy is written on such a role (by a controller VM's software, say) it can never do
+// more than read and write S3 objects. The controller's policy allows it to create or change
+// roles only with this boundary (controllerPolicy.ts), which is what keeps the VM from handing
+// itself a wider role through an instance it launches.
+// It is made and kept up to date by this machine (the user's credentials) before any role is
+// made with it; a controller VM only checks that it is there (it may not write it). It is
+// shared by every Skydeck role of the account, so a down never deletes it: it grants nothing
+// by itself (a boundary only limits).
+// Buckets are named per task, later than the boundary is made, so the boundary allows its S3
+// actions on every bucket: a role under it still reaches any bucket of the account that the
+// role's own policy names (a known limit). Bucket making and deleting (MANAGE_ACTIONS) is not
+// in it: only a controller's own role is given those, and that role carries no boundary.
+import {
+  CreatePolicyCommand, CreatePolicyVersionCommand, DeletePolicyVersionCommand, GetPolicyCommand, GetPolicyVersionCommand,
+  ListPolicyVersionsCommand, PutRolePermissionsBoundaryCommand, type IAMClient, type Role,
+} from '@aws-sdk/client-iam';
+import { isDeepStrictEqual } from 'node:util';
+import { ProviderError } from '../provider';
+import { awsErrorCode, ec2Call } from './errors';
+import { IAM_PATH, NODE_BUCKET_ACTIONS } from './bucketPolicy';
+
+export const BOUNDARY_NAME = 'skydeck-job-boundary';
+
+/** Set in the environment of the CLI on a managed-jobs controller VM (AwsProvider.controllerNodeEnv): it uses the boundary, never writes it. */
+export const CONTROLLER_NODE_ENV = 'SKYDECK_AWS_CONTROLLER_NODE';
+
+export const boundaryArn = (account: string) => `arn:aws:iam::${account}:policy${IAM_PATH}${BOUNDARY_NAME}`;
+
+/** The boundary's document: what any node role of a cluster may ever be given (bucketPolicy.ts), on any bucket. */
+export function jobBoundaryPolicy(): string {
+  return JSON.stringify({ Version: '2012-10-17', Statement: [{ Sid: 'NodeBuckets', Effect: 'Allow', Action: NODE_BUCKET_ACTIONS, Resource: '*' }] });
+}
+
+const gone = (e: unknown) => awsErrorCode(e) === 'NoSuchEntity' || awsErrorCode(e) === 'NoSuchEntityException';
+
+async function defaultDocument(iam: IAMClient, arn: string): Promise<unknown | undefined> {
+  let version: string | undefined;
+  try {
+    version = (await iam.send(new GetPolicyCommand({ PolicyArn: arn }))).Policy?.DefaultVersionId;
+  } catch (e) {
+    if (gone(e)) return undefined;
+    throw e;
+  }
+  const v = await iam.send(new GetPolicyVersionCommand({ PolicyArn: arn, VersionId: version }));
+  // IAM returns the document URL-encoded (RFC 3986).
+  return JSON.parse(decodeURIComponent(v.PolicyVersion?.Document ?? '{}'));
+}
+
+/**
+ * Makes the boundary policy of `account` exist with exactly jobBoundaryPolicy() as its default
+ * version (created, or a new default version when someone changed it; IAM keeps at most five,
+ * so the oldest other one goes first). Idempotent: unchanged, it writes nothing. Returns its ARN.
+ */
+export async function ensureJobBoundary(iam: IAMClient, account: string): Promise<string> {
+  const arn = boundaryArn(account);
+  const doc = jobBoundaryPolicy();
+  const want = JSON.parse(doc) as unknown;
+  const have = await ec2Call('iam:GetPolicyVersion', () => defaultDocument(iam, arn));
+  if (have === undefined) {
+    const made = await ec2Call('iam:CreatePolicy', async () => {
+      try {
+        await iam.send(new CreatePolicyCommand({
+          PolicyName: BOUNDARY_NAME, Path: IAM_PATH, PolicyDocument: doc,
+          Description: 'Skydeck: the most any cluster role it makes may do (S3 objects); its managed-jobs controllers may create roles only with this boundary',
+        }));
+        return true;
+      } catch (e) {
+        // Another launch made it meanwhile: its document is checked below like any existing one.
+        if (/^EntityAlreadyExists/.test(awsErrorCode(e))) return false;
+        throw e;
+      }
+    });
+    if (made) return arn;
+  } else if (isDeepStrictEqual(have, want)) {
+    return arn;
+  }
+  const again = await ec2Call('iam:GetPolicyVersion', () => defaultDocument(iam, arn));
+  if (isDeepStrictEqual(again, want)) return arn;
+  const versions = (await ec2Call('iam:ListPolicyVersions', () => iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn })))).Versions ?? [];
+  if (versions.length >= 5) {
+    const oldest = versions.filter((v) => !v.IsDefaultVersion).sort((a, b) => (a.CreateDate?.getTime() ?? 0) - (b.CreateDate?.getTime() ?? 0))[0];
+    if (oldest?.VersionId) await ec2Call('iam:DeletePolicyVersion', () => iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: oldest.VersionId })));
+  }
+  await ec2Call('iam:CreatePolicyVersion', () => iam.send(new CreatePolicyVersionCommand({ PolicyArn: arn, PolicyDocument: doc, SetAsDefault: true })));
+  return arn;
+}
+
+/**
+ * On a controller VM: the boundary's ARN, once IAM shows the policy exists (the VM may not make
+ * it; a role created naming a missing boundary would fail with a less clear error).
+ */
+export async function existingJobBoundary(iam: IAMClient, account: string): Promise<string> {
+  const arn = boundaryArn(account);
+  const found = await ec2Call('iam:GetPolicy', async () => {
+    try {
+      return !!(await iam.send(new GetPolicyCommand({ PolicyArn: arn }))).Policy;
+    } catch (e) {
+      if (gone(e)) return false;
+      throw e;
+    }
+  });
+  if (!found) {
+    throw new ProviderError('config', `the permissions boundary ${arn} that job-cluster roles must carry does not exist, and a managed-jobs controller may not make it`,
+      'launch the controller again from your machine (it makes the boundary), or launch any AWS cluster with S3 mounts from there');
+  }
+  return arn;
+}
+
+/**
+ * Puts the boundary on an existing role that lacks it (made by a Skydeck before boundaries) or
+ * carries another one, before its policy is written: a controller may write policies only on
+ * roles with this boundary, and setting this one is the only boundary change it may make.
+ */
+export async function boundRole(iam: IAMClient, role: Role, arn: string): Promise<void> {
+  if (role.PermissionsBoundary?.PermissionsBoundaryArn === arn) return;
+  await ec2Call('iam:PutRolePermissionsBoundary', () => iam.send(new PutRolePermissionsBoundaryCommand({ RoleName: role.RoleName!, PermissionsBoundary: arn })));
+}

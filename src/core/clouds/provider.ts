@@ -208,7 +208,8 @@ export interface Provider {
   /**
    * What the CLI on a controller node of this cloud needs besides the VM's own credentials
    * (AWS: the region, which an EC2 VM's SDK does not find by itself; GCP: that it is a controller,
-   * so its job clusters get the instance-name prefix its conditional binding allows).
+   * so its job clusters get the instance-name prefix its conditional binding allows, and the jobs
+   * account those with GCS mounts run as).
    */
   controllerNodeEnv?(ref: ClusterRef): Record<string, string>;
   /** Between two queries while waiting for instances to run, when asking is cheap (Kubernetes); else timing.pollMs. */

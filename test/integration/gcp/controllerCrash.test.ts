@@ -1,6 +1,7 @@
 // The GCP controller's identity steps (account, role, project binding, then the VM) cut short
 // as a kill -9 would leave them: the account step runs for real against the fake and the next
-// step is refused, with no undo after it (a killed process runs none). No row is left either
+// step is refused, with no undo after it (a killed process runs none); the jobs account (made
+// after the project binding, then bound in its own policy) is cut the same way. No row is left either
 // way, so what remains must be found by the leak sweep and deleted with proof, the project
 // binding included. Two controllers launched at once share the one custom role and the one
 // project policy: both end bound, and the down of one while the other launches leaves the
@@ -16,7 +17,8 @@ import { parseTaskText } from '../../../src/core/task';
 import { controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
 import { CONTROLLER_PERMISSIONS, controllerRole, jobClustersRole } from '../../../src/core/clouds/gcp/controllerRole';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
-import { bucketAccountId, ensureBucketIdentity } from '../../../src/core/clouds/gcp/bucketIdentity';
+import { ensureBucketIdentity } from '../../../src/core/clouds/gcp/bucketIdentity';
+import { bucketAccountId, jobsAccountId } from '../../../src/core/clouds/gcp/accountTags';
 import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 const ZONE = 'us-central1-a';
@@ -47,15 +49,18 @@ describe('gcp controller identity: a launch killed between its steps, and two at
   };
 
   // Each: the permission whose refusal stops the launch right after the step before it.
-  const cuts: [string, string | undefined][] = [
-    ['after the account, before the role', 'iam.roles.get'],
-    ['after the role, before the project binding', 'resourcemanager.projects.getIamPolicy'],
-    ['after the binding, before the VM', undefined],
+  // The jobs account (jobsAccount.ts) comes after the project binding: made in the last two cuts.
+  const cuts: [string, string | undefined, boolean][] = [
+    ['after the account, before the role', 'iam.roles.get', false],
+    ['after the role, before the project binding', 'resourcemanager.projects.getIamPolicy', false],
+    ['after the jobs account, before its serviceAccountUser binding', 'iam.serviceAccounts.setIamPolicy', true],
+    ['after the binding, before the VM', undefined, true],
   ];
-  for (const [when, refused] of cuts) {
-    it(`killed ${when}: the sweep finds the account and deletes it and any binding, with proof`, async () => {
+  for (const [when, refused, jobsMade] of cuts) {
+    it(`killed ${when}: the sweep finds the account(s) and deletes them and any binding, with proof`, async () => {
       const req = controllerReq();
       const email = serviceAccountEmail(bucketAccountId(req.uid), PROJECT);
+      const jobs = serviceAccountEmail(jobsAccountId(req.uid), PROJECT);
       if (refused) iam().callerLacks.add(refused);
       const o = { c: bed.provider().clients, project: PROJECT, backoffMs: 20 };
       const made = ensureBucketIdentity(o, req);
@@ -63,19 +68,25 @@ describe('gcp controller identity: a launch killed between its steps, and two at
       else await made;
       iam().callerLacks.clear();
       assert.ok(iam().accounts.has(email), 'the step before the cut was made');
-      assert.equal(bound().includes(`serviceAccount:${email}`), refused === undefined);
+      assert.equal(iam().accounts.has(jobs), jobsMade);
+      assert.equal(bound().includes(`serviceAccount:${email}`), jobsMade);
+      assert.equal(iam().accountPolicies.get(jobs)?.bindings.some((b) => b.members.includes(`serviceAccount:${email}`)) ?? false, refused === undefined);
 
       const sweep = await findLeakedInstances(ctx, ['gcp']);
       assert.deepEqual(sweep.errors, []);
       const stray = (sweep.strayIdentities ?? []).filter((s) => s.uid === req.uid);
-      assert.deepEqual(stray.map((s) => [s.kind, s.name, s.cluster]), [['service account', email, 'skydeck-jobs-killed']]);
-      const del = await deleteStrayIdentity(ctx, stray[0]);
+      assert.deepEqual(stray.map((s) => [s.kind, s.name, s.cluster]), [
+        ['service account', email, 'skydeck-jobs-killed'], ...(jobsMade ? [['service account', jobs, 'skydeck-jobs-killed']] : [])]);
+      const del = await deleteStrayIdentity(ctx, stray[stray.length - 1]);
       assert.ok(del.deleted, del.message);
       assert.match(del.message, new RegExp(`service account ${email}.*serviceAccounts\\.get answers 404`));
       assert.match(del.message, new RegExp(`project role binding ${ROLE} of ${email}.*projects\\.getIamPolicy shows no such binding`));
+      if (jobsMade) assert.match(del.message, new RegExp(`deleted service account ${jobs} \\(proof: serviceAccounts\\.get answers 404\\)`));
       assert.deepEqual(bound(), []);
       assert.deepEqual(jobBound(), []);
       assert.equal(iam().accounts.has(email), false);
+      assert.equal(iam().accounts.has(jobs), false);
+      assert.equal(iam().accountPolicies.has(jobs), false, 'its policy went with it');
     });
   }
 

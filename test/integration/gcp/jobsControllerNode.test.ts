@@ -5,8 +5,9 @@
 // (sshdStandIn), never the address the fake hands out. The real CLI bundle is uploaded there and
 // the real controller runs a managed job (on a `local` cluster of that node: a job cluster on GCP
 // would need the node to reach the fake, which it is not told of). This machine's Google
-// credentials never reach the node (only SKYDECK_GCP_JOB_CLUSTERS, which names its job clusters
-// with the prefix its conditional binding allows); down removes the bindings and the account with proof.
+// credentials never reach the node (it is told SKYDECK_GCP_JOB_CLUSTERS, which names its job
+// clusters with the prefix its conditional binding allows, and its jobs account's e-mail, which
+// those with GCS mounts run as); down removes the bindings and both accounts with proof.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,9 +17,10 @@ import { cliBundle, controllerClusterName, openRemoteClient, type ControllerPlac
 import type { RemoteManagedClient } from '../../../src/core/managed/remote/remoteClient';
 import { controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
-import { bucketAccountId } from '../../../src/core/clouds/gcp/bucketIdentity';
+import { bucketAccountId, jobsAccountId } from '../../../src/core/clouds/gcp/accountTags';
 import { CLOUD_PLATFORM_SCOPE } from '../../../src/core/clouds/gcp/launch';
 import { JOB_CLUSTERS_ENV } from '../../../src/core/clouds/gcp/options';
+import { JOBS_ACCOUNT_ENV } from '../../../src/core/clouds/gcp/jobsAccount';
 import { startHosts, type TestHosts } from '../../hosts';
 import { cliBundleCopy, until } from '../managed/remoteCli';
 import { standInContext } from '../aws/sshdStandIn';
@@ -79,8 +81,12 @@ describe('managed jobs with the controller on a GCP VM (fake; the VM is a loopba
       assert.ok(pid > 0, 'the lease names the node\'s controller');
       const environ = (await hosts.hosts[0].exec(`tr '\\0' '\\n' < /proc/${pid}/environ`)).stdout.split('\n');
       assert.deepEqual(environ.filter((l) => /^(GOOGLE_APPLICATION_CREDENTIALS|GOOGLE_CLOUD_PROJECT|GCLOUD_PROJECT|CLOUDSDK_[A-Z_]+)=/.test(l)), []);
-      // What it is told instead: that it is a controller, so its job clusters get the prefix its conditional binding allows.
-      assert.ok(environ.includes(`${JOB_CLUSTERS_ENV}=1`), environ.filter((l) => l.startsWith('SKYDECK_')).join('\n'));
+      // What it is told instead, both together (controllerNodeEnv): that it is a controller, so its
+      // job clusters get the prefix its conditional binding allows, and the account those with GCS
+      // mounts run as.
+      const told = environ.filter((l) => l.startsWith('SKYDECK_')).join('\n');
+      assert.ok(environ.includes(`${JOB_CLUSTERS_ENV}=1`), told);
+      assert.ok(environ.includes(`${JOBS_ACCOUNT_ENV}=${serviceAccountEmail(jobsAccountId(row.uid), PROJECT)}`), told);
     } finally {
       await client.close();
     }
@@ -89,7 +95,10 @@ describe('managed jobs with the controller on a GCP VM (fake; the VM is a loopba
     const r = await down(ctx, name);
     assert.ok(r.cleaned, r.notes.join('\n'));
     assert.ok(r.notes.some((n) => n.startsWith(`deleted service account ${email} (proof:`)), r.notes.join('\n'));
+    const jobs = serviceAccountEmail(jobsAccountId(row.uid), PROJECT);
+    assert.ok(r.notes.some((n) => n.startsWith(`deleted service account ${jobs} (proof:`)), r.notes.join('\n'));
     assert.equal(bed.fake.model.iam.accounts.has(email), false);
+    assert.equal(bed.fake.model.iam.accounts.has(jobs), false);
     assert.deepEqual(bed.fake.model.iam.bindings.filter((b) => b.role === controllerRole(PROJECT)).flatMap((b) => b.members), []);
   });
 });

@@ -1,9 +1,12 @@
 // The GCP managed-jobs controller's custom roles (controllerRole.ts) and the controller's machine
 // types (gcpShipped.ts, namedOnly): each role is an exact, sorted list, together holding nothing
-// that writes IAM or lends an account, and every instance permission is in the role bound under
-// the name condition, which passes job clusters' instances and disks and nothing else (evaluated
-// by the GCP fake's condition evaluator); instance names keep the prefix for the controller's job
-// clusters only. The named-only types resolve by name and are never picked for a shape. What each provider call needs is checked against the fake in
+// that writes IAM or lends an account (setServiceAccount is there, in the conditioned role: actAs,
+// which attaching also needs, is held on the jobs account only), and every instance permission is
+// in the role bound under the name condition, which passes job clusters' instances and disks and
+// nothing else (evaluated by the GCP fake's condition evaluator); instance names keep the prefix
+// for the controller's job clusters only, and the jobs account's id has its own prefix. The
+// named-only types resolve by name and are never picked for a shape. What each provider call
+// needs (and that actAs reaches the jobs account only) is checked against the fake in
 // test/integration/gcp/jobsController.test.ts.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -13,6 +16,8 @@ import {
   CONTROLLER_PERMISSIONS, CONTROLLER_ROLE, JOB_CLUSTER_PERMISSIONS, JOB_CLUSTERS_CONDITION, JOB_CLUSTERS_ROLE, JOB_INSTANCE_PREFIX, controllerRole, jobClustersRole,
 } from '../../../src/core/clouds/gcp/controllerRole';
 import { instanceName } from '../../../src/core/clouds/gcp/launch';
+import { JOBS_ACCOUNT_PREFIX, bucketAccountId, jobsAccountId, tagsOfAccount } from '../../../src/core/clouds/gcp/accountTags';
+import { TAG_UID, TAG_WORKSPACE } from '../../../src/core/clouds/provider';
 import { UnevaluableCondition, evaluateCondition } from '../../support/fakes/gcpFake/conditions';
 import { pickMachine } from '../../../src/core/clouds/gcp/shape';
 import { classifyGcpError } from '../../../src/core/clouds/gcp/errors';
@@ -33,7 +38,9 @@ describe('gcp managed-jobs controller role', () => {
     assert.deepEqual(CONTROLLER_PERMISSIONS.filter((p) => widening.test(p)), []);
     // Compute for the clusters, and the one IAM read the listing makes.
     assert.deepEqual(CONTROLLER_PERMISSIONS.filter((p) => !p.startsWith('compute.')), ['iam.serviceAccounts.list']);
-    assert.deepEqual(JOB_CLUSTER_PERMISSIONS.filter((p) => widening.test(p)), []);
+    // Attaching an account needs actAs on it too, which the controller holds on its jobs account
+    // only (jobsAccount.ts); setServiceAccount itself reaches job clusters' instances only.
+    assert.deepEqual(JOB_CLUSTER_PERMISSIONS.filter((p) => widening.test(p)), ['compute.instances.setServiceAccount']);
   });
 
   it('every permission on an instance or disk is in skydeckJobClusters (bound under the name condition), none project-wide but the listing', () => {
@@ -42,7 +49,7 @@ describe('gcp managed-jobs controller role', () => {
     assert.equal(JOB_CLUSTERS_ROLE.permissions, JOB_CLUSTER_PERMISSIONS);
     assert.deepEqual(JOB_CLUSTER_PERMISSIONS.filter((p) => !/^compute\.(instances|disks)\./.test(p)), []);
     assert.deepEqual(CONTROLLER_PERMISSIONS.filter((p) => /^compute\.(instances|disks)\./.test(p)), ['compute.instances.list']);
-    for (const p of ['compute.instances.setMetadata', 'compute.instances.stop', 'compute.instances.delete', 'compute.instances.start', 'compute.instances.create']) {
+    for (const p of ['compute.instances.setMetadata', 'compute.instances.setServiceAccount', 'compute.instances.stop', 'compute.instances.delete', 'compute.instances.start', 'compute.instances.create']) {
       assert.ok(JOB_CLUSTER_PERMISSIONS.includes(p) && !CONTROLLER_PERMISSIONS.includes(p), p);
     }
   });
@@ -69,6 +76,21 @@ describe('gcp managed-jobs controller role', () => {
       assert.ok(job.startsWith(JOB_INSTANCE_PREFIX), job);
       assert.ok(!other.startsWith(JOB_INSTANCE_PREFIX), other);
       assert.match(other, /-0f3a9c1e-[0-9a-f]{4}$/);
+    }
+  });
+
+  it('the jobs account\'s id: its own prefix (not the job clusters\' instance prefix), 6–30 characters, told apart from the cluster\'s own', () => {
+    assert.ok(!JOBS_ACCOUNT_PREFIX.startsWith(JOB_INSTANCE_PREFIX) && !JOB_INSTANCE_PREFIX.startsWith(JOBS_ACCOUNT_PREFIX));
+    const ID = /^[a-z]([-a-z0-9]{4,28}[a-z0-9])$/; // IAM's accountId rule
+    for (const uid of ['0f3a9c1e-aaaa-bbbb-cccc-1234567890ab', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF']) {
+      const jobs = jobsAccountId(uid);
+      const own = bucketAccountId(uid);
+      for (const id of [jobs, own]) assert.ok(ID.test(id) && id.length === 30, id);
+      assert.ok(jobs.startsWith(JOBS_ACCOUNT_PREFIX) && !jobs.startsWith(JOB_INSTANCE_PREFIX), jobs);
+      const sa = (id: string) => ({ email: `${id}@p.iam.gserviceaccount.com`, description: `${TAG_UID}=${uid} ${TAG_WORKSPACE}=w`, displayName: 'Skydeck jobs of cluster c' });
+      assert.equal(tagsOfAccount(sa(jobs))[TAG_UID], uid, 'the sweep recognises the jobs account');
+      assert.equal(tagsOfAccount(sa(own))[TAG_UID], uid);
+      assert.deepEqual(tagsOfAccount(sa(`skydeck-j-${jobs.slice(JOBS_ACCOUNT_PREFIX.length)}`)), {}, 'nor an account under the old prefix');
     }
   });
 });

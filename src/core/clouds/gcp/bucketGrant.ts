@@ -3,12 +3,16 @@ import type { BucketGrant } from '../clusterIdentity';
 import { serviceAccountEmail } from './autodownIdentity';
 import { bucketAccountId, gcsAccess, getAccount, tagsOfAccount, type BucketIdentityOptions } from './bucketIdentity';
 import { grantBucket } from './bucketIam';
+import { grantJobsAccount } from './jobsAccount';
 
 // A cluster reused by launch or exec with GCS buckets its service account was not granted at
 // creation: the same grant is made on every bucket of the task (a read-modify-write that writes
 // nothing where the binding is there already, so a grant cut short by a crash is finished by
 // the next one); nothing is taken away. The caller records the union on the row first
 // (ops/bucketGrant.ts), so the down that revokes the account's bindings knows every bucket.
+// A managed-jobs controller's buckets (controllerBuckets.ts) go to both of its accounts: its own
+// (the VM looks a bucket up, uploads a named bucket's local source) and the one its job clusters
+// run as (jobsAccount.ts).
 
 const key = (a: BucketAccess) => `${a.bucket}/${a.prefix ?? ''}`;
 
@@ -22,5 +26,6 @@ export async function grantBucketsToAccount(o: BucketIdentityOptions, ref: Clust
   const had = new Set(gcsAccess(already).map(key));
   const fresh = gcsAccess(access).filter((a) => !had.has(key(a)));
   for (const a of gcsAccess(access)) await grantBucket(o, a.bucket, a.prefix || undefined, email, ref.uid);
-  return { identity: `service account ${email}`, changed: fresh.length > 0 };
+  const jobs = ref.jobsController ? await grantJobsAccount(o, ref.uid, gcsAccess(access)) : undefined;
+  return { identity: `service account ${email}${jobs ? ` and its job clusters' ${jobs}` : ''}`, changed: fresh.length > 0 };
 }

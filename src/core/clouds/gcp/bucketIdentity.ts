@@ -1,14 +1,16 @@
-import { ProviderError, TAG_CLUSTER, TAG_UID, TAG_WORKSPACE, type BucketAccess, type RunRequest, type TaggedIdentity } from '../provider';
-import type { GcpClients } from './clients';
+import { ProviderError, TAG_UID, TAG_WORKSPACE, type BucketAccess, type RunRequest, type TaggedIdentity } from '../provider';
 import type { IdentityGone } from '../clusterIdentity';
 import { grantAutodownRole, autodownRole, serviceAccountEmail } from './autodownIdentity';
+import { bucketAccountId, deleteAccount, getAccount, tagsOfAccount, type BucketIdentityOptions, type ServiceAccount } from './accountTags';
 import { grantBucket, revokeBucket } from './bucketIam';
 import { CONTROLLER, CONTROLLER_ROLE, JOB_CLUSTERS_CONDITION, JOB_CLUSTERS_ROLE, controllerRole, jobClustersRole } from './controllerRole';
 import { ensureCustomRole, ensureProjectBinding, removeProjectBinding } from './customRole';
-import { AUTODOWN, BUCKETS, iamStepError, isRestStatus, type IamPurpose } from './iamErrors';
-import { IAM_MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
+import { deleteJobsAccount, ensureJobsAccount } from './jobsAccount';
+import { AUTODOWN, BUCKETS, iamStepError } from './iamErrors';
 import { gcpRest } from './iamRest';
 import { pages } from './rest';
+
+export { BUCKET_ACCOUNT_PREFIX, bucketAccountId, getAccount, tagsOfAccount, type BucketIdentityOptions } from './accountTags';
 
 // The identity of a cluster's nodes for its GCS buckets: one service account per cluster
 // (IAM v1 projects.serviceAccounts create/get/delete/list), granted objectAdmin on each bucket
@@ -16,46 +18,15 @@ import { pages } from './rest';
 // carries the cluster's uid and workspace, so the sweep can tell whose it is. A managed-jobs
 // controller cluster's VM runs as it too, bound on the project to the controller's two roles
 // (controllerRole.ts: one plain, one under a condition on job clusters' instance names): one
-// identity per cluster, whatever it is for.
+// identity per cluster, whatever it is for. A controller also gets the account its job clusters
+// run as (jobsAccount.ts), made and deleted with its own.
 
-export const BUCKET_ACCOUNT_PREFIX = 'skydeck-b-';
 const MARK_AUTODOWN = 'autodown=1';
 const MARK_CONTROLLER = 'controller=1';
 /** What the sweep and the down call the project binding they remove. */
 export const BINDING_KIND = 'project role binding';
 
-export interface BucketIdentityOptions {
-  c: GcpClients;
-  project: string;
-  backoffMs: number;
-  log?(message: string): void;
-}
-
-interface ServiceAccount { email?: string; displayName?: string; description?: string; disabled?: boolean }
-
-/** 6–30 of [a-z0-9-]: the prefix and the uid's first 20 hex digits (80 bits: no two clusters share one). */
-export function bucketAccountId(uid: string): string {
-  return `${BUCKET_ACCOUNT_PREFIX}${uid.toLowerCase().replace(/[^0-9a-f]/g, '').slice(0, 20)}`;
-}
-
 export const gcsAccess = (access: BucketAccess[] | undefined) => (access ?? []).filter((a) => a.store === 'gcs');
-
-/** The tags an account's description and display name carry (none when it is not Skydeck's). */
-export function tagsOfAccount(sa: ServiceAccount): Record<string, string> {
-  const field = (k: string) => new RegExp(`(?:^|\\s)${k}=(\\S+)`).exec(sa.description ?? '')?.[1];
-  const uid = field(TAG_UID);
-  if (!uid || !sa.email?.startsWith(`${bucketAccountId(uid)}@`)) return {};
-  return { [TAG_UID]: uid, [TAG_WORKSPACE]: field(TAG_WORKSPACE) ?? '?', [TAG_CLUSTER]: (sa.displayName ?? '').replace(/^Skydeck cluster /, '') || '?' };
-}
-
-export async function getAccount(o: BucketIdentityOptions, email: string, fix: string, why: IamPurpose = BUCKETS): Promise<ServiceAccount | undefined> {
-  try {
-    return await gcpRest<ServiceAccount>(o.c, 'iam', 'GET', `/v1/projects/${o.project}/serviceAccounts/${email}`);
-  } catch (e) {
-    if (isRestStatus(e, 404)) return undefined;
-    throw iamStepError(e, 'serviceAccounts.get', 'iam.serviceAccounts.get', o.project, fix, why);
-  }
-}
 
 /** Whether the request's nodes get the cluster's own account: GCS mounts, or a managed-jobs controller. */
 export const needsClusterAccount = (req: RunRequest) => gcsAccess(req.placement.bucketAccess).length > 0 || !!req.placement.jobsController;
@@ -104,6 +75,7 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions, req: RunReq
     await ensureCustomRole(o, JOB_CLUSTERS_ROLE);
     await ensureProjectBinding(o, controllerRole(o.project), email, CONTROLLER);
     await ensureProjectBinding(o, jobClustersRole(o.project), email, CONTROLLER, JOB_CLUSTERS_CONDITION);
+    await ensureJobsAccount(o, req, email);
   }
   return email;
 }
@@ -116,33 +88,24 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions, req: RunReq
  */
 export async function deleteBucketIdentity(o: BucketIdentityOptions, uid: string, buckets: BucketAccess[] | undefined): Promise<IdentityGone[]> {
   const email = serviceAccountEmail(bucketAccountId(uid), o.project);
-  const fix = `gcloud iam service-accounts delete ${email} --project ${o.project}`;
-  const sa = await getAccount(o, email, fix);
-  if (!sa) return [];
+  const sa = await getAccount(o, email, `gcloud iam service-accounts delete ${email} --project ${o.project}`);
+  // A controller's jobs account whose controller account went first (another tool's delete) goes too.
+  if (!sa) return deleteJobsAccount(o, uid, gcsAccess(buckets));
   if (tagsOfAccount(sa)[TAG_UID] !== uid) {
     o.log?.(`GCP: the service account ${email} is not cluster ${uid}'s; left alone`);
     return [];
   }
-  const gone: IdentityGone[] = [];
-  for (const b of new Set(gcsAccess(buckets).map((x) => x.bucket))) await revokeBucket(o, b, email);
   const marks = (sa.description ?? '').split(' ');
+  // A controller's jobs account first: gone while the account that may act as it still exists.
+  const gone: IdentityGone[] = marks.includes(MARK_CONTROLLER) ? await deleteJobsAccount(o, uid, gcsAccess(buckets)) : [];
+  for (const b of new Set(gcsAccess(buckets).map((x) => x.bucket))) await revokeBucket(o, b, email);
   const roles = [...(marks.includes(MARK_AUTODOWN) ? [[autodownRole(o.project), AUTODOWN] as const] : []),
     ...(marks.includes(MARK_CONTROLLER) ? [[jobClustersRole(o.project), CONTROLLER] as const, [controllerRole(o.project), CONTROLLER] as const] : [])];
   for (const [role, purpose] of roles) {
     await removeProjectBinding(o, role, email, purpose);
     gone.push({ kind: BINDING_KIND, name: `${role} of ${email}`, proof: 'projects.getIamPolicy shows no such binding' });
   }
-  try {
-    await gcpRest(o.c, 'iam', 'DELETE', `/v1/projects/${o.project}/serviceAccounts/${email}`);
-  } catch (e) {
-    if (!isRestStatus(e, 404)) throw iamStepError(e, 'serviceAccounts.delete', 'iam.serviceAccounts.delete', o.project, fix, BUCKETS);
-  }
-  for (let attempt = 1; ; attempt++) {
-    if (!(await getAccount(o, email, fix))) break;
-    if (attempt >= IAM_MAX_TRIES) throw new ProviderError('transient', `GCP: the service account ${email} is still listed after its deletion`);
-    await sleepMs(iamBackoffMs(o.backoffMs, attempt));
-  }
-  o.log?.(`GCP: deleted the service account ${email} (serviceAccounts.get answers 404)`);
+  await deleteAccount(o, email);
   gone.push({ kind: 'service account', name: email, proof: 'serviceAccounts.get answers 404' });
   return gone;
 }

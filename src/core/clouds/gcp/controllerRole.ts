@@ -13,7 +13,10 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 //                               compute.instances.setMetadata (ssh-keys, tags), compute.instances.setTags
 //                               (the firewall's network tag), compute.subnetworks.use and
 //                               compute.subnetworks.useExternalIp (the default VPC's subnet, a public
-//                               IP), compute.images.useReadOnly (a task's own image_id in the project)
+//                               IP), compute.images.useReadOnly (a task's own image_id in the project),
+//                               compute.instances.setServiceAccount (a job cluster with GCS mounts
+//                               runs as the controller's jobs account), and iam.serviceAccounts.actAs
+//                               on that one account, granted in its own policy (below)
 //   instances.start / resume / stop / delete   compute.instances.start / resume / stop / delete
 //   zoneOperations.wait         compute.zoneOperations.get
 //   firewalls.get               compute.firewalls.get
@@ -36,22 +39,27 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 // (`resource.type != Instance || ...`), which grants its instance permissions again wherever a
 // check names another type; two roles grant each permission only where it is meant to hold.
 // instances.insert is checked on the new instance's (and boot disk's) own name, so the controller
-// can only create prefixed VMs, and stop / start / delete / setMetadata / setTags / setLabels
-// only those. The condition uses extract() with one placeholder (the documented form) rather than
-// the full projects/{p}/zones/{z}/... template, and compares the name only, so the project id vs
-// number and the zone do not matter. Conditional bindings need a version 3 policy: customRole.ts
-// reads and writes version 3 and keeps every other binding's condition.
+// can only create prefixed VMs, and stop / start / delete / setMetadata / setTags / setLabels /
+// setServiceAccount only those. The condition uses extract() with one placeholder (the documented
+// form) rather than the full projects/{p}/zones/{z}/... template, and compares the name only, so
+// the project id vs number and the zone do not matter. Conditional bindings need a version 3
+// policy: customRole.ts reads and writes version 3 and keeps every other binding's condition.
 //
 // Left out on purpose, so the controller cannot widen itself:
-// - iam.serviceAccounts.actAs (and instances.setServiceAccount). IAM Conditions' resource
-//   attributes do not cover IAM service accounts (cloud.google.com/iam/docs/conditions-resource-
-//   attributes lists no iam.googleapis.com), so actAs cannot be narrowed to Skydeck's skydeck-b-
-//   accounts by resource.name at the project; granted there it would reach every account of the
-//   project, the Compute Engine default one (Editor) included. Job clusters therefore get no
-//   service account from this controller: a job task that mounts GCS buckets (a per-cluster
-//   account bound on its buckets) or asks autodown (the skydeck-autodown account) is refused by
-//   IAM on it, with the permission named (iam.serviceAccounts.get / create). Without actAs,
-//   creating or deleting accounts would serve nothing, so they are not granted either.
+// - iam.serviceAccounts.actAs on the project. IAM Conditions' resource attributes do not cover
+//   IAM service accounts (cloud.google.com/iam/docs/conditions-resource-attributes lists no
+//   iam.googleapis.com), so actAs cannot be narrowed to Skydeck's accounts by resource.name at
+//   the project; granted there it would reach every account of the project, the Compute Engine
+//   default one (Editor) included. Instead this machine makes one account per controller, the
+//   jobs account (jobsAccount.ts, skydeck-ja-; a service account, not an instance, so the name
+//   condition above never concerns it), and grants the controller's account
+//   roles/iam.serviceAccountUser in that account's own IAM policy only: a job cluster with GCS
+//   mounts runs as it (granted the job's buckets at submit, controllerBuckets.ts), and attaching
+//   any other account is refused by IAM. compute.instances.setServiceAccount is an instance
+//   permission, in the conditioned role: it reaches skydeck-j- VMs only, and through them that one
+//   account only. A job task asking autodown is refused (the autodown account cannot be attached;
+//   the controller ends its clusters itself). Creating or deleting accounts would serve nothing,
+//   so they are not granted either.
 // - Every IAM policy write (projects.setIamPolicy, roles.*, storage.buckets.setIamPolicy) and
 //   service-account keys: the roles and their bindings are made by this machine's credentials at
 //   the controller's launch, and its buckets are granted from here too (controllerBuckets.ts).
@@ -62,15 +70,18 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 // named otherwise (launch.ts keeps any other name off the prefix), so they are out of its reach.
 // Known limits, which remain:
 // - Any VM of the project someone else names skydeck-j-… is in its reach (GCP cannot test labels
-//   in a condition). Do not name VMs so.
+//   in a condition), to the point of making it, once stopped, run as the jobs account. Do not
+//   name VMs so.
 // - Job clusters launched before this change (names without the prefix) can no longer be stopped
 //   or deleted by the controller: a refusal names the permission; down them from this machine.
 // - Firewall rules are project-wide (create / update / delete of any rule, updatePolicy on any
 //   network): their names carry the cluster's uid, not the prefix, and were left out of the
 //   conditioned role; the controller could open ports to other VMs of the project (a rule on
 //   their network tag). That reaches the network, not an identity.
-// - A VM it creates (prefixed) may carry any startup script, but runs with no service account
-//   (no actAs): it reaches nothing the controller does not.
+// - A VM it creates (prefixed) may carry any startup script and run as the jobs account or none:
+//   it reaches nothing the controller does not (the jobs account holds the buckets the controller's
+//   own account is granted at each submit), but every job cluster reaches the buckets of every
+//   job this controller has served: the jobs account collects them until the controller's down.
 // - Where GCP checks compute.disks.create / setLabels of an insert's boot disk (the new disk, by
 //   its name, which is the instance's: what the Disk clause assumes) is not stated per resource
 //   in Compute's reference; were it the project, every job launch would be refused with that
@@ -103,7 +114,7 @@ export const CONTROLLER_PERMISSIONS: readonly string[] = [
 export const JOB_CLUSTER_PERMISSIONS: readonly string[] = [
   'compute.disks.create', 'compute.disks.setLabels',
   'compute.instances.create', 'compute.instances.delete', 'compute.instances.resume',
-  'compute.instances.setLabels', 'compute.instances.setMetadata', 'compute.instances.setTags',
+  'compute.instances.setLabels', 'compute.instances.setMetadata', 'compute.instances.setServiceAccount', 'compute.instances.setTags',
   'compute.instances.start', 'compute.instances.stop',
 ];
 

@@ -9,6 +9,7 @@ import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { AutodownIdentities } from './autodownIdentity';
 import { deleteBucketIdentity, ensureBucketIdentity, gcsAccess, listBucketIdentities, undoBucketIdentity } from './bucketIdentity';
 import { grantBucketsToAccount } from './bucketGrant';
+import { existingJobsAccount, jobsAccountEmail, JOBS_ACCOUNT_ENV } from './jobsAccount';
 import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIdentity';
 import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
@@ -30,9 +31,16 @@ export class GcpProvider implements Provider {
    * A controller cluster's VM runs as its own account bound to the controller's roles
    * (controllerRole.ts). On the VM, google-auth-library's ADC finds the account's token and the
    * project id on the metadata server, and a task naming no region goes to the provider's
-   * default (us-central1) there as here; controllerNodeEnv only says it is a controller.
+   * default (us-central1) there as here; controllerNodeEnv says it is a controller and names the
+   * account job clusters run as.
    */
   readonly controllerIdentity = true;
+  /**
+   * Set on a controller VM only (JOBS_ACCOUNT_ENV): the controller's jobs account
+   * (jobsAccount.ts), which a job cluster with GCS mounts runs as instead of an account of its
+   * own (the VM may neither create accounts nor attach any other).
+   */
+  private readonly jobsAccount?: string;
   /** Instances this provider creates get the job-cluster prefix (options.ts jobClusters). */
   private readonly jobClusters: boolean;
   readonly clients: GcpClients;
@@ -45,15 +53,19 @@ export class GcpProvider implements Provider {
     this.clients = new GcpClients(opts);
     this.zones = new GcpZoneTable(opts.zones);
     this.autodown = new AutodownIdentities({ c: this.clients, backoffMs: opts.pollMs ?? 2000, log: opts.log });
-    this.jobClusters = opts.jobClusters ?? (opts.env ?? process.env)[JOB_CLUSTERS_ENV] === '1';
+    const env = opts.env ?? process.env;
+    this.jobsAccount = opts.jobsAccount ?? (env[JOBS_ACCOUNT_ENV] || undefined);
+    this.jobClusters = opts.jobClusters ?? env[JOB_CLUSTERS_ENV] === '1';
   }
 
   /**
    * The controller VM's CLI names the job clusters it launches with the prefix its conditional
-   * binding allows (controllerRole.ts); without it every job launch there is refused by IAM.
+   * binding allows (controllerRole.ts; without it every job launch there is refused by IAM), and
+   * launches those with GCS mounts as the controller's jobs account (jobsAccount.ts).
    */
-  controllerNodeEnv(): Record<string, string> {
-    return { [JOB_CLUSTERS_ENV]: '1' };
+  controllerNodeEnv(ref: ClusterRef): Record<string, string> {
+    const project = ref.account ?? this.opts.project;
+    return { [JOB_CLUSTERS_ENV]: '1', ...(project ? { [JOBS_ACCOUNT_ENV]: jobsAccountEmail(ref.uid, project) } : {}) };
   }
 
   zonesOf(region: string): string[] {
@@ -71,6 +83,13 @@ export class GcpProvider implements Provider {
   }
 
   async runInstances(req: RunRequest): Promise<RunResult> {
+    // On a controller VM: a job cluster's nodes run as the jobs account (GCS) or as none.
+    const onController = this.onControllerVm && !req.placement.jobsController;
+    if (onController && req.autostop?.down) {
+      // Its head would need an account with the autodown role, which the VM may not attach.
+      throw new ProviderError('config', `GCP: job cluster ${req.clusterName} cannot autodown: the managed-jobs controller VM ends its job clusters itself and may attach no autodown account`,
+        'drop autostop down from the job\'s task (the controller tears the cluster down when the job ends)');
+    }
     const w = await this.waitOpts(req.account);
     const zone = req.placement.zone ?? req.zone ?? this.zonesOf(req.placement.region ?? req.region ?? this.defaultRegion())[0];
     if (!zone) throw new ProviderError('config', `no zone known for GCP region ${req.placement.region ?? req.region}`, 'name a zone in the task (infra: gcp/REGION/ZONE)');
@@ -80,16 +99,28 @@ export class GcpProvider implements Provider {
     const existing = await this.list(w.project, req.uid);
     const iam = this.iamOpts(w.project);
     try {
-      const bucketAccount = await ensureBucketIdentity(iam, req);
+      const bucketAccount = onController ? (gcsAccess(req.placement.bucketAccess).length ? this.controllerJobsAccount() : undefined) : await ensureBucketIdentity(iam, req);
       return await launch({
         c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid),
         catalog: () => this.catalog(regionOfZone(zone), zone),
         autodownAccount: () => this.autodown.account(w.project), backoffMs: w.pollMs, log: this.opts.log, bucketAccount, jobClusters: this.jobClusters,
       }, req, existing);
     } catch (e) {
-      await undoBucketIdentity(iam, req, async () => (await this.list(w.project, req.uid)).length > 0);
+      if (!onController) await undoBucketIdentity(iam, req, async () => (await this.list(w.project, req.uid)).length > 0);
       throw e;
     }
+  }
+
+  /** This process runs on a managed-jobs controller VM (controllerNodeEnv set either variable). */
+  private get onControllerVm(): boolean {
+    return this.jobClusters || !!this.jobsAccount;
+  }
+
+  /** The jobs account a job cluster with GCS mounts runs as; both env variables are set together, so missing is a broken setup. */
+  private controllerJobsAccount(): string {
+    if (this.jobsAccount) return this.jobsAccount;
+    throw new ProviderError('config', `GCP: this managed-jobs controller VM was not told its jobs account (${JOBS_ACCOUNT_ENV}), so a job cluster cannot mount GCS buckets`,
+      'down the controller cluster once its jobs are done; the next jobs launch starts it with the account set');
   }
 
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
@@ -133,7 +164,8 @@ export class GcpProvider implements Provider {
     if (list.length === all.length) {
       await deleteFirewall(this.clients, w, ref.uid);
       // A controller's goes at its down instead (releaseIdentities), where each step is proved and said.
-      if (gcsAccess(ref.bucketAccess).length && !ref.jobsController) await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
+      // A job cluster launched by a controller VM ran as the controller's jobs account, which stays.
+      if (gcsAccess(ref.bucketAccess).length && !ref.jobsController && !this.onControllerVm) await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
     }
   }
 
@@ -219,8 +251,16 @@ export class GcpProvider implements Provider {
 
   /** New GCS buckets for a reused cluster's account (bucketGrant.ts); `ref.bucketAccess` is what it was given. */
   async grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
+    // On a controller VM (a job cluster's launch resumed after a restart): its nodes run as the
+    // jobs account, granted the job's buckets from the submitting machine; the VM may grant nothing.
+    if (this.onControllerVm && !ref.jobsController) return { identity: `service account ${this.controllerJobsAccount()}`, changed: false };
     const w = await this.waitOpts(ref.account);
     return grantBucketsToAccount(this.iamOpts(w.project), ref, access, ref.bucketAccess ?? []);
+  }
+
+  /** A managed-jobs controller without a jobs account (launched by an older Skydeck) is refused before anything is recorded. */
+  async checkBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<void> {
+    if (ref.jobsController && gcsAccess(access).length) await existingJobsAccount(this.iamOpts((await this.waitOpts(ref.account)).project), ref.uid);
   }
 
   /**

@@ -5,7 +5,7 @@ import { toGcpError } from './errors';
 import { AUTODOWN, BUCKETS, actAsError, isAccountNotVisible, isActAsDenied, type IamPurpose } from './iamErrors';
 import { IAM_MAX_TRIES as MAX_TRIES, iamBackoffMs, sleepMs } from './iamBackoff';
 import type { NewInstance, Operation } from './types';
-import { BUCKET_ACCOUNT_PREFIX } from './bucketIdentity';
+import { BUCKET_ACCOUNT_PREFIX, JOBS_ACCOUNT_PREFIX } from './accountTags';
 
 export interface InsertTarget {
   c: GcpClients;
@@ -30,7 +30,7 @@ export async function insertInstance(t: InsertTarget, resource: NewInstance): Pr
       // A fresh requestId per try: the refused request created nothing to deduplicate against.
       return await t.c.post<Operation>(`projects/${t.project}/zones/${t.zone}/instances`, resource, { requestId: randomUUID() });
     } catch (e) {
-      if (email && isActAsDenied(e)) throw actAsError(email, t.project, t.purpose ?? (email.startsWith(BUCKET_ACCOUNT_PREFIX) ? BUCKETS : AUTODOWN));
+      if (email && isActAsDenied(e)) throw actAsError(email, t.project, t.purpose ?? ([BUCKET_ACCOUNT_PREFIX, JOBS_ACCOUNT_PREFIX].some((x) => email.startsWith(x)) ? BUCKETS : AUTODOWN));
       if (!email || !isAccountNotVisible(e, email)) throw toGcpError(e, 'instances.insert');
       if (attempt >= MAX_TRIES) {
         throw new ProviderError('transient', `instances.insert: Compute Engine still does not see the service account ${email} after ${MAX_TRIES} tries`,

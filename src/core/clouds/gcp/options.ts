@@ -38,9 +38,14 @@ export interface GcpProviderOptions {
   pollMs?: number;
   operationTimeoutMs?: number;
   /**
+   * On a managed-jobs controller VM: the e-mail of the controller's jobs account, which job
+   * clusters with GCS mounts run as (jobsAccount.ts). Default: $SKYDECK_GCP_JOBS_ACCOUNT of `env`.
+   */
+  jobsAccount?: string;
+  /**
    * This process runs on a managed-jobs controller VM: every instance it creates is named with
    * the job-cluster prefix its identity is bound to (controllerRole.ts). Default: the
-   * environment's SKYDECK_GCP_JOB_CLUSTERS is "1" (what GcpProvider.controllerNodeEnv sets there).
+   * environment's SKYDECK_GCP_JOB_CLUSTERS is "1". GcpProvider.controllerNodeEnv sets both there.
    */
   jobClusters?: boolean;
   /** Diagnostics (never secrets). */

@@ -21,7 +21,12 @@ const PREDEFINED: Record<string, (permission: string) => boolean> = {
   // Editor: nearly everything but IAM policy changes (what matters here: all of compute).
   'roles/editor': (p) => !/\.setIamPolicy$/.test(p),
   'roles/viewer': (p) => /\.(get|list)$/.test(p),
+  // Service Account User: act as the account(s) it is granted on (and read them).
+  'roles/iam.serviceAccountUser': (p) => ['iam.serviceAccounts.actAs', 'iam.serviceAccounts.get', 'iam.serviceAccounts.list'].includes(p),
 };
+
+/** A service account's own allow policy (IAM v1 serviceAccounts.getIamPolicy / setIamPolicy). */
+interface AccountPolicy { bindings: FakeBinding[]; revision: number }
 
 const etagOf = (n: number) => Buffer.from(createHash('sha256').update(String(n)).digest().subarray(0, 8)).toString('base64');
 
@@ -43,6 +48,8 @@ export class FakeIam {
   listPageSize = 100;
   /** Every setIamPolicy request body, in order. */
   readonly setPolicyCalls: Json[] = [];
+  /** Each account's own policy, by e-mail (gone with the account, as in IAM). */
+  readonly accountPolicies = new Map<string, AccountPolicy>();
 
   constructor(readonly project: string, readonly projectNumber: string) {
     // A new project: the Compute Engine default account holds Editor (GCP's automatic grant).
@@ -98,15 +105,42 @@ export class FakeIam {
     }
   }
 
+  /** serviceAccounts.getIamPolicy: 404 for an account that does not exist. */
+  accountPolicy(email: string): Json {
+    if (!this.accounts.has(email)) throw rpcError(404, 'NOT_FOUND', `Service account projects/${this.project}/serviceAccounts/${email} not found.`);
+    const p = this.accountPolicies.get(email) ?? { bindings: [], revision: 1 };
+    return { version: 1, etag: etagOf(1000 + p.revision), ...(p.bindings.length ? { bindings: p.bindings.map((b) => ({ ...b, members: [...b.members] })) } : {}) };
+  }
+
+  /** serviceAccounts.setIamPolicy: a stale etag is ABORTED; a member account must exist. */
+  setAccountPolicy(email: string, policy: Json): Json {
+    const cur = this.accountPolicies.get(email) ?? { bindings: [], revision: 1 };
+    if (!this.accounts.has(email)) throw rpcError(404, 'NOT_FOUND', `Service account projects/${this.project}/serviceAccounts/${email} not found.`);
+    if (policy.etag !== undefined && policy.etag !== etagOf(1000 + cur.revision)) {
+      throw rpcError(409, 'ABORTED', 'There were concurrent policy changes. Please retry the whole read-modify-write with exponential backoff.');
+    }
+    const bindings = ((policy.bindings ?? []) as FakeBinding[]).map((b) => ({ ...b, members: [...(b.members ?? [])] }));
+    for (const m of bindings.flatMap((b) => b.members)) {
+      const sa = /^serviceAccount:(.+)$/.exec(m)?.[1];
+      if (sa && sa !== this.defaultAccount && !this.accounts.has(sa)) throw rpcError(400, 'INVALID_ARGUMENT', `Service account ${sa} does not exist.`);
+    }
+    this.accountPolicies.set(email, { bindings, revision: cur.revision + 1 });
+    return this.accountPolicy(email);
+  }
+
   /**
-   * Whether the policy gives `email` a role holding `permission` on `resource`: a plain binding
-   * anywhere, a conditional one where its condition holds for the resource (conditions.ts, which
-   * throws on a form it does not know). A conditional binding asked about without a resource is
-   * refused loudly too: IAM always checks a permission on some resource.
+   * Whether `email` holds `permission` on `resource`: by a plain binding of the project's policy
+   * anywhere, or a conditional one where its condition holds for the resource (conditions.ts,
+   * which throws on a form it does not know); on a service account also by a binding in that
+   * account's own policy (IAM's hierarchy: a policy on the resource or above), so
+   * iam.serviceAccounts.actAs can be held on one account alone. A conditional binding asked about
+   * without a resource is refused loudly too: IAM always checks a permission on some resource.
    */
   allows(email: string, permission: string, resource?: ConditionResource): boolean {
     const member = `serviceAccount:${email}`;
-    const holding = this.bindings.filter((b) => b.members.includes(member) && this.grants(b.role, permission));
+    const target = /^projects\/[^/]+\/serviceAccounts\/([^/]+)$/.exec(resource?.name ?? '')?.[1];
+    const own = target ? this.accountPolicies.get(target)?.bindings ?? [] : [];
+    const holding = [...this.bindings, ...own].filter((b) => b.members.includes(member) && this.grants(b.role, permission));
     if (holding.some((b) => !b.condition)) return true;
     return holding.some((b) => {
       const expression = String((b.condition as { expression?: unknown }).expression ?? '');

@@ -8,6 +8,8 @@
 //   PATCH /v1/projects/{p}/roles/{id}?updateMask=…     (Role; a stale etag is ABORTED)
 //   POST /v1/projects/{p}:getIamPolicy {options: {requestedPolicyVersion}}
 //   POST /v1/projects/{p}:setIamPolicy {policy, updateMask?}
+//   POST /v1/projects/{p}/serviceAccounts/{email}:getIamPolicy {options?}   (the account's own policy)
+//   POST /v1/projects/{p}/serviceAccounts/{email}:setIamPolicy {policy, updateMask?}
 import { rpcError } from './bodies';
 import type { FakeRole } from './iam';
 import type { GceModel, Json } from './model';
@@ -35,6 +37,16 @@ export function iamRoute(projects: Map<string, GceModel>, method: string, url: U
     return m.iam.setPolicy(body.policy as Json);
   }
   if (!m) throw rpcError(404, 'NOT_FOUND', `Project ${project} not found`);
+  const accountPolicy = /^\/v1\/projects\/[^/]+\/serviceAccounts\/([^/:]+):(getIamPolicy|setIamPolicy)$/.exec(path);
+  if (accountPolicy) {
+    const email = decodeURIComponent(accountPolicy[1]);
+    if (method !== 'POST') throw rpcError(404, 'NOT_FOUND', `Method not found: ${method} ${path}`);
+    const permission = `iam.serviceAccounts.${accountPolicy[2]}`;
+    m.iam.caller(permission, `Permission '${permission}' denied on resource (or it may not exist).`);
+    if (accountPolicy[2] === 'getIamPolicy') return m.iam.accountPolicy(email);
+    if (!body?.policy) throw rpcError(400, 'INVALID_ARGUMENT', "Invalid JSON payload: 'policy' is required.");
+    return m.iam.setAccountPolicy(email, body.policy as Json);
+  }
   const rest = path.slice(`/v1/projects/${project}/`.length).split('/');
   const key = `${method} ${rest.map((p, i) => (i % 2 ? '*' : p)).join('/')}`;
   const iam = m.iam;
@@ -51,6 +63,7 @@ export function iamRoute(projects: Map<string, GceModel>, method: string, url: U
       const email = decodeURIComponent(rest[1]);
       if (!iam.accounts.delete(email)) throw rpcError(404, 'NOT_FOUND', `Service account projects/${project}/serviceAccounts/${email} not found.`);
       iam.deleted.add(email);
+      iam.accountPolicies.delete(email);
       return {};
     }
     case 'GET serviceAccounts': {

@@ -55,6 +55,8 @@ export class GceMetadataFake extends LoopbackHttp {
  * the API, and the project's IAM policy gives its service account roles holding every permission
  * the call needs on the resource it is checked on (permissions.ts; GCP checks both: scopes cap
  * the token, IAM decides; a conditional binding counts where its condition holds, conditions.ts).
+ * An account the call attaches needs iam.serviceAccounts.actAs on that account itself: a project
+ * role, or a role in the account's own policy (FakeIam.allows).
  * Refusals are shaped as Compute sends them: 401, 403 insufficientPermissions (scopes), 403
  * forbidden (IAM, naming the permission and that resource). A condition the fake cannot evaluate
  * is a 500 naming it, never a grant.
@@ -67,9 +69,11 @@ export function vmTokenCheck(m: GceModel, authorization: string | undefined, met
   const accounts = (inst.serviceAccounts ?? []) as { email: string; scopes: string[] }[];
   if (!accounts.flatMap((sa) => sa.scopes).some((s) => SCOPES.includes(s))) throw insufficientScopes();
   const needed = permissionsFor(method, path, body);
+  // instances.insert may name the project's default account as "default".
+  const where = (p: string) => resourceOf(needed, p).replace(/\/serviceAccounts\/default$/, `/serviceAccounts/${m.iam.defaultAccount}`);
   try {
-    const missing = needed.permissions.find((p) => !accounts.some((sa) => m.iam.allows(sa.email, p, conditionResource(resourceOf(needed, p)))));
-    if (missing) throw forbidden(missing, resourceOf(needed, missing));
+    const missing = needed.permissions.find((p) => !accounts.some((sa) => m.iam.allows(sa.email, p, conditionResource(where(p)))));
+    if (missing) throw forbidden(missing, where(missing));
   } catch (e) {
     if (e instanceof UnevaluableCondition) throw httpError(500, e.message, 'backendError');
     throw e;

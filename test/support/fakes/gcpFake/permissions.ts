@@ -45,6 +45,8 @@ export function permissionsFor(method: string, path: string, body?: Json): Neede
     const p = method === 'GET' ? 'storage.buckets.getIamPolicy' : method === 'PUT' ? 'storage.buckets.setIamPolicy' : undefined;
     return { permissions: [bucket && p ? p : `unmapped ${method} ${path}`], resource: `projects/_/buckets/${bucket ?? '?'}` };
   }
+  const accountPolicy = /^\/v1\/projects\/([^/]+)\/serviceAccounts\/([^/:]+):(getIamPolicy|setIamPolicy)$/.exec(path);
+  if (accountPolicy) return { permissions: [`iam.serviceAccounts.${accountPolicy[3]}`], resource: `projects/${accountPolicy[1]}/serviceAccounts/${accountPolicy[2]}` };
   const policy = /^\/v1\/projects\/([^/:]+):(getIamPolicy|setIamPolicy)$/.exec(path);
   if (policy) return { permissions: [`resourcemanager.projects.${policy[2]}`], resource: `projects/${policy[1]}` };
   const m = /^\/v1\/projects\/([^/]+)\/(.*)$/.exec(path);
@@ -85,6 +87,14 @@ function compute(method: string, rel: string, body?: Json): Needed {
   };
   if (firewall[route]) return { permissions: [firewall[route], 'compute.networks.updatePolicy'], resource: rel };
   if (route === 'POST zones/*/instances') return insertPermissions(project, parts[1], body ?? {});
+  // instances.setServiceAccount: on the instance, and actAs on the account it attaches (if any).
+  if (route === 'POST zones/*/instances/*/setServiceAccount') {
+    const email = String((body ?? {}).email ?? '');
+    return {
+      permissions: ['compute.instances.setServiceAccount', ...(email ? ['iam.serviceAccounts.actAs'] : [])],
+      resource: rel.split('/').slice(0, 6).join('/'), on: { 'iam.serviceAccounts.actAs': `${project}/serviceAccounts/${email}` },
+    };
+  }
   return { permissions: [`unmapped ${route}`], resource: rel };
 }
 
@@ -130,6 +140,7 @@ function insertPermissions(project: string, zone: string, b: Json): Needed {
     out.push('compute.subnetworks.useExternalIp');
     on['compute.subnetworks.useExternalIp'] = subnet;
   }
+  // iam.serviceAccounts.actAs is checked on the account attached (a VM carries one), not the project.
   const accounts = (b.serviceAccounts ?? []) as Json[];
   if (accounts.length) {
     out.push('compute.instances.setServiceAccount', 'iam.serviceAccounts.actAs');
@@ -137,3 +148,4 @@ function insertPermissions(project: string, zone: string, b: Json): Needed {
   }
   return { permissions: [...new Set(out)], resource, on };
 }
+

@@ -12,7 +12,7 @@ import { FakeBucketIam } from './bucketIam';
 import { listMachineTypes } from './machineTypes';
 import { vmTokenCheck } from './metadata';
 import { checkResume, checkStart, runResume } from './lifecycle';
-import { runSetter, type Setter } from './setters';
+import { runSetServiceAccount, runSetter, type Setter } from './setters';
 import { pageOf, setPageSize } from './paging';
 import { aggregatedInstances, instanceList, operationList, render, zoneList } from './lists';
 
@@ -136,6 +136,8 @@ export class GcpFake extends LoopbackHttp {
       case 'POST zones/*/instances/*/setLabels':
       case 'POST zones/*/instances/*/setTags':
         return runSetter(m, m.instance(this.zone(m, parts[1]), parts[3]), parts[4] as Setter, body ?? {});
+      case 'POST zones/*/instances/*/setServiceAccount':
+        return runSetServiceAccount(m, m.instance(this.zone(m, parts[1]), parts[3]), body ?? {});
       case 'GET zones/*/operations':
         return operationList(m, this.zone(m, parts[1]), url.searchParams, filter);
       case 'GET zones/*/operations/*':

@@ -1,6 +1,8 @@
 // instances.setMetadata / setLabels / setTags (POST …/instances/{instance}/setMetadata etc.):
 // each replaces the whole field, guarded by the fingerprint the caller read (a stale one is 412
-// conditionNotMet, as Compute answers), and is an Operation that finishes a step later. The fake
+// conditionNotMet, as Compute answers), and is an Operation that finishes a step later.
+// instances.setServiceAccount replaces the VM's account (and scopes); Compute takes it on a
+// stopped VM only. The fake
 // serves them so a VM token's call is answered by IAM (permissions.ts) and, when allowed, changes
 // the instance: a test sees both a refusal and what an allowed call would have done.
 import { randomBytes } from 'node:crypto';
@@ -33,6 +35,17 @@ export function runSetter(m: GceModel, i: FakeInstance, which: Setter, body: Jso
   m.later(1, () => {
     if (which === 'setLabels') Object.assign(i, { labels: { ...((body.labels ?? {}) as Record<string, string>) }, labelFingerprint: fresh() });
     else i[FIELDS[which].field] = { ...(which === 'setMetadata' ? { kind: 'compute#metadata' } : {}), items: body.items ?? [], fingerprint: fresh() };
+    m.finish(op);
+  });
+  return op;
+}
+
+/** instances.setServiceAccount ({email, scopes}): a running VM is refused (400), as Compute's reference says it must be stopped. */
+export function runSetServiceAccount(m: GceModel, i: FakeInstance, body: Json): FakeOperation {
+  if (i.status !== 'TERMINATED') throw httpError(400, `The instance '${String(i.name)}' must be stopped to set its service account.`, 'invalid');
+  const op = m.operation('setServiceAccount', m.url(`zones/${i.zone}/instances/${i.name}`), i.zone);
+  m.later(1, () => {
+    i.serviceAccounts = body.email ? [{ email: String(body.email), scopes: [...((body.scopes ?? []) as string[])] }] : [];
     m.finish(op);
   });
   return op;

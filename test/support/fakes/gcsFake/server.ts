@@ -20,6 +20,12 @@ export class GcsFake extends LoopbackHttp {
   readonly tokens = new Set(['fake-token']);
   /** Tokens that authenticate but hold no storage permission (403 on every call). */
   readonly deniedTokens = new Set<string>();
+  /**
+   * Deciders for tokens this fake does not issue (tests: a GCE instance's token, whose account's
+   * bucket IAM the Compute fake holds): the caller's e-mail and whether it may act on the bucket,
+   * or undefined when the token is not theirs. A refusal is the service's 403.
+   */
+  readonly deciders: ((token: string, bucket: string | undefined) => { who: string; allowed: boolean } | undefined)[] = [];
   /** Lists page at most this many results, so callers must follow nextPageToken. */
   pageSize = 1000;
   /** Every request as "METHOD path?query", for tests that count calls (uploads sent, pages read). */
@@ -72,6 +78,12 @@ export class GcsFake extends LoopbackHttp {
     const token = /^Bearer (\S+)$/.exec(header ?? '')?.[1];
     if (!token) throw anonymous(permission, target);
     if (this.deniedTokens.has(token)) throw forbidden('skydeck-test@skydeck-test.iam.gserviceaccount.com', permission, target);
+    for (const decide of this.deciders) {
+      const d = decide(token, what && decodeURIComponent(what));
+      if (!d) continue;
+      if (!d.allowed) throw forbidden(d.who, permission, target);
+      return;
+    }
     if (!this.tokens.has(token)) throw invalidCredentials();
   }
 

@@ -105,6 +105,30 @@ async function untar(t: Transport, python: string, dirWord: string, archive: Rea
 
 /** Syncs under way, by (node, remote dir, local dir), each with the content it is sending. */
 const inFlight = new Map<string, { content: () => string; done: Promise<ManifestSyncStats> }[]>();
+/**
+ * The last sync to a place that finished while others to it were still scanning (they read the
+ * manifest before it committed, so without it they would find the node moved and send it all).
+ * Dropped once no sync of that place is left running.
+ */
+const finished = new Map<string, { content: () => string; done: Promise<ManifestSyncStats>; at: number }>();
+const running = new Map<string, number>();
+let clock = 0;
+
+function enter(place: string): number {
+  running.set(place, (running.get(place) ?? 0) + 1);
+  return ++clock;
+}
+
+function leave(place: string, ok?: { content: () => string; done: Promise<ManifestSyncStats> }): void {
+  const n = (running.get(place) ?? 1) - 1;
+  if (n > 0) {
+    running.set(place, n);
+    if (ok) finished.set(place, { ...ok, at: ++clock });
+  } else {
+    running.delete(place);
+    finished.delete(place);
+  }
+}
 
 /** Where a workdir sync keeps its manifests: on the node (absolute dir) and here. */
 export interface SyncState {
@@ -125,8 +149,22 @@ export function syncStateOf(workspaceRoot: string, agentBase: string): SyncState
  * is already under way is joined instead.
  */
 export async function syncWorkdir(t: Transport, python: string, localDir: string, remoteDir: string, state: SyncState, trustLocal = false): Promise<ManifestSyncStats> {
-  const skip = '.skydeck-sync.*\n';
   const localFile = manifestFile(state.localStateDir, t.description, remoteDir, localDir);
+  const place = localFile; // (node, remote dir, real local dir): an alias of the tree joins too
+  const startedAt = enter(place);
+  let handedOff = false;
+  try {
+    return await syncUnder(place, startedAt, () => (handedOff = true), t, python, localDir, remoteDir, state, trustLocal, localFile);
+  } finally {
+    if (!handedOff) leave(place);
+  }
+}
+
+async function syncUnder(
+  place: string, startedAt: number, handOff: () => void,
+  t: Transport, python: string, localDir: string, remoteDir: string, state: SyncState, trustLocal: boolean, localFile: string,
+): Promise<ManifestSyncStats> {
+  const skip = '.skydeck-sync.*\n';
   trace('sync: start');
   const readId = manifestIdentity(localFile); // before the read: a commit in between is seen at ours
   const prev = readManifest(localFile) ?? new Map<string, ManifestEntry>();
@@ -157,21 +195,28 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   trace('sync: local tree scanned');
   // --fast: nothing changed here since the last sync that finished → the node is not asked.
   if (trustLocal && prev.size && isEmptyDelta(deltaOf(prev, cur, localDir))) return { files: 0, bytes: 0, ignored, mode: 'skipped', removed: 0 };
-  // The content is hashed only when another sync to the same place is under way.
-  const place = localFile; // (node, remote dir, real local dir): an alias of the tree joins too
+  // The content is hashed only when another sync to the same place is under way, or finished
+  // after this one began.
+  // By what the scan saw (path, kind, size, mtime, mode, link): the hashes are filled in later,
+  // in place, by the sync itself, and the racy marks depend on when each scan began.
   let mine: string | undefined;
-  const content = () => (mine ??= sha256(JSON.stringify(cur)));
-  const same = inFlight.get(place)?.find((s) => s.content() === content());
+  const content = () => (mine ??= sha256(JSON.stringify(cur, (k, v: unknown) => (k === 'h' || k === 'r' ? undefined : v))));
+  const last = finished.get(place);
+  const same = inFlight.get(place)?.find((s) => s.content() === content()) ?? (last && last.at > startedAt && last.content() === content() ? last : undefined);
   if (same) {
     pending?.abandon();
     return same.done;
   }
-  const done = manifestSync({ ...where, localDir, localFile, readId, cur, ignored, checked, pending, onCommitted })
+  handOff();
+  let ok = false;
+  const done: Promise<ManifestSyncStats> = manifestSync({ ...where, localDir, localFile, readId, cur, ignored, checked, pending, onCommitted })
+    .then((r) => { ok = true; return r; })
     .catch((e: unknown) => { throw new OpsError('failed', `syncing workdir ${localDir} to ${t.description} failed: ${(e as Error).message}`); })
     .finally(() => {
       const left = (inFlight.get(place) ?? []).filter((s) => s.done !== done);
       if (left.length) inFlight.set(place, left);
       else inFlight.delete(place);
+      leave(place, ok ? { content, done } : undefined);
     });
   inFlight.set(place, [...(inFlight.get(place) ?? []), { content, done }]);
   return done;

@@ -124,7 +124,10 @@ export function syncStateOf(workspaceRoot: string, agentBase: string): SyncState
  * (a sweep) would each upload the same tree; a sync of identical content to the same place that
  * is already under way is joined instead.
  */
-export async function syncWorkdir(t: Transport, python: string, localDir: string, remoteDir: string, state: SyncState, trustLocal = false): Promise<ManifestSyncStats> {
+export async function syncWorkdir(
+  t: Transport, python: string, localDir: string, remoteDir: string, state: SyncState, trustLocal = false,
+  deferred?: Promise<Error | undefined>[],
+): Promise<ManifestSyncStats> {
   const skip = '.skydeck-sync.*\n';
   const localFile = manifestFile(state.localStateDir, t.description, remoteDir, localDir);
   trace('sync: start');
@@ -145,7 +148,7 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
   const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev, staged };
   const checked = trustLocal ? undefined : startCheck(where);
   // The node's apply starts now too (its channel and Python), unless --fast may skip it.
-  const pending = trustLocal ? undefined : startApply({ ...where, localDir, localFile, readId, onCommitted });
+  const pending = trustLocal ? undefined : startApply({ ...where, localDir, localFile, readId, onCommitted, deferred });
   let ignored = 0;
   let cur: ManifestEntry[];
   try {
@@ -166,7 +169,7 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
     pending?.abandon();
     return same.done;
   }
-  const done = manifestSync({ ...where, localDir, localFile, readId, cur, ignored, checked, pending, onCommitted })
+  const done = manifestSync({ ...where, localDir, localFile, readId, cur, ignored, checked, pending, onCommitted, deferred })
     .catch((e: unknown) => { throw new OpsError('failed', `syncing workdir ${localDir} to ${t.description} failed: ${(e as Error).message}`); })
     .finally(() => {
       const left = (inFlight.get(place) ?? []).filter((s) => s.done !== done);

@@ -9,7 +9,9 @@ import { syncWorkdir, type SyncState } from '../../../src/core/ops/syncFiles';
 import { createLocalTransport } from '../../../src/core/transport/localTransport';
 import { commitManifest, manifestFile, readManifest, stageManifest } from '../../../src/core/sync/manifestStore';
 import { deltaOf, digestOf, type ManifestEntry } from '../../../src/core/sync/manifest';
-import { forgetScanMemos } from '../../../src/core/sync/fastScan';
+import { forgetScanMemos, scanWorkdirFast } from '../../../src/core/sync/fastScan';
+import { scanWorkdir } from '../../../src/core/sync/manifest';
+import { traceSink } from '../../../src/core/util/trace';
 import type { Transport } from '../../../src/core/transport';
 
 const python = 'python3';
@@ -101,6 +103,34 @@ describe('one-file path shortcuts', () => {
     assert.deepEqual(d.remove, ['b']);
     assert.deepEqual(d.send.map((e) => e.p), ['new']);
     assert.deepEqual(deltaOf(prev, [f('a'), f('b'), f('c')], '/nonexistent').remove, []);
+  });
+
+  it('an in-place scan after a listed one finds each path where that scan put it (the kept index is not the older scan\'s)', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-index-'));
+    for (const n of ['b', 'c', 'd']) write(root, `s/${n}`, n);
+    await new Promise((r) => setTimeout(r, 300)); // the tree's own making is older than the ctime slack
+    const ways: string[] = [];
+    const write0 = traceSink.write;
+    const env = process.env.SKYDECK_TRACE;
+    process.env.SKYDECK_TRACE = '1';
+    traceSink.write = (l) => void (l.includes('scan:') && ways.push(l.slice(l.indexOf('scan:'))));
+    try {
+      await scanWorkdirFast(root, '', new Map()); // walked
+      fs.appendFileSync(path.join(root, 's', 'c'), '-more');
+      assert.deepEqual(await scanWorkdirFast(root, '', new Map()), scanWorkdir(root, '', new Map())); // in place: index made
+      write(root, 's/a', 'new, sorts first'); // every later path moves one place
+      await new Promise((r) => setTimeout(r, 300)); // older than the slack of the scan that lists it
+      assert.deepEqual(await scanWorkdirFast(root, '', new Map()), scanWorkdir(root, '', new Map())); // listed
+      fs.appendFileSync(path.join(root, 's', 'd'), '-longer');
+      assert.deepEqual(await scanWorkdirFast(root, '', new Map()), scanWorkdir(root, '', new Map())); // in place again
+    } finally {
+      traceSink.write = write0;
+      if (env === undefined) delete process.env.SKYDECK_TRACE;
+      else process.env.SKYDECK_TRACE = env;
+    }
+    assert.deepEqual(ways.filter((w) => w.includes('changed in place')), [
+      'scan: only files changed in place\n', 'scan: more than files changed in place\n', 'scan: only files changed in place\n',
+    ]);
   });
 
   it('a manifest read back is not changed by later changes to the entries it was written from', () => {

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { exec } from '../src/core/ops';
 import type { TestOps } from '../test/integration/ops/helpers';
 import { forgetScanMemos } from '../src/core/sync/fastScan';
+import { treeCpuMs } from './treeCpu';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -26,11 +27,19 @@ export async function syncFigures(ops: TestOps, ws: string, cluster: string, tas
     await exec(ops, { cluster, taskFile: wdTask, detach: true });
     const full = performance.now() - t0;
     const oneChanged: number[] = [];
+    // CPU of each one-changed exec: this process alone, and with every process below it (treeCpu.ts).
+    const ownCpu: number[] = [];
+    const allCpu: number[] = [];
+    const cpuNow = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
     for (let i = 0; i < runs; i++) {
       fs.writeFileSync(path.join(wd, 'd7', `f${7 + 100 * i}.bin`), `edit ${i}\n`);
+      const c0 = cpuNow();
+      const tree0 = treeCpuMs();
       t0 = performance.now();
       await exec(ops, { cluster, taskFile: wdTask, detach: true });
       oneChanged.push(performance.now() - t0);
+      ownCpu.push(cpuNow() - c0);
+      allCpu.push(treeCpuMs() - tree0);
       if (process.env.SKYDECK_TRACE === '1') process.stderr.write('\n');
     }
     // As a new CLI process scans: knowing only the memo its last sync left beside the manifest
@@ -52,7 +61,8 @@ export async function syncFigures(ops: TestOps, ws: string, cluster: string, tas
     const walked = await newProcess(false);
     const loadavg = os.loadavg().map((l) => Math.round(l * 100) / 100);
     console.log(JSON.stringify({ figure: 'sync.exec_full_ms', value: Math.round(full), unit: 'ms', files: 20_000, mb: 500, synced: synced[0], loadavg }));
-    console.log(JSON.stringify({ figure: 'sync.exec_one_changed_ms', value: Math.round(median(oneChanged)), unit: 'ms', runs, all: oneChanged.map(Math.round), files: 20_000, mb: 500, synced: synced.pop(), note: 'exec -d (sync + submit), connection open', loadavg }));
+    console.log(JSON.stringify({ figure: 'sync.exec_one_changed_ms', value: Math.round(median(oneChanged)), unit: 'ms', runs, all: oneChanged.map(Math.round), files: 20_000, mb: 500, synced: synced.pop(), note: 'exec -d (sync + submit), connection open', loadavg,
+      cpu_ms: Math.round(median(ownCpu)), cpu_all: ownCpu.map(Math.round), tree_cpu_ms: Math.round(median(allCpu)), tree_cpu_all: allCpu.map(Math.round) }));
     console.log(JSON.stringify({
       figure: 'sync.exec_one_changed_new_process_ms', value: Math.round(median(fresh)), unit: 'ms', runs, all: fresh.map(Math.round),
       without_memo_ms: Math.round(median(walked)), without_memo_all: walked.map(Math.round),

@@ -44,12 +44,22 @@ export async function exec(ctx: OpsContext, req: ExecRequest): Promise<JobOutcom
   await connecting;
   trace('exec: agent connected');
   const { workdir } = readHandle(row);
-  const extras = { buckets: forCluster(ctx, buckets, row), gitEnvs: { ...envs, ...secrets } };
-  await Promise.all([syncAll(ctx, client, task, dir, workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
-  trace('exec: synced');
-  if (req.signal?.aborted) throw new OpsError('failed', `exec on ${req.cluster} cancelled before its job was submitted`);
-  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false, secrets }));
-  trace('exec: submitted');
+  // The workdir manifests are written while the submit waits on the node (manifestSync.ts deferred).
+  const deferred: Promise<Error | undefined>[] = [];
+  const extras = { buckets: forCluster(ctx, buckets, row), gitEnvs: { ...envs, ...secrets }, deferred };
+  let jobId: number;
+  try {
+    await Promise.all([syncAll(ctx, client, task, dir, workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
+    trace('exec: synced');
+    if (req.signal?.aborted) throw new OpsError('failed', `exec on ${req.cluster} cancelled before its job was submitted`);
+    jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir, withSetup: false, secrets }));
+    trace('exec: submitted');
+  } finally {
+    // The node holds these syncs whatever happened since: their manifests land before exec returns.
+    for (const e of await Promise.all(deferred)) {
+      if (e) ctx.warn(`the workdir sync's local record could not be written (the next sync sends everything): ${e.message}`);
+    }
+  }
   await assertNoTeardownSince(ctx, row, jobId);
   trace('exec: teardown check');
   req.onSubmitted?.(jobId, req.cluster);

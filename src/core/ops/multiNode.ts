@@ -56,7 +56,7 @@ export async function syncWorkers(ctx: OpsContext, row: ClusterRecord, task: Tas
     const r = await w.transport.execShell('mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
     if (r.code !== 0) throw new Error(`creating ~/sky_workdir on ${w.host.address} failed: ${r.stderr.toString().trim()}`);
     const workdir = r.stdout.toString().trim();
-    if (typeof task.workdir === 'string') await syncWorkdir(w.transport, python, localPath(task.workdir, dir), workdir, syncStateOf(ctx.workspaceRoot, base), extras.fast);
+    if (typeof task.workdir === 'string') await syncWorkdir(w.transport, python, localPath(task.workdir, dir), workdir, syncStateOf(ctx.workspaceRoot, base), extras.fast, extras.deferred);
     else if (task.workdir) await cloneWorkdir(w.transport, workdir, task.workdir, extras.gitEnvs ?? {}); // each node clones for itself
     if (Object.keys(task.fileMounts).length && !extras.fast) await syncFileMounts(w.transport, python, task, dir);
     if (extras.buckets?.length) await attachBuckets(ctx, { name: w.host.address, transport: w.transport, stateBase: `${base}/storage` }, extras.buckets);

@@ -8,4 +8,6 @@ export interface SyncExtras {
   gitEnvs?: Record<string, string>;
   /** launch --fast on an UP cluster: no file mounts; an unchanged workdir is not even checked on the node. */
   fast?: boolean;
+  /** Workdir manifests written after the caller's next step (syncFiles.ts syncWorkdir); the caller awaits them. */
+  deferred?: Promise<Error | undefined>[];
 }

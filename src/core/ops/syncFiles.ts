@@ -148,13 +148,16 @@ export function syncStateOf(workspaceRoot: string, agentBase: string): SyncState
  * (a sweep) would each upload the same tree; a sync of identical content to the same place that
  * is already under way is joined instead.
  */
-export async function syncWorkdir(t: Transport, python: string, localDir: string, remoteDir: string, state: SyncState, trustLocal = false): Promise<ManifestSyncStats> {
+export async function syncWorkdir(
+  t: Transport, python: string, localDir: string, remoteDir: string, state: SyncState, trustLocal = false,
+  deferred?: Promise<Error | undefined>[],
+): Promise<ManifestSyncStats> {
   const localFile = manifestFile(state.localStateDir, t.description, remoteDir, localDir);
   const place = localFile; // (node, remote dir, real local dir): an alias of the tree joins too
   const startedAt = enter(place);
   let handedOff = false;
   try {
-    return await syncUnder(place, startedAt, () => (handedOff = true), t, python, localDir, remoteDir, state, trustLocal, localFile);
+    return await syncUnder(place, startedAt, () => (handedOff = true), t, python, localDir, remoteDir, state, trustLocal, localFile, deferred);
   } finally {
     if (!handedOff) leave(place);
   }
@@ -163,6 +166,7 @@ export async function syncWorkdir(t: Transport, python: string, localDir: string
 async function syncUnder(
   place: string, startedAt: number, handOff: () => void,
   t: Transport, python: string, localDir: string, remoteDir: string, state: SyncState, trustLocal: boolean, localFile: string,
+  deferred: Promise<Error | undefined>[] | undefined,
 ): Promise<ManifestSyncStats> {
   const skip = '.skydeck-sync.*\n';
   trace('sync: start');
@@ -183,7 +187,7 @@ async function syncUnder(
   const where = { transport: t, python, remoteDir, remoteDirWord: remoteDirWord(remoteDir), nodeStateDir: state.nodeStateDir, prev, staged };
   const checked = trustLocal ? undefined : startCheck(where);
   // The node's apply starts now too (its channel and Python), unless --fast may skip it.
-  const pending = trustLocal ? undefined : startApply({ ...where, localDir, localFile, readId, onCommitted });
+  const pending = trustLocal ? undefined : startApply({ ...where, localDir, localFile, readId, onCommitted, deferred });
   let ignored = 0;
   let cur: ManifestEntry[];
   try {
@@ -209,7 +213,7 @@ async function syncUnder(
   }
   handOff();
   let ok = false;
-  const done: Promise<ManifestSyncStats> = manifestSync({ ...where, localDir, localFile, readId, cur, ignored, checked, pending, onCommitted })
+  const done: Promise<ManifestSyncStats> = manifestSync({ ...where, localDir, localFile, readId, cur, ignored, checked, pending, onCommitted, deferred })
     .then((r) => { ok = true; return r; })
     .catch((e: unknown) => { throw new OpsError('failed', `syncing workdir ${localDir} to ${t.description} failed: ${(e as Error).message}`); })
     .finally(() => {

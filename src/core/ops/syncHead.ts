@@ -11,7 +11,7 @@ export async function syncAll(ctx: OpsContext, client: AgentClient, task: Task, 
   const { python, base } = await client.connect();
   if (typeof task.workdir === 'string') {
     ctx.progress(`Syncing workdir ${task.workdir}`);
-    const s = await syncWorkdir(client.transport, python, localPath(task.workdir, dir), workdir, syncStateOf(ctx.workspaceRoot, base), extras.fast);
+    const s = await syncWorkdir(client.transport, python, localPath(task.workdir, dir), workdir, syncStateOf(ctx.workspaceRoot, base), extras.fast, extras.deferred);
     ctx.log(`workdir synced (${s.mode}): ${s.files} files, ${s.bytes} bytes sent, ${s.removed} removed, ${s.ignored} ignored`);
   } else if (task.workdir) {
     ctx.progress(`Cloning workdir ${task.workdir.url}${task.workdir.ref ? ` at ${task.workdir.ref}` : ''}`);

@@ -23,6 +23,8 @@ interface Memo {
   /** The last scan's result and when it started (way 1 starts from it). */
   entries: ManifestEntry[];
   startedMs: number;
+  /** Where each path is in `entries`, once a way-1 scan needed it (a patch keeps positions). */
+  index?: Map<string, number>;
 }
 
 /** Per tree (root and extra rules). */
@@ -63,7 +65,7 @@ export async function scanWorkdirFast(
   if (onLinux && last && last.pruned.length <= MAX_PRUNED) {
     // Rules read through a link change with its target, which way 1 takes for a plain edit.
     const changed = rulesThroughLink(last.entries) ? undefined : await listChanged(root, last.pruned, last.startedMs - CLOCK_SLACK_MS);
-    const entries = changed && patched(last.entries, changed);
+    const entries = changed && patched(last, changed);
     trace(entries ? 'scan: only files changed in place' : 'scan: more than files changed in place');
     if (entries) {
       for (let i = 0; i < last.ignored; i++) onIgnored?.();
@@ -78,7 +80,7 @@ export async function scanWorkdirFast(
       trace('scan: listing walked');
       if (record.rulesKey.join('\0\0') === last.rulesKey) {
         for (let i = 0; i < ignored; i++) onIgnored?.();
-        return remember(entries, { ...last, ignored });
+        return remember(entries, { ...last, ignored, index: undefined }); // new entries: other positions
       }
     }
   }
@@ -97,7 +99,8 @@ function rulesThroughLink(entries: ManifestEntry[]): boolean {
  * undefined when the changes are more than that (see way 1 above). The last scan's entry
  * objects are shared, not changed: a changed one is replaced by a new object.
  */
-function patched(last: ManifestEntry[], changed: Map<string, Listed>): ManifestEntry[] | undefined {
+function patched(memo: Memo, changed: Map<string, Listed>): ManifestEntry[] | undefined {
+  const last = memo.entries;
   const out = last.slice();
   // Racy no longer (manifest.ts RACY_MS): the file's inode did not change since.
   const racyFrom = Date.now() - RACY_MS;
@@ -108,8 +111,13 @@ function patched(last: ManifestEntry[], changed: Map<string, Listed>): ManifestE
     }
   });
   if (!changed.size) return out;
-  const index = new Map<string, number>();
-  last.forEach((e, i) => index.set(e.p, i));
+  // Kept on the memo, and so on the next one (remember(entries, last)): a one-file sync does
+  // not index 20,000 paths again.
+  let index = memo.index;
+  if (!index) {
+    index = memo.index = new Map<string, number>();
+    last.forEach((e, i) => index!.set(e.p, i));
+  }
   for (const [rel, st] of changed) {
     const i = index.get(rel);
     const old = i === undefined ? undefined : last[i];

@@ -81,10 +81,12 @@ export interface ManifestDelta {
 export function deltaOf(prev: Map<string, ManifestEntry>, cur: ManifestEntry[], root: string, drift: Set<string> = new Set()): ManifestDelta {
   const send: ManifestEntry[] = [];
   const touch: ManifestEntry[] = [];
-  const here = new Set<string>();
+  // Paths of cur are distinct: when every one of prev's is among them, nothing was removed,
+  // and the set of cur's paths (20,000 strings) is not made.
+  let kept = 0;
   for (const e of cur) {
-    here.add(e.p);
     const old = prev.get(e.p);
+    if (old) kept++;
     if (!old || old.t !== e.t || drift.has(e.p)) send.push(e);
     else if (e.t === 'l' && old.l !== e.l) send.push(e);
     else if (e.t === 'f' && (old.s !== e.s || old.x !== e.x)) send.push(e);
@@ -95,6 +97,8 @@ export function deltaOf(prev: Map<string, ManifestEntry>, cur: ManifestEntry[], 
       else if (old.m !== e.m) touch.push(e);
     }
   }
+  if (kept === prev.size) return { send, remove: [], touch };
+  const here = new Set(cur.map((e) => e.p));
   const remove = [...prev.keys()].filter((p) => !here.has(p)).sort((a, b) => depth(b) - depth(a) || (a < b ? 1 : -1));
   return { send, remove, touch };
 }

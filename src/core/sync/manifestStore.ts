@@ -62,17 +62,14 @@ export function manifestDigest(m: Map<string, ManifestEntry>): string {
 }
 const identity = (st: fs.Stats) => `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 
-/** The entries recorded in `file`, or undefined (missing, unreadable, malformed, a link). */
+/** The entries recorded in `file` (to read, not to change), or undefined (missing, unreadable, malformed, a link). */
 export function readManifest(file: string): Map<string, ManifestEntry> | undefined {
   try {
     const st = fs.lstatSync(file);
     if (!st.isFile() || st.size > MAX_BYTES) return undefined;
     const mine = written.get(file);
-    if (mine && mine.id === identity(st)) {
-      const copy = new Map(mine.entries);
-      digests.set(copy, mine.digest);
-      return copy;
-    }
+    // Shared, not copied (20,000 entries): a manifest read is only read, never changed.
+    if (mine && mine.id === identity(st)) return mine.entries;
     const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { v?: unknown; entries?: unknown };
     if (doc?.v !== 1 || !Array.isArray(doc.entries)) return undefined;
     const out = new Map<string, ManifestEntry>();
@@ -108,17 +105,14 @@ export function readStagedManifest(file: string): Map<string, ManifestEntry> | u
   return newest ? readManifest(newest.f) : undefined;
 }
 
-export interface StagedManifest { file: string; tmp: string; entries: ManifestEntry[]; digest: string }
+export interface StagedManifest { file: string; tmp: string; entries: Map<string, ManifestEntry>; digest: string }
 
 /**
  * Writes the manifest beside its file without replacing it, so the slow part (20,000 entries)
  * can run while the node applies the sync; commitManifest puts it in place once that finished.
  */
 export function stageManifest(file: string, entries: ManifestEntry[], digest: string): StagedManifest {
-  const dir = path.dirname(file);
-  const problem = linkOnTheWay(dir);
-  if (problem) throw new Error(problem);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const dir = prepareManifestDir(file);
   const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${++staged}`);
   try {
     fs.rmSync(tmp, { force: true });
@@ -128,9 +122,20 @@ export function stageManifest(file: string, entries: ManifestEntry[], digest: st
     throw e;
   }
   // Copies: the caller's entries may still be changed (a hash filled in) after this.
-  return { file, tmp, entries: entries.map((e) => ({ ...e })), digest };
+  const copies = new Map<string, ManifestEntry>();
+  for (const e of entries) copies.set(e.p, { ...e });
+  return { file, tmp, entries: copies, digest };
 }
 let staged = 0;
+
+/** Makes the directory `file` goes in, refusing a symbolic link on the way; returns it. */
+export function prepareManifestDir(file: string): string {
+  const dir = path.dirname(file);
+  const problem = linkOnTheWay(dir);
+  if (problem) throw new Error(problem);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
 
 /** What a manifest file is now (identity), to tell later whether another sync replaced it. */
 export function manifestIdentity(file: string): string {
@@ -157,7 +162,8 @@ export function commitManifest(s: StagedManifest, readId?: string): string | und
   written.delete(s.file);
   fs.renameSync(s.tmp, s.file);
   const id = identity(fs.lstatSync(s.file));
-  written.set(s.file, { id, entries: new Map(s.entries.map((e) => [e.p, e])), digest: s.digest });
+  written.set(s.file, { id, entries: s.entries, digest: s.digest });
+  digests.set(s.entries, s.digest);
   dropOldStaged(s.file);
   return id;
 }

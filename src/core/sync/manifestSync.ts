@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import type { Transport } from '../transport';
 import { shellQuote } from '../transport/shellQuote';
 import { deltaOf, digestOf, sha256, type ManifestDelta, type ManifestEntry } from './manifest';
-import { commitManifest, discardManifest, manifestDigest, stageManifest, type StagedManifest } from './manifestStore';
+import { commitManifest, discardManifest, manifestDigest, prepareManifestDir, stageManifest, type StagedManifest } from './manifestStore';
 import { MANIFEST_NODE_PY } from './manifestNode';
 import { archiveDelta } from './deltaArchive';
 import { listedDirs, nodeDrift, nodeListScript } from './nodeListing';
@@ -43,6 +43,13 @@ export interface ManifestSyncRequest {
   pending?: PendingApply;
   /** Told the local manifest file's identity once `cur` is committed as it. */
   onCommitted?(manifestId: string): void;
+  /**
+   * When given, a sync that finished on the node returns at once and its local manifest is
+   * written afterwards, while the caller's next step (an exec's submit) waits on the node: the
+   * work is pushed here and settles with undefined, or the error that kept the manifest from
+   * being put in place (the next sync is then full, as after a crash there).
+   */
+  deferred?: Promise<Error | undefined>[];
 }
 
 /** Raised by the node when its manifest moved under us (another sync finished meanwhile). */
@@ -121,7 +128,7 @@ export interface PendingApply {
   abandon(): void;
 }
 
-type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile' | 'readId' | 'onCommitted'>;
+type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile' | 'readId' | 'onCommitted' | 'deferred'>;
 
 /**
  * Opens the node's apply (channel and Python start) now, so that cost overlaps listing the trees.
@@ -142,6 +149,10 @@ export function startApply(r: ApplyArgs): PendingApply {
     },
     send: async (base, all, delta, stats, known) => {
       if (used) throw new Error('a node apply was used twice');
+      const defer = r.deferred;
+      // Deferred, the manifest is written after the node applied: a link where it goes is
+      // refused now, before anything is sent (abandon() then ends the node's process untouched).
+      if (defer) prepareManifestDir(r.localFile);
       used = true;
       const token = known ?? digestOf(all);
       trace('apply: token made');
@@ -149,6 +160,7 @@ export function startApply(r: ApplyArgs): PendingApply {
       let staged: StagedManifest | undefined;
       let stageError: unknown;
       archive.once('end', () => {
+        if (defer) return;
         try {
           trace('apply: tar sent');
           staged = stageManifest(r.localFile, all, token);
@@ -170,6 +182,10 @@ export function startApply(r: ApplyArgs): PendingApply {
           return res.code ?? 1;
         }
         if (stageError) throw stageError;
+        if (defer) {
+          defer.push(deferredCommit(r, all, token));
+          return 0;
+        }
         const id = commitManifest(staged ?? stageManifest(r.localFile, all, token), r.readId);
         if (id) r.onCommitted?.(id);
         return 0;
@@ -179,6 +195,28 @@ export function startApply(r: ApplyArgs): PendingApply {
       }
     },
   };
+}
+
+/**
+ * Stages and commits `all` once the caller's synchronous continuation (an exec's submit request)
+ * has gone out: ~40 ms of serializing 20,000 entries then overlaps the node's answer. A crash
+ * before it is in place leaves the node's token unmatched here: the next sync is full.
+ */
+function deferredCommit(r: ApplyArgs, all: ManifestEntry[], token: string): Promise<Error | undefined> {
+  return new Promise((resolve) => setImmediate(() => {
+    let staged: StagedManifest | undefined;
+    try {
+      staged = stageManifest(r.localFile, all, token);
+      trace('apply: local manifest staged (deferred)');
+      const id = commitManifest(staged, r.readId);
+      if (id) r.onCommitted?.(id);
+      trace('apply: local manifest in place (deferred)');
+      resolve(undefined);
+    } catch (e) {
+      discardManifest(staged);
+      resolve(e instanceof Error ? e : new Error(String(e)));
+    }
+  }));
 }
 
 export class SyncStepError extends Error {}

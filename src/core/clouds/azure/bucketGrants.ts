@@ -16,6 +16,8 @@ export const ROLE_BLOB_CONTRIBUTOR = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe';
 const MARK = 'Skydeck bucket access';
 /** A managed-jobs controller's subscription-scope assignment (controllerRole.ts) says this instead. */
 export const CONTROLLER_MARK = 'Skydeck jobs controller';
+/** ...and its assignment on its jobs identity (bucketIdentity.ts ensureJobsIdentity) this. */
+export const JOBS_MARK = 'Skydeck jobs identity';
 
 /** "Skydeck bucket access; skydeck-cluster=c; skydeck-cluster-uid=u; skydeck-workspace=w". */
 export function grantDescription(tags: Record<string, string>, mark = MARK): string {
@@ -37,12 +39,12 @@ export interface BucketGrant {
   /** The container's ARM id (a controller's: the subscription's). */
   scope: string;
   tags: Record<string, string>;
-  /** A Blob grant on a container, or a managed-jobs controller's role on the subscription. */
-  kind: 'bucket' | 'controller';
+  /** A Blob grant on a container, a managed-jobs controller's role on the subscription, or its role on its jobs identity. */
+  kind: 'bucket' | 'controller' | 'jobs';
 }
 
 /** What the sweep and down call each kind. */
-export const GRANT_KIND = { bucket: 'Blob role assignment', controller: 'jobs controller role assignment' } as const;
+export const GRANT_KIND = { bucket: 'Blob role assignment', controller: 'jobs controller role assignment', jobs: 'jobs identity role assignment' } as const;
 
 /**
  * Every Skydeck assignment of the subscription: Blob grants (the Blob role, the bucket mark)
@@ -59,7 +61,9 @@ export async function listSkydeckGrants(c: AzureClients): Promise<BucketGrant[]>
     const blob = String(p.roleDefinitionId ?? '').toLowerCase().endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`) ? tagsOf(p.description) : undefined;
     if (blob && ra.id) return [{ id: ra.id, scope, tags: blob, kind: 'bucket' }];
     const ctl = scope.toLowerCase() === sub ? tagsOf(p.description, CONTROLLER_MARK) : undefined;
-    return ctl && ra.id ? [{ id: ra.id, scope, tags: ctl, kind: 'controller' }] : [];
+    if (ctl && ra.id) return [{ id: ra.id, scope, tags: ctl, kind: 'controller' }];
+    const jobs = /\/providers\/Microsoft\.ManagedIdentity\/userAssignedIdentities\/[^/]+$/i.test(scope) ? tagsOf(p.description, JOBS_MARK) : undefined;
+    return jobs && ra.id ? [{ id: ra.id, scope, tags: jobs, kind: 'jobs' }] : [];
   });
 }
 
@@ -68,7 +72,7 @@ export async function listBucketGrants(c: AzureClients): Promise<BucketGrant[]> 
   return (await listSkydeckGrants(c)).filter((g) => g.kind === 'bucket');
 }
 
-/** For the leak sweep: the grants as identities, named by the container they open (a controller's: by its id). */
+/** For the leak sweep: the grants as identities, named by the container they open (a controller's and its jobs identity's: by id). */
 export async function grantIdentities(c: AzureClients): Promise<TaggedIdentity[]> {
   return (await listSkydeckGrants(c)).map((g) => ({
     kind: GRANT_KIND[g.kind], name: g.kind === 'bucket' ? `${shortScope(g.scope)} (${g.id})` : g.id, tags: g.tags,
@@ -92,7 +96,7 @@ export async function revokeBucketGrants(c: AzureClients, uid: string, lro: { up
 
 /** The uid's grants of `kinds` (a teardown: both) except `keep`, deleted each with proof (GET answers 404). */
 export async function revokeGrants(
-  c: AzureClients, uid: string, lro: { updateIntervalInMs: number }, log?: (m: string) => void, keep: string[] = [], kinds: BucketGrant['kind'][] = ['bucket', 'controller'],
+  c: AzureClients, uid: string, lro: { updateIntervalInMs: number }, log?: (m: string) => void, keep: string[] = [], kinds: BucketGrant['kind'][] = ['bucket', 'controller', 'jobs'],
 ): Promise<BucketGrant[]> {
   const kept = new Set(keep.map((k) => k.toLowerCase()));
   const mine = (await listSkydeckGrants(c)).filter((g) => kinds.includes(g.kind) && g.tags[TAG_UID] === uid && !kept.has(g.id.toLowerCase()));

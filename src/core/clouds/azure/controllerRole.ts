@@ -89,7 +89,6 @@ export const CONTROLLER_ACTIONS: readonly string[] = [
   `${NET}/publicIPAddresses/read`, `${NET}/publicIPAddresses/write`, `${NET}/publicIPAddresses/delete`, `${NET}/publicIPAddresses/join/action`,
   `${NET}/networkInterfaces/read`, `${NET}/networkInterfaces/write`, `${NET}/networkInterfaces/delete`, `${NET}/networkInterfaces/join/action`,
   `${NET}/locations/operations/read`, `${NET}/locations/operationResults/read`,
-  `${MI}/read`, `${MI}/write`, `${MI}/delete`, `${MI}/assign/action`,
   `${RA}/read`, `${RA}/write`, `${RA}/delete`,
 ];
 
@@ -98,6 +97,25 @@ const CONTROLLER_ROLE: CustomRoleSpec = {
   description: 'Skydeck managed-jobs controller VMs: launch, stop, start and delete job clusters (set by Skydeck; edits are set back)',
   what: 'a managed-jobs controller', fix: 'or put the controller on this machine (jobs.controller: local)',
 };
+
+/**
+ * What the controller's identity holds on its one jobs identity (bucketIdentity.ts
+ * ensureJobsIdentity), assigned at that identity's own scope: read it (its principal id, for
+ * Blob grants) and attach it to the job clusters' VMs it creates. The built-in Managed Identity
+ * Operator holds more (deployments, support tickets, alert rules), so a custom role.
+ */
+export const JOBS_IDENTITY_ROLE_NAME = 'Skydeck jobs identity user';
+export const JOBS_IDENTITY_ACTIONS: readonly string[] = [`${MI}/read`, `${MI}/assign/action`];
+const JOBS_IDENTITY_ROLE: CustomRoleSpec = {
+  roleName: JOBS_IDENTITY_ROLE_NAME, seed: 'skydeck-jobs-identity-user', actions: JOBS_IDENTITY_ACTIONS,
+  description: 'Skydeck managed-jobs controller VMs: attach their one jobs identity to job clusters (set by Skydeck; edits are set back)',
+  what: 'a managed-jobs controller', fix: 'or put the controller on this machine (jobs.controller: local)',
+};
+
+/** The subscription's jobs-identity role: found by name or created, set back when changed. Returns its id. */
+export function ensureJobsIdentityRole(c: AzureClients, lro: { updateIntervalInMs: number }, log?: (m: string) => void): Promise<string> {
+  return ensureCustomRole(c, JOBS_IDENTITY_ROLE, lro, log);
+}
 
 /** Role GUIDs the controller may assign (write) in a subscription: Blob grants and the subscription's autostop role. */
 export function controllerAssignable(subscription: string): string[] {

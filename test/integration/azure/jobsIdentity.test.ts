@@ -215,9 +215,18 @@ describe('azure: a managed-jobs controller\'s one jobs identity (ARM fake)', fun
     assert.ok((stray.strayIdentities ?? []).some((i) => i.kind === 'jobs identity role assignment' && i.name === ra.id && i.uid === row.uid), JSON.stringify(stray.strayIdentities));
     await ctx.store.write((db) => putCluster(db, cur));
 
+    // An assignment its VM gave the jobs identity without Skydeck's description (the condition allows Blob grants to service principals).
+    const asCtl = new AzureClients({ ...bed.options(), credential: token(principal) });
+    const rogue = `${container('other').slice(1)}/providers/Microsoft.Authorization/roleAssignments/${crypto.randomUUID()}`;
+    await asCtl.resources.resources.beginCreateOrUpdateByIdAndWait(rogue, '2022-04-01',
+      { properties: { roleDefinitionId: `/subscriptions/${sub()}/providers/Microsoft.Authorization/roleDefinitions/${ROLE_BLOB_CONTRIBUTOR}`, principalId: jobsPrincipal, principalType: 'ServicePrincipal' } }, { updateIntervalInMs: 10 });
+    assert.ok(m().get(`/${rogue}`));
+
     const d = await down(ctx, 'ctl-down');
     assert.ok(d.cleaned, d.notes.join('\n'));
     assert.ok(d.notes.includes(`deleted jobs identity role assignment ${ra.id} (proof: GET ${ra.id} answers 404)`), d.notes.join('\n'));
+    assert.ok(d.notes.includes(`deleted Blob role assignment /${rogue} (proof: GET /${rogue} answers 404)`), d.notes.join('\n'));
+    assert.equal(m().get(`/${rogue}`), undefined);
     assert.ok(d.notes.some((n) => n.startsWith(`deleted managed identity ${JOBS_IDENTITY} of ${groupName(row.uid)} (proof: GET ${jobsId} answers 404`)), d.notes.join('\n'));
     assert.equal(m().get(ra.id), undefined);
     assert.equal(m().get(jobsId), undefined);

@@ -155,10 +155,12 @@ export class AzureProvider implements Provider {
     // Blob grants and a controller's role on the subscription sit outside the group: proven
     // gone before the group (and with it the VMs and the identity) goes.
     await terminateIn(c, groupName(ref.uid), ids, this.lro, async () => {
-      const grants = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log));
       // A controller's job clusters have no identity of their own (nor may it read others').
+      const jobsPrincipal = this.jobsIdentity ? undefined : await this.principalOf(c, jobsIdentityId(c.subscriptionId, ref.uid));
+      // A controller's jobs identity loses every assignment it holds, Skydeck's or not, before it goes.
+      const grants = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log, [], undefined, jobsPrincipal ? [jobsPrincipal] : []));
       const identity = !this.jobsIdentity && await this.identityExists(c, ref.uid);
-      const jobs = !this.jobsIdentity && await this.identityExists(c, ref.uid, jobsIdentityId(c.subscriptionId, ref.uid));
+      const jobs = !!jobsPrincipal;
       const before = this.ended.get(ref.uid);
       this.ended.set(ref.uid, { grants: [...(before?.grants ?? []), ...grants], identity: identity || !!before?.identity, jobs: jobs || !!before?.jobs });
     });
@@ -280,6 +282,19 @@ export class AzureProvider implements Provider {
   /** Whether the cluster's resource group still exists (tests; teardown's "nothing orphaned"). */
   async groupExists(uid: string, subscription?: string): Promise<boolean> {
     return azCall('resourceGroups.checkExistence', async () => (await this.clientsFor(subscription).resources.resourceGroups.checkExistence(groupName(uid))).body);
+  }
+
+  /** The identity's principal id; undefined when it does not exist. */
+  private principalOf(c: AzureClients, id: string): Promise<string | undefined> {
+    return azCall('userAssignedIdentities.get', async () => {
+      try {
+        const mi = await c.resources.resources.getById(id.slice(1), MI_API);
+        return (mi.properties as { principalId?: string } | undefined)?.principalId ?? '';
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+    });
   }
 
   private identityExists(c: AzureClients, uid: string, id = bucketIdentityId(c.subscriptionId, uid)): Promise<boolean> {

@@ -51,19 +51,23 @@ export const GRANT_KIND = { bucket: 'Blob role assignment', controller: 'jobs co
  * and controllers' (the controller mark on the subscription itself, whatever role id: the
  * custom role's id is the subscription's own).
  */
-export async function listSkydeckGrants(c: AzureClients): Promise<BucketGrant[]> {
+export async function listSkydeckGrants(c: AzureClients, holders: { principals: string[]; uid: string } = { principals: [], uid: '' }): Promise<BucketGrant[]> {
   const all = await azCall('roleAssignments.listForSubscription', () =>
     listById(c, `subscriptions/${c.subscriptionId}/providers/Microsoft.Authorization/roleAssignments`, ROLE_ASSIGNMENTS_API));
   const sub = `/subscriptions/${c.subscriptionId}`.toLowerCase();
   return all.flatMap((ra): BucketGrant[] => {
     const p = ra.properties ?? {};
     const scope = String(p.scope ?? '');
-    const blob = String(p.roleDefinitionId ?? '').toLowerCase().endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`) ? tagsOf(p.description) : undefined;
+    const isBlob = String(p.roleDefinitionId ?? '').toLowerCase().endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`);
+    const blob = isBlob ? tagsOf(p.description) : undefined;
     if (blob && ra.id) return [{ id: ra.id, scope, tags: blob, kind: 'bucket' }];
     const ctl = scope.toLowerCase() === sub ? tagsOf(p.description, CONTROLLER_MARK) : undefined;
     if (ctl && ra.id) return [{ id: ra.id, scope, tags: ctl, kind: 'controller' }];
     const jobs = /\/providers\/Microsoft\.ManagedIdentity\/userAssignedIdentities\/[^/]+$/i.test(scope) ? tagsOf(p.description, JOBS_MARK) : undefined;
-    return jobs && ra.id ? [{ id: ra.id, scope, tags: jobs, kind: 'jobs' }] : [];
+    if (jobs && ra.id) return [{ id: ra.id, scope, tags: jobs, kind: 'jobs' }];
+    // Any other assignment held by a controller's jobs identity (one its VM made without Skydeck's description).
+    if (ra.id && holders.principals.includes(String(p.principalId ?? ''))) return [{ id: ra.id, scope, tags: { [TAG_UID]: holders.uid }, kind: isBlob ? 'bucket' : 'jobs' }];
+    return [];
   });
 }
 
@@ -94,12 +98,16 @@ export async function revokeBucketGrants(c: AzureClients, uid: string, lro: { up
   return (await revokeGrants(c, uid, lro, log, keep, ['bucket'])).map((g) => g.id);
 }
 
-/** The uid's grants of `kinds` (a teardown: both) except `keep`, deleted each with proof (GET answers 404). */
+/**
+ * The uid's grants of `kinds` (a teardown: all) except `keep`, deleted each with proof (GET
+ * answers 404); with every assignment `principals` hold (a controller's jobs identity), whatever it says.
+ */
 export async function revokeGrants(
   c: AzureClients, uid: string, lro: { updateIntervalInMs: number }, log?: (m: string) => void, keep: string[] = [], kinds: BucketGrant['kind'][] = ['bucket', 'controller', 'jobs'],
+  principals: string[] = [],
 ): Promise<BucketGrant[]> {
   const kept = new Set(keep.map((k) => k.toLowerCase()));
-  const mine = (await listSkydeckGrants(c)).filter((g) => kinds.includes(g.kind) && g.tags[TAG_UID] === uid && !kept.has(g.id.toLowerCase()));
+  const mine = (await listSkydeckGrants(c, { principals, uid })).filter((g) => kinds.includes(g.kind) && g.tags[TAG_UID] === uid && !kept.has(g.id.toLowerCase()));
   await Promise.all(mine.map(async (g) => {
     await azCall('roleAssignments.delete', async () => {
       try {

@@ -180,8 +180,8 @@ export class AzureProvider implements Provider {
   /**
    * After a confirmed down: the role assignments the terminate deleted (each proven by a GET
    * answering 404 then), any left since (deleted now), and a controller's user-assigned
-   * identity, which goes with its resource group: waited for (bounded), then proven by a GET
-   * answering 404.
+   * identities (its own and its jobs identity), which go with its resource group: waited for
+   * (bounded), then each proven by a GET answering 404.
    */
   async releaseIdentities(ref: ClusterRef, opts: ReleaseOptions): Promise<IdentityRelease> {
     const c = this.clientsFor(ref.account);
@@ -220,6 +220,7 @@ export class AzureProvider implements Provider {
    * to sign in as (the cluster's user-assigned one holding the controller role, not the
    * system-assigned one autostop uses). By resource id, which is known from the uid alone
    * (the client id is only known once the identity exists); clients.ts hands it to the credential.
+   * And its jobs identity, the one its job clusters carry (bucketIdentity.ts).
    */
   controllerNodeEnv(ref: ClusterRef): Record<string, string> {
     const sub = ref.account ?? this.clients.subscriptionId;

@@ -23,8 +23,9 @@ import { controllerClusterName, controllerTaskText } from '../../../src/core/man
 import type { ControllerPlace } from '../../../src/core/managed';
 import { groupName } from '../../../src/core/clouds/azure';
 import { AzureClients, MI_RESOURCE_ENV } from '../../../src/core/clouds/azure/clients';
-import { BUCKET_IDENTITY } from '../../../src/core/clouds/azure/bucketIdentity';
-import { CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, ROLE_DEFINITIONS_API } from '../../../src/core/clouds/azure/controllerRole';
+import { BUCKET_IDENTITY, JOBS_IDENTITY, jobsIdentityId } from '../../../src/core/clouds/azure/bucketIdentity';
+import { JOBS_IDENTITY_ENV } from '../../../src/core/clouds/azure/options';
+import { CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, JOBS_IDENTITY_ACTIONS, JOBS_IDENTITY_ROLE_NAME, ROLE_DEFINITIONS_API } from '../../../src/core/clouds/azure/controllerRole';
 import { ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR, roleDefinitionId } from '../../../src/core/clouds/azure/identity';
 import { AUTOSTOP_ACTIONS, AUTOSTOP_ROLE_NAME, autostopRoleGuid } from '../../../src/core/clouds/azure/autostopRole';
 import { TAG_HEAD } from '../../../src/core/clouds/azure/names';
@@ -100,7 +101,8 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     // and the autostop role its job clusters' heads get, made here by this machine's credentials.
     const [def, ...moreDefs] = roles();
     assert.equal(moreDefs.length, 0);
-    assert.deepEqual(defs().map((d) => d.id).sort(), [def.id, autostopRoleId()].sort());
+    const jobsDef = defs().find((d) => d.properties.roleName === JOBS_IDENTITY_ROLE_NAME)!;
+    assert.deepEqual(defs().map((d) => d.id).sort(), [def.id, autostopRoleId(), jobsDef.id].sort());
     assert.deepEqual(autostopRoles()[0].properties.permissions, [{ actions: [...AUTOSTOP_ACTIONS], notActions: [], dataActions: [], notDataActions: [] }]);
     assert.deepEqual(autostopRoles()[0].properties.assignableScopes, [`/subscriptions/${sub()}`]);
     assert.equal(def.properties.roleName, CONTROLLER_ROLE_NAME);
@@ -115,20 +117,22 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     assert.match(ra.properties.description, new RegExp(`^Skydeck jobs controller; .*skydeck-cluster-uid=${row.uid}`));
 
     // What the node's CLI gets: the subscription and the user-assigned identity to sign in as.
-    assert.deepEqual(provider.controllerNodeEnv(refOf(row)), { AZURE_SUBSCRIPTION_ID: sub(), [MI_RESOURCE_ENV]: mi.id });
+    const jobsId = jobsIdentityId(sub(), row.uid);
+    assert.deepEqual(provider.controllerNodeEnv(refOf(row)), { AZURE_SUBSCRIPTION_ID: sub(), [MI_RESOURCE_ENV]: mi.id, [JOBS_IDENTITY_ENV]: jobsId });
+    const [jobsRa] = assignments().filter((a) => a.properties.scope === jobsId);
 
     // With no row, the sweep names the VM and the controller's assignment; with the row back, neither.
     const cur = (await ctx.store.read((db) => getCluster(db, name)))!;
     await ctx.store.write((db) => db.run('DELETE FROM clusters WHERE name = ?', [name]));
     const stray = await findLeakedInstances(ctx, ['azure']);
     assert.deepEqual(stray.thisWorkspace.map((l) => l.uid), [row.uid]);
-    assert.deepEqual((stray.strayIdentities ?? []).map((i) => [i.kind, i.name, i.uid]), [['jobs controller role assignment', ra.id, row.uid]]);
+    assert.deepEqual((stray.strayIdentities ?? []).map((i) => [i.kind, i.name, i.uid]).sort(), [['jobs controller role assignment', ra.id, row.uid], ['jobs identity role assignment', jobsRa.id, row.uid]].sort());
     await ctx.store.write((db) => putCluster(db, cur));
     const owned = await findLeakedInstances(ctx, ['azure']);
     assert.deepEqual([owned.thisWorkspace, owned.strayIdentities ?? []], [[], []]);
 
     // A job mounting a container: the controller's identity is widened to it (controllerBuckets.ts), the role untouched.
-    assert.deepEqual(await provider.grantBuckets(refOf(row), [blob('in')]), { identity: `managed identity ${BUCKET_IDENTITY} of cluster ${row.uid}`, changed: true });
+    assert.deepEqual(await provider.grantBuckets(refOf(row), [blob('in')]), { identity: `managed identity ${BUCKET_IDENTITY} of cluster ${row.uid} and ${JOBS_IDENTITY}`, changed: true });
     const [grant] = assignments().filter((a) => a.properties.principalId === mi.properties.principalId && a.properties.roleDefinitionId.endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`));
     assert.match(grant.properties.scope, /storageAccounts\/jobdata\/blobServices\/default\/containers\/in$/);
     assert.deepEqual(roles()[0].properties.permissions[0].actions, [...CONTROLLER_ACTIONS]);
@@ -220,7 +224,8 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     await provider.runInstances({ ...ctl, placement: { ...ctl.placement, jobsController: true } });
     const mi = identityOf(ctl.uid)!;
     const token = `fake-mi-token:${mi.properties.principalId}`;
-    const asController = bed.provider({ credential: { getToken: async () => ({ token, expiresOnTimestamp: Date.now() + 3600_000 }) }, catalogDir: path.join(bed.dir, 'ctl-catalog') });
+    const jobsId = jobsIdentityId(sub(), ctl.uid);
+    const asController = bed.provider({ credential: { getToken: async () => ({ token, expiresOnTimestamp: Date.now() + 3600_000 }) }, catalogDir: path.join(bed.dir, 'ctl-catalog'), jobsIdentity: jobsId });
     bed.fake.requests.length = 0;
     bed.fake.recording = true;
     try {
@@ -251,22 +256,33 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
       await asController.waitInstances(ref, 'terminated', 10_000);
       const rel = await asController.releaseIdentities(ref, { timeoutMs: 10_000, progress: () => undefined });
       assert.deepEqual(rel.left, []);
-      // The relaunch dropped the grant on "out" (not in the task): one Blob grant left to delete;
-      // a job cluster's identity holds nothing more and goes with its group, not waited for.
-      assert.deepEqual(rel.gone.map((g) => g.kind), ['Blob role assignment']);
+      // The job cluster had no identity of its own: its nodes carried the controller's jobs
+      // identity, whose grants are the controller's (another job cluster may use them), kept here.
+      assert.deepEqual(rel.gone, []);
+      assert.deepEqual(m().under(`${groupId(job.uid)}/providers/Microsoft.ManagedIdentity/`), []);
+      const jobsPrincipal = m().get(jobsId)!.properties.principalId;
+      assert.equal(assignments().filter((a) => a.properties.principalId === jobsPrincipal && a.properties.roleDefinitionId.endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`)).length, 2);
       assert.ok(await groupGone(job.uid));
       assert.equal(await asController.groupExists(job.uid), false);
     } finally {
       bed.fake.recording = false;
     }
-    // Every request's actions (its own and the linked ones ARM checks) are in the role.
+    // Every request's actions (its own and the linked ones ARM checks) are in the role; reading
+    // and attaching the jobs identity, in its role on that identity alone (the fake checks the scope).
     const seen = new Set<string>();
+    const onJobs = new Set<string>();
     for (const r of bed.fake.requests) {
       for (const a of r.actions) {
+        if (covers(JOBS_IDENTITY_ACTIONS, a)) {
+          assert.ok(r.path.toLowerCase() === jobsId.toLowerCase() || /\/virtualMachines\/[^/]+$/i.test(r.path), `${r.method} ${r.path} needs ${a}`);
+          onJobs.add(a);
+          continue;
+        }
         assert.ok(covers(CONTROLLER_ACTIONS, a), `${r.method} ${r.path} needs ${a}, which the controller role lacks`);
         seen.add(a.toLowerCase());
       }
     }
+    assert.deepEqual([...onJobs].sort(), [...JOBS_IDENTITY_ACTIONS].sort());
     // And the role holds nothing the provider did not use, but for the network RP's operation
     // polls (the fake answers every long-running operation at the compute RP's URL).
     const unused = CONTROLLER_ACTIONS.filter((a) => !seen.has(a.toLowerCase()));
@@ -295,7 +311,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     await provider.runInstances({ ...ctl, placement: { ...ctl.placement, jobsController: true } });
     const mi = identityOf(ctl.uid)!;
     const credential = (principal: string) => ({ getToken: async () => ({ token: `fake-mi-token:${principal}`, expiresOnTimestamp: Date.now() + 3600_000 }) });
-    const asController = bed.provider({ credential: credential(mi.properties.principalId), catalogDir: path.join(bed.dir, 'ctl-narrow-catalog') });
+    const asController = bed.provider({ credential: credential(mi.properties.principalId), catalogDir: path.join(bed.dir, 'ctl-narrow-catalog'), jobsIdentity: jobsIdentityId(sub(), ctl.uid) });
     const job = runRequest({ clusterName: 'job-narrow', numNodes: 2 });
     const jobReq = { ...job, autostop: { down: false } };
     const ref: ClusterRef = { uid: job.uid, account: sub() };
@@ -354,7 +370,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     const saved = m().get(autostopRoleId())!;
     m().remove(saved.id);
     try {
-      const asController = bed.provider({ credential: { getToken: async () => ({ token: `fake-mi-token:${mi.properties.principalId}`, expiresOnTimestamp: Date.now() + 3600_000 }) } });
+      const asController = bed.provider({ credential: { getToken: async () => ({ token: `fake-mi-token:${mi.properties.principalId}`, expiresOnTimestamp: Date.now() + 3600_000 }) }, jobsIdentity: jobsIdentityId(sub(), ctl.uid) });
       const job = runRequest({ clusterName: 'job-norole' });
       await assert.rejects(asController.runInstances({ ...job, autostop: { down: false } }), (e: Error & { kind?: string; hint?: string }) => {
         assert.equal(e.kind, 'auth');
@@ -380,7 +396,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     own.properties.condition = `((!(ActionMatches{'${RA}/write'})) OR (@Request[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${ROLE_BLOB_CONTRIBUTOR}, ${ROLE_VM_CONTRIBUTOR}}`
       + ` AND @Request[${RA}:PrincipalType] ForAnyOfAnyValues:StringEqualsIgnoreCase {'ServicePrincipal'})) AND ((!(ActionMatches{'${RA}/delete'})) OR (@Resource[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${ROLE_BLOB_CONTRIBUTOR}, ${ROLE_VM_CONTRIBUTOR}, ${ROLE_CONTRIBUTOR}}))`;
     const logs: string[] = [];
-    const asController = bed.provider({ credential: { getToken: async () => ({ token: `fake-mi-token:${mi.properties.principalId}`, expiresOnTimestamp: Date.now() + 3600_000 }) }, log: (l) => logs.push(l) });
+    const asController = bed.provider({ credential: { getToken: async () => ({ token: `fake-mi-token:${mi.properties.principalId}`, expiresOnTimestamp: Date.now() + 3600_000 }) }, log: (l) => logs.push(l), jobsIdentity: jobsIdentityId(sub(), row.uid) });
     const headRole = async (name: string) => {
       const job = runRequest({ clusterName: name });
       await asController.runInstances({ ...job, autostop: { down: false } });

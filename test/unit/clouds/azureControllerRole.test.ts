@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, controllerRoleName, isExactly } from '../../../src/core/clouds/azure/controllerRole';
+import { CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, controllerRoleName, isExactly, JOBS_IDENTITY_ACTIONS } from '../../../src/core/clouds/azure/controllerRole';
+import { customRoleGuid } from '../../../src/core/clouds/azure/customRole';
 import { AUTOSTOP_ACTIONS, autostopRoleGuid } from '../../../src/core/clouds/azure/autostopRole';
 import { conditionAllows, parseCondition } from '../../support/fakes/azureFake/condition';
 import { ROLE_BLOB_CONTRIBUTOR } from '../../../src/core/clouds/azure/bucketGrants';
@@ -28,7 +29,16 @@ describe('azure: the managed-jobs controller role', () => {
     assert.deepEqual(CONTROLLER_ACTIONS.filter((a) => a.startsWith('Microsoft.Authorization/')),
       ['Microsoft.Authorization/roleAssignments/read', 'Microsoft.Authorization/roleAssignments/write', 'Microsoft.Authorization/roleAssignments/delete']);
     assert.deepEqual([...new Set(CONTROLLER_ACTIONS.map((a) => a.split('/')[0]))].sort(),
-      ['Microsoft.Authorization', 'Microsoft.Compute', 'Microsoft.ManagedIdentity', 'Microsoft.Network', 'Microsoft.Resources']);
+      ['Microsoft.Authorization', 'Microsoft.Compute', 'Microsoft.Network', 'Microsoft.Resources']);
+  });
+
+  it('holds no managed-identity action on the subscription: reading and attaching identities is its jobs identity\'s role, at that identity only, which its condition does not let it assign', () => {
+    assert.deepEqual(CONTROLLER_ACTIONS.filter((a) => /ManagedIdentity/i.test(a)), []);
+    assert.deepEqual(JOBS_IDENTITY_ACTIONS, ['Microsoft.ManagedIdentity/userAssignedIdentities/read', 'Microsoft.ManagedIdentity/userAssignedIdentities/assign/action']);
+    const RA = 'Microsoft.Authorization/roleAssignments';
+    const jobsRole = `/subscriptions/${SUB}/providers/Microsoft.Authorization/roleDefinitions/${customRoleGuid('skydeck-jobs-identity-user', SUB)}`;
+    assert.ok(!conditionAllows(controllerCondition(SUB), { action: `${RA}/write`, request: { [`${RA}:RoleDefinitionId`]: jobsRole, [`${RA}:PrincipalType`]: 'ServicePrincipal' }, resource: {} }));
+    assert.ok(!conditionAllows(controllerCondition(SUB), { action: `${RA}/delete`, request: {}, resource: { [`${RA}:RoleDefinitionId`]: jobsRole } }), 'nor delete its own');
   });
 
   it('its assignment may create only Blob and "Skydeck autostop" grants to service principals, and delete only those, VM Contributor (older versions\' autostop) and Contributor ones', () => {

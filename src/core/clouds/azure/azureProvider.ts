@@ -9,14 +9,14 @@ import { azureCatalog } from './catalogFetch';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { AzureClients, MI_RESOURCE_ENV } from './clients';
 import { azCall, isNotFound } from './errors';
-import { BUCKET_IDENTITY, bucketIdentityId, containerScopes, containersOf, ensureBucketIdentity, MI_API } from './bucketIdentity';
+import { BUCKET_IDENTITY, bucketIdentityId, containerScopes, containersOf, ensureBucketIdentity, grantJobsIdentity, JOBS_IDENTITY, jobsIdentityId, MI_API } from './bucketIdentity';
 import { GRANT_KIND, revokeGrants, type BucketGrant as Grant } from './bucketGrants';
 import { grantContainers } from './bucketGrant';
 import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIdentity';
 import { listSubscription } from './sweepListing';
 import { groupName, TAG_HEAD, vmName } from './names';
 import { addressesOf, ensureNetwork, openNsgPorts } from './network';
-import { AZURE_SSH_USER, DEFAULT_LOCATION, type AzureProviderOptions } from './options';
+import { AZURE_SSH_USER, DEFAULT_LOCATION, JOBS_IDENTITY_ENV, type AzureProviderOptions } from './options';
 import { infoOf } from './status';
 import { listVms } from './listing';
 import { shapeOf } from '../nodeShape';
@@ -34,11 +34,16 @@ export class AzureProvider implements Provider {
   private key?: LocalKey;
   private readonly catalogs = new Map<string, Promise<InstanceType[]>>();
   /** Per uid, what a whole-cluster terminate deleted or left to its group's delete (releaseIdentities proves it). */
-  private readonly ended = new Map<string, { grants: Grant[]; identity: boolean }>();
+  private readonly ended = new Map<string, { grants: Grant[]; identity: boolean; jobs?: boolean }>();
   /** A controller VM's identity holds the "Skydeck jobs controller" role on the subscription: controllerRole.ts. */
   readonly controllerIdentity = true;
 
-  constructor(private readonly opts: AzureProviderOptions = {}) {}
+  /** On a controller VM: the one identity its job clusters may carry (bucketIdentity.ts). */
+  private readonly jobsIdentity?: string;
+
+  constructor(private readonly opts: AzureProviderOptions = {}) {
+    this.jobsIdentity = opts.jobsIdentity ?? ((opts.env ?? process.env)[JOBS_IDENTITY_ENV] || undefined);
+  }
 
   /** Built on first use: a missing subscription is then a typed auth error of that call. */
   get clients(): AzureClients {
@@ -80,8 +85,12 @@ export class AzureProvider implements Provider {
     }
     // Grants first: a node mounts as soon as it is up. A relaunch also drops grants it no longer needs.
     const controller = !!req.placement.jobsController;
-    const bucketIdentity = scopes.length || existing.length || controller
-      ? await ensureBucketIdentity({ c, req, location, scopes, lro: this.lro, log: this.opts.log, controller }) : undefined;
+    // On a controller VM a job cluster gets no identity of its own: the controller's jobs identity, for its Blob mounts.
+    const viaJobs = !controller && this.jobsIdentity;
+    const bucketIdentity = viaJobs
+      ? scopes.length ? await grantJobsIdentity(c, viaJobs, scopes, this.lro) : undefined
+      : scopes.length || existing.length || controller
+        ? await ensureBucketIdentity({ c, req, location, scopes, lro: this.lro, log: this.opts.log, controller }) : undefined;
     const lacking = bucketIdentity && existing.filter((v) => !Object.keys(v.vm.identity?.userAssignedIdentities ?? {}).some((k) => k.toLowerCase() === bucketIdentity.toLowerCase()));
     if (lacking && lacking.length) {
       throw new ProviderError('config', `${lacking.map((v) => v.vm.name).join(', ')} of ${req.clusterName} were made without the identity its Blob mounts need`, 'launch on a new cluster (-c), or down this one first');
@@ -146,16 +155,20 @@ export class AzureProvider implements Provider {
     // Blob grants and a controller's role on the subscription sit outside the group: proven
     // gone before the group (and with it the VMs and the identity) goes.
     await terminateIn(c, groupName(ref.uid), ids, this.lro, async () => {
-      const grants = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log));
-      const identity = await this.identityExists(c, ref.uid);
+      // A controller's job clusters have no identity of their own (nor may it read others').
+      const jobsPrincipal = this.jobsIdentity ? undefined : await this.principalOf(c, jobsIdentityId(c.subscriptionId, ref.uid));
+      // A controller's jobs identity loses every assignment it holds, Skydeck's or not, before it goes.
+      const grants = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log, [], undefined, jobsPrincipal ? [jobsPrincipal] : []));
+      const identity = !this.jobsIdentity && await this.identityExists(c, ref.uid);
+      const jobs = !!jobsPrincipal;
       const before = this.ended.get(ref.uid);
-      this.ended.set(ref.uid, { grants: [...(before?.grants ?? []), ...grants], identity: identity || !!before?.identity });
+      this.ended.set(ref.uid, { grants: [...(before?.grants ?? []), ...grants], identity: identity || !!before?.identity, jobs: jobs || !!before?.jobs });
     });
   }
 
   /** New containers for a reused cluster's identity (bucketGrant.ts). */
   grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
-    return grantContainers(this.clientsFor(ref.account), ref, access, this.lro);
+    return grantContainers(this.clientsFor(ref.account), ref, access, this.lro, this.jobsIdentity);
   }
 
   /** A stray cluster's Blob grants and controller role assignment (no row, no VM: the caller checked), each proven gone. */
@@ -167,8 +180,8 @@ export class AzureProvider implements Provider {
   /**
    * After a confirmed down: the role assignments the terminate deleted (each proven by a GET
    * answering 404 then), any left since (deleted now), and a controller's user-assigned
-   * identity, which goes with its resource group: waited for (bounded), then proven by a GET
-   * answering 404.
+   * identities (its own and its jobs identity), which go with its resource group: waited for
+   * (bounded), then each proven by a GET answering 404.
    */
   async releaseIdentities(ref: ClusterRef, opts: ReleaseOptions): Promise<IdentityRelease> {
     const c = this.clientsFor(ref.account);
@@ -192,6 +205,13 @@ export class AzureProvider implements Provider {
     }
     if (await this.identityExists(c, ref.uid)) out.left.push({ kind: 'managed identity', name, why: `GET ${id} still answers after its group's delete` });
     else out.gone.push({ kind: 'managed identity', name, proof: `GET ${id} answers 404 (resource group ${group} deleted)` });
+    // Its jobs identity, in the same group (its assignments were deleted with proof above).
+    if (noted.jobs) {
+      const jid = jobsIdentityId(c.subscriptionId, ref.uid);
+      const jname = `${JOBS_IDENTITY} of ${group}`;
+      if (await this.identityExists(c, ref.uid, jid)) out.left.push({ kind: 'managed identity', name: jname, why: `GET ${jid} still answers after its group's delete` });
+      else out.gone.push({ kind: 'managed identity', name: jname, proof: `GET ${jid} answers 404 (resource group ${group} deleted)` });
+    }
     return out;
   }
 
@@ -200,14 +220,16 @@ export class AzureProvider implements Provider {
    * to sign in as (the cluster's user-assigned one holding the controller role, not the
    * system-assigned one autostop uses). By resource id, which is known from the uid alone
    * (the client id is only known once the identity exists); clients.ts hands it to the credential.
+   * And its jobs identity, the one its job clusters carry (bucketIdentity.ts).
    */
   controllerNodeEnv(ref: ClusterRef): Record<string, string> {
     const sub = ref.account ?? this.clients.subscriptionId;
-    return { AZURE_SUBSCRIPTION_ID: sub, [MI_RESOURCE_ENV]: bucketIdentityId(sub, ref.uid) };
+    return { AZURE_SUBSCRIPTION_ID: sub, [MI_RESOURCE_ENV]: bucketIdentityId(sub, ref.uid), [JOBS_IDENTITY_ENV]: jobsIdentityId(sub, ref.uid) };
   }
 
+  /** On a controller VM a job cluster's nodes read as the jobs identity; elsewhere, as the cluster's own. */
   bucketIdentity(ref: ClusterRef): string | undefined {
-    return bucketIdentityId(this.clientsFor(ref.account).subscriptionId, ref.uid);
+    return this.jobsIdentity ?? bucketIdentityId(this.clientsFor(ref.account).subscriptionId, ref.uid);
   }
 
   waitInstances(ref: ClusterRef, goal: 'running' | 'stopped' | 'terminated', timeoutMs: number, signal?: AbortSignal): Promise<void> {
@@ -263,10 +285,23 @@ export class AzureProvider implements Provider {
     return azCall('resourceGroups.checkExistence', async () => (await this.clientsFor(subscription).resources.resourceGroups.checkExistence(groupName(uid))).body);
   }
 
-  private identityExists(c: AzureClients, uid: string): Promise<boolean> {
+  /** The identity's principal id; undefined when it does not exist. */
+  private principalOf(c: AzureClients, id: string): Promise<string | undefined> {
     return azCall('userAssignedIdentities.get', async () => {
       try {
-        await c.resources.resources.getById(bucketIdentityId(c.subscriptionId, uid).slice(1), MI_API);
+        const mi = await c.resources.resources.getById(id.slice(1), MI_API);
+        return (mi.properties as { principalId?: string } | undefined)?.principalId ?? '';
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+    });
+  }
+
+  private identityExists(c: AzureClients, uid: string, id = bucketIdentityId(c.subscriptionId, uid)): Promise<boolean> {
+    return azCall('userAssignedIdentities.get', async () => {
+      try {
+        await c.resources.resources.getById(id.slice(1), MI_API);
         return true;
       } catch (e) {
         if (isNotFound(e)) return false;

@@ -1,7 +1,7 @@
 import { ProviderError, TAG_UID, type BucketAccess, type ClusterRef } from '../provider';
 import type { BucketGrant } from '../clusterIdentity';
 import type { AzureClients } from './clients';
-import { bucketIdentityId, BUCKET_IDENTITY, containerScopes, containersOf, MI_API } from './bucketIdentity';
+import { bucketIdentityId, BUCKET_IDENTITY, containerScopes, containersOf, JOBS_IDENTITY, jobsIdentityId, MI_API, TAG_JOBS_IDENTITY } from './bucketIdentity';
 import { grantDescription, listBucketGrants, ROLE_BLOB_CONTRIBUTOR } from './bucketGrants';
 import { isNotFound, toAzureError } from './errors';
 import { assignmentId, putAssignment } from './identity';
@@ -10,28 +10,55 @@ import { assignmentId, putAssignment } from './identity';
 // the same grant as at launch (Storage Blob Data Contributor on each container) is added for
 // the new ones; nothing is taken away (the running jobs may still use the old ones). The
 // grants are found by their description at down, so they need no record of their own.
+// A controller's job clusters read with the controller's jobs identity (bucketIdentity.ts):
+// on the controller VM (`jobsIdentity` set) that identity is granted; from this machine, a
+// controller's containers (a submitted job's, controllerBuckets.ts) go to its own identity
+// (the VM touches them itself) and to its jobs identity (the job clusters mount them).
 
-export async function grantContainers(c: AzureClients, ref: ClusterRef, access: BucketAccess[], lro: { updateIntervalInMs: number }): Promise<BucketGrant> {
-  const id = bucketIdentityId(c.subscriptionId, ref.uid);
-  const identity = `managed identity ${BUCKET_IDENTITY} of cluster ${ref.uid}`;
-  let made: { tags?: Record<string, string>; properties?: unknown };
+type Mi = { tags?: Record<string, string>; properties?: unknown };
+
+async function getIdentity(c: AzureClients, id: string): Promise<Mi | undefined> {
   try {
-    made = await c.resources.resources.getById(id.slice(1), MI_API);
+    return await c.resources.resources.getById(id.slice(1), MI_API);
   } catch (e) {
     if (!isNotFound(e)) throw toAzureError(e, 'userAssignedIdentities.get');
-    throw new ProviderError('config', `the nodes of cluster ${ref.uid} have no ${BUCKET_IDENTITY} identity (the cluster was launched without Azure Blob mounts)`,
-      'its VMs cannot be given one while they run: relaunch it with the containers named in the task');
+    return undefined;
   }
-  const principalId = (made.properties as { principalId?: string } | undefined)?.principalId;
-  if (!principalId || made.tags?.[TAG_UID] !== ref.uid) throw new ProviderError('config', `${id} is not cluster ${ref.uid}'s bucket identity`);
+}
+
+export async function grantContainers(c: AzureClients, ref: ClusterRef, access: BucketAccess[], lro: { updateIntervalInMs: number }, jobsIdentity?: string): Promise<BucketGrant> {
+  const targets: { id: string; name: string; mi: Mi }[] = [];
+  if (jobsIdentity) {
+    const mi = await getIdentity(c, jobsIdentity);
+    if (!mi || mi.tags?.[TAG_JOBS_IDENTITY] !== 'true') throw new ProviderError('config', `${jobsIdentity} is not this controller's jobs identity`, 'launch the managed-jobs controller again from your machine');
+    targets.push({ id: jobsIdentity, name: `managed identity ${JOBS_IDENTITY} of the jobs controller`, mi });
+  } else {
+    const id = bucketIdentityId(c.subscriptionId, ref.uid);
+    const mi = await getIdentity(c, id);
+    if (!mi) {
+      throw new ProviderError('config', `the nodes of cluster ${ref.uid} have no ${BUCKET_IDENTITY} identity (the cluster was launched without Azure Blob mounts)`,
+        'its VMs cannot be given one while they run: relaunch it with the containers named in the task');
+    }
+    if (mi.tags?.[TAG_UID] !== ref.uid) throw new ProviderError('config', `${id} is not cluster ${ref.uid}'s bucket identity`);
+    targets.push({ id, name: `managed identity ${BUCKET_IDENTITY} of cluster ${ref.uid}`, mi });
+    // A controller launched before jobs identities existed has none: its job clusters make their own.
+    const jobs = ref.jobsController ? await getIdentity(c, jobsIdentityId(c.subscriptionId, ref.uid)) : undefined;
+    if (jobs && jobs.tags?.[TAG_UID] === ref.uid) targets.push({ id: jobsIdentityId(c.subscriptionId, ref.uid), name: `${JOBS_IDENTITY}`, mi: jobs });
+  }
   const scopes = await containerScopes(c, containersOf(access));
-  const have = new Set((await listBucketGrants(c)).filter((g) => g.tags[TAG_UID] === ref.uid).map((g) => g.id.toLowerCase()));
-  const missing = scopes.filter((s) => !have.has(assignmentId(s, principalId, ROLE_BLOB_CONTRIBUTOR).toLowerCase()));
-  const description = grantDescription(made.tags ?? {});
-  for (const scope of missing) {
-    await putAssignment({ c, principalId, lro, description }, scope, ROLE_BLOB_CONTRIBUTOR).catch((e) => {
-      throw toAzureError(e, 'roleAssignments.create');
-    });
+  const have = new Set((await listBucketGrants(c)).map((g) => g.id.toLowerCase()));
+  let changed = false;
+  for (const t of targets) {
+    const principalId = (t.mi.properties as { principalId?: string } | undefined)?.principalId;
+    if (!principalId) throw new ProviderError('config', `${t.id} has no principal id`);
+    const missing = scopes.filter((s) => !have.has(assignmentId(s, principalId, ROLE_BLOB_CONTRIBUTOR).toLowerCase()));
+    const description = grantDescription(t.mi.tags ?? {});
+    for (const scope of missing) {
+      await putAssignment({ c, principalId, lro, description }, scope, ROLE_BLOB_CONTRIBUTOR).catch((e) => {
+        throw toAzureError(e, 'roleAssignments.create');
+      });
+    }
+    changed ||= missing.length > 0;
   }
-  return { identity, changed: missing.length > 0 };
+  return { identity: targets.map((t) => t.name).join(' and '), changed };
 }

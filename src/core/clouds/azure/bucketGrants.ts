@@ -16,6 +16,8 @@ export const ROLE_BLOB_CONTRIBUTOR = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe';
 const MARK = 'Skydeck bucket access';
 /** A managed-jobs controller's subscription-scope assignment (controllerRole.ts) says this instead. */
 export const CONTROLLER_MARK = 'Skydeck jobs controller';
+/** ...and its assignment on its jobs identity (bucketIdentity.ts ensureJobsIdentity) this. */
+export const JOBS_MARK = 'Skydeck jobs identity';
 
 /** "Skydeck bucket access; skydeck-cluster=c; skydeck-cluster-uid=u; skydeck-workspace=w". */
 export function grantDescription(tags: Record<string, string>, mark = MARK): string {
@@ -37,29 +39,35 @@ export interface BucketGrant {
   /** The container's ARM id (a controller's: the subscription's). */
   scope: string;
   tags: Record<string, string>;
-  /** A Blob grant on a container, or a managed-jobs controller's role on the subscription. */
-  kind: 'bucket' | 'controller';
+  /** A Blob grant on a container, a managed-jobs controller's role on the subscription, or its role on its jobs identity. */
+  kind: 'bucket' | 'controller' | 'jobs';
 }
 
 /** What the sweep and down call each kind. */
-export const GRANT_KIND = { bucket: 'Blob role assignment', controller: 'jobs controller role assignment' } as const;
+export const GRANT_KIND = { bucket: 'Blob role assignment', controller: 'jobs controller role assignment', jobs: 'jobs identity role assignment' } as const;
 
 /**
  * Every Skydeck assignment of the subscription: Blob grants (the Blob role, the bucket mark)
  * and controllers' (the controller mark on the subscription itself, whatever role id: the
  * custom role's id is the subscription's own).
  */
-export async function listSkydeckGrants(c: AzureClients): Promise<BucketGrant[]> {
+export async function listSkydeckGrants(c: AzureClients, holders: { principals: string[]; uid: string } = { principals: [], uid: '' }): Promise<BucketGrant[]> {
   const all = await azCall('roleAssignments.listForSubscription', () =>
     listById(c, `subscriptions/${c.subscriptionId}/providers/Microsoft.Authorization/roleAssignments`, ROLE_ASSIGNMENTS_API));
   const sub = `/subscriptions/${c.subscriptionId}`.toLowerCase();
   return all.flatMap((ra): BucketGrant[] => {
     const p = ra.properties ?? {};
     const scope = String(p.scope ?? '');
-    const blob = String(p.roleDefinitionId ?? '').toLowerCase().endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`) ? tagsOf(p.description) : undefined;
+    const isBlob = String(p.roleDefinitionId ?? '').toLowerCase().endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`);
+    const blob = isBlob ? tagsOf(p.description) : undefined;
     if (blob && ra.id) return [{ id: ra.id, scope, tags: blob, kind: 'bucket' }];
     const ctl = scope.toLowerCase() === sub ? tagsOf(p.description, CONTROLLER_MARK) : undefined;
-    return ctl && ra.id ? [{ id: ra.id, scope, tags: ctl, kind: 'controller' }] : [];
+    if (ctl && ra.id) return [{ id: ra.id, scope, tags: ctl, kind: 'controller' }];
+    const jobs = /\/providers\/Microsoft\.ManagedIdentity\/userAssignedIdentities\/[^/]+$/i.test(scope) ? tagsOf(p.description, JOBS_MARK) : undefined;
+    if (jobs && ra.id) return [{ id: ra.id, scope, tags: jobs, kind: 'jobs' }];
+    // Any other assignment held by a controller's jobs identity (one its VM made without Skydeck's description).
+    if (ra.id && holders.principals.includes(String(p.principalId ?? ''))) return [{ id: ra.id, scope, tags: { [TAG_UID]: holders.uid }, kind: isBlob ? 'bucket' : 'jobs' }];
+    return [];
   });
 }
 
@@ -68,7 +76,7 @@ export async function listBucketGrants(c: AzureClients): Promise<BucketGrant[]> 
   return (await listSkydeckGrants(c)).filter((g) => g.kind === 'bucket');
 }
 
-/** For the leak sweep: the grants as identities, named by the container they open (a controller's: by its id). */
+/** For the leak sweep: the grants as identities, named by the container they open (a controller's and its jobs identity's: by id). */
 export async function grantIdentities(c: AzureClients): Promise<TaggedIdentity[]> {
   return (await listSkydeckGrants(c)).map((g) => ({
     kind: GRANT_KIND[g.kind], name: g.kind === 'bucket' ? `${shortScope(g.scope)} (${g.id})` : g.id, tags: g.tags,
@@ -90,12 +98,16 @@ export async function revokeBucketGrants(c: AzureClients, uid: string, lro: { up
   return (await revokeGrants(c, uid, lro, log, keep, ['bucket'])).map((g) => g.id);
 }
 
-/** The uid's grants of `kinds` (a teardown: both) except `keep`, deleted each with proof (GET answers 404). */
+/**
+ * The uid's grants of `kinds` (a teardown: all) except `keep`, deleted each with proof (GET
+ * answers 404); with every assignment `principals` hold (a controller's jobs identity), whatever it says.
+ */
 export async function revokeGrants(
-  c: AzureClients, uid: string, lro: { updateIntervalInMs: number }, log?: (m: string) => void, keep: string[] = [], kinds: BucketGrant['kind'][] = ['bucket', 'controller'],
+  c: AzureClients, uid: string, lro: { updateIntervalInMs: number }, log?: (m: string) => void, keep: string[] = [], kinds: BucketGrant['kind'][] = ['bucket', 'controller', 'jobs'],
+  principals: string[] = [],
 ): Promise<BucketGrant[]> {
   const kept = new Set(keep.map((k) => k.toLowerCase()));
-  const mine = (await listSkydeckGrants(c)).filter((g) => kinds.includes(g.kind) && g.tags[TAG_UID] === uid && !kept.has(g.id.toLowerCase()));
+  const mine = (await listSkydeckGrants(c, { principals, uid })).filter((g) => kinds.includes(g.kind) && g.tags[TAG_UID] === uid && !kept.has(g.id.toLowerCase()));
   await Promise.all(mine.map(async (g) => {
     await azCall('roleAssignments.delete', async () => {
       try {

@@ -1,9 +1,9 @@
 import { ProviderError, type BucketAccess, type RunRequest } from '../provider';
 import type { AzureClients } from './clients';
-import { grantDescription, revokeBucketGrants, ROLE_BLOB_CONTRIBUTOR } from './bucketGrants';
+import { grantDescription, JOBS_MARK, revokeBucketGrants, ROLE_BLOB_CONTRIBUTOR } from './bucketGrants';
 import { azCall, azureCode, toAzureError } from './errors';
 import { putAssignment } from './identity';
-import { grantController } from './controllerRole';
+import { ensureJobsIdentityRole, grantController, JOBS_IDENTITY_ROLE_NAME } from './controllerRole';
 import { groupName } from './names';
 
 // Nodes of a task with Azure Blob mounts read and write exactly its containers as ONE
@@ -21,6 +21,62 @@ export const BUCKET_IDENTITY = 'skydeck-buckets';
 
 export function bucketIdentityId(subscription: string, uid: string): string {
   return `/subscriptions/${subscription}/resourceGroups/${groupName(uid)}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${BUCKET_IDENTITY}`;
+}
+
+// A managed-jobs controller's job clusters hold no identity of their own: the controller may
+// not create identities nor attach any but one, its "jobs identity", which this machine makes
+// in the controller's own group when it launches the controller (tagged as the controller, so
+// its group's delete takes it and the sweep sees the group), and on which alone the controller's
+// identity holds "Skydeck jobs identity user" (read, assign/action: controllerRole.ts). Job
+// clusters with Blob mounts carry it on every node; their grants on containers are tagged as
+// the controller's (the identity is shared by its job clusters: a job cluster's down must not
+// take another's access), revoked at the controller's down.
+export const JOBS_IDENTITY = 'skydeck-jobs';
+/** Tag on the jobs identity (its other tags are the controller's). */
+export const TAG_JOBS_IDENTITY = 'skydeck-jobs-identity';
+
+export function jobsIdentityId(subscription: string, controllerUid: string): string {
+  return `/subscriptions/${subscription}/resourceGroups/${groupName(controllerUid)}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${JOBS_IDENTITY}`;
+}
+
+type Mi = { tags?: Record<string, string>; properties?: unknown };
+const principalOf = (mi: Mi) => (mi.properties as { principalId?: string } | undefined)?.principalId;
+
+/**
+ * This machine, launching a controller: its jobs identity (created or kept), and the controller
+ * identity's `principalId` given the jobs-identity role at that identity's scope only.
+ */
+async function ensureJobsIdentity(o: BucketIdentityOptions, principalId: string): Promise<void> {
+  const { c, req } = o;
+  const id = jobsIdentityId(c.subscriptionId, req.uid);
+  await azCall('userAssignedIdentities.createOrUpdate', () =>
+    c.resources.resources.beginCreateOrUpdateByIdAndWait(id.slice(1), MI_API, { location: o.location, tags: { ...req.tags, [TAG_JOBS_IDENTITY]: 'true' } }, o.lro));
+  const role = await ensureJobsIdentityRole(c, o.lro, o.log);
+  try {
+    await putAssignment({ c, principalId, lro: o.lro, description: grantDescription(req.tags, JOBS_MARK), newRole: true }, id, role.split('/').pop()!);
+  } catch (e) {
+    const { code, message } = azureCode(e);
+    if (code === 'AuthorizationFailed') {
+      throw new ProviderError('auth', `a managed-jobs controller on Azure: your account may not assign "${JOBS_IDENTITY_ROLE_NAME}" on ${id} (${message})`,
+        'creating a role assignment needs Owner, User Access Administrator or Role Based Access Control Administrator on the subscription');
+    }
+    throw toAzureError(e, 'roleAssignments.create');
+  }
+}
+
+/**
+ * On a controller VM: the jobs identity given Storage Blob Data Contributor on `scopes` (grants
+ * tagged as the controller, never revoked here), for a job cluster that mounts them. Returns its id.
+ */
+export async function grantJobsIdentity(c: AzureClients, id: string, scopes: string[], lro: { updateIntervalInMs: number }): Promise<string> {
+  const mi = await azCall('userAssignedIdentities.get', () => c.resources.resources.getById(id.slice(1), MI_API)) as Mi;
+  const principalId = principalOf(mi);
+  if (!principalId || mi.tags?.[TAG_JOBS_IDENTITY] !== 'true') throw new ProviderError('config', `${id} is not a Skydeck controller's jobs identity`);
+  const description = grantDescription(mi.tags ?? {});
+  await Promise.all(scopes.map((scope) => putAssignment({ c, principalId, lro, description }, scope, ROLE_BLOB_CONTRIBUTOR).catch((e) => {
+    throw toAzureError(e, 'roleAssignments.create');
+  })));
+  return id;
 }
 
 export interface Container {
@@ -104,6 +160,9 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions): Promise<st
     }
   }));
   await revokeBucketGrants(c, req.uid, o.lro, o.log, granted);
-  if (o.controller) await grantController(c, principalId, req.tags, o.lro, o.log);
+  if (o.controller) {
+    await grantController(c, principalId, req.tags, o.lro, o.log);
+    await ensureJobsIdentity(o, principalId);
+  }
   return id;
 }

@@ -22,12 +22,18 @@
 //   publicIPAddresses.createOrUpdate / list / delete, a NIC naming one → .../publicIPAddresses/{write,read,delete,join/action}
 //   networkInterfaces.createOrUpdate / list / delete, a VM naming one → .../networkInterfaces/{write,read,delete,join/action}
 //   long-running operations polled (network)          → Microsoft.Network/locations/{operations,operationResults}/read
-//   userAssignedIdentities PUT / GET (Blob mounts), a VM naming one → .../userAssignedIdentities/{write,read,assign/action}
+//   (no userAssignedIdentities action here: job clusters carry the controller's one jobs
+//   identity, which it reads and attaches through its second role, below)
 //   roleAssignments list / GET / PUT / DELETE (Blob grants; autostop's grant on the group)
 //       → Microsoft.Authorization/roleAssignments/{read,write,delete}
 //   a group's delete deletes what is in it, which ARM checks per resource: the deletes above,
-//   plus Microsoft.Network/virtualNetworks/delete, .../networkSecurityGroups/delete and
-//   Microsoft.ManagedIdentity/userAssignedIdentities/delete.
+//   plus Microsoft.Network/virtualNetworks/delete and .../networkSecurityGroups/delete.
+// Its second role, "Skydeck jobs identity user" (JOBS_IDENTITY_ACTIONS: userAssignedIdentities
+// read and assign/action, nothing else), is assigned to it at ONE identity's scope: its jobs
+// identity (bucketIdentity.ts), which this machine makes in the controller's group when it
+// launches the controller. Job clusters it launches carry that identity for their Blob mounts
+// (their grants tagged as the controller's, revoked at its down); autostop heads deallocate as
+// their system-assigned identity (identity.ts), which needs no assign/action.
 // Narrowed where Azure can: the assignment carries an ABAC condition (role assignment
 // delegation) so the identity may only CREATE assignments of Storage Blob Data Contributor
 // (Blob grants) and of the subscription's custom role "Skydeck autostop" (autostopRole.ts: read
@@ -39,7 +45,17 @@
 // custom role), nor give anyone Owner, Contributor, Virtual Machine Contributor or this role. No
 // roleDefinitions action: it can neither widen its own role nor "Skydeck autostop" (the laptop
 // makes both and sets them back at each controller launch).
-// Closed: until now the condition let it create Virtual Machine Contributor assignments, which,
+// Closed: until now the role held userAssignedIdentities write, delete and assign/action on the
+// subscription (job clusters made their own identity), so the VM could attach ANY user-assigned
+// identity of the subscription (the user's, another cluster's) to a VM it made and act as it; a
+// condition cannot narrow assign/action. Now it holds assign/action on its jobs identity alone
+// (ARM's linked check on a VM's identity is made at the identity's scope: 403
+// LinkedAuthorizationFailed for any other), and may create or delete none. A controller
+// launched by an older version keeps the wide role until this machine starts it again (which
+// sets the role back to this list and makes the jobs identity); its job clusters made then hold
+// their own identity in their group, whose delete the controller may no longer make (no
+// userAssignedIdentities/delete): down those from this machine.
+// Closed before: the condition let it create Virtual Machine Contributor assignments, which,
 // having no scope or principal attribute to limit them, it could give itself anywhere in the
 // subscription — runCommand on any VM, i.e. acting as that VM's identities. The autostop role in
 // its place gives it nothing its own role lacks (VM read and deallocate). A controller launched
@@ -53,10 +69,9 @@
 // made by a user); the assignments it may make are limited by role and principal type, not by
 // scope or principal (a condition has no attribute for either), so it could give itself or
 // another service principal Blob Data Contributor on any container of the subscription (all
-// Blob data of its storage accounts); it may also attach any user-assigned identity of the
-// subscription to a VM it creates (assign/action is subscription-wide, and no condition applies
-// to it) and so act as that identity: this has no RBAC form. Until then the VM's software is
-// trusted as this machine's CLI is. A job cluster with autodown (its head needs Contributor)
+// Blob data of its storage accounts), its jobs identity included; all its job clusters share
+// the jobs identity, so a job cluster's nodes read every container granted to any job of the
+// controller. Until then the VM's software is trusted as this machine's CLI is. A job cluster with autodown (its head needs Contributor)
 // cannot be launched by the controller (Azure refuses the grant). The list is checked against
 // the ARM fake, which models the linked checks above and evaluates the condition's form; a real
 // VM create with an extension or a marketplace plan would need more.
@@ -89,7 +104,6 @@ export const CONTROLLER_ACTIONS: readonly string[] = [
   `${NET}/publicIPAddresses/read`, `${NET}/publicIPAddresses/write`, `${NET}/publicIPAddresses/delete`, `${NET}/publicIPAddresses/join/action`,
   `${NET}/networkInterfaces/read`, `${NET}/networkInterfaces/write`, `${NET}/networkInterfaces/delete`, `${NET}/networkInterfaces/join/action`,
   `${NET}/locations/operations/read`, `${NET}/locations/operationResults/read`,
-  `${MI}/read`, `${MI}/write`, `${MI}/delete`, `${MI}/assign/action`,
   `${RA}/read`, `${RA}/write`, `${RA}/delete`,
 ];
 
@@ -98,6 +112,25 @@ const CONTROLLER_ROLE: CustomRoleSpec = {
   description: 'Skydeck managed-jobs controller VMs: launch, stop, start and delete job clusters (set by Skydeck; edits are set back)',
   what: 'a managed-jobs controller', fix: 'or put the controller on this machine (jobs.controller: local)',
 };
+
+/**
+ * What the controller's identity holds on its one jobs identity (bucketIdentity.ts
+ * ensureJobsIdentity), assigned at that identity's own scope: read it (its principal id, for
+ * Blob grants) and attach it to the job clusters' VMs it creates. The built-in Managed Identity
+ * Operator holds more (deployments, support tickets, alert rules), so a custom role.
+ */
+export const JOBS_IDENTITY_ROLE_NAME = 'Skydeck jobs identity user';
+export const JOBS_IDENTITY_ACTIONS: readonly string[] = [`${MI}/read`, `${MI}/assign/action`];
+const JOBS_IDENTITY_ROLE: CustomRoleSpec = {
+  roleName: JOBS_IDENTITY_ROLE_NAME, seed: 'skydeck-jobs-identity-user', actions: JOBS_IDENTITY_ACTIONS,
+  description: 'Skydeck managed-jobs controller VMs: attach their one jobs identity to job clusters (set by Skydeck; edits are set back)',
+  what: 'a managed-jobs controller', fix: 'or put the controller on this machine (jobs.controller: local)',
+};
+
+/** The subscription's jobs-identity role: found by name or created, set back when changed. Returns its id. */
+export function ensureJobsIdentityRole(c: AzureClients, lro: { updateIntervalInMs: number }, log?: (m: string) => void): Promise<string> {
+  return ensureCustomRole(c, JOBS_IDENTITY_ROLE, lro, log);
+}
 
 /** Role GUIDs the controller may assign (write) in a subscription: Blob grants and the subscription's autostop role. */
 export function controllerAssignable(subscription: string): string[] {

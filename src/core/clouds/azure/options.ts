@@ -29,9 +29,18 @@ export interface AzureProviderOptions {
   pollMs?: number;
   /** SDK retries of a throttled / 5xx call; default 2 (the provision loop has its own backoff). */
   sdkRetries?: number;
+  /**
+   * On a managed-jobs controller VM: the resource id of its jobs identity, which the job clusters
+   * it launches carry for their Blob mounts (bucketIdentity.ts); default the environment's
+   * SKYDECK_AZURE_JOBS_IDENTITY (what AzureProvider.controllerNodeEnv sets there).
+   */
+  jobsIdentity?: string;
   /** Diagnostics (never secrets). */
   log?(message: string): void;
 }
+
+/** Set on a controller VM's CLI (AzureProvider.controllerNodeEnv): AzureProviderOptions.jobsIdentity. */
+export const JOBS_IDENTITY_ENV = 'SKYDECK_AZURE_JOBS_IDENTITY';
 
 /** Login user created by the image's provisioning agent from osProfile. */
 export const AZURE_SSH_USER = 'skydeck';

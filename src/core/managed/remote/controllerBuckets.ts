@@ -3,7 +3,8 @@
 // uploaded from the copy there), so the VM's own identity is widened to exactly the buckets of
 // its cloud's store when such a job is submitted (AWS: S3 on its role; GCP: GCS on its service
 // account, and on the jobs account its job clusters run as, clouds/gcp/jobsAccount.ts; Azure:
-// Blob containers on its managed identity). The grant is made from this
+// Blob containers on its managed identity, and on its jobs identity, which the job clusters it
+// launches carry: azure/bucketGrant.ts). The grant is made from this
 // machine, with the user's credentials: the controller's own identity may not change itself.
 // It is the union a reused cluster gets (ops/bucketGrant.ts): recorded on the controller's row
 // first and revoked with its identity at its down. It grants what a node of a task gets (list,

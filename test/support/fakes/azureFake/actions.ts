@@ -46,26 +46,39 @@ function referencedIds(v: unknown, out: string[] = []): string[] {
   return out;
 }
 
-/** The request's action and the linked ones ARM checks with it. `m`: the state before the request. */
-export function actionsOf(m: ArmModel, method: string, path: string, body: Json | undefined): string[] {
+/**
+ * The linked access checks ARM makes for a PUT's body, each on the linked resource's own scope
+ * (a NIC's subnet: subnets/join/action; a VM's user-assigned identity: assign/action).
+ */
+export function linkedOf(method: string, path: string, body: Json | undefined): { action: string; id: string }[] {
+  if (method !== 'PUT') return [];
+  const out: { action: string; id: string }[] = [];
+  for (const id of referencedIds(body)) {
+    const s = id.split('/').filter(Boolean);
+    const p = s.map((x) => x.toLowerCase()).lastIndexOf('providers');
+    const read = providerAction('GET', s.slice(p + 1));
+    if (/^Microsoft\.Authorization\//i.test(read) || id.toLowerCase() === path.toLowerCase()) continue;
+    out.push({ action: read.replace(/\/read$/, /^Microsoft\.ManagedIdentity\//i.test(read) ? '/assign/action' : '/join/action'), id });
+  }
+  return out;
+}
+
+/** The request's own actions (checked on its path): its action, the OS disk a VM's PUT makes, what a group's delete deletes. */
+export function ownActionsOf(m: ArmModel, method: string, path: string, body: Json | undefined): string[] {
   const own = actionOf(method, path);
   const out = [own];
-  if (method === 'PUT') {
-    for (const id of referencedIds(body)) {
-      const s = id.split('/').filter(Boolean);
-      const p = s.map((x) => x.toLowerCase()).lastIndexOf('providers');
-      const read = providerAction('GET', s.slice(p + 1));
-      if (/^Microsoft\.Authorization\//i.test(read) || id.toLowerCase() === path.toLowerCase()) continue;
-      out.push(read.replace(/\/read$/, /^Microsoft\.ManagedIdentity\//i.test(read) ? '/assign/action' : '/join/action'));
-    }
-    const disk = body?.properties?.storageProfile?.osDisk;
-    if (own.toLowerCase() === 'microsoft.compute/virtualmachines/write' && disk?.createOption === 'FromImage') out.push('Microsoft.Compute/disks/write');
-  }
+  const disk = body?.properties?.storageProfile?.osDisk;
+  if (method === 'PUT' && own.toLowerCase() === 'microsoft.compute/virtualmachines/write' && disk?.createOption === 'FromImage') out.push('Microsoft.Compute/disks/write');
   if (method === 'DELETE' && own === 'Microsoft.Resources/subscriptions/resourceGroups/delete') {
     const g = `${path}/`.toLowerCase();
     for (const r of m.resources.values()) if (String(r.id).toLowerCase().startsWith(g) && r.type) out.push(`${r.type}/delete`);
   }
   return [...new Set(out)];
+}
+
+/** The request's action and the linked ones ARM checks with it. `m`: the state before the request. */
+export function actionsOf(m: ArmModel, method: string, path: string, body: Json | undefined): string[] {
+  return [...new Set([...ownActionsOf(m, method, path, body), ...linkedOf(method, path, body).map((l) => l.action)])];
 }
 
 /** Whether `granted` (a role's actions, "*" wildcards allowed) covers `action` (ARM compares them case-insensitively). */

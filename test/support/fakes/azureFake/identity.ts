@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { ArmError, resourceNotFound } from './bodies';
 import type { ArmModel, Json } from './model';
 import type { Reply } from './wire';
-import { actionOf, actionsOf, covers } from './actions';
+import { actionOf, covers, linkedOf, ownActionsOf } from './actions';
 import { conditionAllows, CONDITION_ATTRS } from './condition';
 
 export const MI_TOKEN_PREFIX = 'fake-mi-token:';
@@ -119,10 +119,26 @@ function assignmentAllows(m: ArmModel, ra: Json, method: string, path: string, b
   }
   const groupDelete = method === 'DELETE' && actionOf(method, path) === 'Microsoft.Resources/subscriptions/resourceGroups/delete';
   const excused = (a: string) => groupDelete && roleGuid(ra.properties.roleDefinitionId) === CONTRIBUTOR && a === 'Microsoft.Authorization/roleAssignments/delete';
-  const missing = actionsOf(m, method, path, body).find((a) => !covers(granted, a) || (covers(denied, a) && !excused(a)));
+  const missing = ownActionsOf(m, method, path, body).find((a) => !covers(granted, a) || (covers(denied, a) && !excused(a)));
   if (missing) return missing;
   return conditionOk(m, ra, method, path, body);
 }
+
+/** The role's granted and denied actions (a custom role's definition, a built-in's list); none for an unknown role. */
+function roleActions(m: ArmModel, ra: Json): { granted: string[]; denied: string[] } {
+  const def = m.get(String(ra.properties.roleDefinitionId));
+  if (def?.type === 'Microsoft.Authorization/roleDefinitions') {
+    return { granted: (def.properties.permissions ?? []).flatMap((x: Json) => x.actions ?? []), denied: (def.properties.permissions ?? []).flatMap((x: Json) => x.notActions ?? []) };
+  }
+  const builtin = BUILTIN_ACTIONS[roleGuid(ra.properties.roleDefinitionId)];
+  return { granted: builtin?.actions ?? [], denied: builtin?.notActions ?? [] };
+}
+
+const covering = (ra: Json, id: string) => {
+  const scope = String(ra.properties.scope).toLowerCase();
+  const low = id.toLowerCase();
+  return low === scope || low.startsWith(`${scope}/`);
+};
 
 /** A request made with a managed identity's token: allowed where one of its roles covers it. */
 export function miCheck(m: ArmModel, authorization: string | undefined, method: string, path: string, body?: Json): void {
@@ -131,6 +147,7 @@ export function miCheck(m: ArmModel, authorization: string | undefined, method: 
   const principal = token.slice(MI_TOKEN_PREFIX.length);
   const low = path.toLowerCase();
   const roles = [...m.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleAssignments' && r.properties.principalId === principal);
+  linkedCheck(m, roles, principal, method, path, body);
   let lacking: string | undefined;
   const ok = roles.some((r) => {
     const scope = String(r.properties.scope).toLowerCase();
@@ -143,6 +160,25 @@ export function miCheck(m: ArmModel, authorization: string | undefined, method: 
     const action = lacking ?? actionOf(method, path);
     throw new ArmError(403, 'AuthorizationFailed', `The client '${principal}' with object id '${principal}' does not have authorization to perform action '${action}' over scope '${path}' or the scope is invalid. If access was recently granted, please refresh your credentials.`);
   }
+}
+
+/**
+ * ARM's linked access checks: each action on a resource the body references (a VM's
+ * user-assigned identity: assign/action; a NIC's subnet: join/action) must be allowed by an
+ * assignment whose scope covers THAT resource, not the request's path. Refused: 403
+ * LinkedAuthorizationFailed, in ARM's words (own action allowed; the linked ones and their scopes).
+ */
+function linkedCheck(m: ArmModel, roles: Json[], principal: string, method: string, path: string, body: Json | undefined): void {
+  const lacking = linkedOf(method, path, body).filter(({ action, id }) => !roles.some((ra) => {
+    if (!covering(ra, id)) return false;
+    const { granted, denied } = roleActions(m, ra);
+    return covers(granted, action) && !covers(denied, action);
+  }));
+  if (!lacking.length) return;
+  const own = roles.some((ra) => covering(ra, path) && covers(roleActions(m, ra).granted, actionOf(method, path)));
+  if (!own) return; // the request's own check refuses it first, as AuthorizationFailed
+  throw new ArmError(403, 'LinkedAuthorizationFailed', `The client '${principal}' with object id '${principal}' has permission to perform action '${actionOf(method, path)}' on scope '${path}'; `
+    + `however, it does not have permission to perform action(s) '${[...new Set(lacking.map((l) => l.action))].join(',')}' on the linked scope(s) '${lacking.map((l) => l.id).join(',')}' (respectively) or the linked scope(s) are invalid.`);
 }
 
 const USER_ASSIGNED = 'Microsoft.ManagedIdentity/userAssignedIdentities';

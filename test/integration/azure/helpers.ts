@@ -6,7 +6,10 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'mocha';
 import { createAzureProvider, type AzureProviderOptions } from '../../../src/core/clouds/azure';
-import { tagsFor, type NodeShape, type RunRequest } from '../../../src/core/clouds/provider';
+import { staticProviders, tagsFor, type NodeShape, type Provider, type RunRequest } from '../../../src/core/clouds/provider';
+import { StateStore } from '../../../src/core/state';
+import { Connections, type OpsContext } from '../../../src/core/ops';
+import type { Bootstrap } from '../../../src/core/provision';
 import { AzureFake } from '../../support/fakes/azureFake/server';
 import { makeCert } from '../../support/fakes/azureFake/tls';
 import { skipOrFailWithout } from '../../support/ci';
@@ -58,3 +61,17 @@ export function runRequest(over: Partial<RunRequest> & { instanceType?: string; 
     tags: tagsFor({ clusterName, uid, workspaceId: 'ws-test' }),
   };
 }
+
+/** An ops context over the bed's provider, with no bootstrap (nodes are the fake's), fast timing. */
+export async function bedOpsContext(bed: AzureBed, provider: Provider, hooks: { progress?: (m: string) => void; warn?: (m: string) => void } = {}): Promise<OpsContext> {
+  const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
+  return {
+    store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
+    connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root }),
+    progress: hooks.progress ?? (() => undefined), log: () => undefined, warn: hooks.warn ?? (() => undefined), user: 'tester',
+    providers: staticProviders(provider), bootstrap: noBootstrap, identityReleaseMs: 10_000,
+    timing: { launchGraceMs: 2000, pollMs: 50, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
+  };
+}
+
+const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });

@@ -10,15 +10,13 @@
 // subscription-scope assignment and the identity with proof; an orphan is listed by the sweep;
 // a widened role is set back; the node's credential chain gets the identity's token from IMDS.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { staticProviders, type BucketAccess, type ClusterRef } from '../../../src/core/clouds/provider';
-import { getCluster, putCluster, StateStore } from '../../../src/core/state';
-import { Connections, deleteStrayIdentity, down, stop, type OpsContext } from '../../../src/core/ops';
+import { type BucketAccess, type ClusterRef } from '../../../src/core/clouds/provider';
+import { getCluster, putCluster } from '../../../src/core/state';
+import { deleteStrayIdentity, down, stop, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { refOf } from '../../../src/core/provision/handle';
-import type { Bootstrap } from '../../../src/core/provision';
 import { controllerClusterName, controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
 import type { ControllerPlace } from '../../../src/core/managed';
 import { groupName } from '../../../src/core/clouds/azure';
@@ -33,9 +31,8 @@ import { ROLE_BLOB_CONTRIBUTOR } from '../../../src/core/clouds/azure/bucketGran
 import { covers } from '../../support/fakes/azureFake/actions';
 import { ImdsFake } from '../../support/fakes/azureFake/imds';
 import { task } from '../../unit/task/helpers';
-import { REGION, runRequest, startAzureBed, type AzureBed } from './helpers';
+import { REGION, runRequest, startAzureBed, type AzureBed, bedOpsContext } from './helpers';
 
-const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
 const PLACE: ControllerPlace = { kind: 'cloud', cloud: 'azure', region: REGION };
 const DATA_RG = 'data-rg';
 const sorted = (a: readonly string[]) => [...a].map((x) => x.toLowerCase()).sort();
@@ -73,14 +70,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     m().put({ id: m().groupId(DATA_RG), name: DATA_RG, type: 'Microsoft.Resources/resourceGroups', location: REGION, tags: {}, properties: { provisioningState: 'Succeeded' } });
     m().put({ id: acct, name: 'jobdata', type: 'Microsoft.Storage/storageAccounts', location: REGION, tags: {}, kind: 'StorageV2', properties: { provisioningState: 'Succeeded' } });
     provider = bed.provider();
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root }),
-      progress: (p) => progress.push(p), log: () => undefined, warn: (w) => warnings.push(w), user: 'tester',
-      providers: staticProviders(provider), bootstrap: noBootstrap, identityReleaseMs: 10_000,
-      timing: { launchGraceMs: 2000, pollMs: 50, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
-    };
+    ctx = await bedOpsContext(bed, provider, { progress: (p) => progress.push(p), warn: (w) => warnings.push(w) });
   });
   after(async () => {
     ctx?.store.close();

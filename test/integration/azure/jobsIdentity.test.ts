@@ -5,15 +5,13 @@
 // mounts carry that identity; the fake checks assign/action on the identity's own scope (ARM's
 // linked check), so attaching any other identity is refused 403 LinkedAuthorizationFailed.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { staticProviders, type BucketAccess, type ClusterRef } from '../../../src/core/clouds/provider';
-import { getCluster, putCluster, StateStore } from '../../../src/core/state';
-import { Connections, down, stop, type OpsContext } from '../../../src/core/ops';
+import { type BucketAccess, type ClusterRef } from '../../../src/core/clouds/provider';
+import { getCluster, putCluster } from '../../../src/core/state';
+import { down, stop, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { refOf } from '../../../src/core/provision/handle';
-import type { Bootstrap } from '../../../src/core/provision';
 import { controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
 import type { ControllerPlace } from '../../../src/core/managed';
 import { groupName } from '../../../src/core/clouds/azure';
@@ -26,9 +24,8 @@ import { TAG_HEAD } from '../../../src/core/clouds/azure/names';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import { ImdsFake } from '../../support/fakes/azureFake/imds';
 import { task } from '../../unit/task/helpers';
-import { REGION, runRequest, startAzureBed, type AzureBed } from './helpers';
+import { REGION, runRequest, startAzureBed, type AzureBed, bedOpsContext } from './helpers';
 
-const noBootstrap: Bootstrap = async () => ({ workdir: '/tmp' });
 const PLACE: ControllerPlace = { kind: 'cloud', cloud: 'azure', region: REGION };
 const DATA_RG = 'data-rg';
 const USER_RG = 'user-rg';
@@ -63,14 +60,7 @@ describe('azure: a managed-jobs controller\'s one jobs identity (ARM fake)', fun
     for (const rg of [DATA_RG, USER_RG]) m().put({ id: m().groupId(rg), name: rg, type: 'Microsoft.Resources/resourceGroups', location: REGION, tags: {}, properties: { provisioningState: 'Succeeded' } });
     m().put({ id: acct, name: 'jobdata', type: 'Microsoft.Storage/storageAccounts', location: REGION, tags: {}, kind: 'StorageV2', properties: { provisioningState: 'Succeeded' } });
     provider = bed.provider();
-    const root = fs.mkdtempSync(path.join(bed.dir, 'ws-'));
-    ctx = {
-      store: await StateStore.openWorkspace(root), workspaceRoot: root, sshPools: () => ({ pools: [], errors: [] }),
-      connections: new Connections({ knownHostsFile: path.join(root, 'known_hosts'), workspaceRoot: root }),
-      progress: () => undefined, log: () => undefined, warn: () => undefined, user: 'tester',
-      providers: staticProviders(provider), bootstrap: noBootstrap, identityReleaseMs: 10_000,
-      timing: { launchGraceMs: 2000, pollMs: 50, runningTimeoutMs: 5000, confirmTimeoutMs: 5000, reissueAfterMs: 1000, transientRetries: 1, backoffMs: 50 },
-    };
+    ctx = await bedOpsContext(bed, provider);
   });
   after(async () => {
     ctx?.store.close();

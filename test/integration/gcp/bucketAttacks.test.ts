@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { type BucketAccess, type RunRequest } from '../../../src/core/clouds/provider';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { BUCKET_ROLE } from '../../../src/core/clouds/gcp/bucketIam';
-import { bucketAccountId } from '../../../src/core/clouds/gcp/bucketIdentity';
+import { bucketAccountId } from '../../../src/core/clouds/gcp/accountTags';
 import { runRequest, startGcpBed, PROJECT, type GcpBed } from './helpers';
 
 describe('gcp bucket identity under attack (issue 16)', function () {

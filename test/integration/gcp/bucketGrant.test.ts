@@ -6,7 +6,7 @@ import { staticProviders, TAG_UID, type BucketAccess, type Placement } from '../
 import { downWithProof, provision, providerHandle, type ProvisionEnv } from '../../../src/core/provision';
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { BUCKET_ROLE } from '../../../src/core/clouds/gcp/bucketIam';
-import { bucketAccountId } from '../../../src/core/clouds/gcp/bucketIdentity';
+import { bucketAccountId } from '../../../src/core/clouds/gcp/accountTags';
 import { planBuckets } from '../../../src/core/ops/bucketPlan';
 import { grantPlannedBuckets } from '../../../src/core/ops/bucketGrant';
 import { OpsError } from '../../../src/core/ops/errors';

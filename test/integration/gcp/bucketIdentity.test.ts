@@ -9,7 +9,7 @@ import { downWithProof, findLeaked, provision, type ProvisionEnv } from '../../.
 import { CLOUD_PLATFORM_SCOPE, STORAGE_RW_SCOPE } from '../../../src/core/clouds/gcp/launch';
 import { autodownRole, serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { BUCKET_ROLE } from '../../../src/core/clouds/gcp/bucketIam';
-import { bucketAccountId } from '../../../src/core/clouds/gcp/bucketIdentity';
+import { bucketAccountId } from '../../../src/core/clouds/gcp/accountTags';
 import { LABEL_HEAD } from '../../../src/core/clouds/gcp/status';
 import { bedEnv, noBootstrap, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 

@@ -1,7 +1,8 @@
 import { ProviderError, TAG_UID, type BucketAccess, type ClusterRef } from '../provider';
 import type { BucketGrant } from '../clusterIdentity';
 import { serviceAccountEmail } from './autodownIdentity';
-import { bucketAccountId, gcsAccess, getAccount, tagsOfAccount, type BucketIdentityOptions } from './bucketIdentity';
+import { gcsAccess } from './bucketIdentity';
+import { bucketAccountId, getAccount, tagsOfAccount, type BucketIdentityOptions } from './accountTags';
 import { grantBucket } from './bucketIam';
 import { grantJobsAccount } from './jobsAccount';
 

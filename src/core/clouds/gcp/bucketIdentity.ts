@@ -10,8 +10,6 @@ import { AUTODOWN, BUCKETS, iamStepError } from './iamErrors';
 import { gcpRest } from './iamRest';
 import { pages } from './rest';
 
-export { BUCKET_ACCOUNT_PREFIX, bucketAccountId, getAccount, tagsOfAccount, type BucketIdentityOptions } from './accountTags';
-
 // The identity of a cluster's nodes for its GCS buckets: one service account per cluster
 // (IAM v1 projects.serviceAccounts create/get/delete/list), granted objectAdmin on each bucket
 // the task names (bucketIam.ts) and on nothing else; every node runs as it. Its description

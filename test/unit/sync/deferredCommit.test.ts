@@ -5,26 +5,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { syncWorkdir, type SyncState } from '../../../src/core/ops/syncFiles';
-import { createLocalTransport } from '../../../src/core/transport/localTransport';
-import { commitManifest, manifestFile, readManifest, stageManifest } from '../../../src/core/sync/manifestStore';
+import { syncWorkdir } from '../../../src/core/ops/syncFiles';
+import { commitManifest, readManifest, stageManifest } from '../../../src/core/sync/manifestStore';
 import { deltaOf, digestOf, type ManifestEntry } from '../../../src/core/sync/manifest';
 import { forgetScanMemos, scanWorkdirFast } from '../../../src/core/sync/fastScan';
 import { scanWorkdir } from '../../../src/core/sync/manifest';
 import { traceSink } from '../../../src/core/util/trace';
-import type { Transport } from '../../../src/core/transport';
 
-const python = 'python3';
+import { python, syncTree } from './syncTree';
 
-function setup(files: Record<string, string>): { root: string; src: string; dst: string; state: SyncState; t: Transport; localFile: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-deferred-'));
-  const src = path.join(root, 'src');
-  const dst = path.join(root, 'node', 'sky_workdir');
-  for (const [rel, body] of Object.entries(files)) write(src, rel, body);
-  const state = { nodeStateDir: path.join(root, 'node', 'base', 'sync'), localStateDir: path.join(root, 'ws', '.skydeck', 'sync') };
-  const t = createLocalTransport();
-  return { root, src, dst, state, t, localFile: manifestFile(state.localStateDir, t.description, dst, src) };
-}
+const setup = (files: Record<string, string>) => syncTree(files, 'skydeck-deferred-');
 
 function write(root: string, rel: string, body: string): void {
   fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });

@@ -33,7 +33,9 @@ class CountingReporter extends Spec {
       const skipped = s.pending ? `, ${s.pending} skipped` : '';
       // Written after Spec's epilogue so the result line is the last line.
       const slow = times.slowest(SLOWEST_FILES);
-      const files = slow.length ? `\nslowest test files (wall time, hooks included):\n${slow.join('\n')}\n` : '';
+      const heavy = times.heaviest(SLOWEST_FILES);
+      const files = (slow.length ? `\nslowest test files (wall time, hooks included):\n${slow.join('\n')}\n` : '') +
+        (heavy.length ? `\nmost CPU (the run's cgroup, every process it started):\n${heavy.join('\n')}\n` : '');
       const list = failed.length ? `\n${failed.join('\n')}\n` : '';
       process.stdout.write(`${files}${list}\n${s.passes} passed, ${s.failures} failed${skipped}\n`);
     });

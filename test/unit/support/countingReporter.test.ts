@@ -5,11 +5,12 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { FileTimes } = require('../../support/fileTimes.cjs') as { FileTimes: new (now: () => number) => FileTimesT };
+const { FileTimes } = require('../../support/fileTimes.cjs') as { FileTimes: new (now: () => number, cpuNs?: () => number | undefined) => FileTimesT };
 interface FileTimesT {
   suiteStart(s: { file?: string }): void;
   suiteEnd(s: { file?: string }): void;
   slowest(n: number, cwd?: string): string[];
+  heaviest(n: number, cwd?: string): string[];
 }
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -20,7 +21,7 @@ describe('counting reporter: slowest test files', function () {
 
   it('a file spans its first suite start to its last suite end; the root suite (no file) is not a file', () => {
     let t = 0;
-    const ft = new FileTimes(() => t);
+    const ft = new FileTimes(() => t, () => undefined);
     const a = { file: '/r/a.ts' };
     const a2 = { file: '/r/a.ts' };
     const b = { file: '/r/b.ts' };
@@ -33,11 +34,26 @@ describe('counting reporter: slowest test files', function () {
     assert.deepEqual(ft.slowest(1, '/r'), ['     3.5 s  a.ts']);
   });
 
+  it('with a cgroup to read, each file also gets the CPU used between its start and end, and the heaviest come first', () => {
+    let t = 0;
+    let cpu = 0;
+    const ft = new FileTimes(() => t, () => cpu);
+    const a = { file: '/r/a.ts' };
+    const b = { file: '/r/b.ts' };
+    ft.suiteStart(a); t = 3000; cpu = 1e9; ft.suiteEnd(a);
+    ft.suiteStart(b); t = 4000; cpu = 5.5e9; ft.suiteEnd(b);
+    assert.deepEqual(ft.heaviest(25, '/r'), ['     1.0 s      4.5 cpu-s  b.ts', '     3.0 s      1.0 cpu-s  a.ts']);
+    assert.deepEqual(ft.slowest(1, '/r'), ['     3.0 s      1.0 cpu-s  a.ts']);
+    const none = new FileTimes(() => t, () => undefined);
+    none.suiteStart(a); none.suiteEnd(a);
+    assert.deepEqual(none.heaviest(25, '/r'), [], 'not measured: no CPU list');
+  });
+
   it('a real run lists the file whose hook is slow first, and ends with the result line', async () => {
     const out = await new Promise<string>((resolve) => {
       execFile(path.join(ROOT, 'node_modules/.bin/mocha'),
         ['--no-config', '--reporter', './test/support/countingReporter.cjs', `${FIX}/fast.cjs`, `${FIX}/slowHook.cjs`],
-        { cwd: ROOT, env: { ...process.env, CI: '' } }, (_e, stdout, stderr) => resolve(stdout + stderr));
+        { cwd: ROOT, env: { ...process.env, CI: '', SKYDECK_TEST_CPUACCT: '' } }, (_e, stdout, stderr) => resolve(stdout + stderr));
     });
     const lines = out.trimEnd().split('\n');
     assert.equal(lines.at(-1), '2 passed, 1 failed', out);

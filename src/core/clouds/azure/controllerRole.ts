@@ -78,8 +78,8 @@
 import { ProviderError } from '../provider';
 import type { AzureClients } from './clients';
 import { CONTROLLER_MARK, grantDescription, ROLE_BLOB_CONTRIBUTOR } from './bucketGrants';
-import { azureCode, toAzureError } from './errors';
-import { putAssignment, ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR } from './identity';
+import { azureCode, isNotFound, toAzureError } from './errors';
+import { assignmentId, putAssignment, ROLE_ASSIGNMENTS_API, ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR } from './identity';
 import { autostopRoleGuid, ensureAutostopRole } from './autostopRole';
 import { customRoleGuid, customRoleNames, ensureCustomRole, grantsExactly, type CustomRoleSpec } from './customRole';
 
@@ -92,20 +92,44 @@ const NET = 'Microsoft.Network';
 const MI = 'Microsoft.ManagedIdentity/userAssignedIdentities';
 const RA = 'Microsoft.Authorization/roleAssignments';
 
-/** Exactly the actions above; no wildcard. */
+/**
+ * Exactly the actions above that touch a job cluster's resources; no wildcard. Assigned at the
+ * controller's jobs group ONLY (names.ts jobsGroupName: made by this machine before the VM), so
+ * they hold for the VMs, disks, NICs, IPs, NSGs and VNets in that group and nowhere else. No
+ * resource-group write or delete: the group is this machine's to make and to delete (at the
+ * controller's down); its read lets the VM see that the group is there.
+ */
 export const CONTROLLER_ACTIONS: readonly string[] = [
-  `${RG}/read`, `${RG}/write`, `${RG}/delete`, 'Microsoft.Resources/subscriptions/operationresults/read', 'Microsoft.Resources/subscriptions/resources/read',
+  `${RG}/read`,
   `${VM}/read`, `${VM}/write`, `${VM}/delete`, `${VM}/instanceView/read`, `${VM}/deallocate/action`, `${VM}/start/action`,
   'Microsoft.Compute/disks/read', 'Microsoft.Compute/disks/write', 'Microsoft.Compute/disks/delete',
-  'Microsoft.Compute/skus/read', 'Microsoft.Compute/locations/operations/read', 'Microsoft.Compute/locations/operationResults/read',
   `${NET}/networkSecurityGroups/read`, `${NET}/networkSecurityGroups/write`, `${NET}/networkSecurityGroups/delete`, `${NET}/networkSecurityGroups/join/action`,
   `${NET}/networkSecurityGroups/securityRules/read`, `${NET}/networkSecurityGroups/securityRules/write`,
   `${NET}/virtualNetworks/read`, `${NET}/virtualNetworks/write`, `${NET}/virtualNetworks/delete`, `${NET}/virtualNetworks/subnets/join/action`,
   `${NET}/publicIPAddresses/read`, `${NET}/publicIPAddresses/write`, `${NET}/publicIPAddresses/delete`, `${NET}/publicIPAddresses/join/action`,
   `${NET}/networkInterfaces/read`, `${NET}/networkInterfaces/write`, `${NET}/networkInterfaces/delete`, `${NET}/networkInterfaces/join/action`,
+];
+
+/**
+ * What must stay at the subscription, read-only but for the role assignments (under the
+ * condition below): the location's VM sizes (skus), the long-running operations ARM answers
+ * at subscription-level URLs, the storage accounts of Blob mounts (resources.list: names,
+ * types and tags only), and role assignments: read (grants are found by listing the
+ * subscription), write and delete of Blob grants on containers, which sit in the user's
+ * storage accounts, outside any group Skydeck makes.
+ */
+export const CONTROLLER_SUBSCRIPTION_ACTIONS: readonly string[] = [
+  'Microsoft.Resources/subscriptions/resources/read', 'Microsoft.Compute/skus/read',
+  'Microsoft.Compute/locations/operations/read', 'Microsoft.Compute/locations/operationResults/read',
   `${NET}/locations/operations/read`, `${NET}/locations/operationResults/read`,
   `${RA}/read`, `${RA}/write`, `${RA}/delete`,
 ];
+export const CONTROLLER_SUBSCRIPTION_ROLE_NAME = 'Skydeck jobs lookups and grants';
+const CONTROLLER_SUBSCRIPTION_ROLE: CustomRoleSpec = {
+  roleName: CONTROLLER_SUBSCRIPTION_ROLE_NAME, seed: 'skydeck-jobs-controller-subscription', actions: CONTROLLER_SUBSCRIPTION_ACTIONS,
+  description: 'Skydeck managed-jobs controller VMs: look up sizes, operations and storage accounts; Blob grants (set by Skydeck; edits are set back)',
+  what: 'a managed-jobs controller', fix: 'or put the controller on this machine (jobs.controller: local)',
+};
 
 const CONTROLLER_ROLE: CustomRoleSpec = {
   roleName: CONTROLLER_ROLE_NAME, seed: 'skydeck-jobs-controller', actions: CONTROLLER_ACTIONS,
@@ -171,20 +195,33 @@ export function ensureControllerRole(c: AzureClients, lro: { updateIntervalInMs:
 }
 
 /**
- * The controller's assignment of the role on the subscription, with its condition; returns its
- * id. The autostop role its job clusters' heads get is made (or set back) here too, by this
- * machine's credentials: the controller may assign it, never define it.
+ * The controller's assignments: "Skydeck jobs controller" at its jobs group alone, and the
+ * lookups-and-grants role on the subscription with its condition; returns the group one's id.
+ * An older version's assignment of the controller role on the whole subscription is deleted
+ * once the narrow one is in place (with the role set back to the narrow list it would still
+ * reach every group). The autostop role is made (or set back) here too, by this machine's
+ * credentials: the condition names it, the controller may never define it.
  */
-export async function grantController(c: AzureClients, principalId: string, tags: Record<string, string>, lro: { updateIntervalInMs: number }, log?: (m: string) => void): Promise<string> {
-  const role = await ensureControllerRole(c, lro, log);
+export async function grantController(
+  c: AzureClients, principalId: string, tags: Record<string, string>, jobsGroup: string, lro: { updateIntervalInMs: number }, log?: (m: string) => void,
+): Promise<string> {
+  const role = (await ensureControllerRole(c, lro, log)).split('/').pop()!;
+  const subRole = (await ensureCustomRole(c, CONTROLLER_SUBSCRIPTION_ROLE, lro, log)).split('/').pop()!;
   await ensureAutostopRole(c, lro, log);
-  const scope = `/subscriptions/${c.subscriptionId}`;
+  const sub = `/subscriptions/${c.subscriptionId}`;
+  const description = grantDescription(tags, CONTROLLER_MARK);
   try {
-    return await putAssignment({ c, principalId, lro, description: grantDescription(tags, CONTROLLER_MARK), condition: controllerCondition(c.subscriptionId) }, scope, role.split('/').pop()!);
+    const id = await putAssignment({ c, principalId, lro, description, newRole: true }, `${sub}/resourceGroups/${jobsGroup}`, role);
+    await putAssignment({ c, principalId, lro, description, newRole: true, condition: controllerCondition(c.subscriptionId) }, sub, subRole);
+    const wide = assignmentId(sub, principalId, role);
+    await c.resources.resources.beginDeleteByIdAndWait(wide.slice(1), ROLE_ASSIGNMENTS_API, lro).catch((e) => {
+      if (!isNotFound(e)) throw e;
+    });
+    return id;
   } catch (e) {
     const { code, message } = azureCode(e);
     if (code === 'AuthorizationFailed') {
-      throw new ProviderError('auth', `a managed-jobs controller on Azure: your account may not assign "${CONTROLLER_ROLE_NAME}" on subscription ${c.subscriptionId} (${message})`,
+      throw new ProviderError('auth', `a managed-jobs controller on Azure: your account may not assign "${CONTROLLER_ROLE_NAME}" on ${jobsGroup} or "${CONTROLLER_SUBSCRIPTION_ROLE_NAME}" on subscription ${c.subscriptionId} (${message})`,
         'creating a role assignment needs Owner, User Access Administrator or Role Based Access Control Administrator on the subscription');
     }
     throw toAzureError(e, 'roleAssignments.create');

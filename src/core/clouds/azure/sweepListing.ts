@@ -3,7 +3,7 @@ import { TAG_UID, type TaggedListing, type UnlistedPart } from '../provider';
 import type { AzureClients } from './clients';
 import { azCall, toAzureError } from './errors';
 import { grantIdentities } from './bucketGrants';
-import { emptyGroups, instanceViewOf } from './listing';
+import { emptyGroups, instanceViewOf, listVms } from './listing';
 import { groupOf } from './names';
 import { infoOf } from './status';
 
@@ -30,4 +30,14 @@ export async function listSubscription(c: AzureClients): Promise<TaggedListing> 
     return undefined;
   });
   return { account: c.subscriptionId, instances, listed: ['all locations'], unlisted, ...(identities ? { identities } : {}) };
+}
+
+/**
+ * On a managed-jobs controller VM: the VMs of its jobs group (with power states), the only
+ * group its role may list; the subscription's other VMs are none of its business.
+ */
+export async function listJobsGroup(c: AzureClients, group: string): Promise<TaggedListing> {
+  const vms = await listVms(c, group);
+  const instances = vms.filter((v) => v.vm.tags?.[TAG_UID]).map((v) => infoOf(v.vm, v.view));
+  return { account: c.subscriptionId, instances, listed: [`resource group ${group}`], unlisted: [] };
 }

@@ -174,14 +174,29 @@ describe('azure: a managed-jobs controller\'s job clusters in its one resource g
     assert.ok(d.cleaned, d.notes.join('\n'));
   });
 
-  it('a jobs group left by a crash (no row, no controller VM) is found by the sweep and deleted there with proof', async () => {
+  it('a jobs group left by a crash (no row, no controller VM), and a job cluster\'s VM in it, are found by the sweep and ended there with proof', async () => {
     const row = await launchController('ctl-crash');
     const g = jobsGroup(row.uid);
+    const job = runRequest({ clusterName: 'job-left' });
+    await asControllerOf(row.uid).runInstances(job);
+    const [vm] = m().under(`${rgId(g)}/providers/Microsoft.Compute/virtualMachines/`);
     // The row lost and the controller's own group gone behind Skydeck's back: only the jobs group is left.
     await ctx.store.write((db) => db.run('DELETE FROM clusters WHERE name = ?', ['ctl-crash']));
     m().deleteGroup(groupName(row.uid));
     assert.ok(await gone(rgId(groupName(row.uid))));
-    const sweep = await findLeakedInstances(ctx, ['azure']);
+    // The job cluster's VM first (named with its group: its uid's own group is not where it is).
+    let sweep = await findLeakedInstances(ctx, ['azure']);
+    const jobLeak = [...sweep.thisWorkspace, ...sweep.otherWorkspaces].filter((l) => l.uid === job.uid);
+    assert.deepEqual(jobLeak.map((l) => l.instance.id), [`${g}/${vm.name}`]);
+    assert.equal(sweep.thisWorkspace.filter((l) => l.uid === row.uid).length, 0, 'a group holding a VM is not an empty group');
+    // An id naming a group that is no jobs group, or a VM of another uid, ends nothing there.
+    await assert.rejects(provider.terminateInstances({ uid: row.uid }, [`${g}/${vm.name}`]), /is not a VM of cluster/);
+    await provider.terminateInstances({ uid: job.uid }, [`user-rg/${vm.name}`]);
+    assert.equal(m().get(vm.id)!.properties.provisioningState, 'Succeeded');
+    const t = await terminateLeakedInstance(ctx, jobLeak[0]);
+    assert.ok(t.confirmed, t.message);
+    assert.ok(await gone(vm.id));
+    sweep = await findLeakedInstances(ctx, ['azure']);
     const leaked = sweep.thisWorkspace.filter((l) => l.uid === row.uid);
     assert.deepEqual(leaked.map((l) => l.instance.id), [g]);
     const r = await terminateLeakedInstance(ctx, leaked[0]);

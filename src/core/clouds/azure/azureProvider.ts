@@ -14,7 +14,7 @@ import { GRANT_KIND, revokeGrants, type BucketGrant as Grant } from './bucketGra
 import { grantContainers } from './bucketGrant';
 import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIdentity';
 import { listJobsGroup, listSubscription } from './sweepListing';
-import { controllerUidOfJobsIdentity, groupName, isJobsGroupName, jobsGroupName, TAG_HEAD, vmName } from './names';
+import { controllerUidOfJobsIdentity, groupName, isJobsGroupName, jobsGroupName, parseJobsVmId, TAG_HEAD, vmName } from './names';
 import { addressesOf, ensureNetwork, openNsgPorts } from './network';
 import { AZURE_SSH_USER, DEFAULT_LOCATION, JOBS_IDENTITY_ENV, type AzureProviderOptions } from './options';
 import { infoOf } from './status';
@@ -189,6 +189,13 @@ export class AzureProvider implements Provider {
       ids = ids.filter((id) => id.toLowerCase() !== jobsGroup);
       if (!ids.length) return;
     }
+    // A job cluster's VM in a controller's jobs group, as the sweep here names it ("<group>/<vm>").
+    const inJobsGroups = shared ? [] : (ids ?? []).map((id) => ({ id, at: parseJobsVmId(id) })).filter((x) => x.at);
+    if (inJobsGroups.length) {
+      await Promise.all(inJobsGroups.map((x) => this.endJobsGroupVm(c, ref.uid, x.at!.group, x.at!.vm)));
+      ids = ids!.filter((id) => !inJobsGroups.some((x) => x.id === id));
+      if (!ids.length) return;
+    }
     // Blob grants and a controller's role on the subscription sit outside the group: proven
     // gone before the group (and with it the VMs and the identity) goes.
     await terminateIn(c, group, ids, this.lro, async () => {
@@ -221,6 +228,26 @@ export class AzureProvider implements Provider {
       if (!isNotFound(e)) throw e;
     }));
     return held;
+  }
+
+  /**
+   * From this machine (the sweep): one VM of job cluster `uid` in a controller's jobs group,
+   * deleted (its parts go by their deleteOptions) only when its uid tag says it is that cluster's.
+   */
+  private async endJobsGroupVm(c: AzureClients, uid: string, group: string, vm: string): Promise<void> {
+    const found = await azCall('virtualMachines.get', async () => {
+      try {
+        return await c.compute.virtualMachines.get(group, vm);
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
+    });
+    if (!found) return;
+    if (found.tags?.[TAG_UID] !== uid) throw new ProviderError('config', `${group}/${vm} is not a VM of cluster ${uid}`);
+    await azCall('virtualMachines.delete', () => c.compute.virtualMachines.delete(group, vm, this.lro).submitted().catch((e) => {
+      if (!isNotFound(e)) throw e;
+    }));
   }
 
   /** On a controller VM: its jobs group must be there (this machine makes it with the controller); the VM may not make one. */

@@ -35,6 +35,17 @@ export function controllerUidOfJobsIdentity(id: string): string | undefined {
   return m?.[1];
 }
 
+/** How the sweep names a VM in a jobs group: "<group>/<vm>" (a VM name has no "/"). */
+export function jobsVmId(group: string, vm: string): string {
+  return `${group}/${vm}`;
+}
+
+/** A sweep's "<group>/<vm>" id read back: undefined unless the group is a jobs group and the name a plain one. */
+export function parseJobsVmId(id: string): { group: string; vm: string } | undefined {
+  const m = /^([^/]+)\/([A-Za-z0-9][A-Za-z0-9._-]{0,63})$/.exec(id);
+  return m && isJobsGroupName(m[1]) ? { group: m[1], vm: m[2] } : undefined;
+}
+
 export const VNET = 'skydeck-vnet';
 export const SUBNET = 'default';
 export const NSG = 'skydeck-nsg';

@@ -35,7 +35,7 @@ export class AzureProvider implements Provider {
   private readonly catalogs = new Map<string, Promise<InstanceType[]>>();
   /** Per uid, what a whole-cluster terminate deleted or left to its group's delete (releaseIdentities proves it). */
   private readonly ended = new Map<string, { grants: Grant[]; identity: boolean; jobs?: boolean; jobsGroup?: string[] }>();
-  /** A controller VM's identity holds the "Skydeck jobs controller" role on the subscription: controllerRole.ts. */
+  /** A controller VM's identity holds the "Skydeck jobs controller" role on its jobs group alone: controllerRole.ts. */
   readonly controllerIdentity = true;
 
   /** On a controller VM: the one identity its job clusters may carry (bucketIdentity.ts). */
@@ -196,7 +196,7 @@ export class AzureProvider implements Provider {
       ids = ids!.filter((id) => !inJobsGroups.some((x) => x.id === id));
       if (!ids.length) return;
     }
-    // Blob grants and a controller's role on the subscription sit outside the group: proven
+    // Blob grants and a controller's roles (subscription, jobs group) sit outside the group: proven
     // gone before the group (and with it the VMs and the identity) goes.
     await terminateIn(c, group, ids, this.lro, async () => {
       // A controller's job clusters have no identity of their own (nor may it read others').

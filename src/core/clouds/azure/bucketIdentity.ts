@@ -148,7 +148,7 @@ export interface BucketIdentityOptions {
 /**
  * The cluster's identity (created or kept) with Storage Blob Data Contributor on exactly
  * `scopes`; grants of the uid on other containers (an earlier launch's) are deleted. A
- * controller's identity also holds the controller role on the subscription. Returns the
+ * controller's identity also holds the controller role on its jobs group (made here first). Returns the
  * identity's id, or undefined when there are no containers and it is no controller (no identity is made).
  */
 export async function ensureBucketIdentity(o: BucketIdentityOptions): Promise<string | undefined> {

@@ -1,33 +1,37 @@
 // What a managed-jobs controller VM may do with its own identity (the cluster's user-assigned
 // identity, the one Blob mounts use: bucketIdentity.ts): launch, deallocate, start, delete and
-// list job clusters the way this provider does, and no more. One custom role per subscription,
-// "Skydeck jobs controller", holding exactly the actions of the provider's own ARM calls, is
-// assigned to that identity at the subscription (job clusters make their own resource groups,
-// so no narrower scope exists before they do). Call → action (ARM checks the linked ones too):
-//   resourceGroups.createOrUpdate / get / checkExistence / list / beginDelete
-//       → Microsoft.Resources/subscriptions/resourceGroups/{write,read,delete}; the delete's
-//       operation polled → Microsoft.Resources/subscriptions/operationresults/read
-//   resources.list (storage accounts of Blob mounts)  → Microsoft.Resources/subscriptions/resources/read
+// list job clusters the way this provider does, and no more. All its job clusters live in ONE
+// resource group made for it by this machine before its VM exists (names.ts jobsGroupName,
+// bucketIdentity.ts ensureJobsGroup), and the custom role "Skydeck jobs controller" (the
+// compute and network actions below, CONTROLLER_ACTIONS) is assigned to its identity at THAT
+// group only: RBAC has no tag conditions, but an assignment's scope is enforced, so the VM
+// reaches no VM, disk, NIC, IP, NSG or VNet of any other group (ARM answers 403
+// AuthorizationFailed; the ARM fake evaluates the scope: jobsGroup.test.ts). What ARM answers
+// at the subscription's own URLs is in a second role, "Skydeck jobs lookups and grants"
+// (CONTROLLER_SUBSCRIPTION_ACTIONS), assigned there: reads only, and role assignments under the
+// condition below. Call → action (ARM checks the linked ones too):
+//   resourceGroups.get (its jobs group is there)       → Microsoft.Resources/subscriptions/resourceGroups/read (group)
+//   resources.list (storage accounts of Blob mounts)  → Microsoft.Resources/subscriptions/resources/read (subscription)
 //   virtualMachines.createOrUpdate / list / listAll / instanceView / deallocate / start / delete
 //       → Microsoft.Compute/virtualMachines/{write,read,instanceView/read,deallocate/action,start/action,delete}
 //   its implicit OS disk (created by the VM's PUT), disks.listByResourceGroup / delete
 //       → Microsoft.Compute/disks/{write,read,delete}
-//   resourceSkus.list (the location's catalog)       → Microsoft.Compute/skus/read
+//   resourceSkus.list (the location's catalog)       → Microsoft.Compute/skus/read (subscription)
 //   long-running operations polled (compute: Azure-AsyncOperation, then Location)
-//       → Microsoft.Compute/locations/{operations,operationResults}/read
+//       → Microsoft.Compute/locations/{operations,operationResults}/read (subscription)
 //   (every ...AndWait create ends with a GET of what it made: read, for each kind below)
 //   networkSecurityGroups.createOrUpdate, the subnet naming it → .../networkSecurityGroups/{write,read,join/action}
 //   securityRules.list / createOrUpdate (openPorts)   → .../networkSecurityGroups/securityRules/{read,write}
 //   virtualNetworks.createOrUpdate, a NIC in its subnet → .../virtualNetworks/{write,read}, .../virtualNetworks/subnets/join/action
 //   publicIPAddresses.createOrUpdate / list / delete, a NIC naming one → .../publicIPAddresses/{write,read,delete,join/action}
 //   networkInterfaces.createOrUpdate / list / delete, a VM naming one → .../networkInterfaces/{write,read,delete,join/action}
-//   long-running operations polled (network)          → Microsoft.Network/locations/{operations,operationResults}/read
+//   long-running operations polled (network)          → Microsoft.Network/locations/{operations,operationResults}/read (subscription)
 //   (no userAssignedIdentities action here: job clusters carry the controller's one jobs
 //   identity, which it reads and attaches through its second role, below)
-//   roleAssignments list / GET / PUT / DELETE (Blob grants; autostop's grant on the group)
-//       → Microsoft.Authorization/roleAssignments/{read,write,delete}
-//   a group's delete deletes what is in it, which ARM checks per resource: the deletes above,
-//   plus Microsoft.Network/virtualNetworks/delete and .../networkSecurityGroups/delete.
+//   roleAssignments list / GET / PUT / DELETE (Blob grants on the user's containers, which sit
+//   outside any group Skydeck makes) → Microsoft.Authorization/roleAssignments/{read,write,delete} (subscription)
+//   a job cluster's end: its VMs, then its own VNet and NSG in the shared group (terminate.ts);
+//   the group itself it may neither make nor delete (this machine does both).
 // Its second role, "Skydeck jobs identity user" (JOBS_IDENTITY_ACTIONS: userAssignedIdentities
 // read and assign/action, nothing else), is assigned to it at ONE identity's scope: its jobs
 // identity (bucketIdentity.ts), which this machine makes in the controller's group when it
@@ -62,14 +66,22 @@
 // by an older version keeps the older condition (and its job heads VM Contributor, identity.ts)
 // until this machine starts it again (after its idle autostop) or relaunches it, which re-puts
 // the assignment with this condition.
-// Known limits (RBAC has no narrower form): the actions hold for every resource of the
-// subscription, not only Skydeck's (control-plane RBAC has no tag conditions; only role
-// assignments and storage data actions take conditions), so the VM could deallocate or delete
-// any VM, disk or network of the subscription, its own included (no deny assignment can be
-// made by a user); the assignments it may make are limited by role and principal type, not by
-// scope or principal (a condition has no attribute for either), so it could give itself or
-// another service principal Blob Data Contributor on any container of the subscription (all
-// Blob data of its storage accounts), its jobs identity included; all its job clusters share
+// Closed: until now "Skydeck jobs controller" was assigned on the whole subscription (job
+// clusters made their own groups), so the VM could deallocate or delete any VM, disk or network
+// of the subscription. When this machine starts an older controller again, grantController
+// puts the group and subscription assignments and deletes that subscription-wide one. Job
+// clusters an older controller made in their own groups are out of its reach now (down them
+// from this machine). Job clusters in the shared group get no autostop (a head's role on the
+// group would reach every job cluster's VMs): refused before anything is made.
+// Known limits: the VM may do anything the role allows to anything in its jobs group (any job
+// cluster's VMs, including ones it did not launch there, and what a user puts there by hand);
+// the assignments it may make are limited by role and principal type, not by scope or
+// principal (a condition has no attribute for either), so it could give itself or another
+// service principal Blob Data Contributor on any container of the subscription (all Blob data
+// of its storage accounts), its jobs identity included (narrowing this to its jobs' storage
+// accounts would need the grant scope known at submit, which an Azure bucket named by `name:`
+// is not: its account is resolved at launch on the VM); its subscription reads see the names,
+// types and tags of every resource (resources.list) and VM sizes; all its job clusters share
 // the jobs identity, so a job cluster's nodes read every container granted to any job of the
 // controller. Until then the VM's software is trusted as this machine's CLI is. A job cluster with autodown (its head needs Contributor)
 // cannot be launched by the controller (Azure refuses the grant). The list is checked against

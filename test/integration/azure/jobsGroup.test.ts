@@ -159,6 +159,30 @@ describe('azure: a managed-jobs controller\'s job clusters in its one resource g
     assert.equal(m().get(rgId(g)), undefined);
   });
 
+  it('a job cluster\'s VNet still in use when it ends (a NIC in its subnet) is kept without failing the terminate, and ended by the next one', async () => {
+    const row = await launchController('ctl-inuse');
+    const g = jobsGroup(row.uid);
+    const asController = asControllerOf(row.uid);
+    const job = runRequest({ clusterName: 'job-inuse' });
+    const ref: ClusterRef = { uid: job.uid, account: sub() };
+    await asController.runInstances(job);
+    const vnet = `${rgId(g)}/providers/Microsoft.Network/virtualNetworks/skydeck-vnet-${job.uid}`;
+    const nsg = `${rgId(g)}/providers/Microsoft.Network/networkSecurityGroups/skydeck-nsg-${job.uid}`;
+    // A NIC in its subnet that is no part of its VMs (made by hand there).
+    const c = new AzureClients({ ...bed.options() });
+    const lro = { updateIntervalInMs: 10 };
+    await c.network.networkInterfaces.beginCreateOrUpdateAndWait(g, 'by-hand', { location: REGION, ipConfigurations: [{ name: 'ip', subnet: { id: `${vnet}/subnets/default` } }] }, lro);
+    await asController.terminateInstances(ref);
+    await asController.waitInstances(ref, 'terminated', 10_000);
+    assert.ok(m().get(vnet) && m().get(nsg), 'kept while in use');
+    await c.network.networkInterfaces.beginDeleteAndWait(g, 'by-hand', lro);
+    await asController.terminateInstances(ref);
+    assert.equal(m().get(vnet), undefined);
+    assert.equal(m().get(nsg), undefined);
+    const d = await down(ctx, 'ctl-inuse');
+    assert.ok(d.cleaned, d.notes.join('\n'));
+  });
+
   it('a controller of an older version (the role on the whole subscription) loses that assignment when this machine starts it again', async () => {
     const row = await launchController('ctl-older');
     const principal = principalOf(row.uid);

@@ -1,6 +1,6 @@
 import type { PortRange } from '../../task';
 import type { AzureClients } from './clients';
-import { azCall, isNotFound } from './errors';
+import { azCall, azureCode, isNotFound } from './errors';
 import { ipName, netNames, nicName, SUBNET } from './names';
 
 // The cluster's network, all inside its resource group: a VNet with one subnet guarded by an
@@ -68,12 +68,14 @@ export async function openNsgPorts(c: AzureClients, group: string, ports: PortRa
 
 /**
  * A cluster's VNet then its NSG in a shared jobs group (its VMs and their NICs gone first: a
- * subnet in use cannot be deleted); one already gone is fine.
+ * subnet in use cannot be deleted); one already gone is fine, and so is one still in use (a NIC
+ * whose delete is under way): free to keep, ended by the next terminate or with the group at
+ * the controller's down (the proof is about what bills).
  */
 export async function deleteNetwork(c: AzureClients, group: string, uid: string, lro: NetCtx['lro']): Promise<void> {
   const { vnet, nsg } = netNames(uid);
   const gone = (e: unknown) => {
-    if (!isNotFound(e)) throw e;
+    if (!isNotFound(e) && !/^InUse/.test(azureCode(e).code)) throw e;
   };
   await azCall('virtualNetworks.delete', () => c.network.virtualNetworks.beginDeleteAndWait(group, vnet, lro).catch(gone));
   await azCall('networkSecurityGroups.delete', () => c.network.networkSecurityGroups.beginDeleteAndWait(group, nsg, lro).catch(gone));

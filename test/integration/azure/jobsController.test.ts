@@ -2,18 +2,19 @@
 // The controller cluster is launched through launchOnProvider with jobsController (what
 // ensureControllerCluster does; bootstrap is a no-op: the fake's VMs are not machines): its VM
 // carries the cluster's user-assigned identity, which holds the custom role "Skydeck jobs
-// controller" (exactly CONTROLLER_ACTIONS) on the subscription, under an ABAC condition. Then,
+// controller" (exactly CONTROLLER_ACTIONS) on its jobs group alone, and "Skydeck jobs lookups and
+// grants" (CONTROLLER_SUBSCRIPTION_ACTIONS) on the subscription, under an ABAC condition. Then,
 // signed in AS that identity (the fake enforces the role, its actions and its condition), the
-// provider launches, stops, starts, lists and ends a job cluster with Blob mounts and autostop,
+// provider launches, stops, starts, lists and ends a job cluster with Blob mounts in that group,
 // with every request recorded and its actions checked against the list; what it must not do
-// (widen its role, assign Contributor, delete its own assignment) is refused. Down deletes the
-// subscription-scope assignment and the identity with proof; an orphan is listed by the sweep;
+// (widen its role, assign Contributor, delete its own assignment) is refused. Down deletes both
+// assignments and the identity with proof; an orphan is listed by the sweep;
 // a widened role is set back; the node's credential chain gets the identity's token from IMDS.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { type BucketAccess, type ClusterRef } from '../../../src/core/clouds/provider';
 import { getCluster, putCluster } from '../../../src/core/state';
-import { deleteStrayIdentity, down, stop, type OpsContext } from '../../../src/core/ops';
+import { deleteStrayIdentity, down, stop, terminateLeakedInstance, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { refOf } from '../../../src/core/provision/handle';
@@ -23,10 +24,11 @@ import { groupName } from '../../../src/core/clouds/azure';
 import { AzureClients, MI_RESOURCE_ENV } from '../../../src/core/clouds/azure/clients';
 import { BUCKET_IDENTITY, JOBS_IDENTITY, jobsIdentityId } from '../../../src/core/clouds/azure/bucketIdentity';
 import { JOBS_IDENTITY_ENV } from '../../../src/core/clouds/azure/options';
-import { CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, JOBS_IDENTITY_ACTIONS, JOBS_IDENTITY_ROLE_NAME, ROLE_DEFINITIONS_API } from '../../../src/core/clouds/azure/controllerRole';
+import {
+  CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, CONTROLLER_SUBSCRIPTION_ACTIONS, CONTROLLER_SUBSCRIPTION_ROLE_NAME, JOBS_IDENTITY_ACTIONS, JOBS_IDENTITY_ROLE_NAME, ROLE_DEFINITIONS_API,
+} from '../../../src/core/clouds/azure/controllerRole';
 import { ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR, roleDefinitionId } from '../../../src/core/clouds/azure/identity';
 import { AUTOSTOP_ACTIONS, AUTOSTOP_ROLE_NAME, autostopRoleGuid } from '../../../src/core/clouds/azure/autostopRole';
-import { TAG_HEAD } from '../../../src/core/clouds/azure/names';
 import { ROLE_BLOB_CONTRIBUTOR } from '../../../src/core/clouds/azure/bucketGrants';
 import { covers } from '../../support/fakes/azureFake/actions';
 import { ImdsFake } from '../../support/fakes/azureFake/imds';
@@ -35,7 +37,6 @@ import { REGION, runRequest, startAzureBed, type AzureBed, bedOpsContext } from 
 
 const PLACE: ControllerPlace = { kind: 'cloud', cloud: 'azure', region: REGION };
 const DATA_RG = 'data-rg';
-const sorted = (a: readonly string[]) => [...a].map((x) => x.toLowerCase()).sort();
 
 describe('azure: the managed-jobs controller VM and its scoped identity (ARM fake)', function () {
   this.timeout(60_000);
@@ -48,10 +49,12 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
   const m = () => bed.fake.model;
   const sub = () => m().subscription;
   const groupId = (uid: string) => `/subscriptions/${sub()}/resourceGroups/${groupName(uid)}`;
+  const jobsGroupId = (ctlUid: string) => `/subscriptions/${sub()}/resourceGroups/skydeck-${ctlUid}-jobs`;
   const identityOf = (uid: string) => m().get(`${groupId(uid)}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${BUCKET_IDENTITY}`);
   const assignments = () => [...m().resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleAssignments');
   const defs = () => [...m().resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleDefinitions');
   const roles = () => defs().filter((d) => d.properties.roleName.startsWith(CONTROLLER_ROLE_NAME));
+  const subRoles = () => defs().filter((d) => d.properties.roleName.startsWith(CONTROLLER_SUBSCRIPTION_ROLE_NAME));
   const autostopRoles = () => defs().filter((d) => d.properties.roleName.startsWith(AUTOSTOP_ROLE_NAME));
   const autostopRoleId = () => `/subscriptions/${sub()}/providers/Microsoft.Authorization/roleDefinitions/${autostopRoleGuid(sub())}`;
   const subAssignmentsOf = (principal: string) => assignments().filter((a) => a.properties.scope === `/subscriptions/${sub()}` && a.properties.principalId === principal);
@@ -77,7 +80,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     await bed?.close();
   });
 
-  it('launches a Standard_B2s VM with the user-assigned identity, the role of exactly the list on the subscription under the condition; down deletes both with proof', async () => {
+  it('launches a Standard_B2s VM with the user-assigned identity, the role of exactly the list on its jobs group and the lookups role on the subscription under the condition; down deletes them with proof', async () => {
     const name = controllerClusterName(PLACE);
     const row = await launchController(name);
     const [vm] = m().under(`${groupId(row.uid)}/providers/Microsoft.Compute/virtualMachines/`);
@@ -92,17 +95,24 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     const [def, ...moreDefs] = roles();
     assert.equal(moreDefs.length, 0);
     const jobsDef = defs().find((d) => d.properties.roleName === JOBS_IDENTITY_ROLE_NAME)!;
-    assert.deepEqual(defs().map((d) => d.id).sort(), [def.id, autostopRoleId(), jobsDef.id].sort());
+    const [subDef, ...moreSubDefs] = subRoles();
+    assert.equal(moreSubDefs.length, 0);
+    assert.deepEqual(defs().map((d) => d.id).sort(), [def.id, autostopRoleId(), jobsDef.id, subDef.id].sort());
+    assert.deepEqual(subDef.properties.permissions, [{ actions: [...CONTROLLER_SUBSCRIPTION_ACTIONS], notActions: [], dataActions: [], notDataActions: [] }]);
     assert.deepEqual(autostopRoles()[0].properties.permissions, [{ actions: [...AUTOSTOP_ACTIONS], notActions: [], dataActions: [], notDataActions: [] }]);
     assert.deepEqual(autostopRoles()[0].properties.assignableScopes, [`/subscriptions/${sub()}`]);
     assert.equal(def.properties.roleName, CONTROLLER_ROLE_NAME);
     assert.deepEqual(def.properties.permissions, [{ actions: [...CONTROLLER_ACTIONS], notActions: [], dataActions: [], notDataActions: [] }]);
     assert.deepEqual(def.properties.assignableScopes, [`/subscriptions/${sub()}`]);
-    // Assigned to the identity at the subscription (job clusters make their own groups), with the condition.
+    // The controller role at its jobs group alone; the lookups role at the subscription, with the condition.
     const [ra, ...moreRa] = subAssignmentsOf(mi.properties.principalId);
     assert.equal(moreRa.length, 0);
-    assert.equal(ra.properties.roleDefinitionId, def.id);
+    assert.equal(ra.properties.roleDefinitionId, subDef.id);
     assert.equal(ra.properties.condition, controllerCondition(sub()));
+    const [groupRa, ...moreGroupRa] = assignments().filter((a) => a.properties.principalId === mi.properties.principalId && a.properties.roleDefinitionId === def.id);
+    assert.equal(moreGroupRa.length, 0);
+    assert.equal(groupRa.properties.scope, jobsGroupId(row.uid));
+    assert.match(groupRa.properties.description, new RegExp(`^Skydeck jobs controller; .*skydeck-cluster-uid=${row.uid}`));
     assert.equal(ra.properties.conditionVersion, '2.0');
     assert.match(ra.properties.description, new RegExp(`^Skydeck jobs controller; .*skydeck-cluster-uid=${row.uid}`));
 
@@ -115,8 +125,9 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     const cur = (await ctx.store.read((db) => getCluster(db, name)))!;
     await ctx.store.write((db) => db.run('DELETE FROM clusters WHERE name = ?', [name]));
     const stray = await findLeakedInstances(ctx, ['azure']);
-    assert.deepEqual(stray.thisWorkspace.map((l) => l.uid), [row.uid]);
-    assert.deepEqual((stray.strayIdentities ?? []).map((i) => [i.kind, i.name, i.uid]).sort(), [['jobs controller role assignment', ra.id, row.uid], ['jobs identity role assignment', jobsRa.id, row.uid]].sort());
+    assert.deepEqual(stray.thisWorkspace.map((l) => [l.uid, l.instance.id]).sort(), [[row.uid, vm.name], [row.uid, `skydeck-${row.uid}-jobs`]].sort(), 'its VM, and its jobs group');
+    assert.deepEqual((stray.strayIdentities ?? []).map((i) => [i.kind, i.name, i.uid]).sort(), [
+      ['jobs controller role assignment', ra.id, row.uid], ['jobs controller role assignment', groupRa.id, row.uid], ['jobs identity role assignment', jobsRa.id, row.uid]].sort());
     await ctx.store.write((db) => putCluster(db, cur));
     const owned = await findLeakedInstances(ctx, ['azure']);
     assert.deepEqual([owned.thisWorkspace, owned.strayIdentities ?? []], [[], []]);
@@ -132,8 +143,11 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     assert.ok(d.cleaned, d.notes.join('\n'));
     assert.ok(d.notes.includes(`deleted Blob role assignment ${grant.id} (proof: GET ${grant.id} answers 404)`), d.notes.join('\n'));
     assert.ok(d.notes.includes(`deleted jobs controller role assignment ${ra.id} (proof: GET ${ra.id} answers 404)`), d.notes.join('\n'));
+    assert.ok(d.notes.includes(`deleted jobs controller role assignment ${groupRa.id} (proof: GET ${groupRa.id} answers 404)`), d.notes.join('\n'));
     assert.ok(d.notes.some((n) => n.startsWith(`deleted managed identity ${BUCKET_IDENTITY} of ${groupName(row.uid)} (proof: GET ${mi.id} answers 404`)), d.notes.join('\n'));
+    assert.ok(d.notes.some((n) => n.startsWith(`deleted resource group skydeck-${row.uid}-jobs (`)), d.notes.join('\n'));
     assert.equal(m().get(ra.id), undefined);
+    assert.equal(m().get(jobsGroupId(row.uid)), undefined);
     assert.equal(identityOf(row.uid), undefined);
     assert.equal(m().get(groupId(row.uid)), undefined);
     assert.equal(roles().length, 1, 'the role itself is the subscription\'s, kept for the next controller');
@@ -183,7 +197,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
       assert.deepEqual(autostop.map((d) => [d.name, d.properties.roleName]), [[autostopRoleGuid(other), `${AUTOSTOP_ROLE_NAME} (${other})`]]);
     }
     const principal = om.get(`/subscriptions/${other}/resourceGroups/${groupName(second.uid)}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/${BUCKET_IDENTITY}`)!.properties.principalId;
-    const [ra] = [...om.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleAssignments' && r.properties.principalId === principal && r.properties.scope === `/subscriptions/${other}`);
+    const [ra] = [...om.resources.values()].filter((r) => r.type === 'Microsoft.Authorization/roleAssignments' && r.properties.principalId === principal && r.properties.scope === `/subscriptions/${other}/resourceGroups/skydeck-${second.uid}-jobs`);
     assert.equal(ra.properties.roleDefinitionId, roleIn()[0].id);
     assert.equal(roles().filter((d) => d.properties.roleName === CONTROLLER_ROLE_NAME).length, 1, 'the first subscription keeps the plain name');
     await inOther.terminateInstances({ uid: second.uid });
@@ -196,19 +210,27 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     req.workspaceId = 'ws-test';
     await provider.runInstances({ ...req, placement: { ...req.placement, jobsController: true } });
     const principal = identityOf(req.uid)!.properties.principalId;
-    const [ra] = subAssignmentsOf(principal);
+    const ras = assignments().filter((a) => a.properties.principalId === principal && a.properties.description?.startsWith('Skydeck jobs controller;'));
+    assert.deepEqual(ras.map((a) => a.properties.scope).sort(), [`/subscriptions/${sub()}`, jobsGroupId(req.uid)].sort());
     m().deleteGroup(groupName(req.uid));
     assert.ok(await groupGone(req.uid));
     const sweep = await findLeakedInstances(ctx, ['azure']);
-    const leaked = [...(sweep.strayIdentities ?? [])].filter((i) => i.uid === req.uid);
-    assert.deepEqual(leaked.map((i) => [i.kind, i.name]), [['jobs controller role assignment', ra.id]]);
+    // Its jobs group, left too, is a leaked pseudo-instance of the uid: ended first (it holds one of the assignments).
+    const group = [...sweep.thisWorkspace, ...sweep.otherWorkspaces].filter((l) => l.uid === req.uid);
+    assert.deepEqual(group.map((l) => l.instance.id), [`skydeck-${req.uid}-jobs`]);
+    const t = await terminateLeakedInstance(ctx, group[0]);
+    assert.ok(t.confirmed, t.message);
+    for (let i = 0; i < 200 && m().get(jobsGroupId(req.uid)); i++) await new Promise((r) => setTimeout(r, 25));
+    const leaked = [...((await findLeakedInstances(ctx, ['azure'])).strayIdentities ?? [])].filter((i) => i.uid === req.uid);
+    // The one on the jobs group went with the group; the subscription's is left to delete.
+    assert.deepEqual(leaked.map((i) => [i.kind, i.name]), ras.filter((ra) => ra.properties.scope === `/subscriptions/${sub()}`).map((ra) => ['jobs controller role assignment', ra.id]));
     const r = await deleteStrayIdentity(ctx, leaked[0]);
     assert.ok(r.deleted, r.message);
     assert.match(r.message, /deleted jobs controller role assignment .* \(proof: GET answers 404\)/);
-    assert.equal(m().get(ra.id), undefined);
+    for (const ra of ras) assert.equal(m().get(ra.id), undefined);
   });
 
-  it('as the controller\'s identity: a job cluster with Blob mounts and autostop is launched, stopped, started, listed and ended, every request within the role; what it must not do is refused', async () => {
+  it('as the controller\'s identity: a job cluster with Blob mounts is launched in its jobs group, stopped, started, listed and ended, every request within the roles at their scopes; what it must not do is refused', async () => {
     // A controller VM (no row needed: only its identity is used).
     const ctl = runRequest({ clusterName: 'ctl-as', instanceType: 'Standard_B2s' });
     await provider.runInstances({ ...ctl, placement: { ...ctl.placement, jobsController: true } });
@@ -219,9 +241,9 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     bed.fake.requests.length = 0;
     bed.fake.recording = true;
     try {
-      // A two-node job cluster, mounting a container, with autostop (deallocating: "Skydeck autostop" on its group).
+      // A two-node job cluster, mounting a container.
       const job = runRequest({ clusterName: 'job-1', numNodes: 2 });
-      const jobReq = { ...job, autostop: { down: false }, placement: { ...job.placement, bucketAccess: [blob('in')] } };
+      const jobReq = { ...job, placement: { ...job.placement, bucketAccess: [blob('in')] } };
       const ref: ClusterRef = { uid: job.uid, account: sub() };
       await asController.catalog(REGION);
       await asController.runInstances(jobReq);
@@ -236,7 +258,7 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
       await asController.listTagged();
       // One VM ends alone, leaving its NIC, IP and disk (made as an older cluster would): the parts are deleted too.
       const [first] = (await asController.queryInstances(ref)).map((i) => i.id);
-      const vm = m().get(`${groupId(job.uid)}/providers/Microsoft.Compute/virtualMachines/${first}`)!;
+      const vm = m().get(`${jobsGroupId(ctl.uid)}/providers/Microsoft.Compute/virtualMachines/${first}`)!;
       vm.properties.networkProfile.networkInterfaces[0].properties.deleteOption = 'Detach';
       vm.properties.storageProfile.osDisk.deleteOption = 'Detach';
       await asController.terminateInstances(ref, [first]);
@@ -249,18 +271,22 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
       // The job cluster had no identity of its own: its nodes carried the controller's jobs
       // identity, whose grants are the controller's (another job cluster may use them), kept here.
       assert.deepEqual(rel.gone, []);
-      assert.deepEqual(m().under(`${groupId(job.uid)}/providers/Microsoft.ManagedIdentity/`), []);
+      assert.deepEqual(m().under(`${jobsGroupId(ctl.uid)}/providers/Microsoft.ManagedIdentity/`), []);
       const jobsPrincipal = m().get(jobsId)!.properties.principalId;
       assert.equal(assignments().filter((a) => a.properties.principalId === jobsPrincipal && a.properties.roleDefinitionId.endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`)).length, 2);
-      assert.ok(await groupGone(job.uid));
-      assert.equal(await asController.groupExists(job.uid), false);
+      // Nothing of it is left in the jobs group (its VNet and NSG included); the group stays, the controller's.
+      assert.deepEqual(m().under(`${jobsGroupId(ctl.uid)}/`).filter((r) => JSON.stringify(r).includes(job.uid) || String(r.name).includes(job.uid.slice(0, 8))), []);
+      assert.ok(m().get(jobsGroupId(ctl.uid)));
+      assert.equal(m().get(groupId(job.uid)), undefined, 'it never had a group of its own');
     } finally {
       bed.fake.recording = false;
     }
-    // Every request's actions (its own and the linked ones ARM checks) are in the role; reading
-    // and attaching the jobs identity, in its role on that identity alone (the fake checks the scope).
+    // Every request's actions (its own and the linked ones ARM checks) are in a role assigned at
+    // or above its path: the controller role for what is in the jobs group, the lookups role
+    // for the rest; reading and attaching the jobs identity, in its role on that identity alone.
     const seen = new Set<string>();
     const onJobs = new Set<string>();
+    const inGroup = `${jobsGroupId(ctl.uid)}`.toLowerCase();
     for (const r of bed.fake.requests) {
       for (const a of r.actions) {
         if (covers(JOBS_IDENTITY_ACTIONS, a)) {
@@ -268,15 +294,18 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
           onJobs.add(a);
           continue;
         }
-        assert.ok(covers(CONTROLLER_ACTIONS, a), `${r.method} ${r.path} needs ${a}, which the controller role lacks`);
+        const low = r.path.toLowerCase();
+        const there = low === inGroup || low.startsWith(`${inGroup}/`);
+        assert.ok(covers(there ? CONTROLLER_ACTIONS : CONTROLLER_SUBSCRIPTION_ACTIONS, a) || (there && covers(CONTROLLER_SUBSCRIPTION_ACTIONS, a)), `${r.method} ${r.path} needs ${a}, which the role at its scope lacks`);
         seen.add(a.toLowerCase());
       }
     }
     assert.deepEqual([...onJobs].sort(), [...JOBS_IDENTITY_ACTIONS].sort());
-    // And the role holds nothing the provider did not use, but for the network RP's operation
-    // polls (the fake answers every long-running operation at the compute RP's URL).
-    const unused = CONTROLLER_ACTIONS.filter((a) => !seen.has(a.toLowerCase()));
-    assert.deepEqual(unused, ['Microsoft.Network/locations/operations/read', 'Microsoft.Network/locations/operationResults/read']);
+    // And the roles hold nothing the provider did not use, but for the network RP's operation
+    // polls (the fake answers every long-running operation at the compute RP's URL) and the
+    // delete of a role assignment (a job cluster holds none of its own; its Blob grants are the controller's).
+    const unused = [...CONTROLLER_ACTIONS, ...CONTROLLER_SUBSCRIPTION_ACTIONS].filter((a) => !seen.has(a.toLowerCase()));
+    assert.deepEqual(unused, ['Microsoft.Network/locations/operations/read', 'Microsoft.Network/locations/operationResults/read', 'Microsoft.Authorization/roleAssignments/delete']);
 
     // What the controller's identity must not do, refused by ARM (role or condition).
     const c = new AzureClients({ ...bed.options(), credential: { getToken: async () => ({ token, expiresOnTimestamp: Date.now() + 3600_000 }) } });
@@ -292,45 +321,40 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
     const [own] = subAssignmentsOf(mi.properties.principalId);
     await denied('delete its own assignment', () => c.resources.resources.beginDeleteByIdAndWait(own.id.slice(1), '2022-04-01', { updateIntervalInMs: 10 }));
     assert.ok(m().get(own.id));
+    const [onGroup] = assignments().filter((a) => a.properties.principalId === mi.properties.principalId && a.properties.scope === jobsGroupId(ctl.uid));
+    await denied('delete its own assignment on the jobs group', () => c.resources.resources.beginDeleteByIdAndWait(onGroup.id.slice(1), '2022-04-01', { updateIntervalInMs: 10 }));
+    await denied('assign itself the controller role on the subscription', () => assign(def.name));
+    assert.ok(m().get(onGroup.id));
     await provider.terminateInstances({ uid: ctl.uid });
     assert.ok(await groupGone(ctl.uid));
   });
 
-  it('as the controller\'s identity: a job cluster\'s autostop head gets "Skydeck autostop" on its group, never Virtual Machine Contributor, and deallocates itself with it; the controller may grant no VM Contributor, Contributor or Owner to anyone; an older cluster\'s VM Contributor grant still goes with its group', async () => {
+  it('as the controller\'s identity: a job cluster with autostop is refused before anything is made (its head would reach the whole jobs group); the controller may grant no VM Contributor, Contributor or Owner to anyone, on the subscription or its jobs group', async () => {
     const ctl = runRequest({ clusterName: 'ctl-narrow', instanceType: 'Standard_B2s' });
     await provider.runInstances({ ...ctl, placement: { ...ctl.placement, jobsController: true } });
     const mi = identityOf(ctl.uid)!;
     const credential = (principal: string) => ({ getToken: async () => ({ token: `fake-mi-token:${principal}`, expiresOnTimestamp: Date.now() + 3600_000 }) });
     const asController = bed.provider({ credential: credential(mi.properties.principalId), catalogDir: path.join(bed.dir, 'ctl-narrow-catalog'), jobsIdentity: jobsIdentityId(sub(), ctl.uid) });
     const job = runRequest({ clusterName: 'job-narrow', numNodes: 2 });
-    const jobReq = { ...job, autostop: { down: false } };
-    const ref: ClusterRef = { uid: job.uid, account: sub() };
-    const g = groupName(job.uid);
-    const groupAssignments = () => m().under(`${groupId(job.uid)}/providers/Microsoft.Authorization/roleAssignments/`);
-    await asController.runInstances(jobReq);
-    await asController.waitInstances(ref, 'running', 10_000);
-    await asController.runInstances(jobReq); // a relaunch of a running cluster: nothing granted twice
-    const vms = m().under(`${groupId(job.uid)}/providers/Microsoft.Compute/virtualMachines/`);
-    const head = vms.find((v) => v.tags[TAG_HEAD] === 'true')!;
-    const [ra, ...moreRa] = groupAssignments();
-    assert.equal(moreRa.length, 0);
-    assert.deepEqual([ra.properties.principalId, ra.properties.roleDefinitionId, ra.properties.scope], [head.identity.principalId, autostopRoleId(), groupId(job.uid)]);
-    assert.deepEqual(assignments().filter((a) => a.properties.roleDefinitionId.endsWith(`/${ROLE_VM_CONTRIBUTOR}`)), [], 'no Virtual Machine Contributor anywhere');
+    const before = m().calls.length;
+    await assert.rejects(asController.runInstances({ ...job, autostop: { down: false } }), (e: Error & { kind?: string; hint?: string }) => {
+      assert.equal(e.kind, 'config');
+      assert.match(e.message, /cannot have autostop/);
+      assert.match(e.hint ?? '', /the controller tears its cluster down when the job ends/);
+      return true;
+    });
+    assert.equal(m().calls.length, before, 'nothing made');
+    await asController.runInstances(job);
+    await asController.waitInstances({ uid: job.uid, account: sub() }, 'running', 10_000);
+    const jobsPrincipal = m().get(jobsIdentityId(sub(), ctl.uid))!.properties.principalId;
 
-    // The head's identity: runCommand refused (VM Contributor would allow it), the agent's list and deallocate allowed.
-    const asHead = new AzureClients({ ...bed.options(), credential: credential(head.identity.principalId) });
-    await assert.rejects(asHead.compute.virtualMachines.beginRunCommand(g, head.name, { commandId: 'RunShellScript', script: ['id'] }),
-      (e: { code?: string }) => e.code === 'AuthorizationFailed');
-    for await (const v of asHead.compute.virtualMachines.list(g)) await asHead.compute.virtualMachines.beginDeallocate(g, v.name!);
-    await asController.waitInstances(ref, 'stopped', 10_000);
-
-    // What the condition refuses: VM Contributor, Contributor, Owner, to the controller itself or the
-    // job's head, on the subscription or the job's group.
+    // What the condition refuses: VM Contributor, Contributor, Owner, to the controller itself or its
+    // jobs identity, on the subscription or the jobs group.
     const c = new AzureClients({ ...bed.options(), credential: credential(mi.properties.principalId) });
     const OWNER = '8e3af657-a8ff-443c-a75c-2fe8c4bcb635';
     for (const [role, roleName] of [[ROLE_VM_CONTRIBUTOR, 'Virtual Machine Contributor'], [ROLE_CONTRIBUTOR, 'Contributor'], [OWNER, 'Owner']]) {
-      for (const [principal, who] of [[mi.properties.principalId, 'itself'], [head.identity.principalId, 'the job head']]) {
-        for (const scope of [`/subscriptions/${sub()}`, groupId(job.uid)]) {
+      for (const [principal, who] of [[mi.properties.principalId, 'itself'], [jobsPrincipal, 'its jobs identity']]) {
+        for (const scope of [`/subscriptions/${sub()}`, jobsGroupId(ctl.uid)]) {
           await assert.rejects(c.resources.resources.beginCreateOrUpdateByIdAndWait(
             `${scope.slice(1)}/providers/Microsoft.Authorization/roleAssignments/${crypto.randomUUID()}`, '2022-04-01',
             { properties: { roleDefinitionId: roleDefinitionId(sub(), role), principalId: principal, principalType: 'ServicePrincipal' } }, { updateIntervalInMs: 10 }),
@@ -339,71 +363,10 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
       }
     }
     assert.deepEqual(assignments().filter((a) => [ROLE_VM_CONTRIBUTOR, ROLE_CONTRIBUTOR, OWNER].some((r) => a.properties.roleDefinitionId.endsWith(`/${r}`))), []);
-
-    // A job cluster launched by an older controller holds Virtual Machine Contributor on its group
-    // (made here as that version did): the group's delete may take it (its condition allows
-    // deleting those), and down leaves no assignment of the group.
-    const older = { id: `${groupId(job.uid)}/providers/Microsoft.Authorization/roleAssignments/${crypto.randomUUID()}`, type: 'Microsoft.Authorization/roleAssignments' };
-    m().put({ ...older, name: older.id.split('/').pop(), properties: { roleDefinitionId: roleDefinitionId(sub(), ROLE_VM_CONTRIBUTOR), principalId: head.identity.principalId, principalType: 'ServicePrincipal', scope: groupId(job.uid) } });
-    await asController.terminateInstances(ref);
-    await asController.waitInstances(ref, 'terminated', 10_000);
-    assert.ok(await groupGone(job.uid));
-    assert.deepEqual(groupAssignments(), []);
+    await asController.terminateInstances({ uid: job.uid, account: sub() });
+    await asController.waitInstances({ uid: job.uid, account: sub() }, 'terminated', 10_000);
     await provider.terminateInstances({ uid: ctl.uid });
     assert.ok(await groupGone(ctl.uid));
-  });
-
-  it('as the controller\'s identity, where "Skydeck autostop" is gone (deleted by hand): a job launch with autostop fails as auth saying how to make it, and grants nothing wider', async () => {
-    const ctl = runRequest({ clusterName: 'ctl-norole', instanceType: 'Standard_B2s' });
-    await provider.runInstances({ ...ctl, placement: { ...ctl.placement, jobsController: true } });
-    const mi = identityOf(ctl.uid)!;
-    const saved = m().get(autostopRoleId())!;
-    m().remove(saved.id);
-    try {
-      const asController = bed.provider({ credential: { getToken: async () => ({ token: `fake-mi-token:${mi.properties.principalId}`, expiresOnTimestamp: Date.now() + 3600_000 }) }, jobsIdentity: jobsIdentityId(sub(), ctl.uid) });
-      const job = runRequest({ clusterName: 'job-norole' });
-      await assert.rejects(asController.runInstances({ ...job, autostop: { down: false } }), (e: Error & { kind?: string; hint?: string }) => {
-        assert.equal(e.kind, 'auth');
-        assert.match(e.message, new RegExp(`"${AUTOSTOP_ROLE_NAME}" is not in subscription ${sub()}, and this identity may neither create it nor grant Virtual Machine Contributor`));
-        assert.match(e.hint ?? '', /launch the managed-jobs controller again from your machine/);
-        return true;
-      });
-      assert.deepEqual(m().under(`${groupId(job.uid)}/providers/Microsoft.Authorization/roleAssignments/`), []);
-      assert.equal(m().get(autostopRoleId()), undefined, 'the controller defines no role');
-      await provider.terminateInstances({ uid: job.uid });
-    } finally {
-      m().put(saved);
-    }
-    await provider.terminateInstances({ uid: ctl.uid });
-  });
-
-  it('a controller still under an older version\'s condition (Virtual Machine Contributor, not "Skydeck autostop") gives its job heads VM Contributor, said in the log, until this machine starts it again and sets the condition', async () => {
-    const row = await launchController('ctl-old');
-    const mi = identityOf(row.uid)!;
-    const [own] = subAssignmentsOf(mi.properties.principalId);
-    const RA = 'Microsoft.Authorization/roleAssignments';
-    // The condition an older version set.
-    own.properties.condition = `((!(ActionMatches{'${RA}/write'})) OR (@Request[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${ROLE_BLOB_CONTRIBUTOR}, ${ROLE_VM_CONTRIBUTOR}}`
-      + ` AND @Request[${RA}:PrincipalType] ForAnyOfAnyValues:StringEqualsIgnoreCase {'ServicePrincipal'})) AND ((!(ActionMatches{'${RA}/delete'})) OR (@Resource[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${ROLE_BLOB_CONTRIBUTOR}, ${ROLE_VM_CONTRIBUTOR}, ${ROLE_CONTRIBUTOR}}))`;
-    const logs: string[] = [];
-    const asController = bed.provider({ credential: { getToken: async () => ({ token: `fake-mi-token:${mi.properties.principalId}`, expiresOnTimestamp: Date.now() + 3600_000 }) }, log: (l) => logs.push(l), jobsIdentity: jobsIdentityId(sub(), row.uid) });
-    const headRole = async (name: string) => {
-      const job = runRequest({ clusterName: name });
-      await asController.runInstances({ ...job, autostop: { down: false } });
-      const [ra, ...more] = m().under(`${groupId(job.uid)}/providers/Microsoft.Authorization/roleAssignments/`);
-      assert.equal(more.length, 0);
-      await asController.terminateInstances({ uid: job.uid, account: sub() });
-      return ra.properties.roleDefinitionId as string;
-    };
-    assert.equal(await headRole('job-old'), roleDefinitionId(sub(), ROLE_VM_CONTRIBUTOR));
-    assert.ok(logs.some((l) => l.includes(`got Virtual Machine Contributor on its group in place of "${AUTOSTOP_ROLE_NAME}"`) && l.includes('this account may not grant it')), logs.join('\n'));
-    await stop(ctx, 'ctl-old');
-    const stopped = (await ctx.store.read((db) => getCluster(db, 'ctl-old')))!;
-    await launchOnProvider(ctx, 'ctl-old', task(controllerTaskText(PLACE, 'x64')), { cloud: 'azure', autostop: { minutes: 10, down: false }, jobsController: true, existing: stopped });
-    assert.equal(m().get(own.id)!.properties.condition, controllerCondition(sub()), 'set by this machine at the start');
-    assert.equal(await headRole('job-new'), autostopRoleId());
-    const d = await down(ctx, 'ctl-old');
-    assert.ok(d.cleaned, d.notes.join('\n'));
   });
 
   it('on the node, the CLI\'s credential chain with controllerNodeEnv signs in through IMDS as the user-assigned identity, not the system-assigned one', async () => {
@@ -420,16 +383,13 @@ describe('azure: the managed-jobs controller VM and its scoped identity (ARM fak
       const { credential: _c, subscriptionId: _s, ...noCred } = bed.options();
       const c = new AzureClients({ ...noCred, env: nodeEnv });
       assert.equal(c.subscriptionId, sub());
-      const names: string[] = [];
-      for await (const v of c.compute.virtualMachines.listAll()) names.push(v.name!);
-      assert.ok(names.includes(vm.name), 'a subscription-wide listing: the controller role, not the group-scoped autostop one');
+      const jobsGroup = `skydeck-${ctl.uid}-jobs`;
+      assert.equal((await c.resources.resourceGroups.get(jobsGroup)).name, jobsGroup, 'its jobs group: the controller role, not the group-scoped autostop one');
       const asked = imds.requests.filter((r) => r.startsWith('/metadata/identity/oauth2/token'));
       assert.ok(asked.length > 0 && asked.every((r) => new URL(r, 'http://x').searchParams.get('msi_res_id') === identityOf(ctl.uid)!.id), asked.join('\n'));
-      // Without the env the chain takes the system-assigned identity, which may not list the subscription.
+      // Without the env the chain takes the system-assigned identity, which may not read the jobs group.
       const plain = new AzureClients({ ...noCred, env: { AZURE_SUBSCRIPTION_ID: sub() } });
-      await assert.rejects((async () => {
-        for await (const _ of plain.compute.virtualMachines.listAll()) break;
-      })(), (e: { code?: string }) => e.code === 'AuthorizationFailed');
+      await assert.rejects(plain.resources.resourceGroups.get(jobsGroup), (e: { code?: string }) => e.code === 'AuthorizationFailed');
     } finally {
       if (saved === undefined) delete process.env.AZURE_POD_IDENTITY_AUTHORITY_HOST;
       else process.env.AZURE_POD_IDENTITY_AUTHORITY_HOST = saved;

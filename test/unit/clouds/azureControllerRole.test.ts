@@ -4,13 +4,14 @@
 import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, controllerRoleName, isExactly, JOBS_IDENTITY_ACTIONS } from '../../../src/core/clouds/azure/controllerRole';
+import { CONTROLLER_ACTIONS, CONTROLLER_ROLE_NAME, controllerCondition, controllerRoleName, CONTROLLER_SUBSCRIPTION_ACTIONS, isExactly, JOBS_IDENTITY_ACTIONS } from '../../../src/core/clouds/azure/controllerRole';
 import { customRoleGuid } from '../../../src/core/clouds/azure/customRole';
 import { AUTOSTOP_ACTIONS, autostopRoleGuid } from '../../../src/core/clouds/azure/autostopRole';
 import { conditionAllows, parseCondition } from '../../support/fakes/azureFake/condition';
 import { ROLE_BLOB_CONTRIBUTOR } from '../../../src/core/clouds/azure/bucketGrants';
 import { ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR } from '../../../src/core/clouds/azure/identity';
 import { isArm64Size, pickSize } from '../../../src/core/clouds/azure/vm';
+import { controllerUidOfJobsIdentity, isJobsGroupName, jobsGroupName } from '../../../src/core/clouds/azure/names';
 import { AZURE_SHIPPED } from '../../../src/core/catalog/azureShipped';
 import { fittingTypes } from '../../../src/core/catalog';
 import { PriceBook } from '../../../src/core/cost/priceBook';
@@ -24,12 +25,17 @@ const def = (actions: string[], extra: Record<string, unknown> = {}, scopes = [`
 
 describe('azure: the managed-jobs controller role', () => {
   it('lists each action once, without wildcards, and nothing of role definitions (it cannot widen itself)', () => {
-    assert.equal(new Set(CONTROLLER_ACTIONS.map((a) => a.toLowerCase())).size, CONTROLLER_ACTIONS.length);
-    for (const a of CONTROLLER_ACTIONS) assert.doesNotMatch(a, /\*/, a);
-    assert.deepEqual(CONTROLLER_ACTIONS.filter((a) => a.startsWith('Microsoft.Authorization/')),
-      ['Microsoft.Authorization/roleAssignments/read', 'Microsoft.Authorization/roleAssignments/write', 'Microsoft.Authorization/roleAssignments/delete']);
-    assert.deepEqual([...new Set(CONTROLLER_ACTIONS.map((a) => a.split('/')[0]))].sort(),
-      ['Microsoft.Authorization', 'Microsoft.Compute', 'Microsoft.Network', 'Microsoft.Resources']);
+    for (const list of [CONTROLLER_ACTIONS, CONTROLLER_SUBSCRIPTION_ACTIONS]) {
+      assert.equal(new Set(list.map((a) => a.toLowerCase())).size, list.length);
+      for (const a of list) assert.doesNotMatch(a, /\*/, a);
+    }
+    // The jobs group's role: compute and network, and reading the group; no role assignment, no group write or delete.
+    assert.deepEqual(CONTROLLER_ACTIONS.filter((a) => a.startsWith('Microsoft.Authorization/') || a.startsWith('Microsoft.Resources/')),
+      ['Microsoft.Resources/subscriptions/resourceGroups/read']);
+    assert.deepEqual([...new Set(CONTROLLER_ACTIONS.map((a) => a.split('/')[0]))].sort(), ['Microsoft.Compute', 'Microsoft.Network', 'Microsoft.Resources']);
+    // The subscription's: reads, and the role assignments its condition narrows.
+    assert.deepEqual(CONTROLLER_SUBSCRIPTION_ACTIONS.filter((a) => !a.endsWith('/read')), ['Microsoft.Authorization/roleAssignments/write', 'Microsoft.Authorization/roleAssignments/delete']);
+    assert.deepEqual(CONTROLLER_SUBSCRIPTION_ACTIONS.filter((a) => /virtualMachines|disks|networkInterfaces|publicIPAddresses|networkSecurityGroups|virtualNetworks|resourceGroups/i.test(a)), []);
   });
 
   it('holds no managed-identity action on the subscription: reading and attaching identities is its jobs identity\'s role, at that identity only, which its condition does not let it assign', () => {
@@ -64,10 +70,11 @@ describe('azure: the managed-jobs controller role', () => {
     const del = (g: string) => conditionAllows(c, { action: `${RA}/delete`, request: {}, resource: { [`${RA}:RoleDefinitionId`]: role(g) } });
     assert.ok(write(autostopRoleGuid(SUB)));
     assert.ok(write(ROLE_BLOB_CONTRIBUTOR));
-    for (const g of [ROLE_VM_CONTRIBUTOR, ROLE_CONTRIBUTOR, OWNER, USER_ACCESS_ADMIN, controllerRoleName(SUB), autostopRoleGuid('11111111-0000-0000-0000-000000000000')]) assert.ok(!write(g), g);
+    const subRole = customRoleGuid('skydeck-jobs-controller-subscription', SUB);
+    for (const g of [ROLE_VM_CONTRIBUTOR, ROLE_CONTRIBUTOR, OWNER, USER_ACCESS_ADMIN, controllerRoleName(SUB), subRole, autostopRoleGuid('11111111-0000-0000-0000-000000000000')]) assert.ok(!write(g), g);
     assert.ok(!write(autostopRoleGuid(SUB), 'User'));
     for (const g of [autostopRoleGuid(SUB), ROLE_BLOB_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR, ROLE_CONTRIBUTOR]) assert.ok(del(g), g);
-    for (const g of [controllerRoleName(SUB), OWNER]) assert.ok(!del(g), g);
+    for (const g of [controllerRoleName(SUB), subRole, OWNER]) assert.ok(!del(g), g);
     assert.ok(conditionAllows(c, { action: 'Microsoft.Compute/virtualMachines/write', request: {}, resource: {} }), 'other actions are not the condition\'s');
     // The fake refuses a form it does not model instead of reading it as true.
     for (const bad of [`${c} OR true`, c.replace('GuidEquals', 'GuidNotEquals'), c.replace(':PrincipalType]', ':PrincipalId]'), `${c})`]) assert.throws(() => parseCondition(bad), /condition not modelled/);
@@ -122,5 +129,22 @@ describe('azure: the controller VM sizes in the catalog', () => {
   it('tells Arm64 sizes by the "p" among their feature letters', () => {
     for (const s of ['Standard_B2pls_v2', 'Standard_D4ps_v5', 'Standard_E2pds_v5']) assert.ok(isArm64Size(s), s);
     for (const s of ['Standard_B2s', 'Standard_D2s_v5', 'Standard_NC24ads_A100_v4', 'Standard_NC4as_T4_v3', 'Standard_F4s_v2']) assert.ok(!isArm64Size(s), s);
+  });
+});
+
+describe('azure: a controller\'s jobs group name', () => {
+  it('is made from the controller\'s uid, and only that form is taken back (a jobs identity from the node\'s environment, a sweep\'s id)', () => {
+    const uid = '0b6f3a1e-5c1d-4e55-9d2b-6a1f0c3e8d77';
+    assert.equal(jobsGroupName(uid), `skydeck-${uid}-jobs`);
+    assert.ok(isJobsGroupName(jobsGroupName(uid)));
+    for (const bad of ['skydeck-x/../y-jobs', 'user-rg', `skydeck-${uid}`, 'skydeck--jobs', `skydeck-${uid}-jobs/providers/x`, `skydeck-${'a'.repeat(65)}-jobs`]) assert.ok(!isJobsGroupName(bad), bad);
+    assert.throws(() => jobsGroupName('../x'));
+    assert.equal(controllerUidOfJobsIdentity(`/subscriptions/${SUB}/resourceGroups/skydeck-${uid}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/skydeck-jobs`), uid);
+    for (const bad of [
+      `/subscriptions/${SUB}/resourceGroups/user-rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/skydeck-jobs`,
+      `/subscriptions/${SUB}/resourceGroups/skydeck-${uid}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/my-admin`,
+      `/subscriptions/${SUB}/resourceGroups/skydeck-a/b/providers/Microsoft.ManagedIdentity/userAssignedIdentities/skydeck-jobs`,
+      `/subscriptions/${SUB}/resourceGroups/skydeck-${uid}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/skydeck-jobs/../x`,
+    ]) assert.equal(controllerUidOfJobsIdentity(bad), undefined, bad);
   });
 });

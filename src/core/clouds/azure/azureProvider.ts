@@ -1,5 +1,5 @@
 import {
-  ProviderError, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
+  ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
   type TaggedListing, type BucketAccess,
 } from '../provider';
 import { waitUntil } from '../waitInstances';
@@ -8,13 +8,13 @@ import { defaultCatalogDir, type InstanceType } from '../../catalog';
 import { azureCatalog } from './catalogFetch';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { AzureClients, MI_RESOURCE_ENV } from './clients';
-import { azCall, isNotFound } from './errors';
+import { azCall, isGroupGone, isNotFound } from './errors';
 import { BUCKET_IDENTITY, bucketIdentityId, containerScopes, containersOf, ensureBucketIdentity, grantJobsIdentity, JOBS_IDENTITY, jobsIdentityId, MI_API } from './bucketIdentity';
 import { GRANT_KIND, revokeGrants, type BucketGrant as Grant } from './bucketGrants';
 import { grantContainers } from './bucketGrant';
 import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIdentity';
-import { listSubscription } from './sweepListing';
-import { groupName, TAG_HEAD, vmName } from './names';
+import { listJobsGroup, listSubscription } from './sweepListing';
+import { controllerUidOfJobsIdentity, groupName, isJobsGroupName, jobsGroupName, parseJobsVmId, TAG_HEAD, vmName } from './names';
 import { addressesOf, ensureNetwork, openNsgPorts } from './network';
 import { AZURE_SSH_USER, DEFAULT_LOCATION, JOBS_IDENTITY_ENV, type AzureProviderOptions } from './options';
 import { infoOf } from './status';
@@ -34,15 +34,34 @@ export class AzureProvider implements Provider {
   private key?: LocalKey;
   private readonly catalogs = new Map<string, Promise<InstanceType[]>>();
   /** Per uid, what a whole-cluster terminate deleted or left to its group's delete (releaseIdentities proves it). */
-  private readonly ended = new Map<string, { grants: Grant[]; identity: boolean; jobs?: boolean }>();
-  /** A controller VM's identity holds the "Skydeck jobs controller" role on the subscription: controllerRole.ts. */
+  private readonly ended = new Map<string, { grants: Grant[]; identity: boolean; jobs?: boolean; jobsGroup?: string[] }>();
+  /** A controller VM's identity holds the "Skydeck jobs controller" role on its jobs group alone: controllerRole.ts. */
   readonly controllerIdentity = true;
 
   /** On a controller VM: the one identity its job clusters may carry (bucketIdentity.ts). */
   private readonly jobsIdentity?: string;
+  /**
+   * On a controller VM: the one group its job clusters go into (names.ts jobsGroupName), the
+   * only one its compute and network role reaches; from the controller's uid in its jobs
+   * identity's id, which comes from the node's environment (state this machine wrote there):
+   * anything but that exact form is refused at first use, never put in a URL.
+   */
+  private readonly jobsGroup?: string;
 
   constructor(private readonly opts: AzureProviderOptions = {}) {
     this.jobsIdentity = opts.jobsIdentity ?? ((opts.env ?? process.env)[JOBS_IDENTITY_ENV] || undefined);
+    const ctl = this.jobsIdentity ? controllerUidOfJobsIdentity(this.jobsIdentity) : undefined;
+    if (ctl) this.jobsGroup = jobsGroupName(ctl);
+  }
+
+  /** The cluster's group, and in a controller's shared jobs group the uid its resources are told apart by. */
+  private placeOf(ref: { uid: string }): { group: string; shared?: string } {
+    if (!this.jobsIdentity) return { group: groupName(ref.uid) };
+    if (!this.jobsGroup || !isJobsGroupName(this.jobsGroup)) {
+      throw new ProviderError('config', `${JSON.stringify(this.jobsIdentity)} (${JOBS_IDENTITY_ENV}) is not a Skydeck controller's jobs identity`, 'launch the managed-jobs controller again from your machine');
+    }
+    groupName(ref.uid); // the uid is checked as ever: it becomes a tag and part of names
+    return { group: this.jobsGroup, shared: ref.uid };
   }
 
   /** Built on first use: a missing subscription is then a typed auth error of that call. */
@@ -72,14 +91,23 @@ export class AzureProvider implements Provider {
 
   async runInstances(req: RunRequest): Promise<RunResult> {
     const c = this.clientsFor(req.account);
-    const group = groupName(req.uid);
+    const { group, shared } = this.placeOf(req);
     const location = req.placement.region ?? req.region ?? this.opts.region ?? DEFAULT_LOCATION;
+    if (shared && req.autostop) {
+      // Its head's identity would need deallocate on the shared group: every job cluster's VMs.
+      throw new ProviderError('config', `${req.clusterName}: a job cluster of a managed-jobs controller on Azure cannot have autostop (its VMs share the controller's resource group, which a head's stop would reach entirely)`,
+        'drop resources.autostop from the managed job\'s task: the controller tears its cluster down when the job ends');
+    }
     // Blob containers' storage accounts are found before anything is made (a missing one is config).
     const scopes = await containerScopes(c, containersOf(req.placement.bucketAccess));
-    // A previous attempt's group may still be deleting (teardown is asynchronous on Azure).
-    await waitGroupGone(c, group, this.lro.updateIntervalInMs, 10 * 60_000, true);
-    await azCall('resourceGroups.createOrUpdate', () => c.resources.resourceGroups.createOrUpdate(group, { location, tags: req.tags }));
-    const existing = await listVms(c, group);
+    if (shared) {
+      await this.jobsGroupThere(c, group);
+    } else {
+      // A previous attempt's group may still be deleting (teardown is asynchronous on Azure).
+      await waitGroupGone(c, group, this.lro.updateIntervalInMs, 10 * 60_000, true);
+      await azCall('resourceGroups.createOrUpdate', () => c.resources.resourceGroups.createOrUpdate(group, { location, tags: req.tags }));
+    }
+    const existing = await listVms(c, group, shared);
     if (existing.some((v) => v.power === 'stopping' || v.power === 'deallocating')) {
       throw new ProviderError('transient', 'some VMs are still stopping; they can be started once deallocated');
     }
@@ -103,7 +131,7 @@ export class AzureProvider implements Provider {
     // Sized once from the location's listing; createVm then sees it as the placement's type.
     const sized = req.placement.instanceType ? req : { ...req, placement: { ...req.placement, instanceType: pickSize(req.placement, shapeOf(req), await this.catalog(location)) } };
 
-    const net = { c: c, group, location, tags: req.tags, lro: this.lro };
+    const net = { c: c, group, location, tags: req.tags, lro: this.lro, sharedUid: shared };
     const subnetId = await ensureNetwork(net);
     const hasHead = existing.some((v) => v.vm.tags?.[TAG_HEAD] === 'true');
     const names = Array.from({ length: need }, () => vmName(req.clusterName, req.uid));
@@ -118,12 +146,12 @@ export class AzureProvider implements Provider {
   /** The group's VMs, and per VM name the parts a gone VM left billing (leftovers.ts). */
   async queryInstances(ref: ClusterRef): Promise<InstanceInfo[]> {
     const c = this.clientsFor(ref.account);
-    const group = groupName(ref.uid);
+    const { group, shared } = this.placeOf(ref);
     // Both listings run together; a part seen without its VM (one being made or deleted right
     // then) shows as left for one look, which only delays a proof.
-    const parts = azCall('leftovers', () => partsByVm(c, group));
+    const parts = azCall('leftovers', () => partsByVm(c, group, shared));
     parts.catch(() => undefined); // awaited below; a failure of the VM listing comes first
-    const vms = await listVms(c, group);
+    const vms = await listVms(c, group, shared);
     const infos = vms.map((v) => infoOf(v.vm, v.view));
     await holdLeavingDeletes(c, group, vms, infos, await parts);
     return [...infos, ...leftOf(await parts, vms.map((v) => v.vm.name!)).map(([vm, ps]) => leftoverInfo(vm, ps))];
@@ -132,15 +160,15 @@ export class AzureProvider implements Provider {
   /** Deallocates (never just powers off: a powered-off VM still bills its compute). */
   async stopInstances(ref: ClusterRef): Promise<void> {
     const c = this.clientsFor(ref.account);
-    const group = groupName(ref.uid);
-    const list = (await listVms(c, group)).filter((v) => !v.power || v.power === 'running' || v.power === 'starting' || v.power === 'stopped');
+    const { group, shared } = this.placeOf(ref);
+    const list = (await listVms(c, group, shared)).filter((v) => !v.power || v.power === 'running' || v.power === 'starting' || v.power === 'stopped');
     await Promise.all(list.map((v) => azCall('virtualMachines.deallocate', () => c.compute.virtualMachines.deallocate(group, v.vm.name!, this.lro).submitted())));
   }
 
   async startInstances(ref: ClusterRef): Promise<void> {
     const c = this.clientsFor(ref.account);
-    const group = groupName(ref.uid);
-    const list = (await listVms(c, group)).filter((v) => v.power === 'deallocated' || v.power === 'stopped');
+    const { group, shared } = this.placeOf(ref);
+    const list = (await listVms(c, group, shared)).filter((v) => v.power === 'deallocated' || v.power === 'stopped');
     await Promise.all(list.map((v) => this.startOne(c, group, v.vm.name!)));
   }
 
@@ -152,18 +180,90 @@ export class AzureProvider implements Provider {
    */
   async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
     const c = this.clientsFor(ref.account);
-    // Blob grants and a controller's role on the subscription sit outside the group: proven
+    const { group, shared } = this.placeOf(ref);
+    // A controller's jobs group left by a crash, as the sweep names it (listing.ts emptyGroups):
+    // by the name made from the uid, never one read from elsewhere.
+    const jobsGroup = shared ? undefined : jobsGroupName(ref.uid);
+    if (jobsGroup && ids?.some((id) => id.toLowerCase() === jobsGroup)) {
+      await this.deleteJobsGroup(c, ref.uid);
+      ids = ids.filter((id) => id.toLowerCase() !== jobsGroup);
+      if (!ids.length) return;
+    }
+    // A job cluster's VM in a controller's jobs group, as the sweep here names it ("<group>/<vm>").
+    const inJobsGroups = shared ? [] : (ids ?? []).map((id) => ({ id, at: parseJobsVmId(id) })).filter((x) => x.at);
+    if (inJobsGroups.length) {
+      await Promise.all(inJobsGroups.map((x) => this.endJobsGroupVm(c, ref.uid, x.at!.group, x.at!.vm)));
+      ids = ids!.filter((id) => !inJobsGroups.some((x) => x.id === id));
+      if (!ids.length) return;
+    }
+    // Blob grants and a controller's roles (subscription, jobs group) sit outside the group: proven
     // gone before the group (and with it the VMs and the identity) goes.
-    await terminateIn(c, groupName(ref.uid), ids, this.lro, async () => {
+    await terminateIn(c, group, ids, this.lro, async () => {
       // A controller's job clusters have no identity of their own (nor may it read others').
       const jobsPrincipal = this.jobsIdentity ? undefined : await this.principalOf(c, jobsIdentityId(c.subscriptionId, ref.uid));
       // A controller's jobs identity loses every assignment it holds, Skydeck's or not, before it goes.
       const grants = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log, [], undefined, jobsPrincipal ? [jobsPrincipal] : []));
       const identity = !this.jobsIdentity && await this.identityExists(c, ref.uid);
       const jobs = !!jobsPrincipal;
+      // A controller's jobs group (and whatever job clusters a crash left in it) goes with it, proven in releaseIdentities.
+      const held = shared ? undefined : await this.deleteJobsGroup(c, ref.uid);
       const before = this.ended.get(ref.uid);
-      this.ended.set(ref.uid, { grants: [...(before?.grants ?? []), ...grants], identity: identity || !!before?.identity, jobs: jobs || !!before?.jobs });
+      this.ended.set(ref.uid, {
+        grants: [...(before?.grants ?? []), ...grants], identity: identity || !!before?.identity, jobs: jobs || !!before?.jobs,
+        ...(held || before?.jobsGroup ? { jobsGroup: [...new Set([...(before?.jobsGroup ?? []), ...(held ?? [])])] } : {}),
+      });
+    }, shared);
+  }
+
+  /**
+   * Deletes the controller `uid`'s jobs group when it exists; returns the uids of the job
+   * clusters whose VMs it held (for the proof), undefined when there was no such group.
+   */
+  private async deleteJobsGroup(c: AzureClients, uid: string): Promise<string[] | undefined> {
+    const group = jobsGroupName(uid);
+    const there = await azCall('resourceGroups.checkExistence', async () => (await c.resources.resourceGroups.checkExistence(group)).body);
+    if (!there) return undefined;
+    const held = [...new Set((await listVms(c, group)).map((v) => v.vm.tags?.[TAG_UID] ?? v.vm.name!))];
+    await azCall('resourceGroups.delete', () => c.resources.resourceGroups.beginDelete(group, { ...this.lro, forceDeletionTypes: 'Microsoft.Compute/virtualMachines' }).catch((e) => {
+      if (!isNotFound(e)) throw e;
+    }));
+    return held;
+  }
+
+  /**
+   * From this machine (the sweep): one VM of job cluster `uid` in a controller's jobs group,
+   * deleted (its parts go by their deleteOptions) only when its uid tag says it is that cluster's.
+   */
+  private async endJobsGroupVm(c: AzureClients, uid: string, group: string, vm: string): Promise<void> {
+    const found = await azCall('virtualMachines.get', async () => {
+      try {
+        return await c.compute.virtualMachines.get(group, vm);
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      }
     });
+    if (!found) return;
+    if (found.tags?.[TAG_UID] !== uid) throw new ProviderError('config', `${group}/${vm} is not a VM of cluster ${uid}`);
+    await azCall('virtualMachines.delete', () => c.compute.virtualMachines.delete(group, vm, this.lro).submitted().catch((e) => {
+      if (!isNotFound(e)) throw e;
+    }));
+  }
+
+  /** On a controller VM: its jobs group must be there (this machine makes it with the controller); the VM may not make one. */
+  private async jobsGroupThere(c: AzureClients, group: string): Promise<void> {
+    const state = await azCall('resourceGroups.get', async () => {
+      try {
+        return (await c.resources.resourceGroups.get(group)).properties?.provisioningState ?? 'Succeeded';
+      } catch (e) {
+        if (isGroupGone(e, group)) return 'gone';
+        throw e;
+      }
+    });
+    if (state === 'gone' || state === 'Deleting') {
+      throw new ProviderError('config', `this managed-jobs controller's resource group ${group} is ${state === 'gone' ? 'missing' : 'being deleted'}`,
+        'launch the managed-jobs controller again from your machine (it makes the group), or down it and launch a new one');
+    }
   }
 
   /** New containers for a reused cluster's identity (bucketGrant.ts). */
@@ -185,11 +285,12 @@ export class AzureProvider implements Provider {
    */
   async releaseIdentities(ref: ClusterRef, opts: ReleaseOptions): Promise<IdentityRelease> {
     const c = this.clientsFor(ref.account);
-    const noted = this.ended.get(ref.uid) ?? { grants: [], identity: false };
+    const noted: { grants: Grant[]; identity: boolean; jobs?: boolean; jobsGroup?: string[] } = this.ended.get(ref.uid) ?? { grants: [], identity: false };
     this.ended.delete(ref.uid);
     const more = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log));
     const grants = [...noted.grants, ...more];
     const out: IdentityRelease = { gone: grants.map((g) => ({ kind: GRANT_KIND[g.kind], name: g.id, proof: `GET ${g.id} answers 404` })), left: [] };
+    if (noted.jobsGroup) await this.proveJobsGroupGone(c, ref.uid, noted.jobsGroup, opts, out);
     // A controller's identity is waited for (its group's delete takes minutes); a Blob-only
     // one holds nothing once its grants are gone, and goes with the group the down proved ending.
     if (!noted.identity || !grants.some((g) => g.kind === 'controller')) return out;
@@ -215,6 +316,23 @@ export class AzureProvider implements Provider {
     return out;
   }
 
+  /** The controller's jobs group waited for (bounded) and proven gone by a 404, naming the job clusters whose VMs it held. */
+  private async proveJobsGroupGone(c: AzureClients, uid: string, held: string[], opts: ReleaseOptions, out: IdentityRelease): Promise<void> {
+    const group = jobsGroupName(uid);
+    const id = `/subscriptions/${c.subscriptionId}/resourceGroups/${group}`;
+    const name = `${group} (the job clusters' group of controller ${uid}${held.length ? `; it held VMs of ${held.join(', ')}` : ''})`;
+    opts.progress(`Waiting for resource group ${group} to be deleted`);
+    try {
+      await waitGroupGone(c, group, this.lro.updateIntervalInMs, opts.timeoutMs);
+    } catch {
+      out.left.push({ kind: 'resource group', name, why: `not deleted within ${Math.round(opts.timeoutMs / 1000)} s` });
+      return;
+    }
+    const there = await azCall('resourceGroups.checkExistence', async () => (await c.resources.resourceGroups.checkExistence(group)).body);
+    if (there) out.left.push({ kind: 'resource group', name, why: `GET ${id} still answers after its delete` });
+    else out.gone.push({ kind: 'resource group', name, proof: `GET ${id} answers 404` });
+  }
+
   /**
    * What the CLI on a controller VM needs: the subscription, and which of the VM's identities
    * to sign in as (the cluster's user-assigned one holding the controller role, not the
@@ -238,8 +356,8 @@ export class AzureProvider implements Provider {
 
   async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
     const c = this.clientsFor(ref.account);
-    const group = groupName(ref.uid);
-    const running = (await listVms(c, group)).filter((v) => v.power === 'running');
+    const { group, shared } = this.placeOf(ref);
+    const running = (await listVms(c, group, shared)).filter((v) => v.power === 'running');
     const head = running.find((v) => v.vm.tags?.[TAG_HEAD] === 'true')
       ?? [...running].sort((a, b) => (a.vm.timeCreated?.getTime() ?? 0) - (b.vm.timeCreated?.getTime() ?? 0) || a.vm.name!.localeCompare(b.vm.name!))[0];
     if (!head) throw new ProviderError('transient', `no running VM of ${ref.uid} yet`);
@@ -262,12 +380,15 @@ export class AzureProvider implements Provider {
    * there is no per-location part to miss: a failure is the whole subscription's.
    */
   listTagged(account?: string): Promise<TaggedListing> {
+    // On a controller VM: its jobs group alone (its role reaches no other group's VMs).
+    if (this.jobsIdentity) return listJobsGroup(this.clientsFor(account), this.placeOf({ uid: 'x' }).group);
     return listSubscription(this.clientsFor(account));
   }
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
     const c = this.clientsFor(ref.account);
-    await azCall('securityRules', () => openNsgPorts(c, groupName(ref.uid), ports, this.lro));
+    const { group, shared } = this.placeOf(ref);
+    await azCall('securityRules', () => openNsgPorts(c, group, ports, this.lro, shared));
   }
 
   /** The location's VM-size catalog (cached on disk with its fetch time). */

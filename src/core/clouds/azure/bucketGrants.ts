@@ -3,6 +3,7 @@ import type { AzureClients } from './clients';
 import { listById } from './armList';
 import { azCall, isNotFound } from './errors';
 import { ROLE_ASSIGNMENTS_API } from './identity';
+import { isJobsGroupName } from './names';
 
 // The role assignments that let a cluster's identity use its Blob containers sit on the
 // containers, outside the cluster's resource group: deleting the group does not take them.
@@ -14,7 +15,7 @@ import { ROLE_ASSIGNMENTS_API } from './identity';
 /** Storage Blob Data Contributor: read, write, delete blobs (MOUNT writes straight to the container). */
 export const ROLE_BLOB_CONTRIBUTOR = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe';
 const MARK = 'Skydeck bucket access';
-/** A managed-jobs controller's subscription-scope assignment (controllerRole.ts) says this instead. */
+/** A managed-jobs controller's assignments (controllerRole.ts: on its jobs group, and on the subscription) say this instead. */
 export const CONTROLLER_MARK = 'Skydeck jobs controller';
 /** ...and its assignment on its jobs identity (bucketIdentity.ts ensureJobsIdentity) this. */
 export const JOBS_MARK = 'Skydeck jobs identity';
@@ -61,7 +62,7 @@ export async function listSkydeckGrants(c: AzureClients, holders: { principals: 
     const isBlob = String(p.roleDefinitionId ?? '').toLowerCase().endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`);
     const blob = isBlob ? tagsOf(p.description) : undefined;
     if (blob && ra.id) return [{ id: ra.id, scope, tags: blob, kind: 'bucket' }];
-    const ctl = scope.toLowerCase() === sub ? tagsOf(p.description, CONTROLLER_MARK) : undefined;
+    const ctl = scope.toLowerCase() === sub || isJobsGroupScope(scope, c.subscriptionId) ? tagsOf(p.description, CONTROLLER_MARK) : undefined;
     if (ctl && ra.id) return [{ id: ra.id, scope, tags: ctl, kind: 'controller' }];
     const jobs = /\/providers\/Microsoft\.ManagedIdentity\/userAssignedIdentities\/[^/]+$/i.test(scope) ? tagsOf(p.description, JOBS_MARK) : undefined;
     if (jobs && ra.id) return [{ id: ra.id, scope, tags: jobs, kind: 'jobs' }];
@@ -69,6 +70,12 @@ export async function listSkydeckGrants(c: AzureClients, holders: { principals: 
     if (ra.id && holders.principals.includes(String(p.principalId ?? ''))) return [{ id: ra.id, scope, tags: { [TAG_UID]: holders.uid }, kind: isBlob ? 'bucket' : 'jobs' }];
     return [];
   });
+}
+
+/** A controller's jobs group as a scope (its compute and network role is assigned there: controllerRole.ts). */
+function isJobsGroupScope(scope: string, subscription: string): boolean {
+  const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)$/i.exec(scope);
+  return !!m && m[1].toLowerCase() === subscription.toLowerCase() && isJobsGroupName(m[2]);
 }
 
 /** Every Skydeck bucket grant of the subscription. */

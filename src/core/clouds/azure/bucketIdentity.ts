@@ -4,7 +4,8 @@ import { grantDescription, JOBS_MARK, revokeBucketGrants, ROLE_BLOB_CONTRIBUTOR 
 import { azCall, azureCode, toAzureError } from './errors';
 import { putAssignment } from './identity';
 import { ensureJobsIdentityRole, grantController, JOBS_IDENTITY_ROLE_NAME } from './controllerRole';
-import { groupName } from './names';
+import { groupName, jobsGroupName } from './names';
+import { waitGroupGone } from './group';
 
 // Nodes of a task with Azure Blob mounts read and write exactly its containers as ONE
 // user-assigned managed identity per cluster, in the cluster's group and attached to every VM,
@@ -62,6 +63,21 @@ async function ensureJobsIdentity(o: BucketIdentityOptions, principalId: string)
     }
     throw toAzureError(e, 'roleAssignments.create');
   }
+}
+
+/** Tag on a controller's jobs group (its other tags are the controller's, so the sweep sees it as the controller's). */
+export const TAG_JOBS_GROUP = 'skydeck-jobs-group';
+
+/**
+ * This machine, launching a controller (before its VM exists): the one resource group all its
+ * job clusters go into, the only group its compute and network role reaches (controllerRole.ts).
+ * Tagged as the controller: a group its down did not reach is a leak of that uid (emptyGroups).
+ */
+async function ensureJobsGroup(o: BucketIdentityOptions): Promise<string> {
+  const group = jobsGroupName(o.req.uid);
+  await waitGroupGone(o.c, group, o.lro.updateIntervalInMs, 10 * 60_000, true);
+  await azCall('resourceGroups.createOrUpdate', () => o.c.resources.resourceGroups.createOrUpdate(group, { location: o.location, tags: { ...o.req.tags, [TAG_JOBS_GROUP]: 'true' } }));
+  return group;
 }
 
 /**
@@ -132,7 +148,7 @@ export interface BucketIdentityOptions {
 /**
  * The cluster's identity (created or kept) with Storage Blob Data Contributor on exactly
  * `scopes`; grants of the uid on other containers (an earlier launch's) are deleted. A
- * controller's identity also holds the controller role on the subscription. Returns the
+ * controller's identity also holds the controller role on its jobs group (made here first). Returns the
  * identity's id, or undefined when there are no containers and it is no controller (no identity is made).
  */
 export async function ensureBucketIdentity(o: BucketIdentityOptions): Promise<string | undefined> {
@@ -161,7 +177,8 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions): Promise<st
   }));
   await revokeBucketGrants(c, req.uid, o.lro, o.log, granted);
   if (o.controller) {
-    await grantController(c, principalId, req.tags, o.lro, o.log);
+    const jobsGroup = await ensureJobsGroup(o);
+    await grantController(c, principalId, req.tags, jobsGroup, o.lro, o.log);
     await ensureJobsIdentity(o, principalId);
   }
   return id;

@@ -1,33 +1,37 @@
 // What a managed-jobs controller VM may do with its own identity (the cluster's user-assigned
 // identity, the one Blob mounts use: bucketIdentity.ts): launch, deallocate, start, delete and
-// list job clusters the way this provider does, and no more. One custom role per subscription,
-// "Skydeck jobs controller", holding exactly the actions of the provider's own ARM calls, is
-// assigned to that identity at the subscription (job clusters make their own resource groups,
-// so no narrower scope exists before they do). Call → action (ARM checks the linked ones too):
-//   resourceGroups.createOrUpdate / get / checkExistence / list / beginDelete
-//       → Microsoft.Resources/subscriptions/resourceGroups/{write,read,delete}; the delete's
-//       operation polled → Microsoft.Resources/subscriptions/operationresults/read
-//   resources.list (storage accounts of Blob mounts)  → Microsoft.Resources/subscriptions/resources/read
+// list job clusters the way this provider does, and no more. All its job clusters live in ONE
+// resource group made for it by this machine before its VM exists (names.ts jobsGroupName,
+// bucketIdentity.ts ensureJobsGroup), and the custom role "Skydeck jobs controller" (the
+// compute and network actions below, CONTROLLER_ACTIONS) is assigned to its identity at THAT
+// group only: RBAC has no tag conditions, but an assignment's scope is enforced, so the VM
+// reaches no VM, disk, NIC, IP, NSG or VNet of any other group (ARM answers 403
+// AuthorizationFailed; the ARM fake evaluates the scope: jobsGroup.test.ts). What ARM answers
+// at the subscription's own URLs is in a second role, "Skydeck jobs lookups and grants"
+// (CONTROLLER_SUBSCRIPTION_ACTIONS), assigned there: reads only, and role assignments under the
+// condition below. Call → action (ARM checks the linked ones too):
+//   resourceGroups.get (its jobs group is there)       → Microsoft.Resources/subscriptions/resourceGroups/read (group)
+//   resources.list (storage accounts of Blob mounts)  → Microsoft.Resources/subscriptions/resources/read (subscription)
 //   virtualMachines.createOrUpdate / list / listAll / instanceView / deallocate / start / delete
 //       → Microsoft.Compute/virtualMachines/{write,read,instanceView/read,deallocate/action,start/action,delete}
 //   its implicit OS disk (created by the VM's PUT), disks.listByResourceGroup / delete
 //       → Microsoft.Compute/disks/{write,read,delete}
-//   resourceSkus.list (the location's catalog)       → Microsoft.Compute/skus/read
+//   resourceSkus.list (the location's catalog)       → Microsoft.Compute/skus/read (subscription)
 //   long-running operations polled (compute: Azure-AsyncOperation, then Location)
-//       → Microsoft.Compute/locations/{operations,operationResults}/read
+//       → Microsoft.Compute/locations/{operations,operationResults}/read (subscription)
 //   (every ...AndWait create ends with a GET of what it made: read, for each kind below)
 //   networkSecurityGroups.createOrUpdate, the subnet naming it → .../networkSecurityGroups/{write,read,join/action}
 //   securityRules.list / createOrUpdate (openPorts)   → .../networkSecurityGroups/securityRules/{read,write}
 //   virtualNetworks.createOrUpdate, a NIC in its subnet → .../virtualNetworks/{write,read}, .../virtualNetworks/subnets/join/action
 //   publicIPAddresses.createOrUpdate / list / delete, a NIC naming one → .../publicIPAddresses/{write,read,delete,join/action}
 //   networkInterfaces.createOrUpdate / list / delete, a VM naming one → .../networkInterfaces/{write,read,delete,join/action}
-//   long-running operations polled (network)          → Microsoft.Network/locations/{operations,operationResults}/read
+//   long-running operations polled (network)          → Microsoft.Network/locations/{operations,operationResults}/read (subscription)
 //   (no userAssignedIdentities action here: job clusters carry the controller's one jobs
 //   identity, which it reads and attaches through its second role, below)
-//   roleAssignments list / GET / PUT / DELETE (Blob grants; autostop's grant on the group)
-//       → Microsoft.Authorization/roleAssignments/{read,write,delete}
-//   a group's delete deletes what is in it, which ARM checks per resource: the deletes above,
-//   plus Microsoft.Network/virtualNetworks/delete and .../networkSecurityGroups/delete.
+//   roleAssignments list / GET / PUT / DELETE (Blob grants on the user's containers, which sit
+//   outside any group Skydeck makes) → Microsoft.Authorization/roleAssignments/{read,write,delete} (subscription)
+//   a job cluster's end: its VMs, then its own VNet and NSG in the shared group (terminate.ts);
+//   the group itself it may neither make nor delete (this machine does both).
 // Its second role, "Skydeck jobs identity user" (JOBS_IDENTITY_ACTIONS: userAssignedIdentities
 // read and assign/action, nothing else), is assigned to it at ONE identity's scope: its jobs
 // identity (bucketIdentity.ts), which this machine makes in the controller's group when it
@@ -62,14 +66,22 @@
 // by an older version keeps the older condition (and its job heads VM Contributor, identity.ts)
 // until this machine starts it again (after its idle autostop) or relaunches it, which re-puts
 // the assignment with this condition.
-// Known limits (RBAC has no narrower form): the actions hold for every resource of the
-// subscription, not only Skydeck's (control-plane RBAC has no tag conditions; only role
-// assignments and storage data actions take conditions), so the VM could deallocate or delete
-// any VM, disk or network of the subscription, its own included (no deny assignment can be
-// made by a user); the assignments it may make are limited by role and principal type, not by
-// scope or principal (a condition has no attribute for either), so it could give itself or
-// another service principal Blob Data Contributor on any container of the subscription (all
-// Blob data of its storage accounts), its jobs identity included; all its job clusters share
+// Closed: until now "Skydeck jobs controller" was assigned on the whole subscription (job
+// clusters made their own groups), so the VM could deallocate or delete any VM, disk or network
+// of the subscription. When this machine starts an older controller again, grantController
+// puts the group and subscription assignments and deletes that subscription-wide one. Job
+// clusters an older controller made in their own groups are out of its reach now (down them
+// from this machine). Job clusters in the shared group get no autostop (a head's role on the
+// group would reach every job cluster's VMs): refused before anything is made.
+// Known limits: the VM may do anything the role allows to anything in its jobs group (any job
+// cluster's VMs, including ones it did not launch there, and what a user puts there by hand);
+// the assignments it may make are limited by role and principal type, not by scope or
+// principal (a condition has no attribute for either), so it could give itself or another
+// service principal Blob Data Contributor on any container of the subscription (all Blob data
+// of its storage accounts), its jobs identity included (narrowing this to its jobs' storage
+// accounts would need the grant scope known at submit, which an Azure bucket named by `name:`
+// is not: its account is resolved at launch on the VM); its subscription reads see the names,
+// types and tags of every resource (resources.list) and VM sizes; all its job clusters share
 // the jobs identity, so a job cluster's nodes read every container granted to any job of the
 // controller. Until then the VM's software is trusted as this machine's CLI is. A job cluster with autodown (its head needs Contributor)
 // cannot be launched by the controller (Azure refuses the grant). The list is checked against
@@ -78,8 +90,8 @@
 import { ProviderError } from '../provider';
 import type { AzureClients } from './clients';
 import { CONTROLLER_MARK, grantDescription, ROLE_BLOB_CONTRIBUTOR } from './bucketGrants';
-import { azureCode, toAzureError } from './errors';
-import { putAssignment, ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR } from './identity';
+import { azureCode, isNotFound, toAzureError } from './errors';
+import { assignmentId, putAssignment, ROLE_ASSIGNMENTS_API, ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR } from './identity';
 import { autostopRoleGuid, ensureAutostopRole } from './autostopRole';
 import { customRoleGuid, customRoleNames, ensureCustomRole, grantsExactly, type CustomRoleSpec } from './customRole';
 
@@ -92,20 +104,44 @@ const NET = 'Microsoft.Network';
 const MI = 'Microsoft.ManagedIdentity/userAssignedIdentities';
 const RA = 'Microsoft.Authorization/roleAssignments';
 
-/** Exactly the actions above; no wildcard. */
+/**
+ * Exactly the actions above that touch a job cluster's resources; no wildcard. Assigned at the
+ * controller's jobs group ONLY (names.ts jobsGroupName: made by this machine before the VM), so
+ * they hold for the VMs, disks, NICs, IPs, NSGs and VNets in that group and nowhere else. No
+ * resource-group write or delete: the group is this machine's to make and to delete (at the
+ * controller's down); its read lets the VM see that the group is there.
+ */
 export const CONTROLLER_ACTIONS: readonly string[] = [
-  `${RG}/read`, `${RG}/write`, `${RG}/delete`, 'Microsoft.Resources/subscriptions/operationresults/read', 'Microsoft.Resources/subscriptions/resources/read',
+  `${RG}/read`,
   `${VM}/read`, `${VM}/write`, `${VM}/delete`, `${VM}/instanceView/read`, `${VM}/deallocate/action`, `${VM}/start/action`,
   'Microsoft.Compute/disks/read', 'Microsoft.Compute/disks/write', 'Microsoft.Compute/disks/delete',
-  'Microsoft.Compute/skus/read', 'Microsoft.Compute/locations/operations/read', 'Microsoft.Compute/locations/operationResults/read',
   `${NET}/networkSecurityGroups/read`, `${NET}/networkSecurityGroups/write`, `${NET}/networkSecurityGroups/delete`, `${NET}/networkSecurityGroups/join/action`,
   `${NET}/networkSecurityGroups/securityRules/read`, `${NET}/networkSecurityGroups/securityRules/write`,
   `${NET}/virtualNetworks/read`, `${NET}/virtualNetworks/write`, `${NET}/virtualNetworks/delete`, `${NET}/virtualNetworks/subnets/join/action`,
   `${NET}/publicIPAddresses/read`, `${NET}/publicIPAddresses/write`, `${NET}/publicIPAddresses/delete`, `${NET}/publicIPAddresses/join/action`,
   `${NET}/networkInterfaces/read`, `${NET}/networkInterfaces/write`, `${NET}/networkInterfaces/delete`, `${NET}/networkInterfaces/join/action`,
+];
+
+/**
+ * What must stay at the subscription, read-only but for the role assignments (under the
+ * condition below): the location's VM sizes (skus), the long-running operations ARM answers
+ * at subscription-level URLs, the storage accounts of Blob mounts (resources.list: names,
+ * types and tags only), and role assignments: read (grants are found by listing the
+ * subscription), write and delete of Blob grants on containers, which sit in the user's
+ * storage accounts, outside any group Skydeck makes.
+ */
+export const CONTROLLER_SUBSCRIPTION_ACTIONS: readonly string[] = [
+  'Microsoft.Resources/subscriptions/resources/read', 'Microsoft.Compute/skus/read',
+  'Microsoft.Compute/locations/operations/read', 'Microsoft.Compute/locations/operationResults/read',
   `${NET}/locations/operations/read`, `${NET}/locations/operationResults/read`,
   `${RA}/read`, `${RA}/write`, `${RA}/delete`,
 ];
+export const CONTROLLER_SUBSCRIPTION_ROLE_NAME = 'Skydeck jobs lookups and grants';
+const CONTROLLER_SUBSCRIPTION_ROLE: CustomRoleSpec = {
+  roleName: CONTROLLER_SUBSCRIPTION_ROLE_NAME, seed: 'skydeck-jobs-controller-subscription', actions: CONTROLLER_SUBSCRIPTION_ACTIONS,
+  description: 'Skydeck managed-jobs controller VMs: look up sizes, operations and storage accounts; Blob grants (set by Skydeck; edits are set back)',
+  what: 'a managed-jobs controller', fix: 'or put the controller on this machine (jobs.controller: local)',
+};
 
 const CONTROLLER_ROLE: CustomRoleSpec = {
   roleName: CONTROLLER_ROLE_NAME, seed: 'skydeck-jobs-controller', actions: CONTROLLER_ACTIONS,
@@ -171,20 +207,33 @@ export function ensureControllerRole(c: AzureClients, lro: { updateIntervalInMs:
 }
 
 /**
- * The controller's assignment of the role on the subscription, with its condition; returns its
- * id. The autostop role its job clusters' heads get is made (or set back) here too, by this
- * machine's credentials: the controller may assign it, never define it.
+ * The controller's assignments: "Skydeck jobs controller" at its jobs group alone, and the
+ * lookups-and-grants role on the subscription with its condition; returns the group one's id.
+ * An older version's assignment of the controller role on the whole subscription is deleted
+ * once the narrow one is in place (with the role set back to the narrow list it would still
+ * reach every group). The autostop role is made (or set back) here too, by this machine's
+ * credentials: the condition names it, the controller may never define it.
  */
-export async function grantController(c: AzureClients, principalId: string, tags: Record<string, string>, lro: { updateIntervalInMs: number }, log?: (m: string) => void): Promise<string> {
-  const role = await ensureControllerRole(c, lro, log);
+export async function grantController(
+  c: AzureClients, principalId: string, tags: Record<string, string>, jobsGroup: string, lro: { updateIntervalInMs: number }, log?: (m: string) => void,
+): Promise<string> {
+  const role = (await ensureControllerRole(c, lro, log)).split('/').pop()!;
+  const subRole = (await ensureCustomRole(c, CONTROLLER_SUBSCRIPTION_ROLE, lro, log)).split('/').pop()!;
   await ensureAutostopRole(c, lro, log);
-  const scope = `/subscriptions/${c.subscriptionId}`;
+  const sub = `/subscriptions/${c.subscriptionId}`;
+  const description = grantDescription(tags, CONTROLLER_MARK);
   try {
-    return await putAssignment({ c, principalId, lro, description: grantDescription(tags, CONTROLLER_MARK), condition: controllerCondition(c.subscriptionId) }, scope, role.split('/').pop()!);
+    const id = await putAssignment({ c, principalId, lro, description, newRole: true }, `${sub}/resourceGroups/${jobsGroup}`, role);
+    await putAssignment({ c, principalId, lro, description, newRole: true, condition: controllerCondition(c.subscriptionId) }, sub, subRole);
+    const wide = assignmentId(sub, principalId, role);
+    await c.resources.resources.beginDeleteByIdAndWait(wide.slice(1), ROLE_ASSIGNMENTS_API, lro).catch((e) => {
+      if (!isNotFound(e)) throw e;
+    });
+    return id;
   } catch (e) {
     const { code, message } = azureCode(e);
     if (code === 'AuthorizationFailed') {
-      throw new ProviderError('auth', `a managed-jobs controller on Azure: your account may not assign "${CONTROLLER_ROLE_NAME}" on subscription ${c.subscriptionId} (${message})`,
+      throw new ProviderError('auth', `a managed-jobs controller on Azure: your account may not assign "${CONTROLLER_ROLE_NAME}" on ${jobsGroup} or "${CONTROLLER_SUBSCRIPTION_ROLE_NAME}" on subscription ${c.subscriptionId} (${message})`,
         'creating a role assignment needs Owner, User Access Administrator or Role Based Access Control Administrator on the subscription');
     }
     throw toAzureError(e, 'roleAssignments.create');

@@ -1,6 +1,6 @@
 import type { VirtualMachine } from '@azure/arm-compute';
 import type { NetworkInterface } from '@azure/arm-network';
-import type { InstanceInfo } from '../provider';
+import { TAG_UID, type InstanceInfo } from '../provider';
 import type { AzureClients } from './clients';
 import { azCall, isGroupGone, isNotFound } from './errors';
 import type { Vm } from './listing';
@@ -38,8 +38,18 @@ async function parts(kind: Part['kind'], list: AsyncIterable<Named>, group: stri
   return out;
 }
 
-/** The group's NICs, IPs and disks by the VM (name) they belong to. */
-export async function partsByVm(c: AzureClients, group: string): Promise<Map<string, Part[]>> {
+/**
+ * A part of cluster `uid` in a shared jobs group: by its uid tag, or untagged (an OS disk made
+ * by its VM's PUT) by its VM's name, which carries the uid's first characters (names.ts vmName).
+ */
+function partOf(p: Part, vm: string, uid: string): boolean {
+  const tagged = p.tags?.[TAG_UID];
+  if (tagged) return tagged === uid;
+  return vm.toLowerCase().includes(`-${uid.replace(/[^a-z0-9]/g, '').slice(0, 8)}-`);
+}
+
+/** The group's NICs, IPs and disks by the VM (name) they belong to; `uid`: only that cluster's (a shared jobs group). */
+export async function partsByVm(c: AzureClients, group: string, uid?: string): Promise<Map<string, Part[]>> {
   const all = (await Promise.all([
     parts('NIC', c.network.networkInterfaces.list(group), group),
     parts('public IP', c.network.publicIPAddresses.list(group), group),
@@ -48,7 +58,7 @@ export async function partsByVm(c: AzureClients, group: string): Promise<Map<str
   const out = new Map<string, Part[]>();
   for (const p of all) {
     const vm = vmOfPart(p.name);
-    if (vm) out.set(vm, [...(out.get(vm) ?? []), p]);
+    if (vm && (!uid || partOf(p, vm, uid))) out.set(vm, [...(out.get(vm) ?? []), p]);
   }
   return out;
 }

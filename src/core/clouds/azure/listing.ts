@@ -6,12 +6,15 @@ import { powerStateOf } from './status';
 
 export type Vm = { vm: VirtualMachine; view?: VirtualMachineInstanceView; power?: string };
 
-/** A group's VMs with their instance views; a missing group has none (it was deleted); any other 404 is an error. */
-export async function listVms(c: AzureClients, group: string): Promise<Vm[]> {
+/**
+ * A group's VMs with their instance views; a missing group has none (it was deleted); any other
+ * 404 is an error. `uid`: only that cluster's (by its tag), in a controller's shared jobs group.
+ */
+export async function listVms(c: AzureClients, group: string, uid?: string): Promise<Vm[]> {
   const list = await azCall('virtualMachines.list', async () => {
     const out: VirtualMachine[] = [];
     try {
-      for await (const vm of c.compute.virtualMachines.list(group)) out.push(vm);
+      for await (const vm of c.compute.virtualMachines.list(group)) if (!uid || vm.tags?.[TAG_UID] === uid) out.push(vm);
     } catch (e) {
       if (!isGroupGone(e, group)) throw e;
     }

@@ -1,7 +1,7 @@
 import type { PortRange } from '../../task';
 import type { AzureClients } from './clients';
-import { azCall } from './errors';
-import { ipName, nicName, NSG, SUBNET, VNET } from './names';
+import { azCall, azureCode, isNotFound } from './errors';
+import { ipName, netNames, nicName, SUBNET } from './names';
 
 // The cluster's network, all inside its resource group: a VNet with one subnet guarded by an
 // NSG (SSH + the task's ports), and per VM a Standard static public IP and a NIC. Deleting a
@@ -15,6 +15,8 @@ export interface NetCtx {
   location: string;
   tags: Record<string, string>;
   lro: { updateIntervalInMs: number };
+  /** In a controller's shared jobs group: the cluster's uid, which names its own VNet and NSG there (names.ts netNames). */
+  sharedUid?: string;
 }
 
 const SSH_RULE = { name: 'ssh', protocol: 'Tcp' as const, sourcePortRange: '*', destinationPortRange: '22', sourceAddressPrefix: '*',
@@ -22,6 +24,7 @@ const SSH_RULE = { name: 'ssh', protocol: 'Tcp' as const, sourcePortRange: '*', 
 
 /** NSG then VNet/subnet (the subnet references the NSG); returns the subnet id. */
 export async function ensureNetwork(x: NetCtx): Promise<string> {
+  const { vnet: VNET, nsg: NSG } = netNames(x.sharedUid);
   const nsg = await azCall('networkSecurityGroups.createOrUpdate', () => x.c.network.networkSecurityGroups.beginCreateOrUpdateAndWait(x.group, NSG, {
     location: x.location, tags: x.tags, securityRules: [SSH_RULE],
   }, x.lro));
@@ -46,7 +49,8 @@ export async function createNic(x: NetCtx, vm: string, subnetId: string, zone?: 
 }
 
 /** Adds an allow rule per port range not yet open (priorities after SSH's). */
-export async function openNsgPorts(c: AzureClients, group: string, ports: PortRange[], lro: NetCtx['lro']): Promise<void> {
+export async function openNsgPorts(c: AzureClients, group: string, ports: PortRange[], lro: NetCtx['lro'], sharedUid?: string): Promise<void> {
+  const NSG = netNames(sharedUid).nsg;
   const rules: { name?: string; destinationPortRange?: string; priority?: number }[] = [];
   for await (const r of c.network.securityRules.list(group, NSG)) rules.push(r);
   const open = new Set(rules.map((r) => r.destinationPortRange));
@@ -60,6 +64,21 @@ export async function openNsgPorts(c: AzureClients, group: string, ports: PortRa
     }, lro));
     open.add(range);
   }
+}
+
+/**
+ * A cluster's VNet then its NSG in a shared jobs group (its VMs and their NICs gone first: a
+ * subnet in use cannot be deleted); one already gone is fine, and so is one still in use (a NIC
+ * whose delete is under way): free to keep, ended by the next terminate or with the group at
+ * the controller's down (the proof is about what bills).
+ */
+export async function deleteNetwork(c: AzureClients, group: string, uid: string, lro: NetCtx['lro']): Promise<void> {
+  const { vnet, nsg } = netNames(uid);
+  const gone = (e: unknown) => {
+    if (!isNotFound(e) && !/^InUse/.test(azureCode(e).code)) throw e;
+  };
+  await azCall('virtualNetworks.delete', () => c.network.virtualNetworks.beginDeleteAndWait(group, vnet, lro).catch(gone));
+  await azCall('networkSecurityGroups.delete', () => c.network.networkSecurityGroups.beginDeleteAndWait(group, nsg, lro).catch(gone));
 }
 
 /** Public and private IP per VM name, read from the group's IPs and NICs (two calls, any cluster size). */

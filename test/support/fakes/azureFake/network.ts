@@ -80,11 +80,26 @@ export function putRule(m: ArmModel, nsgId: string, name: string, body: Json): J
 }
 
 /**
- * DELETE of a NIC or public IP: refused while in use, as the network RP does (a NIC attached
- * to a VM: NicInUse; an IP on a NIC's configuration: PublicIPAddressInUse); a NIC's removal
- * frees its IPs. Returns what to run when the operation completes.
+ * DELETE of a network resource: refused while in use, as the network RP does (a NIC attached
+ * to a VM: NicInUse; an IP on a NIC's configuration: PublicIPAddressInUse; a VNet with a NIC in
+ * a subnet: InUseSubnetCannotBeDeleted; an NSG a subnet names:
+ * InUseNetworkSecurityGroupCannotBeDeleted); a NIC's removal frees its IPs. Returns what to run
+ * when the operation completes.
  */
 export function deleteNetwork(m: ArmModel, r: Json): () => void {
+  const low = String(r.id).toLowerCase();
+  const type = String(r.type).toLowerCase();
+  // A VNet whose subnet a NIC is in, an NSG a subnet names: refused, as the network RP does.
+  if (type === 'microsoft.network/virtualnetworks') {
+    const nic = [...m.resources.values()].find((n) => n.type === 'Microsoft.Network/networkInterfaces'
+      && (n.properties?.ipConfigurations ?? []).some((c: Json) => String(c.properties?.subnet?.id ?? '').toLowerCase().startsWith(`${low}/subnets/`)));
+    if (nic) throw new ArmError(400, 'InUseSubnetCannotBeDeleted', `Subnet default is in use by ${nic.id}/ipConfigurations/ipconfig1 and cannot be deleted. In order to delete the subnet, delete all the resources within the subnet. See aka.ms/deletesubnet.`);
+  }
+  if (type === 'microsoft.network/networksecuritygroups') {
+    const vnet = [...m.resources.values()].find((v) => v.type === 'Microsoft.Network/virtualNetworks'
+      && (v.properties?.subnets ?? []).some((sn: Json) => String(sn.properties?.networkSecurityGroup?.id ?? '').toLowerCase() === low));
+    if (vnet) throw new ArmError(400, 'InUseNetworkSecurityGroupCannotBeDeleted', `Network security group ${r.id} cannot be deleted because it is in use by the following resources: ${vnet.id}/subnets/default.`);
+  }
   const vm = r.properties?.virtualMachine?.id;
   if (vm && m.get(vm)) {
     throw new ArmError(400, 'NicInUse', `Network Interface ${r.id} is used by existing resource ${vm}. In order to delete the network interface, it must be dissociated from the resource. To learn more, see aka.ms/deletenic.`);

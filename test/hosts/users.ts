@@ -1,7 +1,7 @@
 // Linux users for test hosts. Each is marked in its GECOS field with the harness's pid, so a
 // later run can remove users whose harness died without tearing down (SIGKILL, OOM).
 import * as fs from 'node:fs';
-import { isAlive, killQuietly, listProcesses, run, runOk, runSyncQuietly } from './system';
+import { isAlive, killQuietly, listProcesses, run, runOk, runSyncQuietly, type RunResult } from './system';
 
 const MARK = 'skydeck test host, harness pid ';
 
@@ -13,13 +13,27 @@ export async function createUser(name: string, home: string): Promise<TestUser> 
   // userdel takes it back.
   for (const f of ['/etc/subuid', '/etc/subgid']) if (!fs.existsSync(f)) fs.writeFileSync(f, '', { mode: 0o644 });
   // Password '*' = no password but not locked: with UsePAM no, sshd refuses locked ('!') accounts.
-  await runOk('useradd', ['--create-home', '--home-dir', home, '--shell', '/bin/bash',
-    '--password', '*', '--comment', `${MARK}${process.pid}`, '--user-group', name]);
+  const add = await whilePasswdLocked(() => run('useradd', ['--create-home', '--home-dir', home, '--shell', '/bin/bash',
+    '--password', '*', '--comment', `${MARK}${process.pid}`, '--user-group', name]));
+  if (add.code !== 0) throw new Error(`useradd ${name} exited ${add.code}: ${add.stderr.trim()}`);
   const uid = Number((await runOk('id', ['-u', name])).trim());
   const gid = Number((await runOk('id', ['-g', name])).trim());
   dropPodmanRuntimeDirs(uid);
   if (!subIdLine(name)) throw new Error(`useradd gave ${name} no range in /etc/subuid and /etc/subgid (SUB_UID_COUNT in /etc/login.defs?)`);
   return { name, uid, gid, home };
+}
+
+/**
+ * useradd and userdel fail at once ("cannot lock /etc/passwd; try again later") while another
+ * one holds the lock: test runs side by side (CI's two lanes) add and remove users at the same
+ * time. Try again for up to ~30 s, then give back the last answer.
+ */
+async function whilePasswdLocked(f: () => Promise<RunResult>): Promise<RunResult> {
+  for (let i = 0; ; i++) {
+    const r = await f();
+    if (r.code === 0 || !/cannot lock \/etc\/(passwd|group|shadow|gshadow|subuid|subgid)/.test(r.stderr) || i >= 100) return r;
+    await new Promise((res) => setTimeout(res, 100 + Math.random() * 300));
+  }
 }
 
 /**
@@ -44,7 +58,7 @@ export function subIdLine(name: string): string | undefined {
 export async function removeUser(user: { name: string; uid: number }): Promise<void> {
   killUserProcesses(user.uid);
   dropPodmanRuntimeDirs(user.uid);
-  const r = await run('userdel', ['--remove', '--force', user.name]);
+  const r = await whilePasswdLocked(() => run('userdel', ['--remove', '--force', user.name]));
   // 6 = user does not exist; home-removal warnings (12) are fine, the harness dir goes anyway.
   if (r.code !== 0 && r.code !== 6 && r.code !== 12) {
     throw new Error(`userdel ${user.name} failed (${r.code}): ${r.stderr.trim()}`);

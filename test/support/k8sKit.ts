@@ -44,8 +44,11 @@ async function startKit(): Promise<Kit> {
   return { kubeconfig: last.slice('KUBECONFIG='.length), runDir: KIT_RUN_DIR, ports };
 }
 
-// Under mocha: up.sh starts now, while the files before the first kit test run (kitLifecycle.ts).
-startKitEarly(startKit);
+// Under mocha: up.sh starts at the first test of the files that run just before the kit's in
+// `npm test` (scripts/testSuites.mjs: the managed-jobs integration files, ~5 min of a run, more
+// than a cold start needs), or at the first kit test, whichever comes first (kitLifecycle.ts).
+const KIT_LEAD = /\/test\/(integration\/managed|integration\/kubernetes|unit\/provision\/kubernetes|unit\/support\/kubeFault)/;
+startKitEarly(startKit, KIT_LEAD);
 
 /** Whether a healthy kit already runs in RUN_DIR (its API server answers /readyz). */
 export async function kitAlreadyUp(): Promise<boolean> {

@@ -42,19 +42,30 @@ export function joinKit<T>(start: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Under mocha, starts the kit as soon as the first kit file is loaded (mocha loads every file
- * before it runs any), so up.sh (a warm start is ~25-60 s, a cold one minutes) runs while the
- * files before the first kit test do, not in that file's "before all" hook. The first useKit
- * then joins this start; a start that failed fails it there, as before. Only as root (the kit
- * needs it; useKit skips or fails otherwise) and not with SKYDECK_K8S_EARLY=0.
+ * Under mocha, starts the kit before the first kit test, so up.sh (a warm start is ~25-60 s, a
+ * cold one minutes) runs while the files before it do, not in that file's "before all" hook.
+ * Without `lead`: at once (mocha loads every file before it runs any). With it: at the first
+ * test of a file whose path it matches, so an idle kit (~9% of a core) does not run through the
+ * whole of a long run before its files. The first useKit then joins this start; a start that
+ * failed fails it there, as before. Only as root (the kit needs it; useKit skips or fails
+ * otherwise) and not with SKYDECK_K8S_EARLY=0.
  */
-export function startKitEarly<T>(start: () => Promise<T>): void {
+export function startKitEarly<T>(start: () => Promise<T>, lead?: RegExp): void {
   // (mocha --dry-run runs no hook: nothing would take the kit down again.)
   if (!heldForRun || starting || process.getuid?.() !== 0 || process.env.SKYDECK_K8S_EARLY === '0' || process.argv.includes('--dry-run')) return;
-  starting = start();
-  // Nobody awaits it until a kit file's hook does: its failure is reported there, not here.
-  starting.catch(() => undefined);
-  if (!keep()) onSignals(true);
+  const begin = () => {
+    if (starting) return;
+    starting = start();
+    // Nobody awaits it until a kit file's hook does: its failure is reported there, not here.
+    starting.catch(() => undefined);
+    if (!keep()) onSignals(true);
+  };
+  const g = globalThis as { beforeEach?: (fn: (this: Mocha.Context) => void) => void };
+  if (!lead || typeof g.beforeEach !== 'function') return begin();
+  // Registered at the root (k8sKit.ts is imported at a file's top level): runs before every test.
+  g.beforeEach(function () {
+    if (!starting && lead.test(this.currentTest?.file ?? '')) begin();
+  });
 }
 
 const keep = () => process.env.SKYDECK_K8S_KEEP === '1' && !process.env.CI;

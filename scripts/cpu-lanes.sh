@@ -13,7 +13,7 @@ mkdir "$cg"
 # A scratch Skydeck home per run, as run-tests.mjs gives each suite: two parts at once share none.
 home="$(mktemp -d /tmp/skydeck-cpu-home-XXXXXX)"
 export SKYDECK_HOME="${SKYDECK_HOME:-$home/skydeck}" SKYDECK_CONTROLLER_HOME="${SKYDECK_CONTROLLER_HOME:-$home/controller}" SKYDECK_HOLDER_DIR="${SKYDECK_HOLDER_DIR:-$home/holder}"
-trap 'echo $$ > "$base/cgroup.procs"; rm -rf "$home"; rmdir "$cg" 2>/dev/null || echo "cpu-lanes: $cg still has processes; rmdir it later" >&2' EXIT
+trap 'echo $$ > "$base/cgroup.procs"; rm -rf "$home"; for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$cg" 2>/dev/null && break; sleep 1; done; [ ! -d "$cg" ] || echo "cpu-lanes: $cg still has processes: $(cat "$cg/cgroup.procs" | tr "\n" " ")" >&2' EXIT
 echo $$ > "$cg/cgroup.procs"
 export SKYDECK_TEST_CPUACCT="$cg/cpuacct.usage"
 case "${1:-}" in

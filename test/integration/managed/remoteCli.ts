@@ -43,10 +43,12 @@ export function queueRow(out: string, id: number): string[] | undefined {
 
 export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 600_000, extra?: () => Promise<string>): Promise<T> {
   const end = Date.now() + timeoutMs;
-  for (;;) {
+  // Each look is usually a whole CLI process (node, the bundle, an SSH handshake: ~0.5 s of CPU):
+  // quick at first, then less often, so a long wait does not keep a core busy polling.
+  for (let pause = 300; ; pause = Math.min(pause * 1.5, 2_000)) {
     const v = await fn();
     if (v) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}${extra ? `\n${await extra()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, pause));
   }
 }

@@ -84,6 +84,8 @@ def untar(tmp):
             rest = body[:size]
             while rest:
                 n = int(rest[:rest.index(b' ')])
+                if n <= 0:
+                    fail('bad pax record')
                 key, _, value = rest[rest.index(b' ') + 1:n - 1].partition(b'=')
                 pax[key] = value
                 rest = rest[n:]

@@ -65,11 +65,13 @@ describe('sync apply: the tar read on the node', () => {
     assert.equal(fs.existsSync(path.join(w.state.nodeStateDir, 'x.json')), false);
   });
 
-  it('a header with a wrong checksum, or a name outside meta/ and tree/, is refused', async () => {
+  it('a header with a wrong checksum, a name outside meta/ and tree/, or a pax record of length 0 is refused', async () => {
     for (const bad of [
       (() => { const b = file('tree/a', 'x'); b[0] = 'u'.charCodeAt(0); return b; })(),
       file('other/a', 'x'),
       file('tree/../a', 'x'),
+      // A pax record whose length says 0 (it would be read forever).
+      (() => { const b = file(`tree/${'n'.repeat(150)}`, 'x'); b.write('000', 512, 'latin1'); return b; })(),
     ]) {
       const w = syncTree({});
       const r = await apply(w, [...meta(), bad, END_OF_ARCHIVE]);

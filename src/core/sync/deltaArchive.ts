@@ -6,7 +6,7 @@ import { wholeSeconds, type ManifestDelta, type ManifestEntry } from './manifest
 import type { ArchiveStats } from './workdirArchive';
 
 /**
- * The tar a manifest sync sends: meta/ops.json (removals and touches), then tree/<path> for
+ * The tar a manifest sync sends: meta/ops (removals and touches), then tree/<path> for
  * each entry of `delta.send`. File hashes are computed on the way and put on the entries.
  */
 export function archiveDelta(root: string, delta: ManifestDelta, stats: ArchiveStats): Readable {
@@ -14,7 +14,10 @@ export function archiveDelta(root: string, delta: ManifestDelta, stats: ArchiveS
     const now = Date.now() / 1000;
     const meta = (name: string, body: Buffer) => [entryHeader({ path: `meta/${name}`, type: 'file', mode: 0o600, mtime: now, size: body.length }), body, bodyPadding(body.length)];
     yield entryHeader({ path: 'meta', type: 'dir', mode: 0o700, mtime: now });
-    yield* meta('ops.json', Buffer.from(JSON.stringify({ remove: delta.remove, touch: delta.touch.map((e) => [e.p, wholeSeconds(e.m)]) })));
+    // NUL-separated records (no path holds a NUL: manifestStore.ts entryPathProblem), so the
+    // node's apply needs no json import (manifestNode.ts).
+    const ops = [...delta.remove.map((p) => `r${p}`), ...delta.touch.map((e) => `t${wholeSeconds(e.m)} ${e.p}`)];
+    yield* meta('ops', Buffer.from(ops.map((r) => `${r}\0`).join('')));
     yield entryHeader({ path: 'tree', type: 'dir', mode: 0o700, mtime: now });
     for (const e of delta.send) {
       const mtime = e.m / 1000;

@@ -69,12 +69,16 @@ async function syncWith(first: PendingApply, r: ManifestSyncRequest): Promise<Ma
   const stats: ManifestSyncStats = { files: 0, bytes: 0, ignored: r.ignored, mode: 'full', removed: 0 };
   // The new manifest's token while the node's listing is still on its way (it mostly is).
   const token = digestOf(cur);
-  const answer = await (r.checked ?? check(r));
+  // And the delta from our manifest, which the node mostly confirms with nothing drifted: ~10 ms
+  // of 20,000 lookups off the path that waits for it. Anything else is made again below.
+  const checking = r.checked ?? check(r);
+  const likely = r.prev.size ? speculate(() => deltaOf(r.prev, cur, r.localDir)) : undefined;
+  const answer = await checking;
   trace('sync: node answered the check');
   const drift = answer?.drift;
   if (answer) {
     const base = manifestDigest(answer.prev);
-    const delta = deltaOf(answer.prev, cur, r.localDir, answer.drift);
+    const delta = likely && answer.prev === r.prev && !answer.drift.size ? likely : deltaOf(answer.prev, cur, r.localDir, answer.drift);
     trace('sync: delta made');
     const code = await first.send(base, cur, delta, stats, token);
     trace('sync: delta applied on the node, local manifest in place');
@@ -85,6 +89,15 @@ async function syncWith(first: PendingApply, r: ManifestSyncRequest): Promise<Ma
   const code = await (drift ? startApply(r) : first).send('', cur, { send: cur, remove: [], touch: [] }, stats, token);
   if (code !== 0) throw new Error(`exit ${code}`);
   return stats;
+}
+
+/** A result made ahead of need, or undefined when making it failed: it is made again, and fails, where it is needed. */
+function speculate<T>(make: () => T): T | undefined {
+  try {
+    return make();
+  } catch {
+    return undefined;
+  }
 }
 
 function nodeStateFile(nodeStateDir: string, remoteDir: string): string {

@@ -43,7 +43,9 @@ function age(root: string, rel: string, secondsAgo: number): void {
   fs.utimesSync(path.join(root, rel), t, t);
 }
 
-describe('manifest sync (only what changed)', () => {
+describe('manifest sync (only what changed)', function () {
+  // Several real syncs per test (~1 s each here, 5 s at a load of 12 on 2 cores).
+  this.timeout(90_000);
   it('sends everything first, then one edited file, and propagates deletes and renames', async () => {
     const w = setup({ 'a.py': 'a', 'b.py': 'b', 'sub/c.txt': 'c', 'sub/deep/d.txt': 'd', '.gitignore': 'out/\n', 'out/x': 'ignored' });
     const first = await syncWorkdir(w.t, python, w.src, w.dst, w.state);

@@ -17,8 +17,18 @@ export interface Run { code: number | null; out: string; err: string }
 /** What the thin CLI says (SKYDECK_VERBOSE=1) when a worker took the run. */
 export const WORKER = /run by the connection holder's worker \(pid (\d+)\)/;
 
-/** cli.js (thin) and cli-main.js (the CLI) side by side, with the agent and sql.js's WASM. */
-async function buildCli(): Promise<string> {
+/**
+ * cli.js (thin) and cli-main.js (the CLI) side by side, with the agent and sql.js's WASM. Built
+ * once per mocha process (two bundles: seconds of CPU), shared by the files that use it.
+ */
+let builtCli: Promise<string> | undefined;
+function buildCli(): Promise<string> {
+  builtCli ??= buildCliNow();
+  builtCli.catch(() => (builtCli = undefined));
+  return builtCli;
+}
+
+async function buildCliNow(): Promise<string> {
   const dir = path.join(ROOT, 'out', 'test-thin');
   const common = { bundle: true, platform: 'node' as const, format: 'cjs' as const, logLevel: 'error' as const, external: ['vscode', 'cpu-features', '*.node'] };
   await build({ ...common, entryPoints: [path.join(ROOT, 'src/cli/thin.ts')], outfile: path.join(dir, 'cli.js') });

@@ -13,6 +13,12 @@ On a managed-jobs controller cluster (`managed_jobs_db`: the controller's store 
 the node is busy too while any managed job is unfinished (not terminal, or its cluster not yet
 torn down): the controller runs outside the agent's jobs, and stopping it would leave job
 clusters with nobody watching them. A store that cannot be read counts as busy.
+
+`hold_seconds`: a launch configures autostop while it provisions (a client that dies mid-launch
+must not leave a cluster billing forever) but submits its job only after the workdir upload and
+the rest; until then the node is held busy (`hold_until` = configure time + hold). The launch
+configures again without the hold once its job is in; a launch that died never does, so idle
+time counts from the hold's end and the cluster still stops, hold + idle minutes later.
 """
 import os
 import sqlite3
@@ -25,7 +31,9 @@ from .states import NON_TERMINAL, sql_list
 
 WAIT_FOR = ('jobs_and_ssh', 'jobs')
 ACTIONS = ('shutdown', 'gcp', 'azure', 'kubernetes')
-KEYS = ('idle_minutes', 'down', 'command', 'action', 'wait_for', 'managed_jobs_db')
+KEYS = ('idle_minutes', 'down', 'command', 'action', 'wait_for', 'managed_jobs_db', 'hold_seconds')
+# A day: a launch's upload and setup planning take minutes; a longer hold is a mistake.
+MAX_HOLD_SECONDS = 86400
 # The managed jobs' terminal statuses (src/core/managed/states.ts TERMINAL).
 MANAGED_TERMINAL = ('SUCCEEDED', 'FAILED', 'FAILED_SETUP', 'FAILED_NO_RESOURCE', 'FAILED_CONTROLLER', 'CANCELLED')
 
@@ -53,8 +61,13 @@ def parse(value):
     if managed is not None and (not isinstance(managed, str) or not managed or len(managed) > 4096 or '\0' in managed
                                 or not os.path.isabs(os.path.expanduser(managed))):
         raise bad_args('autostop.managed_jobs_db must be an absolute path (or ~/...)')
+    hold = value.get('hold_seconds', 0)
+    if isinstance(hold, bool) or not isinstance(hold, (int, float)) or not 0 <= hold <= MAX_HOLD_SECONDS:
+        raise bad_args('autostop.hold_seconds must be a number of seconds between 0 and %d' % MAX_HOLD_SECONDS)
+    now = time.time()
     return {'idle_minutes': minutes, 'down': bool(value.get('down', False)), 'command': command,
-            'action': action, 'wait_for': wait_for, 'managed_jobs_db': managed, 'set_at': time.time()}
+            'action': action, 'wait_for': wait_for, 'managed_jobs_db': managed, 'set_at': now,
+            'hold_until': now + hold if hold else None}
 
 
 def managed_activity(path):
@@ -80,8 +93,11 @@ def managed_activity(path):
     return (last or 0) / 1000.0
 
 
-def last_activity(conn, cfg):
+def last_activity(conn, cfg, now=None):
     """When the cluster was last busy (None: busy now)."""
+    hold = cfg.get('hold_until')
+    if hold is not None and (time.time() if now is None else now) < hold:
+        return None  # a launch is under way (its job not submitted yet)
     if conn.execute('SELECT 1 FROM jobs WHERE status IN (%s) LIMIT 1' % sql_list(NON_TERMINAL)).fetchone():
         return None
     if cfg['wait_for'] == 'jobs_and_ssh' and interactive_sessions():
@@ -90,7 +106,7 @@ def last_activity(conn, cfg):
     if managed is None:
         return None
     row = conn.execute('SELECT MAX(submitted_at), MAX(ended_at) FROM jobs').fetchone()
-    return max([t for t in (row[0], row[1], cfg['set_at'], managed) if t is not None])
+    return max([t for t in (row[0], row[1], cfg['set_at'], hold, managed) if t is not None])
 
 
 def interactive_sessions():
@@ -119,9 +135,12 @@ def state(conn, now=None):
     if not cfg:
         return None
     now = time.time() if now is None else now
-    since = last_activity(conn, cfg)
+    since = last_activity(conn, cfg, now)
     fired = db.get_meta(conn, 'autostop_fired')
     out = dict((k, cfg.get(k)) for k in ('idle_minutes', 'down', 'wait_for', 'action', 'managed_jobs_db'))
+    # While a launch's hold lasts, fires_in is None (busy) and this says until when.
+    hold = cfg.get('hold_until')
+    out['held_until'] = hold if hold is not None and now < hold else None
     out['idle_seconds'] = None if since is None else round(now - since, 1)
     out['fires_in'] = None if since is None else round(max(0.0, since + cfg['idle_minutes'] * 60 - now), 1)
     out['fired_at'] = fired['at'] if fired and since is not None and fired['at'] >= since else None
@@ -139,7 +158,7 @@ def check(ctx, now=None):
     if not cfg:
         return False
     now = time.time() if now is None else now
-    since = last_activity(conn, cfg)
+    since = last_activity(conn, cfg, now)
     if since is None or now - since < cfg['idle_minutes'] * 60:
         return True
     with db.write_txn(conn):

@@ -60,6 +60,8 @@ export function autostopText(minutes: number | null, down: boolean, live?: LiveA
   const base = `${minutes}m${down ? ' (down)' : ''}`;
   if (live?.problems.length) return `${base}, FAILED`;
   if (live && live.firesIn !== null) return `${base}, in ${Math.ceil(live.firesIn / 60)}m`;
+  // Busy because a launch is still on its way to the job (or died: then it runs out).
+  if (live?.heldFor) return `${base}, launch hold ${Math.ceil(live.heldFor / 60)}m`;
   return base;
 }
 

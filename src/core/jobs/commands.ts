@@ -66,6 +66,8 @@ export interface AutostopConfig {
   wait_for?: 'jobs_and_ssh' | 'jobs';
   /** A managed-jobs controller's store on the node: busy while it lists an unfinished job. */
   managed_jobs_db?: string;
+  /** A launch under way: busy for this long (until its job is in), idle time counts from its end. */
+  hold_seconds?: number;
 }
 
 /** `status.autostop`: the setting and its clock (autostop.py `state`). */
@@ -79,6 +81,8 @@ export interface AutostopState {
   idle_seconds: number | null;
   fires_in: number | null;
   fired_at: number | null;
+  /** Epoch seconds: a launch's hold keeps the node busy until then (an agent before it leaves the key out). */
+  held_until?: number | null;
   /** What the last self-stop did (selfstop.py); problems mean the nodes may still bill. */
   last_result: { problems: string[] } | null;
 }

@@ -67,6 +67,7 @@ const autostop = obj({
   idle_seconds: nullable(num),
   fires_in: nullable(num),
   fired_at: nullable(num),
+  held_until: optional(nullable(num)),
   last_result: nullable(obj({ problems: listOf(str) })),
 });
 

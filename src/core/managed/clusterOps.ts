@@ -3,8 +3,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { getCluster, type ClusterRecord } from '../state';
-import type { Placement, ProviderRegistry, RunRequest } from '../clouds/provider';
-import { refreshOne, teardownUnderWay } from '../provision';
+import type { ClusterInfo, Placement, ProviderRegistry, RunRequest } from '../clouds/provider';
+import { refreshOne, teardownUnderWay, type Bootstrap } from '../provision';
 import { agentBootstrap, down, launch, type OpsContext } from '../ops';
 import type { LaunchSlot } from './slots';
 import { envFor, isProviderCluster } from '../ops/providerEnv';
@@ -44,8 +44,12 @@ export async function launchOrAdopt(
   // The slot is taken only for the head's setup (bootstrap, then upload and submit, until the
   // launch ends): recording the intent and creating the instances never wait for one.
   const base = ctx.bootstrap ?? agentBootstrap(ctx);
+  // The gate keeps the launch's autostop hold (launchProvider.ts asks for it with withHold).
+  const gate = (b: Bootstrap): Bootstrap => Object.assign(async (row: ClusterRecord, info: ClusterInfo, signal?: AbortSignal) => (await opts.slot.take(), b(row, info, signal)), {
+    ...(b.withHold ? { withHold: (s: number) => gate(b.withHold!(s)) } : {}),
+  });
   const gated: OpsContext = {
-    ...ctx, bootstrap: async (row, info, signal) => (await opts.slot.take(), base(row, info, signal)),
+    ...ctx, bootstrap: gate(base),
     ...(ctx.providers ? { providers: reportingCreate(ctx.providers, () => opts.slot.reachedCloud()) } : {}),
   };
   const r = await launch(gated, {

@@ -9,41 +9,46 @@ import type { ReachableHandle } from './clusterHandle';
 import type { OpsContext } from './context';
 import { localBaseDir } from './context';
 import { OpsError } from './errors';
-import { autostopPlan } from './autostopPlan';
-import { CONTROLLER_CLUSTER, NODE_MANAGED_STORE } from './controllerNode';
+import { agentAutostop } from './agentAutostop';
 import { bringUpWorkers } from './multiNode';
 import { kubeHandle } from './kubeHandle';
 
 /**
  * The default bootstrap for provider clusters: reach the head over SSH as the ssh cloud does,
  * install and configure the agent, make the workdir. Returns what the handle keeps.
+ * `holdSeconds`: a launch, whose job follows, holds autostop off until then (agentAutostop.ts);
+ * `start` (no job follows) holds nothing.
  */
-export function agentBootstrap(ctx: OpsContext, container?: ContainerRequest): Bootstrap {
+export function agentBootstrap(ctx: OpsContext, container?: ContainerRequest, holdSeconds = 0): Bootstrap {
   const boot: Bootstrap = async (row, info) => {
-    if (row.provider === 'kubernetes') return setUp(ctx, row, info, kubeHandle(ctx, row, info), 'mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd');
+    if (row.provider === 'kubernetes') return setUp(ctx, row, info, kubeHandle(ctx, row, info), 'mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd', holdSeconds);
     const handle: ReachableHandle = {
       hosts: [info.head, ...info.workers].map((n) => ({
         address: n.address, port: info.sshPort ?? 22, user: info.sshUser, ...(info.sshKeyPath ? { identityFile: info.sshKeyPath } : {}),
       })),
       workdir: '',
     };
-    return setUp(ctx, row, info, handle, 'mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd', container);
+    return setUp(ctx, row, info, handle, 'mkdir -p "$HOME/sky_workdir" && cd "$HOME/sky_workdir" && pwd', holdSeconds, container);
   };
-  boot.withContainer = (c) => agentBootstrap(ctx, c);
+  boot.withContainer = (c) => agentBootstrap(ctx, c, holdSeconds);
+  boot.withHold = (s) => agentBootstrap(ctx, container, s);
   return boot;
 }
 
 /** For clouds whose instances are this machine (the fake cloud): the agent runs locally. */
-export function localAgentBootstrap(ctx: OpsContext, container?: ContainerRequest): Bootstrap {
+export function localAgentBootstrap(ctx: OpsContext, container?: ContainerRequest, holdSeconds = 0): Bootstrap {
   const boot: Bootstrap = async (row, info) => {
     const handle: ReachableHandle = { hosts: [], base: localBaseDir(ctx.workspaceRoot, row.name), workdir: '', local: true };
-    return setUp(ctx, row, info, handle, 'mkdir -p "$1/sky_workdir" && cd "$1/sky_workdir" && pwd', container);
+    return setUp(ctx, row, info, handle, 'mkdir -p "$1/sky_workdir" && cd "$1/sky_workdir" && pwd', holdSeconds, container);
   };
-  boot.withContainer = (c) => localAgentBootstrap(ctx, c);
+  boot.withContainer = (c) => localAgentBootstrap(ctx, c, holdSeconds);
+  boot.withHold = (s) => localAgentBootstrap(ctx, container, s);
   return boot;
 }
 
-async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, handle: ReachableHandle, mkWorkdir: string, container?: ContainerRequest): Promise<ReachableHandle> {
+async function setUp(
+  ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, handle: ReachableHandle, mkWorkdir: string, holdSeconds: number, container?: ContainerRequest,
+): Promise<ReachableHandle> {
   let withHandle: ClusterRecord = { ...row, handle: JSON.stringify({ ...JSON.parse(row.handle ?? '{}'), ...handle }) };
   if (container) {
     // Every node's container first (a runtime installed where the image has none): the agent
@@ -69,12 +74,10 @@ async function setUp(ctx: OpsContext, row: ClusterRecord, info: ClusterInfo, han
     // Multi-node: the head's agent learns to reach its workers (multiNode.ts).
     await bringUpWorkers(ctx, { ...withHandle, num_nodes: nodes }, client);
   }
-  const plan = row.autostop_minutes !== null ? autostopPlan(row.provider, row.autostop_down === 1) : undefined;
-  if (plan?.ok && row.autostop_minutes !== null) {
-    // A controller cluster on a cloud is busy while its managed jobs are unfinished (controllerNode.ts).
-    const managed = CONTROLLER_CLUSTER.test(row.name) && !handle.kube ? { managed_jobs_db: NODE_MANAGED_STORE } : {};
-    await client.configure({ autostop: { idle_minutes: row.autostop_minutes, down: row.autostop_down === 1, action: plan.action, ...managed } });
-  }
+  // Set now, not after the job's submit: a client that dies mid-launch must not leave a cluster
+  // billing forever. A launch's hold keeps it from stopping before its job is in.
+  const autostop = agentAutostop(row, !!handle.kube, holdSeconds);
+  if (autostop) await client.configure({ autostop });
   const r = await mkdir;
   if (r.code !== 0) throw new OpsError('failed', `could not create the workdir on ${client.transport.description}: ${r.stderr.toString().trim()}`);
   return { ...handle, workdir: r.stdout.toString().trim() };

@@ -4,6 +4,8 @@ import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { requireCluster } from './findCluster';
 import { autostopPlan } from './autostopPlan';
+import { agentAutostop } from './agentAutostop';
+import { readHandle } from './clusterHandle';
 import { DEFAULT_IDLE_MINUTES } from './autostopOf';
 import { updateCluster } from './provisionReachable';
 import { rowSpotStopProblem } from './spotStop';
@@ -63,7 +65,9 @@ export async function setAutostop(ctx: OpsContext, name: string, change: Autosto
   const problem = changeProblem(row, down);
   if (problem) throw new OpsError('usage', `cannot set autostop${down ? ' --down' : ''} on ${name}: ${problem}`);
   const minutes = change.idleMinutes ?? DEFAULT_IDLE_MINUTES;
-  await client.configure({ autostop: { idle_minutes: minutes, down, action: plan.action } });
+  // The launch's setting with the new values (a controller cluster keeps its managed-jobs store).
+  const autostop = agentAutostop({ ...row, autostop_minutes: minutes, autostop_down: down ? 1 : 0 }, !!readHandle(row).kube)!;
+  await client.configure({ autostop });
   return updateCluster(ctx, row, { autostop_minutes: minutes, autostop_down: down ? 1 : 0 }, {
     kind: 'autostop', message: `autostop after ${minutes} idle minutes${down ? ' (down)' : ''}`,
   });

@@ -14,6 +14,7 @@ import { localBaseProblem } from './localBase';
 import { localBaseDir } from './context';
 import { bringUpWorkers, syncWorkers } from './multiNode';
 import { autostopOf } from './autostopOf';
+import { liftLaunchHold } from './agentAutostop';
 import { jobSpecOf } from './jobSpec';
 import { followJob, FollowOptions, JobOutcome, submitJob } from './runJob';
 import type { AttemptReport } from '../provision';
@@ -100,6 +101,9 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
   const fast = !!req.fast && existing?.status === 'UP';
   if (req.fast && !fast) ctx.progress(`--fast: ${existing ? `${name} is ${existing.status}, not UP` : `${name} does not exist yet`}; launching in full`);
   let row: ClusterRecord;
+  // A cluster this launch bootstrapped (made, or started again) has its autostop held until
+  // the job is in (agentAutostop.ts): lifted after the submit, or when the launch fails.
+  let held = false;
   if (fast) {
     row = existing;
     ctx.progress(`--fast: reusing ${name} as it is (UP); no provisioning, file mounts or buckets`);
@@ -122,26 +126,43 @@ export async function launch(ctx: OpsContext, req: LaunchRequest): Promise<Launc
       ...(image ? { container: { image, envs: { ...envs, ...secrets } } } : {}),
     });
     row = req.retryUntilUp ? await retryUntilUp(ctx, name, req.provisionSignal, round) : await round();
+    held = existing?.status !== 'UP';
   } else {
     row = await launchReachable(ctx, name, cloud, task, existing, autostop, { ...envs, ...secrets });
   }
-  if (!fast) {
-    await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
-    await lookUpS3Regions(ctx, buckets.filter((p) => p.regionPending), req.provisionSignal);
-    // A reused (or restarted) cluster's identity was made for the buckets of its first launch.
-    if (existing) await grantPlannedBuckets(ctx, row, buckets);
-  }
   const client = ctx.connections.client(row);
   const handle = readHandle(row);
-  // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
-  const extras = { buckets: fast ? [] : forCluster(ctx, buckets, row), gitEnvs: { ...envs, ...secrets }, fast };
-  await Promise.all([syncAll(ctx, client, task, dir, handle.workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
-  if (req.provisionSignal?.aborted) await cancelBeforeSubmit(ctx, row, !existing && isProviderCluster(row));
-  const setup = await setupPlan(ctx, client, row, task, envs, secrets, existing?.status === 'UP', fast);
-  const withSetup = setup.run && !req.noSetup;
-  ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}${req.noSetup ? ' (--no-setup)' : setup.say ? ` (${setup.say})` : ''}`);
-  const jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup, secrets }));
-  if (withSetup) setup.record(jobId);
+  const lift = async () => {
+    if (held) {
+      held = false;
+      await liftLaunchHold(ctx, client, row);
+    }
+  };
+  let jobId: number;
+  try {
+    if (!fast) {
+      await ensureNamedBuckets(ctx, task, dir, row, req.provisionSignal);
+      await lookUpS3Regions(ctx, buckets.filter((p) => p.regionPending), req.provisionSignal);
+      // A reused (or restarted) cluster's identity was made for the buckets of its first launch.
+      if (existing) await grantPlannedBuckets(ctx, row, buckets);
+    }
+    // Every node gets the workdir at once (multi-node ssh clusters; one node: just the head).
+    const extras = { buckets: fast ? [] : forCluster(ctx, buckets, row), gitEnvs: { ...envs, ...secrets }, fast };
+    await Promise.all([syncAll(ctx, client, task, dir, handle.workdir, extras), syncWorkers(ctx, row, task, dir, extras)]);
+    if (req.provisionSignal?.aborted) {
+      const created = !existing && isProviderCluster(row);
+      // A cluster this launch created is terminated next: nothing left to lift the hold on.
+      if (created) held = false;
+      await cancelBeforeSubmit(ctx, row, created);
+    }
+    const setup = await setupPlan(ctx, client, row, task, envs, secrets, existing?.status === 'UP', fast);
+    const withSetup = setup.run && !req.noSetup;
+    ctx.progress(`Submitting ${task.name ?? 'the task'} to ${name}${req.noSetup ? ' (--no-setup)' : setup.say ? ` (${setup.say})` : ''}`);
+    jobId = await submitJob(client, jobSpecOf(task, envs, { user: ctx.user, workdir: handle.workdir, withSetup, secrets }));
+    if (withSetup) setup.record(jobId);
+  } finally {
+    await lift();
+  }
   await assertNoTeardownSince(ctx, row, jobId);
   req.onSubmitted?.(jobId, name);
   if (req.detach) return { cluster: name, jobId };

@@ -6,6 +6,7 @@ import type { OpsContext } from './context';
 import { OpsError } from './errors';
 import { envFor } from './providerEnv';
 import { agentBootstrap } from './agentBootstrap';
+import { LAUNCH_HOLD_SECONDS } from './agentAutostop';
 import { bucketMountsOf } from './bucketPlan';
 import type { BucketAccess, Placement } from '../clouds/provider';
 
@@ -38,7 +39,9 @@ export async function launchOnProvider(ctx: OpsContext, name: string, task: Task
   if (opts.jobsController && !env.provider.controllerIdentity) {
     throw new OpsError('unavailable', `a managed-jobs controller cluster on ${opts.cloud} has no scoped identity to launch job clusters with; put the controller on aws, gcp or azure, an ssh pool or this machine`);
   }
-  const plain = ctx.bootstrap ?? agentBootstrap(ctx);
+  // A launch's job follows the bootstrap: autostop is held off until then (launch.ts lifts it).
+  const base = ctx.bootstrap ?? agentBootstrap(ctx);
+  const plain = base.withHold?.(LAUNCH_HOLD_SECONDS) ?? base;
   const c = opts.container;
   const bootstrap = c ? plain.withContainer?.({ image: c.image, task, envs: c.envs }) : plain;
   if (!bootstrap) throw new OpsError('unavailable', `image_id: docker:… is not supported by this cluster's bootstrap on ${opts.cloud}`);

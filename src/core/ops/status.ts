@@ -10,6 +10,8 @@ export interface LiveAutostop {
   firesIn: number | null;
   /** What the last self-stop could not do (the cluster may still be billing). */
   problems: string[];
+  /** Seconds a launch still holds autostop off (its job not yet submitted; agent `held_until`). */
+  heldFor?: number;
 }
 
 export interface ClusterStatus {
@@ -85,9 +87,10 @@ async function refreshCloud(ctx: OpsContext, row: ClusterRecord): Promise<Cluste
 
 function liveAutostop(a: unknown): { autostop?: LiveAutostop } {
   if (!a || typeof a !== 'object') return {};
-  const x = a as { fires_in?: number | null; last_result?: { problems?: unknown[] } | null };
+  const x = a as { fires_in?: number | null; held_until?: number | null; last_result?: { problems?: unknown[] } | null };
   const problems = (x.last_result?.problems ?? []).map(String);
-  return { autostop: { firesIn: typeof x.fires_in === 'number' ? x.fires_in : null, problems } };
+  const held = typeof x.held_until === 'number' ? x.held_until - Date.now() / 1000 : 0;
+  return { autostop: { firesIn: typeof x.fires_in === 'number' ? x.fires_in : null, problems, ...(held > 0 ? { heldFor: held } : {}) } };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

@@ -13,6 +13,8 @@ import { describePlacement } from './candidates';
 export type Bootstrap = ((row: ClusterRecord, info: ClusterInfo, signal?: AbortSignal) => Promise<Partial<ReachableHandle>>) & {
   /** The same bootstrap readying the task's container on every node first (`image_id: docker:…`). */
   withContainer?: (c: ContainerRequest) => Bootstrap;
+  /** The same bootstrap for a launch: its autostop is held off this long, until the job is in (ops/agentAutostop.ts). */
+  withHold?: (seconds: number) => Bootstrap;
 };
 
 /** What a container cluster's bootstrap needs of the task (ops/containerLaunch.ts). */

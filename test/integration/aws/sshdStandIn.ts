@@ -10,9 +10,8 @@ import { StateStore } from '../../../src/core/state';
 import { Connections, agentBootstrap, type OpsContext } from '../../../src/core/ops';
 import type { TestHosts } from '../../hosts';
 
-export function sshdStandIn(base: Bootstrap, hosts: TestHosts): Bootstrap {
-  const given = new Map<string, number>();
-  return async (row, info, signal) => {
+export function sshdStandIn(base: Bootstrap, hosts: TestHosts, given = new Map<string, number>()): Bootstrap {
+  const boot: Bootstrap = async (row, info, signal) => {
     let i = given.get(row.uid);
     if (i === undefined) given.set(row.uid, (i = given.size));
     const h = hosts.hosts[i];
@@ -20,6 +19,10 @@ export function sshdStandIn(base: Bootstrap, hosts: TestHosts): Bootstrap {
     if (info.workers.length) throw new Error('sshdStandIn: single-node clusters only');
     return base(row, { ...info, head: { id: info.head.id, address: h.address }, sshPort: h.port, sshUser: h.user, sshKeyPath: hosts.clientKeyPath }, signal);
   };
+  // A launch's autostop hold (launchProvider.ts) reaches the real bootstrap, as on a cloud;
+  // the hosts already given out stay given.
+  if (base.withHold) boot.withHold = (s) => sshdStandIn(base.withHold!(s), hosts, given);
+  return boot;
 }
 
 /**

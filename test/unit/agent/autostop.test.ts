@@ -59,6 +59,8 @@ describe('agent autostop', function () {
       [{ idle_minutes: 5 }, /exactly one of command \(argv\) or action/],
       [{ idle_minutes: 5, command: ['true'], action: 'shutdown' }, /exactly one of command/],
       [{ idle_minutes: 5, action: 'halt' }, /action must be one of shutdown, gcp, azure/],
+      [{ idle_minutes: 5, command: ['true'], hold_seconds: 86401 }, /hold_seconds must be a number of seconds between 0 and 86400/],
+      [{ idle_minutes: 5, command: ['true'], hold_seconds: '60' }, /hold_seconds must be a number/],
       ['soon', /autostop must be an object/],
     ] as const) {
       const r = await c.request('configure', { autostop: bad });

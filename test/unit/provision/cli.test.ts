@@ -151,6 +151,7 @@ describe('cli on a cloud cluster (fake provider as aws)', function () {
     assert.equal(autostopText(10, false), '10m');
     assert.equal(autostopText(10, true, { firesIn: 125, problems: [] }), '10m (down), in 3m');
     assert.equal(autostopText(10, false, { firesIn: null, problems: [] }), '10m');
+    assert.equal(autostopText(0, true, { firesIn: null, problems: [], heldFor: 1700 }), '0m (down), launch hold 29m');
     assert.equal(autostopText(10, false, { firesIn: 0, problems: ['deallocate: HTTP 403'] }), '10m, FAILED');
   });
 });

@@ -21,7 +21,7 @@ import { infoOf } from './status';
 import { listVms } from './listing';
 import { shapeOf } from '../nodeShape';
 import { createVm, pickSize } from './vm';
-import { waitGroupGone } from './group';
+import { groupState, waitGroupGone } from './group';
 import { holdLeavingDeletes, leftoverInfo, leftOf, partsByVm } from './leftovers';
 import { terminateIn } from './terminate';
 
@@ -252,14 +252,7 @@ export class AzureProvider implements Provider {
 
   /** On a controller VM: its jobs group must be there (this machine makes it with the controller); the VM may not make one. */
   private async jobsGroupThere(c: AzureClients, group: string): Promise<void> {
-    const state = await azCall('resourceGroups.get', async () => {
-      try {
-        return (await c.resources.resourceGroups.get(group)).properties?.provisioningState ?? 'Succeeded';
-      } catch (e) {
-        if (isGroupGone(e, group)) return 'gone';
-        throw e;
-      }
-    });
+    const state = await groupState(c, group);
     if (state === 'gone' || state === 'Deleting') {
       throw new ProviderError('config', `this managed-jobs controller's resource group ${group} is ${state === 'gone' ? 'missing' : 'being deleted'}`,
         'launch the managed-jobs controller again from your machine (it makes the group), or down it and launch a new one');

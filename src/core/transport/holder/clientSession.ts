@@ -33,7 +33,10 @@ export function openSession(sockPath: string, target: HolderTarget, command: str
     const decoder = new FrameDecoder();
     let opened = false;
     let exited = false;
-    let frameCb: (f: Frame) => void = () => undefined;
+    // Frames that come before the caller's onFrame (the promise resolves a tick after `open`,
+    // and a quick command's output and exit can be in the same read): kept, then replayed.
+    const early: Frame[] = [];
+    let frameCb: (f: Frame) => void = (f) => { early.push(f); };
     const ends: Array<(exited: boolean) => void> = [];
     let ended = false;
     // A holder that accepts and then says nothing (stopped, wedged) must not hold the CLI: past
@@ -81,7 +84,7 @@ export function openSession(sockPath: string, target: HolderTarget, command: str
     });
     const session: HolderSession = {
       sock,
-      onFrame: (cb) => { frameCb = cb; },
+      onFrame: (cb) => { frameCb = cb; early.splice(0).forEach(cb); },
       onEnd: (cb) => { if (ended) cb(exited); else ends.push(cb); },
       stdin: () => new Writable({
         write(chunk: Buffer, _enc, cb) {

@@ -150,7 +150,13 @@ async function tearDown(ctx: OpsContext, row: ClusterRecord, owner: Owner, opts:
       notes.push(...(await removeContainerAndBase(ctx, row)));
     } else {
       const transport = ctx.connections.transportForCluster(row);
-      const r = await transport.exec(['rm', '-rf', '--', base]);
+      // A job's last process (its driver recording the end, killed by the shutdown a moment
+      // ago) can still be writing there: rm then finds a directory it just emptied refilled.
+      let r = await transport.exec(['rm', '-rf', '--', base]);
+      for (let i = 0; i < 3 && r.code !== 0 && /not empty/i.test(r.stderr.toString()); i++) {
+        await new Promise((res) => setTimeout(res, 300));
+        r = await transport.exec(['rm', '-rf', '--', base]);
+      }
       await transport.close();
       if (r.code !== 0) throw new Error(`removing ${base} failed: ${r.stderr.toString().trim()}`);
       notes.push(`removed ${base}${row.provider === 'ssh' ? ` on ${readHandle(row).hosts.map((h) => h.address).join(', ')}` : ''}`);

@@ -8,6 +8,7 @@
 import * as esbuild from 'esbuild';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildWaiters } from './scripts/build-waiter.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -107,6 +108,8 @@ const builds = [
 ];
 
 function copyAssets() {
+  // The agent's native waiter first, so that dist/agent carries it (scripts/build-waiter.mjs).
+  for (const line of buildWaiters().said) console.log(`skydeck-wait ${line}`);
   mkdirSync(dist, { recursive: true });
   rmSync(join(dist, 'agent'), { recursive: true, force: true });
   cpSync('agent', join(dist, 'agent'), { recursive: true, filter: (p) => !p.includes('__pycache__') });

@@ -20,6 +20,7 @@ import {
 import { runBench } from './runBench';
 import { pssMb, SleepWatch } from './procWatch';
 import { requireTsp } from './tsp';
+import { buildWaiters } from '../scripts/build-waiter.mjs';
 import { compare, median, r4, versus } from './versus';
 import { tspCancel10, tspRelease64, tspSubmitRate } from './tspWorkloads';
 
@@ -99,7 +100,8 @@ async function release64(): Promise<Release> {
     const s = (now() - t0) / 1000;
     await cancelled;
 
-    // PSS of what Skydeck adds per running job: the sh driver (its session leader), plus the
+    // PSS of what Skydeck adds per running job: its driver (the session leader: the static
+    // waiter while run runs, or the sh driver where the agent has none), plus the
     // daemon and its guard shared by the 64. The user's shell and command are the payload.
     const procs = markedProcs(fx.base).filter((p) => ids.has(p.jobId));
     const drivers = procs.filter((p) => p.pid === p.sid);
@@ -254,7 +256,7 @@ async function releaseVs(): Promise<void> {
     jobs: 64, via: 'blocker cancelled (tsp -k)', counted: 'until the user command (sleep) of all 64 jobs runs', target: '<= 0.3',
   });
   compare('pss_per_job_mb', 'MB', r.ours.map((x) => x.pssMb), r.theirs.map((x) => x.pssMb), true, {
-    counted: 'per running job: its wrapper (Skydeck: sh driver; tsp: its client) + supervisor / 64 (Skydeck: daemon + guard; tsp: server); payload (bash, sleep) excluded',
+    counted: 'per running job: its wrapper (Skydeck: the driver, i.e. the waiter while run runs; tsp: its client) + supervisor / 64 (Skydeck: daemon + guard; tsp: server); payload (bash, sleep) excluded',
     wrapper_mb: r4(median(r.ours.map((x) => x.wrapperMb))), tsp_wrapper_mb: r4(median(r.theirs.map((x) => x.wrapperMb))),
     supervisor_mb: r4(median(r.ours.map((x) => x.supervisorMb))), tsp_supervisor_mb: r4(median(r.theirs.map((x) => x.supervisorMb))),
   });
@@ -268,6 +270,8 @@ async function cancelVs(): Promise<void> {
 
 async function main(): Promise<void> {
   requireTsp();
+  // The job driver's resident waiter (agent/bin): without it the figures are the sh driver's.
+  if (!buildWaiters().hostOk) throw new Error('agent/bin/skydeck-wait could not be built here: apt-get install gcc, then run again');
   const only = process.argv.slice(2);
   const all: [string, () => Promise<void>][] = [
     ['submit', submitVs],

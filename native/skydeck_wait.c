@@ -1,15 +1,21 @@
 /*
  * skydeck-wait: what a job's driver leaves resident while the job's run script runs.
  *
- * The sh driver (agent/skydeck_agent_lib/driver.py) does the job's setup and then execs this:
+ Two ways in (agent/skydeck_agent_lib/driver.py):
  *
  *   skydeck-wait CANCELLED_FILE SHELL RUN_SCRIPT PYTHON AGENT BASE JOB
+ *     exec'd by the sh driver once a job's setup is done;
+ *   skydeck-wait --driver skydeck-job-N
+ *     spawned as the whole driver of a job without setup: it does what the sh driver's prelude
+ *     does (stderr to driver.err, the client's umask, joining the job's cgroup, entering the
+ *     workdir), reading the same _SKYDECK_* variables, which the job's commands never see.
  *
  * It runs `SHELL RUN_SCRIPT` as its child (stderr joined to stdout, the job log), waits for it
  * and, unless the job was cancelled meanwhile (CANCELLED_FILE exists: its status is final
- * already), execs `PYTHON -E -S AGENT --base BASE _done JOB CODE run` without the job's marker
- * variable, exactly as the sh driver did. It exists because a dash driver keeps ~0.13 MB of
- * private memory per running job; this keeps a few pages: no libc, no heap, static.
+ * already), execs `PYTHON -E -S AGENT --base BASE _done JOB CODE PHASE` without the job's
+ * marker variable, exactly as the sh driver does. It exists because a dash driver keeps ~0.13 MB
+ * of private memory per running job and costs an exec per start; this keeps a few pages: no
+ * libc, no heap, static.
  *
  * SIGTERM and SIGINT are blocked while waiting (the driver outlives its children and reports
  * their end, as the sh driver's trap did); the child gets the driver's mask and the default
@@ -18,8 +24,9 @@
 typedef unsigned long ul;
 
 #if defined(__x86_64__)
-enum { NR_write = 1, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_clone = 56, NR_execve = 59,
-       NR_exit = 60, NR_wait4 = 61, NR_faccessat = 269, NR_dup3 = 292 };
+enum { NR_write = 1, NR_close = 3, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_getpid = 39,
+       NR_clone = 56, NR_execve = 59, NR_exit = 60, NR_wait4 = 61, NR_chdir = 80, NR_umask = 95,
+       NR_openat = 257, NR_faccessat = 269, NR_dup3 = 292 };
 static long sys(long n, long a, long b, long c, long d) {
   register long r10 __asm__("r10") = d;
   long ret;
@@ -28,8 +35,9 @@ static long sys(long n, long a, long b, long c, long d) {
 }
 __asm__(".text\n.global _start\n_start:\n xor %rbp,%rbp\n mov %rsp,%rdi\n and $-16,%rsp\n call start_c\n hlt\n");
 #elif defined(__aarch64__)
-enum { NR_write = 64, NR_rt_sigaction = 134, NR_rt_sigprocmask = 135, NR_clone = 220, NR_execve = 221,
-       NR_exit = 93, NR_wait4 = 260, NR_faccessat = 48, NR_dup3 = 24 };
+enum { NR_write = 64, NR_close = 57, NR_rt_sigaction = 134, NR_rt_sigprocmask = 135, NR_getpid = 172,
+       NR_clone = 220, NR_execve = 221, NR_exit = 93, NR_wait4 = 260, NR_chdir = 49, NR_umask = 166,
+       NR_openat = 56, NR_faccessat = 48, NR_dup3 = 24 };
 static long sys(long n, long a, long b, long c, long d) {
   register long x8 __asm__("x8") = n;
   register long x0 __asm__("x0") = a;
@@ -45,7 +53,8 @@ __asm__(".text\n.global _start\n_start:\n mov x0, sp\n bl start_c\n");
 #endif
 
 enum { SIGINT_ = 2, SIGTERM_ = 15, SIGCHLD_ = 17, SIG_BLOCK_ = 0, SIG_SETMASK_ = 2,
-       AT_FDCWD_ = -100, EINTR_ = 4 };
+       AT_FDCWD_ = -100, EINTR_ = 4, O_WRONLY_ = 01, O_CREAT_ = 0100, O_APPEND_ = 02000,
+       O_CLOEXEC_ = 02000000 };
 
 struct ksigaction { ul handler, flags, restorer, mask; };
 
@@ -77,34 +86,28 @@ static int starts_with(const char *s, const char *prefix) {
   return 1;
 }
 
-__attribute__((noreturn, used)) void start_c(long *sp) {
-  long argc = sp[0];
-  char **argv = (char **)(sp + 1);
-  char **envp = argv + argc + 1;
-  if (argc == 2 && starts_with(argv[1], "--probe") && argv[1][7] == 0) {
-    sys(NR_write, 1, (long)"skydeck-wait 1\n", 15, 0);
-    leave(0);
-  }
-  if (argc != 8) {
-    say("usage: skydeck-wait CANCELLED_FILE SHELL RUN_SCRIPT PYTHON AGENT BASE JOB", "");
-    leave(2);
-  }
-  char *cancelled = argv[1], *shell = argv[2], *script = argv[3];
-  ul old = 0, block = (1UL << (SIGTERM_ - 1)) | (1UL << (SIGINT_ - 1));
-  set_disposition(SIGCHLD_, 0); /* wait4 needs the default: an ignored SIGCHLD reaps at once */
-  sys(NR_rt_sigprocmask, SIG_BLOCK_, (long)&block, (long)&old, 8);
+static char *join(char *buf, const char *a, const char *b) {
+  char *p = buf;
+  while (*a) *p++ = *a++;
+  while (*b) *p++ = *b++;
+  *p = 0;
+  return buf;
+}
 
+/* Runs `shell script` as a child with the driver's mask and default TERM/INT; its status as sh
+   reports it. */
+static int run_and_wait(char *shell, char *script, char **envp, ul *old) {
   long pid = sys(NR_clone, SIGCHLD_, 0, 0, 0);
   if (pid < 0) {
     say("skydeck-wait: cannot start the run script: fork failed", "");
     leave(2);
   }
   if (pid == 0) {
-    /* The driver hands TERM and INT over ignored (no gap before they are blocked here); the
+    /* TERM and INT come ignored from the sh driver (no gap before they were blocked here); the
        job's commands get the default dispositions, as under the sh driver's trap. */
     set_disposition(SIGTERM_, 0);
     set_disposition(SIGINT_, 0);
-    sys(NR_rt_sigprocmask, SIG_SETMASK_, (long)&old, 0, 8);
+    sys(NR_rt_sigprocmask, SIG_SETMASK_, (long)old, 0, 8);
     sys(NR_dup3, 1, 2, 0, 0);
     char *child_argv[3] = { shell, script, 0 };
     sys(NR_execve, (long)shell, (long)child_argv, (long)envp, 0);
@@ -114,17 +117,19 @@ __attribute__((noreturn, used)) void start_c(long *sp) {
   int status = 0;
   long got;
   do got = sys(NR_wait4, pid, (long)&status, 0, 0); while (got == -EINTR_);
-  int code = got != pid ? 2 : (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f);
+  return got != pid ? 2 : (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f);
+}
 
-  if (sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) == 0) leave(143);
+struct job { char *py, *agent, *base, *id; };
+
+static __attribute__((noreturn)) void report(struct job *j, char **envp, int code, char *phase, ul *old) {
   /* A TERM that arrived while waiting is dropped (ignoring discards a pending signal), as the
      sh driver's trap swallowed it; the reporter then starts with the driver's own mask. */
   set_disposition(SIGTERM_, 1);
   set_disposition(SIGINT_, 1);
   set_disposition(SIGTERM_, 0);
   set_disposition(SIGINT_, 0);
-  sys(NR_rt_sigprocmask, SIG_SETMASK_, (long)&old, 0, 8);
-
+  sys(NR_rt_sigprocmask, SIG_SETMASK_, (long)old, 0, 8);
   char **out = envp;  /* the marker goes: a late scan must not take the reporter for the job */
   for (char **e = envp; *e; e++) if (!starts_with(*e, "SKYDECK_JOB_MARKER=")) *out++ = *e;
   *out = 0;
@@ -132,8 +137,94 @@ __attribute__((noreturn, used)) void start_c(long *sp) {
   if (code >= 100) { num[0] = '0' + code / 100; num[1] = '0' + code / 10 % 10; num[2] = '0' + code % 10; }
   else if (code >= 10) { num[0] = '0' + code / 10; num[1] = '0' + code % 10; }
   else num[0] = '0' + code;
-  char *report[] = { argv[4], "-E", "-S", argv[5], "--base", argv[6], "_done", argv[7], num, "run", 0 };
-  sys(NR_execve, (long)argv[4], (long)report, (long)envp, 0);
-  say("skydeck-wait: cannot start the reporter ", argv[4]);
+  char *argv[] = { j->py, "-E", "-S", j->agent, "--base", j->base, "_done", j->id, num, phase, 0 };
+  sys(NR_execve, (long)j->py, (long)argv, (long)envp, 0);
+  say("skydeck-wait: cannot start the reporter ", j->py);
   leave(127);
+}
+
+/* The driver's variables (driver.py job_env), taken out of the environment the job gets. */
+static const char *const VARS[] = { "_SKYDECK_PY=", "_SKYDECK_AGENT=", "_SKYDECK_BASE=", "_SKYDECK_JOB=",
+  "_SKYDECK_DIR=", "_SKYDECK_SHELL=", "_SKYDECK_CWD=", "_SKYDECK_CGROUP=", "_SKYDECK_UMASK=",
+  "_SKYDECK_SETUP_UNSET=", "_SKYDECK_WAIT=" };
+enum { V_PY, V_AGENT, V_BASE, V_JOB, V_DIR, V_SHELL, V_CWD, V_CGROUP, V_UMASK, V_COUNT = 11 };
+
+static __attribute__((noreturn)) void drive(char **envp, ul *old) {
+  char *v[V_COUNT] = { 0 };
+  char **out = envp;
+  for (char **e = envp; *e; e++) {
+    int k = 0;
+    while (k < V_COUNT && !starts_with(*e, VARS[k])) k++;
+    if (k < V_COUNT) v[k] = *e + len(VARS[k]);
+    else *out++ = *e;
+  }
+  *out = 0;
+  for (int k = V_PY; k <= V_CWD; k++) {
+    if (!v[k] || !*v[k]) {
+      say("skydeck-wait: --driver is missing ", VARS[k]);
+      leave(2);
+    }
+  }
+  struct job j = { v[V_PY], v[V_AGENT], v[V_BASE], v[V_JOB] };
+  char *dir = v[V_DIR];
+  char err[len(dir) + 16], cancelled[len(dir) + 16], script[len(dir) + 16];
+  join(cancelled, dir, "/cancelled");
+  long fd = sys(NR_openat, AT_FDCWD_, (long)join(err, dir, "/driver.err"), O_WRONLY_ | O_CREAT_ | O_APPEND_ | O_CLOEXEC_, 0600);
+  if (fd < 0) leave(2);  /* as sh does when `exec 2>>` fails: the liveness sweep reports it */
+  sys(NR_dup3, fd, 2, 0, 0);
+  sys(NR_close, fd, 0, 0, 0);
+  if (v[V_UMASK] && *v[V_UMASK]) {
+    long m = 0;
+    for (char *c = v[V_UMASK]; *c >= '0' && *c <= '7'; c++) m = m * 8 + (*c - '0');
+    sys(NR_umask, m & 0777, 0, 0, 0);
+  }
+  if (v[V_CGROUP] && *v[V_CGROUP]) {
+    char procs[len(v[V_CGROUP]) + 16], num[24];
+    long pid = sys(NR_getpid, 0, 0, 0, 0), n = 0;
+    char digits[24];
+    do digits[n++] = '0' + pid % 10; while ((pid /= 10) > 0);
+    for (long i = 0; i < n; i++) num[i] = digits[n - 1 - i];
+    num[n++] = '\n';
+    long cg = sys(NR_openat, AT_FDCWD_, (long)join(procs, v[V_CGROUP], "/cgroup.procs"), O_WRONLY_ | O_CLOEXEC_, 0);
+    if (cg < 0 || sys(NR_write, cg, (long)num, n, 0) != n) {
+      say("skydeck-wait: cannot join the job's cgroup ", v[V_CGROUP]);
+      if (sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) == 0) leave(143);
+      report(&j, envp, 1, "cgroup", old);
+    }
+    sys(NR_close, cg, 0, 0, 0);
+  }
+  if (sys(NR_chdir, (long)v[V_CWD], 0, 0, 0) < 0) {
+    sys(NR_dup3, 1, 2, 0, 0);  /* said in the job's log, as the sh driver's `cd 2>&1` does */
+    say("skydeck: cannot enter the workdir ", v[V_CWD]);
+    if (sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) == 0) leave(143);
+    report(&j, envp, 1, "workdir", old);
+  }
+  int code = 0;
+  if (sys(NR_faccessat, AT_FDCWD_, (long)join(script, dir, "/run.sh"), 0, 0) == 0 &&
+      sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) != 0)
+    code = run_and_wait(v[V_SHELL], script, envp, old);
+  if (sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) == 0) leave(143);
+  report(&j, envp, code, "run", old);
+}
+
+__attribute__((noreturn, used)) void start_c(long *sp) {
+  long argc = sp[0];
+  char **argv = (char **)(sp + 1);
+  char **envp = argv + argc + 1;
+  if (argc == 2 && starts_with(argv[1], "--probe") && argv[1][7] == 0) {
+    sys(NR_write, 1, (long)"skydeck-wait 2\n", 15, 0);
+    leave(0);
+  }
+  ul old = 0, block = (1UL << (SIGTERM_ - 1)) | (1UL << (SIGINT_ - 1));
+  set_disposition(SIGCHLD_, 0); /* wait4 needs the default: an ignored SIGCHLD reaps at once */
+  sys(NR_rt_sigprocmask, SIG_BLOCK_, (long)&block, (long)&old, 8);
+  if (argc == 3 && starts_with(argv[1], "--driver") && argv[1][8] == 0) drive(envp, &old);
+  if (argc != 8) {
+    say("usage: skydeck-wait CANCELLED_FILE SHELL RUN_SCRIPT PYTHON AGENT BASE JOB | --driver NAME", "");
+    leave(2);
+  }
+  struct job j = { argv[4], argv[5], argv[6], argv[7] };
+  int code = run_and_wait(argv[2], argv[3], envp, &old);
+  if (sys(NR_faccessat, AT_FDCWD_, (long)argv[1], 0, 0) == 0) leave(143);
+  report(&j, envp, code, "run", &old);
 }

@@ -131,7 +131,7 @@ def launch(ctx, launches):
             env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
                                  submitted_at, cwd, chosen, cg, secrets, dev_env)
             # The head alone: the small sh driver. Any worker involved: the gang driver.
-            argv = driver.driver_argv(job_id) if chosen == [0] else driver.gang_argv(ctx, job_id)
+            argv = driver.driver_argv(job_id, env, spec) if chosen == [0] else driver.gang_argv(ctx, job_id)
             items.append((str(job_id), argv, env, paths.log_file(job_id)))
         except Exception as e:
             failed[job_id] = 'could not prepare the job: %s' % e

@@ -43,7 +43,7 @@ describe('job driver: the static waiter', function () {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('answers its probe, and refuses other arguments with a usage line', () => {
-    assert.equal(spawnSync(WAITER, ['--probe'], { encoding: 'utf8' }).stdout, 'skydeck-wait 1\n');
+    assert.equal(spawnSync(WAITER, ['--probe'], { encoding: 'utf8' }).stdout, 'skydeck-wait 2\n');
     const bad = spawnSync(WAITER, ['only', 'two'], { encoding: 'utf8' });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /usage: skydeck-wait/);
@@ -90,6 +90,64 @@ describe('job driver: the static waiter', function () {
     const r = spawnSync(WAITER, [path.join(dir, 'cancelled'), '/nonexistent/shell', 'x', fake, 'A', 'B', '9'], { encoding: 'utf8' });
     assert.match(r.stdout, /cannot run the job's shell \/nonexistent\/shell/);
     assert.equal(fs.readFileSync(path.join(dir, 'report'), 'utf8'), '-E -S A --base B _done 9 127 run\n');
+  });
+
+  describe('--driver: the whole driver of a job without setup', () => {
+    /** The driver's variables as job_env sets them, for a job dir under `dir`. */
+    const driverEnv = (over: Record<string, string> = {}) => {
+      const fake = path.join(dir, 'fake-python');
+      fs.writeFileSync(fake, `#!/bin/sh\nprintf '%s\\n' "$*" > '${dir}/report'\n`, { mode: 0o755 });
+      const job = path.join(dir, 'job');
+      fs.mkdirSync(job, { recursive: true });
+      fs.mkdirSync(path.join(dir, 'wd'), { recursive: true });
+      return {
+        PATH: process.env.PATH!, KEEP: 'kept', SKYDECK_JOB_MARKER: 'm:5',
+        _SKYDECK_PY: fake, _SKYDECK_AGENT: 'AG', _SKYDECK_BASE: 'B', _SKYDECK_JOB: '5', _SKYDECK_DIR: job,
+        _SKYDECK_SHELL: '/bin/bash', _SKYDECK_CWD: path.join(dir, 'wd'), _SKYDECK_CGROUP: '', _SKYDECK_UMASK: '0027',
+        _SKYDECK_SETUP_UNSET: '', _SKYDECK_WAIT: WAITER, ...over,
+      };
+    };
+    const drive = (env: Record<string, string>) => spawnSync(WAITER, ['--driver', 'skydeck-job-5'], { env, encoding: 'utf8', timeout: 10_000 });
+    const said = () => fs.readFileSync(path.join(dir, 'report'), 'utf8');
+
+    it('enters the workdir with the umask, hides its own variables from the job, and reports', () => {
+      const env = driverEnv();
+      fs.writeFileSync(path.join(env._SKYDECK_DIR, 'run.sh'), 'pwd; umask; env | grep -c "^_SKYDECK_"; echo "$KEEP $SKYDECK_JOB_MARKER"; exit 3\n');
+      const r = drive(env);
+      assert.equal(r.stdout, `${env._SKYDECK_CWD}\n0027\n0\nkept m:5\n`);
+      assert.equal(said(), '-E -S AG --base B _done 5 3 run\n');
+    });
+
+    it('a workdir it cannot enter: said in the log, reported as the workdir phase', () => {
+      const env = driverEnv({ _SKYDECK_CWD: path.join(dir, 'gone') });
+      fs.writeFileSync(path.join(env._SKYDECK_DIR, 'run.sh'), 'echo must-not-run\n');
+      const r = drive(env);
+      assert.equal(r.stdout, `skydeck: cannot enter the workdir ${env._SKYDECK_CWD}\n`);
+      assert.equal(said(), '-E -S AG --base B _done 5 1 workdir\n');
+    });
+
+    it('a cgroup it cannot join: said in driver.err, reported as the cgroup phase, run never starts', () => {
+      const env = driverEnv({ _SKYDECK_CGROUP: path.join(dir, 'not-a-cgroup') });
+      fs.writeFileSync(path.join(env._SKYDECK_DIR, 'run.sh'), 'echo must-not-run\n');
+      const r = drive(env);
+      assert.equal(r.stdout, '');
+      assert.match(fs.readFileSync(path.join(env._SKYDECK_DIR, 'driver.err'), 'utf8'), /cannot join the job's cgroup .*not-a-cgroup/);
+      assert.equal(said(), '-E -S AG --base B _done 5 1 cgroup\n');
+    });
+
+    it('no run script is a success; a cancelled flag exits 143 unreported; a missing variable exits 2', () => {
+      const env = driverEnv();
+      drive(env);
+      assert.equal(said(), '-E -S AG --base B _done 5 0 run\n');
+      fs.rmSync(path.join(dir, 'report'));
+      fs.writeFileSync(path.join(env._SKYDECK_DIR, 'cancelled'), '');
+      assert.equal(drive(env).status, 143);
+      assert.equal(fs.existsSync(path.join(dir, 'report')), false);
+      const { _SKYDECK_CWD: _, ...noCwd } = env;
+      const bad = drive(noCwd as Record<string, string>);
+      assert.equal(bad.status, 2);
+      assert.match(bad.stderr, /missing _SKYDECK_CWD/);
+    });
   });
 });
 

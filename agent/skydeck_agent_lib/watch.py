@@ -7,7 +7,8 @@ loop: same pid (daemon.pid, `running_pid`, `ensure` and `wake` stay valid), and 
 daemon.lock and the guard pipe's write end are kept across the exec, so neither a second
 daemon nor a revive can start. Every interval the loop reads /proc/PID/stat of each watched
 driver and execs back into the full Python daemon when one is gone or its start time differs
-(the sweep then records why), on SIGUSR1 (`daemon_ctl.wake`: a new driver, a kill deadline,
+(the sweep then records why), when its guard is gone (the Python daemon starts a new one), on
+SIGUSR1 (`daemon_ctl.wake`: a new driver, a kill deadline,
 an autostop setting), and after a bounded number of rounds anyway. SIGTERM makes it leave the
 way the Python daemon leaves: "bye" to its guard, daemon.pid removed, lock released.
 
@@ -59,6 +60,7 @@ while [ "$n" -lt "$rounds" ]; do
   sleep "$iv" 8<&- 9>&- &
   wait $!
   n=$((n + 1))
+  same "$gpid" "$gstart" || back guard
   pid=
   for x in "$@"; do
     if [ -z "$pid" ]; then pid=$x; continue; fi
@@ -106,13 +108,14 @@ def whole(v):
 class Calm(object):
     """When the daemon may become the watch-mode sh: hold seconds after its start, a wake, or
     any change (the set of running drivers, a failure, a start, an escalation), so a burst of
-    submits does not pay a Python start each. Back after a plain round limit (`rounds`), what
-    the sh watched is taken as unchanged: one sweep, and it may go back at once."""
+    submits does not pay a Python start each. Back after the round limit or for a new guard,
+    what the sh watched is taken as unchanged: one sweep, and it may go back at once."""
 
     def __init__(self, woke, hold):
         self.hold = hold
-        self.since = time.time() if woke != 'rounds' else float('-inf')
-        self.watched = None if woke != 'rounds' else 'adopt'
+        same = woke in ('rounds', 'guard')  # nothing the sh watched changed
+        self.since = float('-inf') if same else time.time()
+        self.watched = 'adopt' if same else None
 
     def see(self, now, watched, swept, woken):
         """One sweep's outcome: the drivers now running, what it did, whether it was woken."""

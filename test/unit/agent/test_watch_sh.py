@@ -83,12 +83,15 @@ class WatchSh(unittest.TestCase):
         self.assertEqual(p.stdout.readline(), b'ok\n')
         return p
 
-    def watcher(self, pairs, rounds=3, interval='0.05'):
-        """The script with fds 8 (a file standing for the lock) and 9 (a pipe to a guard)."""
+    def watcher(self, pairs, rounds=3, interval='0.05', guard=None):
+        """The script with fds 8 (a file standing for the lock) and 9 (a pipe to a guard);
+        guard: the process standing for the guard (one of its own by default)."""
+        guard = guard or self.target()
+        self.guard = (guard.pid, procs.proc_stat(guard.pid).start)
         lock = os.open(os.path.join(self.dir, 'lock'), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC)
         r, w = os.pipe()
         argv = ['/bin/sh', '-c', watch.SCRIPT, watch.NAME, self.fake, '/agent.py', '/base', self.pidfile,
-                interval, str(rounds), '111', '222']
+                interval, str(rounds), str(self.guard[0]), str(self.guard[1])]
         for pid, start in pairs:
             argv += [str(pid), str(start)]
         pid = os.fork()
@@ -114,8 +117,8 @@ class WatchSh(unittest.TestCase):
 
     def reason(self, argv):
         self.assertEqual(argv[:6], ['-E', '-S', '/agent.py', '--base', '/base', '_daemon'])
-        self.assertEqual(argv[6:14], ['--lock-fd', '8', '--guard-fd', '9', '--guard-pid', '111',
-                                      '--guard-start', '222'])
+        self.assertEqual(argv[6:14], ['--lock-fd', '8', '--guard-fd', '9', '--guard-pid', str(self.guard[0]),
+                                      '--guard-start', str(self.guard[1])])
         self.assertEqual(argv[14], '--woke')
         return argv[15]
 
@@ -142,6 +145,14 @@ class WatchSh(unittest.TestCase):
         self.assertIsNone(p.poll(), 'still watching')
         b.kill()  # not reaped: a zombie counts as gone
         self.assertEqual(self.reason(self.result(p)), 'change')
+
+    def test_a_dead_guard_brings_it_back_for_a_new_one(self):
+        a, g = self.target(), self.target()
+        p, _ = self.watcher([(a.pid, procs.proc_stat(a.pid).start)], rounds=1000, guard=g)
+        time.sleep(0.3)
+        self.assertIsNone(p.poll(), 'still watching')
+        g.kill()
+        self.assertEqual(self.reason(self.result(p)), 'guard')
 
     def test_usr1_is_a_wake(self):
         a = self.target()

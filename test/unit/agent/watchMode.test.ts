@@ -150,6 +150,21 @@ describe('agent daemon watch mode', function () {
     await waitUntil(async () => (await dbStatus(fx.base, a.id)) === 'FAILED_DRIVER', 3000, 'FAILED_DRIVER');
   });
 
+  it('a guard killed while it watches is replaced at once (the sh watches it too)', async () => {
+    const c = fx.serve(ENV);
+    const a = await watchedJob(c);
+    const guard = guardPid(fx.base)!;
+    process.kill(guard, 'SIGKILL');
+    const next = await waitUntil(() => {
+      const g = guardPid(fx.base);
+      return g && g !== guard ? g : null;
+    }, 3000, 'a new guard');
+    await waitUntil(() => watching(fx.base)?.pid === a.daemon, 5000, 'watching again');
+    // The new guard is the one kept: killing the watcher now still revives a daemon.
+    process.kill(a.daemon, 'SIGKILL');
+    await waitUntil(() => !isAlive(next) && daemonPid(fx.base) !== null && daemonPid(fx.base) !== a.daemon, 5000, 'revived');
+  });
+
   it('TERM while it watches makes it leave like the Python daemon: no revive', async () => {
     const c = fx.serve(ENV);
     const a = await watchedJob(c);

@@ -36,7 +36,8 @@ export function jobBoundaryPolicy(): string {
 
 const gone = (e: unknown) => awsErrorCode(e) === 'NoSuchEntity' || awsErrorCode(e) === 'NoSuchEntityException';
 
-async function defaultDocument(iam: IAMClient, arn: string): Promise<unknown | undefined> {
+/** The default version's document of a managed policy, or undefined when there is no such policy. */
+export async function defaultDocument(iam: IAMClient, arn: string): Promise<unknown | undefined> {
   let version: string | undefined;
   try {
     version = (await iam.send(new GetPolicyCommand({ PolicyArn: arn }))).Policy?.DefaultVersionId;
@@ -51,20 +52,33 @@ async function defaultDocument(iam: IAMClient, arn: string): Promise<unknown | u
 
 /**
  * Makes the boundary policy of `account` exist with exactly jobBoundaryPolicy() as its default
- * version (created, or a new default version when someone changed it; IAM keeps at most five,
- * so the oldest other one goes first). Idempotent: unchanged, it writes nothing. Returns its ARN.
+ * version. Idempotent: unchanged, it writes nothing. Returns its ARN.
  */
 export async function ensureJobBoundary(iam: IAMClient, account: string): Promise<string> {
   const arn = boundaryArn(account);
-  const doc = jobBoundaryPolicy();
-  const want = JSON.parse(doc) as unknown;
+  await ensurePolicy(iam, {
+    arn, name: BOUNDARY_NAME, doc: jobBoundaryPolicy(),
+    description: 'Skydeck: the most any cluster role it makes from a user\'s machine may do (S3 objects)',
+  });
+  return arn;
+}
+
+/**
+ * Makes the managed policy `want.arn` exist with exactly `want.doc` as its default version
+ * (created with `tags`, or given a new default version when its document differs; IAM keeps at
+ * most five, so the oldest other one goes first). True when it wrote something.
+ */
+export async function ensurePolicy(
+  iam: IAMClient, want: { arn: string; name: string; doc: string; description: string; tags?: { Key: string; Value: string }[] },
+): Promise<boolean> {
+  const { arn, doc } = want;
+  const parsed = JSON.parse(doc) as unknown;
   const have = await ec2Call('iam:GetPolicyVersion', () => defaultDocument(iam, arn));
   if (have === undefined) {
     const made = await ec2Call('iam:CreatePolicy', async () => {
       try {
         await iam.send(new CreatePolicyCommand({
-          PolicyName: BOUNDARY_NAME, Path: IAM_PATH, PolicyDocument: doc,
-          Description: 'Skydeck: the most any cluster role it makes may do (S3 objects); its managed-jobs controllers may create roles only with this boundary',
+          PolicyName: want.name, Path: IAM_PATH, PolicyDocument: doc, Description: want.description, ...(want.tags ? { Tags: want.tags } : {}),
         }));
         return true;
       } catch (e) {
@@ -73,27 +87,26 @@ export async function ensureJobBoundary(iam: IAMClient, account: string): Promis
         throw e;
       }
     });
-    if (made) return arn;
-  } else if (isDeepStrictEqual(have, want)) {
-    return arn;
+    if (made) return true;
+  } else if (isDeepStrictEqual(have, parsed)) {
+    return false;
   }
   const again = await ec2Call('iam:GetPolicyVersion', () => defaultDocument(iam, arn));
-  if (isDeepStrictEqual(again, want)) return arn;
+  if (isDeepStrictEqual(again, parsed)) return false;
   const versions = (await ec2Call('iam:ListPolicyVersions', () => iam.send(new ListPolicyVersionsCommand({ PolicyArn: arn })))).Versions ?? [];
   if (versions.length >= 5) {
     const oldest = versions.filter((v) => !v.IsDefaultVersion).sort((a, b) => (a.CreateDate?.getTime() ?? 0) - (b.CreateDate?.getTime() ?? 0))[0];
     if (oldest?.VersionId) await ec2Call('iam:DeletePolicyVersion', () => iam.send(new DeletePolicyVersionCommand({ PolicyArn: arn, VersionId: oldest.VersionId })));
   }
   await ec2Call('iam:CreatePolicyVersion', () => iam.send(new CreatePolicyVersionCommand({ PolicyArn: arn, PolicyDocument: doc, SetAsDefault: true })));
-  return arn;
+  return true;
 }
 
 /**
- * On a controller VM: the boundary's ARN, once IAM shows the policy exists (the VM may not make
+ * On a controller VM: the boundary's ARN (its controller's own: controllerBoundary.ts), once IAM shows the policy exists (the VM may not make
  * it; a role created naming a missing boundary would fail with a less clear error).
  */
-export async function existingJobBoundary(iam: IAMClient, account: string): Promise<string> {
-  const arn = boundaryArn(account);
+export async function existingJobBoundary(iam: IAMClient, arn: string): Promise<string> {
   const found = await ec2Call('iam:GetPolicy', async () => {
     try {
       return !!(await iam.send(new GetPolicyCommand({ PolicyArn: arn }))).Policy;
@@ -104,7 +117,7 @@ export async function existingJobBoundary(iam: IAMClient, account: string): Prom
   });
   if (!found) {
     throw new ProviderError('config', `the permissions boundary ${arn} that job-cluster roles must carry does not exist, and a managed-jobs controller may not make it`,
-      'launch the controller again from your machine (it makes the boundary), or launch any AWS cluster with S3 mounts from there');
+      'launch the controller again from your machine (it makes the boundary)');
   }
   return arn;
 }

@@ -9,6 +9,7 @@ import { controllerPolicy } from '../../../src/core/clouds/aws/controllerPolicy'
 import { boundaryArn, jobBoundaryPolicy } from '../../../src/core/clouds/aws/jobBoundary';
 import { controllerBoundaryArn, controllerBoundaryPolicy } from '../../../src/core/clouds/aws/controllerBoundary';
 import { bucketPolicy } from '../../../src/core/clouds/aws/bucketPolicy';
+import type { BucketAccess } from '../../../src/core/clouds/provider';
 import { evaluate, type IamRequest } from './iamEval';
 
 const UID = '0f1e2d3c-0000-4000-8000-00000000c0de';
@@ -90,7 +91,7 @@ describe('aws controller policy: roles it writes must carry the job boundary', (
 
 describe('aws controller boundary: a controller\'s job roles reach only the buckets granted to it', () => {
   const ADMIN = JSON.stringify({ Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] });
-  const GRANTED = [{ store: 's3' as const, bucket: 'a-data', prefix: 'runs' }, { store: 's3' as const, bucket: 'a-out', manage: true }];
+  const GRANTED: BucketAccess[] = [{ store: 's3', bucket: 'a-data', prefix: 'runs' }, { store: 's3', bucket: 'a-out', manage: true }];
   /** A job role controller A writes with any policy: what its own policy and A's boundary both allow. */
   const jobRole = (req: IamRequest, boundaryDoc = controllerBoundaryPolicy(GRANTED)) =>
     evaluate([ADMIN], req) === 'allow' && evaluate([boundaryDoc], req) === 'allow';

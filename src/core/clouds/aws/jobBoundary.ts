@@ -1,18 +1,17 @@
-// The permissions boundary every cluster role Skydeck makes carries (all but a managed-jobs
-// controller's own): a customer-managed policy `skydeck-job-boundary` under /skydeck/, one per
-// account. A role's effective permissions are its own policies intersected with its boundary, so
-// whatever policy is written on such a role (by a controller VM's software, say) it can never do
-// more than read and write S3 objects. The controller's policy allows it to create or change
-// roles only with this boundary (controllerPolicy.ts), which is what keeps the VM from handing
-// itself a wider role through an instance it launches.
+// The account's shared permissions boundary `skydeck-job-boundary` (a customer-managed policy
+// under /skydeck/) that every cluster role this machine makes carries. A role's effective
+// permissions are its own policies intersected with its boundary, so whatever policy is written
+// on such a role it can never do more than read and write S3 objects. It allows those on every
+// bucket (buckets are named per task, after it is made), which is safe only because no
+// managed-jobs controller may write a role that carries it: a controller's job roles carry the
+// controller's own boundary instead, naming only its granted buckets (controllerBoundary.ts;
+// the shared ensurePolicy below makes both), and its policy allows roles with no other
+// (controllerPolicy.ts).
 // It is made and kept up to date by this machine (the user's credentials) before any role is
-// made with it; a controller VM only checks that it is there (it may not write it). It is
-// shared by every Skydeck role of the account, so a down never deletes it: it grants nothing
-// by itself (a boundary only limits).
-// Buckets are named per task, later than the boundary is made, so the boundary allows its S3
-// actions on every bucket: a role under it still reaches any bucket of the account that the
-// role's own policy names (a known limit). Bucket making and deleting (MANAGE_ACTIONS) is not
-// in it: only a controller's own role is given those, and that role carries no boundary.
+// made with it. It is shared by every Skydeck role of the account, so a down never deletes it:
+// it grants nothing by itself (a boundary only limits). Bucket making and deleting
+// (MANAGE_ACTIONS) is in no boundary: only a controller's own role is given those, and that
+// role carries no boundary.
 import {
   CreatePolicyCommand, CreatePolicyVersionCommand, DeletePolicyVersionCommand, GetPolicyCommand, GetPolicyVersionCommand,
   ListPolicyVersionsCommand, PutRolePermissionsBoundaryCommand, type IAMClient, type Role,
@@ -24,7 +23,7 @@ import { IAM_PATH, NODE_BUCKET_ACTIONS } from './bucketPolicy';
 
 export const BOUNDARY_NAME = 'skydeck-job-boundary';
 
-/** Set in the environment of the CLI on a managed-jobs controller VM (AwsProvider.controllerNodeEnv): it uses the boundary, never writes it. */
+/** Set in the environment of the CLI on a managed-jobs controller VM (AwsProvider.controllerNodeEnv): it uses its controller's boundary, never writes one. */
 export const CONTROLLER_NODE_ENV = 'SKYDECK_AWS_CONTROLLER_NODE';
 
 export const boundaryArn = (account: string) => `arn:aws:iam::${account}:policy${IAM_PATH}${BOUNDARY_NAME}`;
@@ -123,9 +122,9 @@ export async function existingJobBoundary(iam: IAMClient, arn: string): Promise<
 }
 
 /**
- * Puts the boundary on an existing role that lacks it (made by a Skydeck before boundaries) or
- * carries another one, before its policy is written: a controller may write policies only on
- * roles with this boundary, and setting this one is the only boundary change it may make.
+ * Puts the boundary `arn` on an existing role that lacks it (made by a Skydeck before boundaries)
+ * or carries another one, before its policy is written: a controller may write policies only on
+ * roles with its own boundary, and setting that one is the only boundary change it may make.
  */
 export async function boundRole(iam: IAMClient, role: Role, arn: string): Promise<void> {
   if (role.PermissionsBoundary?.PermissionsBoundaryArn === arn) return;

@@ -13,7 +13,7 @@ import { down, type OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { grantControllerBuckets } from '../../../src/core/managed/remote/controllerBuckets';
 import { controllerPolicy } from '../../../src/core/clouds/aws/controllerPolicy';
-import { boundaryArn } from '../../../src/core/clouds/aws/jobBoundary';
+import { controllerBoundaryArn } from '../../../src/core/clouds/aws/controllerBoundary';
 import { ROLE_POLICY_MAX, bucketPolicy, boundedBucketPolicy, profileNameOf } from '../../../src/core/clouds/aws/bucketPolicy';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
 import { task } from '../../unit/task/helpers';
@@ -44,7 +44,7 @@ describe('aws controller role: its own policy counts against the quota a job\'s 
 
   it('a job whose buckets fit a plain role but not beside the controller\'s policy is refused, naming both, and nothing is granted', async () => {
     const row = await launchOnProvider(ctx, 'ctl-size', task(RESOURCES), { cloud: 'aws', autostop: { minutes: null, down: false }, jobsController: true });
-    const own = controllerPolicy(row.uid, boundaryArn(MOTO_ACCOUNT)).length;
+    const own = controllerPolicy(row.uid, controllerBoundaryArn(MOTO_ACCOUNT, row.uid)).length;
     // 60 buckets: fits alone, not with the controller's own policy (the size this test relies on).
     const many = buckets(60);
     const alone = bucketPolicy(many.map((bucket) => ({ store: 's3' as const, bucket }))).length;

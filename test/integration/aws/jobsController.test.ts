@@ -5,13 +5,13 @@
 // there and the real controller runs a managed job (on a `local` cluster of that node: a job
 // cluster on AWS would need the node to reach moto's instances, which are not machines). The
 // node's agent counts the controller busy while the job runs and stops the node once idle;
-// a look at the stopped VM starts nothing, "jobs queue --refresh" starts it; down deletes its role and profile
-// with proof, and the leak sweep lists them when no row owns them.
+// a look at the stopped VM starts nothing, "jobs queue --refresh" starts it; down deletes its role, profile
+// and job-role boundary with proof, and the leak sweep lists them when no row owns them.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DescribeInstanceAttributeCommand, DescribeInstancesCommand, EC2Client, StopInstancesCommand } from '@aws-sdk/client-ec2';
-import { GetInstanceProfileCommand, GetPolicyCommand, GetRoleCommand, GetRolePolicyCommand, IAMClient, ListRolePoliciesCommand } from '@aws-sdk/client-iam';
+import { GetInstanceProfileCommand, GetPolicyCommand, GetPolicyVersionCommand, GetRoleCommand, GetRolePolicyCommand, IAMClient, ListRolePoliciesCommand } from '@aws-sdk/client-iam';
 import { TAG_UID } from '../../../src/core/clouds/provider';
 import { getCluster, putCluster } from '../../../src/core/state';
 import { down, type OpsContext } from '../../../src/core/ops';
@@ -20,7 +20,7 @@ import { NODE_MANAGED_STORE } from '../../../src/core/ops/controllerNode';
 import { cliBundle, controllerClusterName, guardControllerDown, guardControllerStop, openRemoteClient, type ControllerPlace } from '../../../src/core/managed';
 import type { RemoteManagedClient } from '../../../src/core/managed/remote/remoteClient';
 import { controllerPolicy } from '../../../src/core/clouds/aws/controllerPolicy';
-import { boundaryArn } from '../../../src/core/clouds/aws/jobBoundary';
+import { controllerBoundaryArn, controllerBoundaryPolicy } from '../../../src/core/clouds/aws/controllerBoundary';
 import { accessOfPolicy } from '../../../src/core/clouds/aws/bucketPolicy';
 import { startHosts, type TestHosts } from '../../hosts';
 import { DUMMY_CREDENTIALS, skipWithoutMoto } from '../../support/moto';
@@ -101,11 +101,11 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     assert.deepEqual((await iam.send(new ListRolePoliciesCommand({ RoleName: profileName }))).PolicyNames, ['skydeck-jobs-controller'],
       'no bucket policy: the controller mounts no bucket');
     const doc = JSON.parse(decodeURIComponent((await iam.send(new GetRolePolicyCommand({ RoleName: profileName, PolicyName: 'skydeck-jobs-controller' }))).PolicyDocument!));
-    const boundary = boundaryArn(MOTO_ACCOUNT);
+    const boundary = controllerBoundaryArn(MOTO_ACCOUNT, row.uid);
     assert.deepEqual(doc, JSON.parse(controllerPolicy(row.uid, boundary)));
     assertScoped(doc, row.uid, boundary);
-    // The job-role boundary its policy names was made here first; its own role carries none
-    // (its own policy is wider than the boundary: jobBoundary.ts).
+    // Its own job-role boundary, which its policy names, was made here first; its own role
+    // carries none (its own policy is wider than the boundary: controllerBoundary.ts).
     assert.equal((await iam.send(new GetPolicyCommand({ PolicyArn: boundary }))).Policy?.Path, '/skydeck/');
     assert.equal(role.PermissionsBoundary, undefined);
 
@@ -132,6 +132,10 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     // The named bucket is the controller's to make and end; the URL one is only read and written.
     assert.deepEqual(accessOfPolicy(granted).map((a) => [a.bucket, a.prefix ?? '', !!a.manage]).sort(), [['jobs-in', 'data', false], ['jobs-out-bkt', '', true]]);
     assert.deepEqual(JSON.parse(decodeURIComponent((await iam.send(new GetRolePolicyCommand({ RoleName: profileName, PolicyName: 'skydeck-jobs-controller' }))).PolicyDocument!)), doc, 'the controller policy is untouched');
+    // Its job roles' boundary got the same buckets, in the same step (objects only: no bucket making).
+    const bv = (await iam.send(new GetPolicyCommand({ PolicyArn: boundary }))).Policy!.DefaultVersionId!;
+    assert.deepEqual(JSON.parse(decodeURIComponent((await iam.send(new GetPolicyVersionCommand({ PolicyArn: boundary, VersionId: bv }))).PolicyVersion!.Document!)),
+      JSON.parse(controllerBoundaryPolicy([{ store: 's3', bucket: 'jobs-in', prefix: 'data' }, { store: 's3', bucket: 'jobs-out-bkt' }])));
     await client.cancel([buckets.id]);
     await until('the bucket job ended', async () => { const j = await client.job(buckets.id); return !!j && j.clusterName === null && ['CANCELLED', 'FAILED', 'FAILED_NO_RESOURCE', 'FAILED_SETUP'].includes(j.status); }, 180_000);
     await until('the job RUNNING', async () => (await client.job(id))?.status === 'RUNNING', 180_000);
@@ -141,6 +145,7 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     const environ = (await host().exec(`tr '\\0' '\\n' < /proc/${pid}/environ`)).stdout.split('\n');
     assert.ok(environ.includes(`AWS_REGION=${REGION}`), environ.join(' '));
     assert.ok(environ.includes('SKYDECK_AWS_CONTROLLER_NODE=1'), 'the node\'s CLI uses the boundary and never writes it');
+    assert.ok(environ.includes(`SKYDECK_AWS_CONTROLLER_UID=${row.uid}`), 'and knows whose boundary it is');
     assert.deepEqual(environ.filter((l) => /^AWS_(ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|PROFILE)=/.test(l)), []);
     // The shutdown is replaced by a marker (the agent's test hook, recorded by this client call)
     // and the idle time shortened to 3 s; what counts as busy is the controller's own setting.
@@ -202,7 +207,7 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     await ctx.store.write((db) => db.run('DELETE FROM clusters WHERE name = ?', [name]));
     const stray = await findLeakedInstances(ctx, ['aws']);
     assert.deepEqual(stray.thisWorkspace.map((l) => l.instance.id), [inst.InstanceId]);
-    assert.deepEqual((stray.strayIdentities ?? []).map((i) => [i.kind, i.name]), [['IAM role', profileName]]);
+    assert.deepEqual((stray.strayIdentities ?? []).map((i) => [i.kind, i.name]), [['IAM role', profileName], ['IAM permissions boundary', `skydeck-job-boundary-${row.uid}`]]);
     await ctx.store.write((db) => putCluster(db, cur));
     const owned = await findLeakedInstances(ctx, ['aws']);
     assert.deepEqual([owned.thisWorkspace, owned.strayIdentities ?? []], [[], []]);
@@ -218,8 +223,9 @@ describe('managed jobs with the controller on an AWS VM (moto; the VM is a loopb
     assert.ok(d.notes.some((n) => /GetRole → NoSuchEntity/.test(n)) || progress.some((n) => /GetRole → NoSuchEntity/.test(n)), [...d.notes, ...progress].join('\n'));
     const after = await findLeakedInstances(ctx, ['aws']);
     assert.deepEqual([after.thisWorkspace, after.strayIdentities ?? []], [[], []]);
-    // The boundary is the account's, shared by every Skydeck role: kept (it grants nothing by itself).
-    assert.equal((await iam.send(new GetPolicyCommand({ PolicyArn: boundaryArn(MOTO_ACCOUNT) }))).Policy?.PolicyName, 'skydeck-job-boundary');
+    // Its job roles' boundary went after its role, with proof.
+    await assert.rejects(iam.send(new GetPolicyCommand({ PolicyArn: boundary })), noSuch);
+    assert.ok([...d.notes, ...progress].some((n) => n.includes(`IAM permissions boundary skydeck-job-boundary-${row.uid} (proof: GetPolicy → NoSuchEntity)`)), [...d.notes, ...progress].join('\n'));
   });
 });
 
@@ -256,7 +262,7 @@ function assertScoped(doc: { Statement: Statement[] }, uid: string, boundary: st
     [['ec2:StopInstances', 'ec2:StartInstances', 'ec2:TerminateInstances'], 'arn:aws:ec2:*:*:instance/*', { StringEquals: { [`aws:ResourceTag/${TAG_UID}`]: uid } }],
     ['iam:DeleteRolePermissionsBoundary', '*', null],
     [['iam:CreateRole', 'iam:PutRolePolicy', 'iam:PutRolePermissionsBoundary', 'iam:AttachRolePolicy'], '*', { StringNotEquals: { 'iam:PermissionsBoundary': boundary } }],
-    [['iam:CreatePolicy', 'iam:CreatePolicyVersion', 'iam:DeletePolicy', 'iam:DeletePolicyVersion', 'iam:SetDefaultPolicyVersion', 'iam:TagPolicy', 'iam:UntagPolicy'], boundary, null],
+    [['iam:CreatePolicy', 'iam:CreatePolicyVersion', 'iam:DeletePolicy', 'iam:DeletePolicyVersion', 'iam:SetDefaultPolicyVersion', 'iam:TagPolicy', 'iam:UntagPolicy'], 'arn:aws:iam::*:policy/skydeck/*', null],
     ['iam:*', ['arn:aws:iam::*:role/skydeck/controller/*', 'arn:aws:iam::*:instance-profile/skydeck/controller/*'], null],
   ]);
   assert.ok(JSON.stringify(doc).length < 10_240, 'within IAM\'s inline policy size');

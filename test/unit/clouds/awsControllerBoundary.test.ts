@@ -7,18 +7,25 @@
 import assert from 'node:assert/strict';
 import { controllerPolicy } from '../../../src/core/clouds/aws/controllerPolicy';
 import { boundaryArn, jobBoundaryPolicy } from '../../../src/core/clouds/aws/jobBoundary';
+import { controllerBoundaryArn, controllerBoundaryPolicy } from '../../../src/core/clouds/aws/controllerBoundary';
 import { bucketPolicy } from '../../../src/core/clouds/aws/bucketPolicy';
+import type { BucketAccess } from '../../../src/core/clouds/provider';
 import { evaluate, type IamRequest } from './iamEval';
 
 const UID = '0f1e2d3c-0000-4000-8000-00000000c0de';
 const ACCOUNT = '111122223333';
-const OURS = boundaryArn(ACCOUNT);
+/** This controller's own boundary (controllerBoundary.ts). */
+const OURS = controllerBoundaryArn(ACCOUNT, UID);
+/** Another controller's, and the account's shared one (any bucket; roles made from the user's machine carry it). */
+const B_UID = '0000aaaa-0000-4000-8000-000000000001';
+const THEIRS = controllerBoundaryArn(ACCOUNT, B_UID);
+const SHARED = boundaryArn(ACCOUNT);
 const OTHER = `arn:aws:iam::${ACCOUNT}:policy/skydeck/wide-open`;
 const JOB_ROLE = `arn:aws:iam::${ACCOUNT}:role/skydeck/skydeck-job-1`;
 const OWN_ROLE = `arn:aws:iam::${ACCOUNT}:role/skydeck/controller/skydeck-${UID}`;
 /** Another user's controller in the same account: unbounded, with its own controller policy. */
-const OTHER_CONTROLLER = `arn:aws:iam::${ACCOUNT}:role/skydeck/controller/skydeck-0000aaaa-0000-4000-8000-000000000001`;
-const OTHER_CONTROLLER_PROFILE = `arn:aws:iam::${ACCOUNT}:instance-profile/skydeck/controller/skydeck-0000aaaa-0000-4000-8000-000000000001`;
+const OTHER_CONTROLLER = `arn:aws:iam::${ACCOUNT}:role/skydeck/controller/skydeck-${B_UID}`;
+const OTHER_CONTROLLER_PROFILE = `arn:aws:iam::${ACCOUNT}:instance-profile/skydeck/controller/skydeck-${B_UID}`;
 const doc = () => controllerPolicy(UID, OURS);
 /** What some later, wider statement on the same role would add: the explicit denies must still hold. */
 const WIDER = { Statement: [{ Effect: 'Allow', Action: 'iam:*', Resource: '*' }] };
@@ -82,7 +89,59 @@ describe('aws controller policy: roles it writes must carry the job boundary', (
   });
 });
 
-describe('aws job-role boundary: what a role under it can do at most', () => {
+describe('aws controller boundary: a controller\'s job roles reach only the buckets granted to it', () => {
+  const ADMIN = JSON.stringify({ Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] });
+  const GRANTED: BucketAccess[] = [{ store: 's3', bucket: 'a-data', prefix: 'runs' }, { store: 's3', bucket: 'a-out', manage: true }];
+  /** A job role controller A writes with any policy: what its own policy and A's boundary both allow. */
+  const jobRole = (req: IamRequest, boundaryDoc = controllerBoundaryPolicy(GRANTED)) =>
+    evaluate([ADMIN], req) === 'allow' && evaluate([boundaryDoc], req) === 'allow';
+
+  it('a job role of controller A cannot get, put or list objects of a bucket not granted to A', () => {
+    for (const [action, resource] of [['s3:GetObject', 'arn:aws:s3:::b-secret/key'], ['s3:PutObject', 'arn:aws:s3:::b-secret/key'], ['s3:ListBucket', 'arn:aws:s3:::b-secret'],
+      ['s3:GetObject', 'arn:aws:s3:::a-data/other/key'], ['s3:DeleteBucket', 'arn:aws:s3:::a-out'], ['ec2:RunInstances', '*'], ['iam:PutRolePolicy', '*']] as const) {
+      assert.equal(jobRole({ action, resource }), false, `${action} ${resource}`);
+    }
+  });
+
+  it('the buckets granted to A work: every action a cluster\'s bucket policy gives on them is inside the boundary', () => {
+    const policy = bucketPolicy(GRANTED.map(({ manage: _m, ...a }) => a));
+    const stmts = (JSON.parse(policy) as { Statement: { Action: string[]; Resource: string | string[]; Condition?: unknown }[] }).Statement;
+    const asked = stmts.flatMap((s) => s.Action.flatMap((action) => ([] as string[]).concat(s.Resource).map((resource) => ({ action, resource }))));
+    for (const req of asked) {
+      // A listing of the prefix the mount names (the ListBucket statement's condition).
+      const context = req.action === 's3:ListBucket' && req.resource.endsWith(':a-data') ? { 's3:prefix': 'runs/x' } : undefined;
+      assert.equal(jobRole({ ...req, ...(context ? { context } : {}) }), true, `${req.action} ${req.resource}`);
+    }
+    assert.equal(jobRole({ action: 's3:GetObject', resource: 'arn:aws:s3:::a-out/any/key' }), true);
+  });
+
+  it('with no bucket granted yet it allows nothing; a name that is not a bucket\'s is refused, not written', () => {
+    assert.equal(jobRole({ action: 's3:GetObject', resource: 'arn:aws:s3:::a-data/runs/k' }, controllerBoundaryPolicy([])), false);
+    for (const bucket of ['*', 'a-data/*', 'A', 'x']) {
+      assert.throws(() => controllerBoundaryPolicy([{ store: 's3', bucket }]), /is not an S3 bucket name/, bucket);
+    }
+  });
+
+  it('controller A cannot create, write or re-bound a role with B\'s boundary or the shared one', () => {
+    for (const extra of [false, true]) {
+      for (const other of [THEIRS, SHARED]) {
+        for (const action of ['iam:CreateRole', 'iam:PutRolePolicy', 'iam:PutRolePermissionsBoundary']) {
+          assert.equal(decide({ action, resource: JOB_ROLE, context: boundary(other) }, extra), 'explicit-deny', `${action} ${other}`);
+        }
+      }
+    }
+  });
+
+  it('controller A cannot write any Skydeck boundary: its own (the user\'s machine widens it), B\'s, the shared one', () => {
+    for (const arn of [OURS, THEIRS, SHARED]) {
+      for (const action of ['iam:CreatePolicyVersion', 'iam:SetDefaultPolicyVersion', 'iam:DeletePolicy', 'iam:DeletePolicyVersion', 'iam:TagPolicy']) {
+        assert.equal(decide({ action, resource: arn }, true), 'explicit-deny', `${action} ${arn}`);
+      }
+    }
+  });
+});
+
+describe('aws shared job-role boundary (roles made from the user\'s machine): what a role under it can do at most', () => {
   const ADMIN = { Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] };
   /** A role's effective permission: its own policy and its boundary must both allow (and neither deny). */
   const effective = (own: object | string, req: IamRequest) => evaluate([own as string], req) === 'allow' && evaluate([jobBoundaryPolicy()], req) === 'allow';
@@ -91,7 +150,7 @@ describe('aws job-role boundary: what a role under it can do at most', () => {
     for (const action of ['ec2:RunInstances', 'ec2:TerminateInstances', 'iam:CreateRole', 'iam:PutRolePolicy', 'iam:PassRole', 'sts:AssumeRole', 's3:DeleteBucket', 's3:PutBucketPolicy']) {
       assert.equal(effective(ADMIN, { action, resource: '*' }), false, action);
     }
-    assert.equal(effective(ADMIN, { action: 's3:GetObject', resource: 'arn:aws:s3:::any-bucket/key' }), true, 'buckets are named per job: any bucket stays reachable (known limit)');
+    assert.equal(effective(ADMIN, { action: 's3:GetObject', resource: 'arn:aws:s3:::any-bucket/key' }), true, 'any bucket: only roles the user\'s machine writes carry it');
   });
 
   it('holds every action a cluster\'s bucket policy gives, so bounded roles lose nothing they use', () => {

@@ -20,7 +20,8 @@ import { deleteBucketProfile, ensureBucketProfile } from './bucketRole';
 import { grantBucketsToRole, planRoleGrant } from './bucketGrant';
 import { boundedBucketPolicy, s3Access } from './bucketPolicy';
 import { controllerPolicy } from './controllerPolicy';
-import { CONTROLLER_NODE_ENV, boundaryArn, ensureJobBoundary, existingJobBoundary } from './jobBoundary';
+import { CONTROLLER_NODE_ENV, ensureJobBoundary, existingJobBoundary } from './jobBoundary';
+import { CONTROLLER_UID_ENV, controllerBoundaryArn, ensureControllerBoundary } from './controllerBoundary';
 import { deleteStrayBucketIdentity, releaseBucketIdentity } from './identityRelease';
 import { listAccount } from './listing';
 import { infoOf, pickHead } from './status';
@@ -50,7 +51,7 @@ export class AwsProvider implements Provider {
     this.zones = new ZoneTable(opts.zones);
     this.watchers = new CleanupWatchers({
       pollMs: opts.cleanupPollMs ?? 5000, timeoutMs: opts.cleanupTimeoutMs ?? 15 * 60_000, log: (m) => opts.log?.(m),
-      alsoDelete: (uid, deleted) => deleteBucketProfile(this.clients.iam(), uid, (m) => opts.log?.(m), deleted),
+      alsoDelete: async (uid, deleted) => deleteBucketProfile(this.clients.iam(), uid, (m) => opts.log?.(m), deleted, controllerBoundaryArn(await this.account.current(), uid)),
     });
   }
 
@@ -71,7 +72,7 @@ export class AwsProvider implements Provider {
   async runInstances(req: RunRequest): Promise<RunResult> {
     await this.account.check(req.account);
     // A bucket policy IAM would refuse ends the launch before its group, key or role is made.
-    const own = req.placement.jobsController ? controllerPolicy(req.uid, boundaryArn(await this.account.current())).length : 0;
+    const own = req.placement.jobsController ? controllerPolicy(req.uid, controllerBoundaryArn(await this.account.current(), req.uid)).length : 0;
     boundedBucketPolicy(s3Access(req.placement.bucketAccess), own);
     const region = await this.regionOf(req.placement.region ?? req.region);
     const ec2 = this.clients.get(region);
@@ -83,7 +84,14 @@ export class AwsProvider implements Provider {
       catalog: () => this.catalog(region),
       keyPair: () => this.keyPairIn(region),
       group: () => ensureGroup(ec2, req.clusterName, req.uid, req.tags),
-      profile: () => ensureBucketProfile(this.clients.iam(), req.uid, req.tags, req.placement.bucketAccess, !!req.placement.jobsController, async () => this.jobBoundary(await this.account.current())),
+      profile: () => ensureBucketProfile(this.clients.iam(), req.uid, req.tags, req.placement.bucketAccess, !!req.placement.jobsController, async () => {
+        const account = await this.account.current();
+        if (!req.placement.jobsController) return this.jobBoundary(account);
+        // A controller's own boundary, with the buckets granted to it so far (a relaunch keeps them).
+        const arn = controllerBoundaryArn(account, req.uid);
+        await ensureControllerBoundary(this.clients.iam(), arn, req.uid, req.tags, s3Access(req.placement.bucketAccess));
+        return arn;
+      }),
     }, req, existing);
   }
 
@@ -142,17 +150,28 @@ export class AwsProvider implements Provider {
 
   /**
    * An EC2 VM's SDK finds the instance profile's credentials but no region: job tasks naming none
-   * go to the VM's own. The node's CLI is also told it runs on a controller VM, so it uses the
-   * job-role boundary this machine made and never tries to write it (jobBoundary.ts).
+   * go to the VM's own. The node's CLI is also told it runs on a controller VM, and which one,
+   * so it uses that controller's job-role boundary, which this machine made, and never tries to
+   * write it (controllerBoundary.ts).
    */
   controllerNodeEnv(ref: ClusterRef): Record<string, string> {
-    return { ...(ref.region ? { AWS_REGION: ref.region } : {}), [CONTROLLER_NODE_ENV]: '1' };
+    return { ...(ref.region ? { AWS_REGION: ref.region } : {}), [CONTROLLER_NODE_ENV]: '1', [CONTROLLER_UID_ENV]: ref.uid };
   }
 
-  /** The job-role permissions boundary's ARN: made or set back here, only checked on a controller VM. */
+  /**
+   * The boundary a cluster role made here carries: the account's shared one, made or set back
+   * here; on a controller VM its controller's own, only checked (its uid comes from the
+   * environment this machine set, still checked: it becomes part of an ARN).
+   */
   private jobBoundary(account: string): Promise<string> {
-    const onController = !!(this.opts.env ?? process.env)[CONTROLLER_NODE_ENV];
-    return onController ? existingJobBoundary(this.clients.iam(), account) : ensureJobBoundary(this.clients.iam(), account);
+    const env = this.opts.env ?? process.env;
+    if (!env[CONTROLLER_NODE_ENV]) return ensureJobBoundary(this.clients.iam(), account);
+    const uid = env[CONTROLLER_UID_ENV] ?? '';
+    if (!/^[\w-]{1,64}$/.test(uid)) {
+      throw new ProviderError('config', `this managed-jobs controller was not told its uid (${CONTROLLER_UID_ENV}${uid ? ` is "${uid.slice(0, 80)}"` : ' is not set'}), so it cannot name the permissions boundary its job-cluster roles must carry`,
+        'it was started by an older Skydeck: down the controller once its jobs are done and submit again from your machine (the controller is launched anew)');
+    }
+    return existingJobBoundary(this.clients.iam(), controllerBoundaryArn(account, uid));
   }
 
   async clusterInfo(ref: ClusterRef): Promise<ClusterInfo> {
@@ -208,24 +227,25 @@ export class AwsProvider implements Provider {
   async grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
     await this.account.check(ref.account);
     const account = await this.account.current();
-    return grantBucketsToRole(this.clients.iam(), ref.uid, access, !!ref.jobsController, boundaryArn(account), () => this.jobBoundary(account));
+    // A controller's own boundary is widened with its role; another cluster's role carries this machine's (or on a VM its controller's).
+    return grantBucketsToRole(this.clients.iam(), ref.uid, access, !!ref.jobsController, controllerBoundaryArn(account, ref.uid), () => this.jobBoundary(account));
   }
 
   async checkBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<void> {
     await this.account.check(ref.account);
-    await planRoleGrant(this.clients.iam(), ref.uid, access, !!ref.jobsController, boundaryArn(await this.account.current()));
+    await planRoleGrant(this.clients.iam(), ref.uid, access, !!ref.jobsController, controllerBoundaryArn(await this.account.current(), ref.uid));
   }
 
   /** Bucket role and profile: widened (bucketGrant.ts), deleted with proof (identityRelease.ts). */
   async releaseIdentities(ref: ClusterRef, opts: ReleaseOptions): Promise<IdentityRelease> {
     await this.account.check(ref.account);
     const ec2 = this.clients.get(await this.regionOf(ref.region));
-    return releaseBucketIdentity(this.clients.iam(), ec2, this.watchers, ref.uid, opts);
+    return releaseBucketIdentity(this.clients.iam(), ec2, this.watchers, ref.uid, opts, controllerBoundaryArn(await this.account.current(), ref.uid));
   }
 
   async deleteIdentities(ref: ClusterRef): Promise<IdentityRelease> {
     await this.account.check(ref.account);
-    return deleteStrayBucketIdentity(this.clients.iam(), ref.uid, (m) => this.opts.log?.(m));
+    return deleteStrayBucketIdentity(this.clients.iam(), ref.uid, (m) => this.opts.log?.(m), controllerBoundaryArn(await this.account.current(), ref.uid));
   }
 
   /** Resolves when background security-group clean-ups have finished (tests, shutdown). */

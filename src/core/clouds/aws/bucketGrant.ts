@@ -8,6 +8,7 @@ import { POLICY_NAME, accessOfPolicy, boundedBucketPolicy, profileNameOf, s3Acce
 import { getRole } from './bucketRole';
 import { controllerPolicy } from './controllerPolicy';
 import { boundRole } from './jobBoundary';
+import { controllerBoundaryPolicy, ensureControllerBoundary, requireControllerBoundary } from './controllerBoundary';
 
 const key = (a: BucketAccess) => `${a.bucket}/${a.prefix ?? ''}${a.manage ? ' manage' : ''}`;
 
@@ -32,12 +33,17 @@ async function grantedAccess(iam: IAMClient, name: string): Promise<BucketAccess
  * nodes no instance profile: that is refused with the fix (relaunch), because giving running
  * instances an identity would change what every process on them can reach mid-life, and their
  * credentials would appear on the instance metadata only after a delay the mount would race.
+ * A managed-jobs controller's job-role boundary (controllerBoundary.ts, `boundaryArn`) is set
+ * to the same union in the same step, even when the role allowed it all already (a grant cut
+ * short between the two writes is completed by the next); a controller without one is refused.
  */
 export async function grantBucketsToRole(
   iam: IAMClient, uid: string, access: BucketAccess[], controller: boolean, boundaryArn: string, boundary: () => Promise<string>,
 ): Promise<BucketGrant> {
   const plan = await planRoleGrant(iam, uid, access, controller, boundaryArn);
-  if (!plan.PolicyDocument) return { identity: plan.identity, changed: false };
+  // The boundary first: a job role the controller writes for these buckets works once both are written.
+  const bounded = controller && plan.union ? await ensureControllerBoundary(iam, boundaryArn, uid, {}, plan.union) : false;
+  if (!plan.PolicyDocument) return { identity: plan.identity, changed: bounded };
   const { PolicyDocument } = plan;
   // A cluster's role (not a controller's own) carries the job-role boundary before it is
   // written: one made before boundaries existed gets it here (jobBoundary.ts).
@@ -53,7 +59,7 @@ export async function grantBucketsToRole(
  */
 export async function planRoleGrant(
   iam: IAMClient, uid: string, access: BucketAccess[], controller: boolean, boundaryArn: string,
-): Promise<{ name: string; identity: string; role?: Role; PolicyDocument?: string }> {
+): Promise<{ name: string; identity: string; role?: Role; PolicyDocument?: string; union?: BucketAccess[] }> {
   const name = profileNameOf(uid);
   const identity = `IAM role ${name}`;
   const wanted = s3Access(access);
@@ -70,7 +76,12 @@ export async function planRoleGrant(
   // An entry that manages its bucket covers the same entry without.
   const have = new Set(current.flatMap((a) => a.manage ? [key(a), key({ ...a, manage: undefined })] : [key(a)]));
   const added = wanted.filter((a) => !have.has(key(a)));
-  if (!added.length) return { name, identity };
+  const union = s3Access([...current, ...added]);
   // A controller's role also holds its own policy, which counts against the same quota.
-  return { name, identity, role, PolicyDocument: boundedBucketPolicy(s3Access([...current, ...added]), controller ? controllerPolicy(uid, boundaryArn).length : 0) };
+  const PolicyDocument = added.length ? boundedBucketPolicy(union, controller ? controllerPolicy(uid, boundaryArn).length : 0) : undefined;
+  if (controller) {
+    await requireControllerBoundary(iam, boundaryArn);
+    controllerBoundaryPolicy(union); // refused here when too large or a name is not a bucket's
+  }
+  return { name, identity, ...(PolicyDocument ? { role, PolicyDocument } : {}), ...(controller ? { union } : {}) };
 }

@@ -8,6 +8,7 @@ import { awsErrorCode, ec2Call } from './errors';
 import { CONTROLLER_IAM_PATH, EC2_TRUST, IAM_PATH, POLICY_NAME, boundedBucketPolicy, profileNameOf, s3Access } from './bucketPolicy';
 import { CONTROLLER_POLICY_NAME, controllerPolicy } from './controllerPolicy';
 import { boundRole } from './jobBoundary';
+import { BOUNDARY_KIND, boundaryPresent as boundaryPresentFor, deleteControllerBoundary } from './controllerBoundary';
 
 /** What the user is told each one is (and what the sweep lists roles as). */
 export const ROLE_KIND = 'IAM role';
@@ -38,12 +39,13 @@ export const getProfile = (iam: IAMClient, name: string) =>
  * profile, created or brought up to date. Undefined when the request mounts no S3 bucket and
  * is no controller: such nodes get no identity at all. A role of the same name not tagged with
  * this uid is not ours and is refused, never changed.
- * `boundary` gives the job-role permissions boundary's ARN (jobBoundary.ts), made sure of first.
- * Every role but a controller's own carries it, whoever makes it (this machine or a controller
- * VM): a controller may write only roles that do, so a role made here and written there later
- * (a job cluster relaunched by its controller) must have it too; one made before boundaries
- * gets it before its policy is written. A controller's own role carries none (its own policy
- * is wider than the boundary); the boundary is still made first, since that policy names it.
+ * `boundary` gives a job-role permissions boundary's ARN, made sure of first: for a cluster's
+ * role the one it carries (here the account's shared one, jobBoundary.ts; on a controller VM the
+ * controller's own, controllerBoundary.ts), for a controller the one its policy names, its own.
+ * Every role but a controller's own carries one, whoever makes it: a controller may write only
+ * roles with its own, so an existing role (one made before boundaries, or here and relaunched
+ * by a controller) is given `boundary` before its policy is written. A controller's own role
+ * carries none (its own policy is wider than any boundary).
  */
 export async function ensureBucketProfile(
   iam: IAMClient, uid: string, tags: Record<string, string>, access: BucketAccess[] | undefined, controller: boolean, boundary: () => Promise<string>,
@@ -85,11 +87,14 @@ export async function ensureBucketProfile(
 }
 
 /**
- * Deletes the cluster's instance profile and role (policies first, as IAM requires). Only
- * ones tagged with this uid: anything else of that name is left alone and reported.
- * Returns false when something of the name was not ours; `deleted` gets the kinds it deleted.
+ * Deletes the cluster's instance profile and role (policies first, as IAM requires), then, for
+ * a managed-jobs controller, its job-role boundary `boundary` (controllerBoundary.ts: kept while
+ * a role still carries it). Only ones tagged with this uid: anything else of that name is left
+ * alone and reported. Returns false when something was left; `deleted` gets the kinds it deleted.
  */
-export async function deleteBucketProfile(iam: IAMClient, uid: string, log: (m: string) => void, deleted: string[] = []): Promise<boolean> {
+export async function deleteBucketProfile(
+  iam: IAMClient, uid: string, log: (m: string) => void, deleted: string[] = [], boundary?: string,
+): Promise<boolean> {
   const name = profileNameOf(uid);
   let clean = true;
   const profile: InstanceProfile | undefined = await getProfile(iam, name);
@@ -112,6 +117,14 @@ export async function deleteBucketProfile(iam: IAMClient, uid: string, log: (m: 
   } else if (role) {
     log(`aws: IAM role ${name} is not tagged as cluster ${uid}'s; left alone`);
     clean = false;
+  }
+  if (boundary) {
+    const had = await boundaryPresentFor(iam, boundary);
+    const left = await deleteControllerBoundary(iam, boundary, uid);
+    if (left) {
+      log(`aws: ${BOUNDARY_KIND} ${boundary} left: ${left}`);
+      clean = false;
+    } else if (had) deleted.push(BOUNDARY_KIND);
   }
   return clean;
 }

@@ -12,29 +12,31 @@
 //   live on a path of their own (/skydeck/controller/), denied every IAM action: the controller
 //   cannot widen, pass or delete its own access, nor another controller's; its own instance
 //   is denied stop/terminate by API (it stops itself by an OS shutdown, which needs none).
-// - Every role it creates, and every role whose policy it writes, must carry the job-role
-//   permissions boundary (jobBoundary.ts: S3 object actions only), by iam:PermissionsBoundary:
-//   on CreateRole and PutRolePermissionsBoundary that key is the boundary the request sets, on
-//   PutRolePolicy the one the role already has (IAM User Guide, "Permissions boundaries for IAM
-//   entities"; Service Authorization Reference, IAM condition keys). So a role it writes with
-//   any policy and passes to an instance it launches can still do no more than S3 objects: no
-//   EC2, no IAM. Creating or writing a role without it (the key is then absent), attaching a
-//   managed policy to such a role, removing a boundary, setting another one, and any write to
-//   the boundary policy itself are denied explicitly, so no other Allow (a wider statement
-//   added later) reopens them. Roles under /skydeck/ without the boundary (other controllers'
-//   own, roles of a Skydeck before boundaries) are thus out of its reach for writes; it may give
-//   them this boundary, which only narrows them (bucketRole.ts does so before writing one).
-//   The boundary policy is made by this machine before this policy names it (jobBoundary.ts).
+// - Every role it creates, and every role whose policy it writes, must carry ITS OWN job-role
+//   permissions boundary (controllerBoundary.ts: `skydeck-job-boundary-<its uid>`, S3 object
+//   actions on exactly the buckets granted to it), by iam:PermissionsBoundary: on CreateRole and
+//   PutRolePermissionsBoundary that key is the boundary the request sets, on PutRolePolicy the
+//   one the role already has (IAM User Guide, "Permissions boundaries for IAM entities"; Service
+//   Authorization Reference, IAM condition keys). So a role it writes with any policy and passes
+//   to an instance it launches can still do no more than the S3 objects of its own buckets: no
+//   EC2, no IAM, no other bucket. Creating or writing a role without it (the key is then absent)
+//   or with another one (the account's shared boundary, another controller's), attaching a
+//   managed policy to such a role, removing a boundary, and any write to a managed policy under
+//   /skydeck/ (its boundary, other controllers', the shared one) are denied explicitly, so no
+//   other Allow (a wider statement added later) reopens them. Roles under /skydeck/ without its
+//   boundary are thus out of its reach for writes; it may give them its boundary, which bounds
+//   them by its buckets (bucketRole.ts does so before writing one: a job cluster role made from
+//   this machine, under the shared boundary). Its boundary is made, and widened at each bucket
+//   grant, by this machine (managed/remote/controllerBuckets.ts), before this policy names it.
 // No S3 here: which buckets jobs will name is not known when the VM is made; each submit that
-// names some adds exactly those to the role's bucket policy, from this machine
-// (managed/remote/controllerBuckets.ts).
+// names some adds exactly those to the role's bucket policy and to its boundary, from this
+// machine (managed/remote/controllerBuckets.ts, aws/bucketGrant.ts).
 // Left wide on purpose: any region (job clusters go where their task says). Known limits that
-// remain: the boundary allows its S3 actions on every bucket (buckets are named per job, after
-// the boundary is made), so through a role it writes and an instance it launches the VM can read
-// and write objects of any S3 bucket of the account; a role it makes may trust any principal
-// (CreateRole cannot be conditioned on the trust policy), which then gets that same S3 reach;
-// it may delete other Skydeck job roles, which would stop those clusters' bucket access (harm,
-// but no widening). The VM's software is trusted with that much.
+// remain: a role it makes may trust any principal (CreateRole cannot be conditioned on the
+// trust policy), which then gets that same reach of its buckets; it may delete other Skydeck
+// job roles, or re-bound them by its own boundary and write them (their clusters then reach its
+// buckets instead of theirs: harm, but no widening of what it reaches). The VM's software is
+// trusted with that much.
 import { TAG_UID } from '../provider';
 import { CONTROLLER_IAM_PATH, IAM_PATH } from './bucketPolicy';
 
@@ -48,7 +50,7 @@ const INSTANCE_LIFE = ['ec2:StopInstances', 'ec2:StartInstances', 'ec2:Terminate
 const ROLE_ACTIONS = ['iam:GetRole', 'iam:GetRolePolicy', 'iam:ListRolePolicies', 'iam:DeleteRolePolicy', 'iam:DeleteRole', 'iam:TagRole'];
 /** What widens a role: allowed only for roles that carry (or are given) the boundary. */
 const BOUNDED_ROLE_ACTIONS = ['iam:CreateRole', 'iam:PutRolePolicy', 'iam:PutRolePermissionsBoundary'];
-/** Every write to a managed policy: none may touch the boundary. */
+/** Every write to a managed policy: none may touch a Skydeck boundary. */
 const POLICY_WRITES = ['iam:CreatePolicy', 'iam:CreatePolicyVersion', 'iam:DeletePolicy', 'iam:DeletePolicyVersion', 'iam:SetDefaultPolicyVersion', 'iam:TagPolicy', 'iam:UntagPolicy'];
 const PROFILE_ACTIONS = [
   'iam:CreateInstanceProfile', 'iam:GetInstanceProfile', 'iam:AddRoleToInstanceProfile', 'iam:RemoveRoleFromInstanceProfile',
@@ -57,7 +59,7 @@ const PROFILE_ACTIONS = [
 
 const tagged = { Null: { [`aws:ResourceTag/${TAG_UID}`]: 'false' } };
 
-/** The inline policy of the controller cluster `uid`'s role (JSON, no white space); `boundary`: the job-role boundary's ARN (jobBoundary.ts). */
+/** The inline policy of the controller cluster `uid`'s role (JSON, no white space); `boundary`: ITS job-role boundary's ARN (controllerBoundary.ts). */
 export function controllerPolicy(uid: string, boundary: string): string {
   const jobRoles = `arn:aws:iam::*:role${IAM_PATH}*`;
   const statements = [
@@ -89,7 +91,8 @@ export function controllerPolicy(uid: string, boundary: string): string {
     { Sid: 'KeepBoundaries', Effect: 'Deny', Action: 'iam:DeleteRolePermissionsBoundary', Resource: '*' },
     // With no boundary in the request (or on the role) the key is absent, and StringNotEquals matches: denied too.
     { Sid: 'OnlyBoundedRoles', Effect: 'Deny', Action: [...BOUNDED_ROLE_ACTIONS, 'iam:AttachRolePolicy'], Resource: '*', Condition: { StringNotEquals: { 'iam:PermissionsBoundary': boundary } } },
-    { Sid: 'BoundaryUnchanged', Effect: 'Deny', Action: POLICY_WRITES, Resource: boundary },
+    // Its own boundary (widened only by this machine), other controllers' and the shared one.
+    { Sid: 'BoundariesUnchanged', Effect: 'Deny', Action: POLICY_WRITES, Resource: `arn:aws:iam::*:policy${IAM_PATH}*` },
     // Its own and every other controller's identity: not passed (to an instance or a profile),
     // written or deleted. Job roles and profiles are never on this path (bucketRole.ts).
     { Sid: 'NoControllerIdentity', Effect: 'Deny', Action: 'iam:*', Resource: [`arn:aws:iam::*:role${CONTROLLER_IAM_PATH}*`, `arn:aws:iam::*:instance-profile${CONTROLLER_IAM_PATH}*`] },

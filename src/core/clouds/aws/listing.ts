@@ -6,12 +6,13 @@ import { describeInstances } from './describe';
 import { toProviderError } from './errors';
 import { infoOf } from './status';
 import { listBucketRoles } from './bucketRoleList';
+import { listControllerBoundaries } from './controllerBoundary';
 
 const LIVE_STATES = ['pending', 'running', 'stopping', 'stopped', 'shutting-down'];
 
 /**
  * Every live Skydeck-tagged instance in `regions`, listed in parallel, and Skydeck's bucket
- * roles (IAM is global: one more part). A part that fails is named as unlisted: its strays
+ * roles and controllers' job-role boundaries (IAM is global: one more part). A part that fails is named as unlisted: its strays
  * are unknown, not absent.
  */
 export async function listAccount(clients: Ec2Clients, regions: string[], concurrency: number): Promise<Omit<TaggedListing, 'account'>> {
@@ -25,7 +26,8 @@ export async function listAccount(clients: Ec2Clients, regions: string[], concur
     }
   });
   const unlisted = per.flatMap((r) => (r.failed ? [r.failed] : []));
-  const identities = await listBucketRoles(clients.iam()).catch((e: unknown) => {
+  const iam = clients.iam();
+  const identities = await Promise.all([listBucketRoles(iam), listControllerBoundaries(iam)]).then((l) => l.flat()).catch((e: unknown) => {
     const pe = toProviderError(e, 'iam:ListRoles');
     unlisted.push({ region: 'IAM', kind: pe.kind, message: pe.message });
     return undefined;

@@ -40,12 +40,14 @@ export class CleanupWatchers {
     const existing = this.running.get(uid);
     if (existing) return existing; // one watcher per uid is enough
     const gen = this.generation.get(uid) ?? 0;
+    // One list per watcher: a clean-up that threw half-way is tried again at the next poll, and
+    // what the first try deleted (the profile) must still be named by the down.
+    const kinds: string[] = [];
     const p = cleanupGroupsWhenTerminated({
       ec2, uid, describe: () => instancesOfUid(ec2, uid),
       pollMs: this.opts.pollMs, timeoutMs: this.opts.timeoutMs,
       current: () => (this.generation.get(uid) ?? 0) === gen, log: (m) => this.opts.log(m),
       alsoDelete: () => {
-        const kinds: string[] = [];
         this.deleted.set(uid, kinds);
         return this.opts.alsoDelete(uid, kinds);
       },

@@ -40,7 +40,7 @@ def inside(rel):
 
 # Only modules Python starts with (no tarfile, json, shutil or tempfile): their imports (re,
 # collections, ...) were half the CPU this process costs on a one-file sync.
-import fcntl, time
+import fcntl, stat, time
 
 def fail(msg):
     sys.stderr.write(msg + '\n')
@@ -147,6 +147,92 @@ def rmtree(top):
     except OSError:
         pass
 
+def write_atomic(path, data):
+    new = os.path.join(os.path.dirname(path), '.%s.tmp-%d' % (os.path.basename(path), os.getpid()))
+    with open(new, 'wb') as f:
+        f.write(data)
+    # No fsync: a torn file after a power cut has another digest, and the next sync is full.
+    os.replace(new, path)
+
+def expected_dirs():
+    # meta/dirs (deltaArchive.ts dirsRecords): what each dir this apply changed holds now.
+    try:
+        with open(os.path.join(tmp, 'meta', 'dirs'), 'rb') as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return {}
+    out, cur = {}, None
+    for r in raw.split(b'\0'):
+        if r[:1] == b'd':
+            cur = out.setdefault(r[1:].decode('utf-8', 'surrogateescape'), {})
+        elif r[:1] == b'n' and len(r) > 2 and cur is not None:
+            cur[r[2:].decode('utf-8', 'surrogateescape')] = r[1:2].decode('ascii', 'replace')
+    return out
+
+def kind(e):
+    if e.is_symlink():
+        return 'l'
+    if e.is_dir(follow_symlinks=False):
+        return 'd'
+    return 'f' if e.is_file(follow_symlinks=False) else '?'
+
+def glob_quoted(rel):
+    # find -path takes a glob: the name itself, each special character escaped.
+    p = '.' if rel == '' else './' + rel
+    return ''.join('\\' + c if c in '\\*?[' else c for c in p)
+
+def record_dirs(expected):
+    # Our renames moved the ctime of every dir they landed in, so the next drift check would
+    # list each whole (nodeListing.ts). Instead, each such dir is vouched for by (inode, ctime
+    # now): trusted at that check only while its ctime is still exactly this one. A job's change
+    # in the same clock tick as our last write keeps that ctime, so the dir is looked at only
+    # once the clock (of this file system, by a probe file's ctime) has passed it: any later
+    # change moves its ctime, and one made before is in what we look at. It must hold every
+    # entry the new manifest puts there, each of its type, else it is not vouched for.
+    if not expected or len(expected) > 5000:
+        return
+    try:
+        if os.stat(os.path.dirname(state)).st_dev != os.stat(dst).st_dev:
+            return  # another file system may keep another clock
+    except OSError:
+        return
+    seen = {}
+    for rel in expected:
+        if '\n' in rel:
+            continue  # the check reads records by line
+        path = dst if rel == '' else inside(rel)
+        try:
+            st = os.lstat(path) if path else None
+        except OSError:
+            continue
+        if st is not None and stat.S_ISDIR(st.st_mode) and st.st_ctime_ns > 0:
+            seen[rel] = (path, st.st_ino, st.st_ctime_ns)
+    if not seen:
+        return
+    newest = max(c for _, _, c in seen.values())
+    probe = state + '.probe'
+    give_up = time.time() + 2
+    while True:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+        os.utime(probe)
+        if os.lstat(probe).st_ctime_ns > newest:
+            break
+        if time.time() > give_up:
+            return
+        time.sleep(0.001)
+    lines = []
+    for rel, (path, ino, c) in seen.items():
+        try:
+            with os.scandir(path) as it:
+                held = {e.name: kind(e) for e in it}
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if st.st_ino != ino or st.st_ctime_ns != c or any(held.get(n) != t for n, t in expected[rel].items()):
+            continue
+        lines.append(b'%d %d.%09d %s\n' % (ino, c // 1000000000, c % 1000000000, os.fsencode(glob_quoted(rel))))
+    write_atomic(state + '.dirs', b''.join(lines))
+
 def apply_tree():
     # meta/ops: NUL-separated records, "r<path>" a removal (deepest first), "t<seconds> <path>"
     # a touch (see deltaArchive.ts).
@@ -173,11 +259,6 @@ def apply_tree():
         path = inside(rel)
         if path is not None and os.path.isfile(path) and not os.path.islink(path):
             os.utime(path, (int(sec), int(sec)))
-    new = os.path.join(os.path.dirname(state), '.%s.tmp-%d' % (os.path.basename(state), os.getpid()))
-    with open(new, 'w') as f:
-        f.write(new_token)
-    # No fsync: a torn file after a power cut has another digest, and the next sync is full.
-    os.replace(new, state)
 
 # Started before the sync knows what it sends (the trees are listed meanwhile), so BASE and TOKEN
 # come first on stdin; nothing there means the sync stopped first, and nothing is touched.
@@ -203,8 +284,9 @@ try:
     fcntl.flock(lock, fcntl.LOCK_EX)
     if base and token() != base:
         sys.stderr.write('the node holds another sync than this delta was made for\n'); sys.exit(75)
-    if os.path.lexists(state):
-        os.unlink(state)
+    for f in (state, state + '.dirs'):
+        if os.path.lexists(f):
+            os.unlink(f)
     # Anything whose inode changes from here on is listed by the next drift check (ctime cannot
     # be set back); a second's slack for the kernel's coarse clock.
     since = state + '.since'
@@ -212,6 +294,10 @@ try:
     t = time.time() - 1
     os.utime(since, (t, t))
     apply_tree()
+    expected = expected_dirs()
+    rmtree(tmp)  # before the record: its removal moves the root's ctime
+    record_dirs(expected)
+    write_atomic(state, new_token.encode('ascii'))
 finally:
     rmtree(tmp)
 `;

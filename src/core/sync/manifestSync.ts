@@ -141,7 +141,7 @@ export interface PendingApply {
   abandon(): void;
 }
 
-type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile' | 'readId' | 'onCommitted' | 'deferred'>;
+type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile' | 'readId' | 'onCommitted' | 'deferred'> & Partial<Pick<ManifestSyncRequest, 'prev'>>;
 
 /**
  * Opens the node's apply (channel and Python start) now, so that cost overlaps listing the trees.
@@ -169,7 +169,7 @@ export function startApply(r: ApplyArgs): PendingApply {
       used = true;
       const token = known ?? digestOf(all);
       trace('apply: token made');
-      const archive = archiveDelta(r.localDir, delta, stats);
+      const archive = archiveDelta(r.localDir, delta, stats, all);
       let staged: StagedManifest | undefined;
       let stageError: unknown;
       archive.once('end', () => {

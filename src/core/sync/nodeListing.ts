@@ -46,6 +46,30 @@ const MAX_LISTING = 256 * 1024 * 1024;
 const FIND_FORMAT = '%p\\0%y\\0%s\\0%T@\\0%l\\0';
 
 /**
+ * The first find of a changed-since listing, as the script of `sh -c` (xargs gives it the dirs;
+ * $0: the since file, $R: the last apply's dir records, $D: where changed dirs are noted). A
+ * changed dir (ctime after the since file) is a marker record unless a record of the last
+ * apply vouches for it (manifestNode.ts record_dirs): the same inode, at the same path, with
+ * its ctime still exactly the recorded one. Records are checked strictly before they reach
+ * find: one it could not parse would end it before any output (everything "unchanged").
+ * Capped, as the arguments xargs did not count must fit.
+ */
+const FIRST_FIND_SH = [
+  'set -- "$@" -maxdepth 1 -cnewer "$0" \\( -type d \\( \\( -false',
+  'n=0',
+  '{ while [ $n -lt 2000 ] && IFS= read -r l; do',
+  '  n=$((n + 1)); i=${l%% *}; r=${l#* }; c=${r%% *}; p=${r#* }',
+  '  case $i in \'\'|*[!0-9]*|????????????????????*) continue;; esac',
+  '  case $c in *.*.*|*[!0-9.]*) continue;; esac',
+  '  case $c in [0-9]*.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) ;; *) continue;; esac',
+  '  case ${c%.*} in ?????????????*) continue;; esac',
+  '  case $p in .|./*) ;; *) continue;; esac',
+  '  set -- "$@" -o \\( -inum "$i" -path "$p" ! -newerct "@$c" \\)',
+  'done < "$R"; } 2>/dev/null',
+  `exec find "$@" \\) -o -printf "%p\\0D\\0\\0\\0\\0" -fprint0 "$D/$$" \\) -o -printf "${FIND_FORMAT}" \\) 2>/dev/null`,
+].join('\n');
+
+/**
  * The node script. Prints "differs" when the node's token is not `base`. Else "ok full" and
  * every entry of the dirs named on stdin ("." and "./rel", NUL-separated, one level each); or,
  * when the last apply left its start time (STATE.since), "ok changed" and only what changed
@@ -63,7 +87,10 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
     `if [ "$t" = ${shellQuote(base)} ]; then w=ok;${alt ? ` elif [ "$t" = ${shellQuote(alt)} ]; then w=alt;` : ''} else echo differs; exit 0; fi`,
     `cd ${dstWord} 2>/dev/null || { echo "$w full"; exit 0; }`,
     `S=${shellQuote(`${stateFile}.since`)}`,
-    `if ! find . -maxdepth 0 -printf '' 2>/dev/null; then exec ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)} "$S" "$w"`,
+    `R=${shellQuote(`${stateFile}.dirs`)}`,
+    // A find without -newerct's "@seconds" (or -printf): no records; without -printf: Python.
+    `find . -maxdepth 0 -newerct @1.5 -printf '' 2>/dev/null || R=/dev/null`,
+    `if [ "$R" = /dev/null ] && ! find . -maxdepth 0 -printf '' 2>/dev/null; then exec ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)} "$S" "$w"`,
     `elif [ -f "$S" ]; then`,
     '  echo "$w changed"',
     // One walk of the listed dirs and what they hold: what changed since, a dir as a marker
@@ -73,8 +100,8 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
     // listing that whole (20,000 outputs) would make every sync's answer huge.
     '  D=$(mktemp -d) || exit 1',
     `  trap 'rm -rf "$D"' EXIT`,
-    '  export D',
-    `  ${find(`-maxdepth 1 -cnewer "$0" \\( -type d -printf "%p\\0D\\0\\0\\0\\0" -fprint0 "$D/$$" -o -printf "${FIND_FORMAT}" \\)`)} "$S"`,
+    '  export D R',
+    `  xargs -0 -r sh -c ${shellQuote(FIRST_FIND_SH)} "$S"`,
     // No dir changed (the usual case): nothing is listed whole, and the four processes that
     // would find that out are not started.
     '  c=; for f in "$D"/*; do [ -s "$f" ] && c=1; done',

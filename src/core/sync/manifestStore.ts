@@ -110,21 +110,34 @@ export interface StagedManifest { file: string; tmp: string; entries: Map<string
 /**
  * Writes the manifest beside its file without replacing it, so the slow part (20,000 entries)
  * can run while the node applies the sync; commitManifest puts it in place once that finished.
+ * `base`: a manifest read or written before (never changed, as every one this module hands
+ * out): its entries equal to one of `entries` are kept, not copied — a one-file sync makes one
+ * new object, not 20,000 (the garbage of those was ~15 ms of each sync's CPU).
  */
-export function stageManifest(file: string, entries: ManifestEntry[], digest: string): StagedManifest {
+export function stageManifest(file: string, entries: ManifestEntry[], digest: string, base?: Map<string, ManifestEntry>): StagedManifest {
   const dir = prepareManifestDir(file);
   const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${++staged}`);
+  // Copies: the caller's entries may still be changed (a hash filled in) after this.
+  const copies = new Map<string, ManifestEntry>();
+  const kept: ManifestEntry[] = [];
+  for (const e of entries) {
+    const old = base?.get(e.p);
+    const k = old !== undefined && sameEntry(old, e) ? old : { ...e };
+    copies.set(k.p, k);
+    kept.push(k);
+  }
   try {
     fs.rmSync(tmp, { force: true });
-    fs.writeFileSync(tmp, Buffer.from(JSON.stringify({ v: 1, entries })), { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(tmp, JSON.stringify({ v: 1, entries: kept }), { mode: 0o600, flag: 'wx' });
   } catch (e) {
     fs.rmSync(tmp, { force: true });
     throw e;
   }
-  // Copies: the caller's entries may still be changed (a hash filled in) after this.
-  const copies = new Map<string, ManifestEntry>();
-  for (const e of entries) copies.set(e.p, { ...e });
   return { file, tmp, entries: copies, digest };
+}
+
+function sameEntry(a: ManifestEntry, b: ManifestEntry): boolean {
+  return a.p === b.p && a.t === b.t && a.s === b.s && a.m === b.m && a.x === b.x && a.h === b.h && a.l === b.l && a.r === b.r;
 }
 let staged = 0;
 

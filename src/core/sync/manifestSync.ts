@@ -176,7 +176,7 @@ export function startApply(r: ApplyArgs): PendingApply {
         if (defer) return;
         try {
           trace('apply: tar sent');
-          staged = stageManifest(r.localFile, all, token);
+          staged = stageManifest(r.localFile, all, token, r.prev);
           trace('apply: local manifest staged');
         } catch (e) {
           stageError = e;
@@ -199,7 +199,7 @@ export function startApply(r: ApplyArgs): PendingApply {
           defer.push(deferredCommit(r, all, token));
           return 0;
         }
-        const id = commitManifest(staged ?? stageManifest(r.localFile, all, token), r.readId);
+        const id = commitManifest(staged ?? stageManifest(r.localFile, all, token, r.prev), r.readId);
         if (id) r.onCommitted?.(id);
         return 0;
       } catch (e) {
@@ -219,7 +219,7 @@ function deferredCommit(r: ApplyArgs, all: ManifestEntry[], token: string): Prom
   return new Promise((resolve) => setImmediate(() => {
     let staged: StagedManifest | undefined;
     try {
-      staged = stageManifest(r.localFile, all, token);
+      staged = stageManifest(r.localFile, all, token, r.prev);
       trace('apply: local manifest staged (deferred)');
       const id = commitManifest(staged, r.readId);
       if (id) r.onCommitted?.(id);

@@ -11,7 +11,10 @@ import { PLACE_FN_PY } from './placeTree';
  *     renamed into place (each file whole: old or new), touches, and TOKEN written last.
  */
 export const MANIFEST_NODE_PY = String.raw`
-import os, sys
+import os, sys, time
+# Started with the sync's drift check (startApply): what changes after the check looked must be
+# seen by the next one, however long the upload that comes between takes.
+started = time.time()
 ${PLACE_FN_PY}
 mode, dst, state = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -287,11 +290,12 @@ try:
     for f in (state, state + '.dirs'):
         if os.path.lexists(f):
             os.unlink(f)
-    # Anything whose inode changes from here on is listed by the next drift check (ctime cannot
-    # be set back); a second's slack for the kernel's coarse clock.
+    # Anything whose inode changed since this process started (with the drift check this
+    # delta was made from) is listed by the next drift check (ctime cannot be set back); a
+    # second's slack for the kernel's coarse clock, and for the check's find starting first.
     since = state + '.since'
     open(since, 'w').close()
-    t = time.time() - 1
+    t = started - 1
     os.utime(since, (t, t))
     apply_tree()
     expected = expected_dirs()

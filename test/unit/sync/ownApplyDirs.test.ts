@@ -90,6 +90,24 @@ describe('dirs our own apply changed (drift check)', function () {
     fs.rmSync(w.root, { recursive: true, force: true });
   });
 
+  it('a link planted where the apply\'s clock probe goes: the sync finishes, nothing is vouched for, nothing written through it', async () => {
+    const w = setup();
+    await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state);
+    const target = path.join(w.root, 'target');
+    fs.writeFileSync(target, 'untouched');
+    fs.rmSync(`${w.stateFile}.probe`, { force: true });
+    fs.symlinkSync(target, `${w.stateFile}.probe`);
+    fs.writeFileSync(path.join(w.src, 'sub', 'f7.txt'), 'edited');
+    const s = await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state);
+    assert.deepEqual([s.mode, s.files], ['delta', 1]);
+    assert.ok(!fs.existsSync(`${w.stateFile}.dirs`));
+    assert.equal(fs.readFileSync(target, 'utf8'), 'untouched');
+    fs.rmSync(path.join(w.dst, 'sub', 'f3.txt'));
+    assert.equal((await syncWorkdir(w.t, 'python3', w.src, w.dst, w.state)).files, 1);
+    assert.equal(fs.readFileSync(path.join(w.dst, 'sub', 'f3.txt'), 'utf8'), 'f3');
+    fs.rmSync(w.root, { recursive: true, force: true });
+  });
+
   it('glob characters in a dir name are matched as themselves', async () => {
     const w = setup();
     for (const n of ['a*', 'a[b]', 'q?', 'back\\slash']) {

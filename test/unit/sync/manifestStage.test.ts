@@ -37,4 +37,31 @@ describe('manifest staged from the last one', () => {
     }
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('staged again and again from the last one (its text patched), the file is always what JSON.stringify would write', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-mstage-'));
+    const file = path.join(dir, 'sync', 'm.json');
+    let seed = 7;
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    let cur: ManifestEntry[] = Array.from({ length: 300 }, (_, i) => f(`d${i % 7}/f${i}-é`));
+    let base: Map<string, ManifestEntry> | undefined;
+    for (let round = 0; round < 60; round++) {
+      cur = cur.map((e) => ({ ...e }));
+      for (let k = rand(4); k > 0; k--) {
+        const i = rand(cur.length);
+        const what = rand(5);
+        if (what === 0) cur[i].h = rand(2) ? 'b'.repeat(64) : 'c'.repeat(64);
+        else if (what === 1) cur[i].m += 1234.5 * (rand(9) + 1); // another length of text
+        else if (what === 2) cur[i].s = rand(100000);
+        else if (what === 3) cur.splice(i, 0, f(`new${round}-${k}`)); // not aligned: written whole
+        else cur[i] = rand(2) ? { ...cur[i], r: 1 } : (({ r: _, ...rest }) => rest)(cur[i]);
+      }
+      const st = stageManifest(file, cur, digestOf(cur), base);
+      assert.equal(fs.readFileSync(st.tmp, 'utf8'), JSON.stringify({ v: 1, entries: cur }), `round ${round}`);
+      commitManifest(st);
+      base = readManifest(file)!;
+      assert.equal(base, st.entries, 'read back from what this process wrote');
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });

@@ -4,7 +4,7 @@ import { PLACE_FN_PY } from './placeTree';
  * token of the last sync that finished: the digest of that sync's manifest, which the local
  * side checks before it trusts a delta (nodeListing.ts lists what the node holds).
  *
- *   apply DEST STATE < "BASE TOKEN\n" TAR → (BASE "-" for none) the tar (meta/ops, tree/)
+ *   apply DEST STATE < "BASE TOKEN [NONCE]\n" TAR → (BASE "-" for none) the tar (meta/ops, tree/)
  *     is unpacked into a private temp dir in DEST. Under a lock: if BASE is not "" and STATE is not BASE, exit 75
  *     (stale: sync fully). STATE is removed first, so a sync killed half-way leaves no token and
  *     the next one is full; then removals (never through a link, never outside DEST), the tree
@@ -269,9 +269,12 @@ head = sys.stdin.buffer.readline().decode('ascii', 'replace').split()
 if not head:
     sys.exit(0)
 hex64 = lambda v: len(v) == 64 and all(c in '0123456789abcdef' for c in v)
-if len(head) != 2 or not (head[0] == '-' or hex64(head[0])) or not hex64(head[1]):
+hex16 = lambda v: len(v) == 16 and all(c in '0123456789abcdef' for c in v)
+if len(head) not in (2, 3) or not (head[0] == '-' or hex64(head[0])) or not hex64(head[1]) or not all(hex16(v) for v in head[2:]):
     sys.exit('bad sync header')
 base, new_token = ('' if head[0] == '-' else head[0]), head[1]
+# The nonce of the apply whose token the drift check read (STATE.end, nodeListing.ts), if any.
+seen_end = head[2] if len(head) == 3 else None
 os.makedirs(dst, exist_ok=True)
 while True:
     tmp = os.path.join(dst, '.skydeck-sync.' + os.urandom(6).hex())
@@ -287,15 +290,28 @@ try:
     fcntl.flock(lock, fcntl.LOCK_EX)
     if base and token() != base:
         sys.stderr.write('the node holds another sync than this delta was made for\n'); sys.exit(75)
-    for f in (state, state + '.dirs'):
+    # When the apply whose token the drift check read ended (STATE.end: its nonce, and the time
+    # stamped before its token was written): the check looked after then. Only that apply's,
+    # by its nonce — another one, even of the same token, may have ended after the check.
+    last_end = 0
+    if base and seen_end:
+        try:
+            with open(state + '.end', 'rb') as f:
+                if f.read(17).decode('ascii', 'replace').strip() == seen_end:
+                    last_end = os.fstat(f.fileno()).st_mtime
+        except OSError:
+            pass
+    for f in (state, state + '.dirs', state + '.end'):
         if os.path.lexists(f):
             os.unlink(f)
     # Anything whose inode changed since this process started (with the drift check this
     # delta was made from) is listed by the next drift check (ctime cannot be set back); a
-    # second's slack for the kernel's coarse clock, and for the check's find starting first.
+    # second's slack for the kernel's coarse clock, and for the check's find starting first —
+    # but not before that apply ended (less a coarse tick): a sync right after another does not
+    # list again every file the other placed in its last second.
     since = state + '.since'
     open(since, 'w').close()
-    t = started - 1
+    t = max(started - 1, last_end - 0.02)
     os.utime(since, (t, t))
     apply_tree()
     expected = expected_dirs()
@@ -304,6 +320,9 @@ try:
         record_dirs(expected)
     except OSError:
         pass  # no record (a probe that is not ours, a full disk): the next check lists them whole
+    t = time.time()
+    write_atomic(state + '.end', (os.urandom(8).hex() + '\n').encode('ascii'))
+    os.utime(state + '.end', (t, t))
     write_atomic(state, new_token.encode('ascii'))
 finally:
     rmtree(tmp)

@@ -80,7 +80,7 @@ async function syncWith(first: PendingApply, r: ManifestSyncRequest): Promise<Ma
     const base = manifestDigest(answer.prev);
     const delta = likely && answer.prev === r.prev && !answer.drift.size ? likely : deltaOf(answer.prev, cur, r.localDir, answer.drift);
     trace('sync: delta made');
-    const code = await first.send(base, cur, delta, stats, token);
+    const code = await first.send(base, cur, delta, stats, token, answer.nonce);
     trace('sync: delta applied on the node, local manifest in place');
     if (code === 0) return { ...stats, mode: 'delta', removed: delta.remove.length };
     if (code !== STALE) throw new Error(`exit ${code}`);
@@ -107,7 +107,7 @@ function nodeStateFile(nodeStateDir: string, remoteDir: string): string {
 type CheckArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'prev' | 'staged'>;
 
 /** Which manifest the node holds (the committed one or a staged one), and what drifted since. */
-export interface NodeAnswer { prev: Map<string, ManifestEntry>; drift: Set<string> }
+export interface NodeAnswer { prev: Map<string, ManifestEntry>; drift: Set<string>; nonce?: string }
 
 /**
  * Asks the node about `prev` before the local scan, so its walk of the workdir overlaps ours.
@@ -135,8 +135,8 @@ async function check(r: CheckArgs): Promise<NodeAnswer | undefined> {
 
 /** An apply whose process is started before its tar is known (startApply). */
 export interface PendingApply {
-  /** `token`: digestOf(all), when the caller has it already. */
-  send(base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats, token?: string): Promise<number>;
+  /** `token`: digestOf(all), when the caller has it already; `nonce`: the drift check's (its last apply, for a delta). */
+  send(base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats, token?: string, nonce?: string): Promise<number>;
   /** The sync ended without sending: the node process reads nothing and exits untouched. */
   abandon(): void;
 }
@@ -160,7 +160,7 @@ export function startApply(r: ApplyArgs): PendingApply {
       if (!used) stdin.end();
       used = true;
     },
-    send: async (base, all, delta, stats, known) => {
+    send: async (base, all, delta, stats, known, nonce) => {
       if (used) throw new Error('a node apply was used twice');
       const defer = r.deferred;
       // Deferred, the manifest is written after the node applied: a link where it goes is
@@ -186,7 +186,7 @@ export function startApply(r: ApplyArgs): PendingApply {
       });
       // A failed read (a file changed size) cuts the node's input: it sees a torn tar and stops.
       archive.once('error', (e) => stdin.destroy(e));
-      stdin.write(`${base || '-'} ${token}\n`);
+      stdin.write(`${base || '-'} ${token}${base && nonce ? ` ${nonce}` : ''}\n`);
       archive.pipe(stdin);
       try {
         const res = await done;

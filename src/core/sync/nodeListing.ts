@@ -85,6 +85,8 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
     // on the one-file path). A file of more than the token, on one line or more, still differs.
     `t=; { IFS= read -r t || :; } < ${shellQuote(stateFile)} 2>/dev/null`,
     `if [ "$t" = ${shellQuote(base)} ]; then w=ok;${alt ? ` elif [ "$t" = ${shellQuote(alt)} ]; then w=alt;` : ''} else echo differs; exit 0; fi`,
+    // The nonce of the apply that wrote the token (read after it: see manifestNode.ts).
+    `e=; { IFS= read -r e || :; } < ${shellQuote(`${stateFile}.end`)} 2>/dev/null; case $e in *[!0-9a-f]*) e=;; esac`,
     `cd ${dstWord} 2>/dev/null || { echo "$w full"; exit 0; }`,
     `S=${shellQuote(`${stateFile}.since`)}`,
     `R=${shellQuote(`${stateFile}.dirs`)}`,
@@ -92,7 +94,7 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
     `find . -maxdepth 0 -newerct @1.5 -printf '' 2>/dev/null || R=/dev/null`,
     `if [ "$R" = /dev/null ] && ! find . -maxdepth 0 -printf '' 2>/dev/null; then exec ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)} "$S" "$w"`,
     `elif [ -f "$S" ]; then`,
-    '  echo "$w changed"',
+    '  echo "$w changed $e"',
     // One walk of the listed dirs and what they hold: what changed since, a dir as a marker
     // record (also noted in a file per find run: -fprint0 truncates), anything else as itself.
     // Then the changed dirs whole (none, mostly) — only listed ones: every listed dir but the
@@ -129,12 +131,12 @@ export function listedDirs(...manifests: Map<string, ManifestEntry>[]): Buffer {
  * and its dir's, are as the last apply left them). Undefined when the node's token is not ours.
  * Fields are compared where they lie in the output (no objects: 20,000 entries).
  */
-export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>, alt?: Map<string, ManifestEntry>): { prev: Map<string, ManifestEntry>; drift: Set<string> } | undefined {
+export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>, alt?: Map<string, ManifestEntry>): { prev: Map<string, ManifestEntry>; drift: Set<string>; nonce?: string } | undefined {
   // Millions of files a job wrote into synced dirs: a full sync rather than a string too long.
   if (out.length > MAX_LISTING) return undefined;
   const nl = out.indexOf(0x0a);
   const head = nl < 0 ? '' : out.subarray(0, nl).toString();
-  const [who, how] = head.split(' ');
+  const [who, how, nonce] = head.split(' ');
   if (!(who === 'ok' || (who === 'alt' && alt)) || (how !== 'full' && how !== 'changed')) return undefined;
   if (who === 'alt' && alt) prev = alt;
   const allWhole = how === 'full';
@@ -168,5 +170,5 @@ export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>, alt?: M
     }
     if (!ok) drift.add(e.p);
   }
-  return { prev, drift };
+  return { prev, drift, ...(nonce && /^[0-9a-f]{16}$/.test(nonce) ? { nonce } : {}) };
 }

@@ -44,10 +44,10 @@ export interface ManifestSyncRequest {
   /** Told the local manifest file's identity once `cur` is committed as it. */
   onCommitted?(manifestId: string): void;
   /**
-   * When given, a sync that finished on the node returns at once and its local manifest is
-   * written afterwards, while the caller's next step (an exec's submit) waits on the node: the
-   * work is pushed here and settles with undefined, or the error that kept the manifest from
-   * being put in place (the next sync is then full, as after a crash there).
+   * When given, a sync that finished on the node returns at once and its local manifest (staged
+   * while the node applied) is put in place afterwards, while the caller's next step (an exec's
+   * submit) waits on the node: the work is pushed here and settles with undefined, or the error
+   * that kept the manifest from being put in place (the next sync is then full).
    */
   deferred?: Promise<Error | undefined>[];
 }
@@ -80,7 +80,7 @@ async function syncWith(first: PendingApply, r: ManifestSyncRequest): Promise<Ma
     const base = manifestDigest(answer.prev);
     const delta = likely && answer.prev === r.prev && !answer.drift.size ? likely : deltaOf(answer.prev, cur, r.localDir, answer.drift);
     trace('sync: delta made');
-    const code = await first.send(base, cur, delta, stats, token);
+    const code = await first.send(base, cur, delta, stats, token, answer.nonce);
     trace('sync: delta applied on the node, local manifest in place');
     if (code === 0) return { ...stats, mode: 'delta', removed: delta.remove.length };
     if (code !== STALE) throw new Error(`exit ${code}`);
@@ -107,7 +107,7 @@ function nodeStateFile(nodeStateDir: string, remoteDir: string): string {
 type CheckArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'prev' | 'staged'>;
 
 /** Which manifest the node holds (the committed one or a staged one), and what drifted since. */
-export interface NodeAnswer { prev: Map<string, ManifestEntry>; drift: Set<string> }
+export interface NodeAnswer { prev: Map<string, ManifestEntry>; drift: Set<string>; nonce?: string }
 
 /**
  * Asks the node about `prev` before the local scan, so its walk of the workdir overlaps ours.
@@ -135,13 +135,13 @@ async function check(r: CheckArgs): Promise<NodeAnswer | undefined> {
 
 /** An apply whose process is started before its tar is known (startApply). */
 export interface PendingApply {
-  /** `token`: digestOf(all), when the caller has it already. */
-  send(base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats, token?: string): Promise<number>;
+  /** `token`: digestOf(all), when the caller has it already; `nonce`: the drift check's (its last apply, for a delta). */
+  send(base: string, all: ManifestEntry[], delta: ManifestDelta, stats: ManifestSyncStats, token?: string, nonce?: string): Promise<number>;
   /** The sync ended without sending: the node process reads nothing and exits untouched. */
   abandon(): void;
 }
 
-type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile' | 'readId' | 'onCommitted' | 'deferred'>;
+type ApplyArgs = Pick<ManifestSyncRequest, 'transport' | 'python' | 'remoteDir' | 'remoteDirWord' | 'nodeStateDir' | 'localDir' | 'localFile' | 'readId' | 'onCommitted' | 'deferred'> & Partial<Pick<ManifestSyncRequest, 'prev'>>;
 
 /**
  * Opens the node's apply (channel and Python start) now, so that cost overlaps listing the trees.
@@ -160,7 +160,7 @@ export function startApply(r: ApplyArgs): PendingApply {
       if (!used) stdin.end();
       used = true;
     },
-    send: async (base, all, delta, stats, known) => {
+    send: async (base, all, delta, stats, known, nonce) => {
       if (used) throw new Error('a node apply was used twice');
       const defer = r.deferred;
       // Deferred, the manifest is written after the node applied: a link where it goes is
@@ -169,14 +169,16 @@ export function startApply(r: ApplyArgs): PendingApply {
       used = true;
       const token = known ?? digestOf(all);
       trace('apply: token made');
-      const archive = archiveDelta(r.localDir, delta, stats);
+      const archive = archiveDelta(r.localDir, delta, stats, all);
       let staged: StagedManifest | undefined;
       let stageError: unknown;
+      // Staged while the node unpacks, deferred or not: ~40 ms of serializing 20,000 entries
+      // overlaps the apply (longer than an exec's submit), and a crash after the node applied
+      // leaves it to be offered to the next sync's check (readStagedManifest).
       archive.once('end', () => {
-        if (defer) return;
         try {
           trace('apply: tar sent');
-          staged = stageManifest(r.localFile, all, token);
+          staged = stageManifest(r.localFile, all, token, r.prev);
           trace('apply: local manifest staged');
         } catch (e) {
           stageError = e;
@@ -184,7 +186,7 @@ export function startApply(r: ApplyArgs): PendingApply {
       });
       // A failed read (a file changed size) cuts the node's input: it sees a torn tar and stops.
       archive.once('error', (e) => stdin.destroy(e));
-      stdin.write(`${base || '-'} ${token}\n`);
+      stdin.write(`${base || '-'} ${token}${base && nonce ? ` ${nonce}` : ''}\n`);
       archive.pipe(stdin);
       try {
         const res = await done;
@@ -194,12 +196,12 @@ export function startApply(r: ApplyArgs): PendingApply {
           discardManifest(staged);
           return res.code ?? 1;
         }
-        if (stageError) throw stageError;
         if (defer) {
-          defer.push(deferredCommit(r, all, token));
+          defer.push(deferredCommit(r, all, token, stageError ? undefined : staged));
           return 0;
         }
-        const id = commitManifest(staged ?? stageManifest(r.localFile, all, token), r.readId);
+        if (stageError) throw stageError;
+        const id = commitManifest(staged ?? stageManifest(r.localFile, all, token, r.prev), r.readId);
         if (id) r.onCommitted?.(id);
         return 0;
       } catch (e) {
@@ -211,16 +213,18 @@ export function startApply(r: ApplyArgs): PendingApply {
 }
 
 /**
- * Stages and commits `all` once the caller's synchronous continuation (an exec's submit request)
- * has gone out: ~40 ms of serializing 20,000 entries then overlaps the node's answer. A crash
- * before it is in place leaves the node's token unmatched here: the next sync is full.
+ * Commits `all` (staged while the node applied, or now if that failed) once the caller's
+ * synchronous continuation (an exec's submit request) has gone out. A crash before it is in
+ * place leaves the staged file, offered to the next sync's check (readStagedManifest).
  */
-function deferredCommit(r: ApplyArgs, all: ManifestEntry[], token: string): Promise<Error | undefined> {
+function deferredCommit(r: ApplyArgs, all: ManifestEntry[], token: string, early?: StagedManifest): Promise<Error | undefined> {
   return new Promise((resolve) => setImmediate(() => {
-    let staged: StagedManifest | undefined;
+    let staged = early;
     try {
-      staged = stageManifest(r.localFile, all, token);
-      trace('apply: local manifest staged (deferred)');
+      if (!staged) {
+        staged = stageManifest(r.localFile, all, token, r.prev);
+        trace('apply: local manifest staged (deferred)');
+      }
       const id = commitManifest(staged, r.readId);
       if (id) r.onCommitted?.(id);
       trace('apply: local manifest in place (deferred)');

@@ -46,6 +46,30 @@ const MAX_LISTING = 256 * 1024 * 1024;
 const FIND_FORMAT = '%p\\0%y\\0%s\\0%T@\\0%l\\0';
 
 /**
+ * The first find of a changed-since listing, as the script of `sh -c` (xargs gives it the dirs;
+ * $0: the since file, $R: the last apply's dir records, $D: where changed dirs are noted). A
+ * changed dir (ctime after the since file) is a marker record unless a record of the last
+ * apply vouches for it (manifestNode.ts record_dirs): the same inode, at the same path, with
+ * its ctime still exactly the recorded one. Records are checked strictly before they reach
+ * find: one it could not parse would end it before any output (everything "unchanged").
+ * Capped, as the arguments xargs did not count must fit.
+ */
+const FIRST_FIND_SH = [
+  'set -- "$@" -maxdepth 1 -cnewer "$0" \\( -type d \\( \\( -false',
+  'n=0',
+  '{ while [ $n -lt 2000 ] && IFS= read -r l; do',
+  '  n=$((n + 1)); i=${l%% *}; r=${l#* }; c=${r%% *}; p=${r#* }',
+  '  case $i in \'\'|*[!0-9]*|????????????????????*) continue;; esac',
+  '  case $c in *.*.*|*[!0-9.]*) continue;; esac',
+  '  case $c in [0-9]*.[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) ;; *) continue;; esac',
+  '  case ${c%.*} in ?????????????*) continue;; esac',
+  '  case $p in .|./*) ;; *) continue;; esac',
+  '  set -- "$@" -o \\( -inum "$i" -path "$p" ! -newerct "@$c" \\)',
+  'done < "$R"; } 2>/dev/null',
+  `exec find "$@" \\) -o -printf "%p\\0D\\0\\0\\0\\0" -fprint0 "$D/$$" \\) -o -printf "${FIND_FORMAT}" \\) 2>/dev/null`,
+].join('\n');
+
+/**
  * The node script. Prints "differs" when the node's token is not `base`. Else "ok full" and
  * every entry of the dirs named on stdin ("." and "./rel", NUL-separated, one level each); or,
  * when the last apply left its start time (STATE.since), "ok changed" and only what changed
@@ -61,11 +85,16 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
     // on the one-file path). A file of more than the token, on one line or more, still differs.
     `t=; { IFS= read -r t || :; } < ${shellQuote(stateFile)} 2>/dev/null`,
     `if [ "$t" = ${shellQuote(base)} ]; then w=ok;${alt ? ` elif [ "$t" = ${shellQuote(alt)} ]; then w=alt;` : ''} else echo differs; exit 0; fi`,
+    // The nonce of the apply that wrote the token (read after it: see manifestNode.ts).
+    `e=; { IFS= read -r e || :; } < ${shellQuote(`${stateFile}.end`)} 2>/dev/null; case $e in *[!0-9a-f]*) e=;; esac`,
     `cd ${dstWord} 2>/dev/null || { echo "$w full"; exit 0; }`,
     `S=${shellQuote(`${stateFile}.since`)}`,
-    `if ! find . -maxdepth 0 -printf '' 2>/dev/null; then exec ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)} "$S" "$w"`,
+    `R=${shellQuote(`${stateFile}.dirs`)}`,
+    // A find without -newerct's "@seconds" (or -printf): no records; without -printf: Python.
+    `find . -maxdepth 0 -newerct @1.5 -printf '' 2>/dev/null || R=/dev/null`,
+    `if [ "$R" = /dev/null ] && ! find . -maxdepth 0 -printf '' 2>/dev/null; then exec ${shellQuote(python)} -S -c ${shellQuote(LIST_PY)} "$S" "$w"`,
     `elif [ -f "$S" ]; then`,
-    '  echo "$w changed"',
+    '  echo "$w changed $e"',
     // One walk of the listed dirs and what they hold: what changed since, a dir as a marker
     // record (also noted in a file per find run: -fprint0 truncates), anything else as itself.
     // Then the changed dirs whole (none, mostly) — only listed ones: every listed dir but the
@@ -73,8 +102,8 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
     // listing that whole (20,000 outputs) would make every sync's answer huge.
     '  D=$(mktemp -d) || exit 1',
     `  trap 'rm -rf "$D"' EXIT`,
-    '  export D',
-    `  ${find(`-maxdepth 1 -cnewer "$0" \\( -type d -printf "%p\\0D\\0\\0\\0\\0" -fprint0 "$D/$$" -o -printf "${FIND_FORMAT}" \\)`)} "$S"`,
+    '  export D R',
+    `  xargs -0 -r sh -c ${shellQuote(FIRST_FIND_SH)} "$S"`,
     // No dir changed (the usual case): nothing is listed whole, and the four processes that
     // would find that out are not started.
     '  c=; for f in "$D"/*; do [ -s "$f" ] && c=1; done',
@@ -102,12 +131,12 @@ export function listedDirs(...manifests: Map<string, ManifestEntry>[]): Buffer {
  * and its dir's, are as the last apply left them). Undefined when the node's token is not ours.
  * Fields are compared where they lie in the output (no objects: 20,000 entries).
  */
-export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>, alt?: Map<string, ManifestEntry>): { prev: Map<string, ManifestEntry>; drift: Set<string> } | undefined {
+export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>, alt?: Map<string, ManifestEntry>): { prev: Map<string, ManifestEntry>; drift: Set<string>; nonce?: string } | undefined {
   // Millions of files a job wrote into synced dirs: a full sync rather than a string too long.
   if (out.length > MAX_LISTING) return undefined;
   const nl = out.indexOf(0x0a);
   const head = nl < 0 ? '' : out.subarray(0, nl).toString();
-  const [who, how] = head.split(' ');
+  const [who, how, nonce] = head.split(' ');
   if (!(who === 'ok' || (who === 'alt' && alt)) || (how !== 'full' && how !== 'changed')) return undefined;
   if (who === 'alt' && alt) prev = alt;
   const allWhole = how === 'full';
@@ -141,5 +170,5 @@ export function nodeDrift(out: Buffer, prev: Map<string, ManifestEntry>, alt?: M
     }
     if (!ok) drift.add(e.p);
   }
-  return { prev, drift };
+  return { prev, drift, ...(nonce && /^[0-9a-f]{16}$/.test(nonce) ? { nonce } : {}) };
 }

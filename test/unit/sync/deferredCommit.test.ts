@@ -68,6 +68,25 @@ describe('manifest written after the sync returns (deferred)', () => {
     assert.deepEqual(tree(w.dst), tree(w.src));
   });
 
+  it('staged before the sync returns: a crash before it lands still lets the next sync delete', async () => {
+    const w = setup({ 'a.py': 'a', 'b.py': 'b', 'd/c.py': 'c' });
+    await syncWorkdir(w.t, python, w.src, w.dst, w.state);
+    write(w.src, 'a.py', 'a2-longer');
+    const deferred: Promise<Error | undefined>[] = [];
+    await syncWorkdir(w.t, python, w.src, w.dst, w.state, false, deferred);
+    // What a kill -9 right now leaves: the old manifest, and the new one staged beside it.
+    const left = new Map(fs.readdirSync(w.state.localStateDir).map((n) => [n, fs.readFileSync(path.join(w.state.localStateDir, n))]));
+    assert.ok([...left.keys()].some((n) => n.includes('.tmp-')), `nothing staged yet: ${[...left.keys()].join(' ')}`);
+    await Promise.all(deferred);
+    for (const n of fs.readdirSync(w.state.localStateDir)) fs.rmSync(path.join(w.state.localStateDir, n));
+    for (const [n, b] of left) if (!n.endsWith('.scan')) fs.writeFileSync(path.join(w.state.localStateDir, n), b);
+    forgetScanMemos();
+    fs.rmSync(path.join(w.src, 'b.py'));
+    const s = await syncWorkdir(w.t, python, w.src, w.dst, w.state);
+    assert.deepEqual([s.mode, s.removed], ['delta', 1]);
+    assert.deepEqual(tree(w.dst), tree(w.src));
+  });
+
   it('a link where the manifest goes is refused before anything reaches the node', async () => {
     const w = setup({ 'a.py': 'a' });
     await syncWorkdir(w.t, python, w.src, w.dst, w.state);

@@ -76,7 +76,7 @@ export async function scanWorkdirFast(
     if (view) {
       let ignored = 0;
       const record: WalkRecord = { rulesKey: [], pruned: [] };
-      const entries = scanWorkdir(root, extraRules, prev, () => ignored++, view, record);
+      const entries = scanWorkdir(root, extraRules, prev, () => ignored++, view, record, changed && settledSince(last, changed));
       trace('scan: listing walked');
       if (record.rulesKey.join('\0\0') === last.rulesKey) {
         for (let i = 0; i < ignored; i++) onIgnored?.();
@@ -88,6 +88,24 @@ export async function scanWorkdirFast(
   const record: WalkRecord = { rulesKey: [], pruned: [] };
   const entries = scanWorkdir(root, extraRules, prev, () => { ignored++; onIgnored?.(); }, undefined, record);
   return remember(entries, { rulesKey: record.rulesKey.join('\0\0'), pruned: record.pruned, ignored });
+}
+
+/**
+ * Whether a racy entry of the last sync's manifest (RACY_MS: files written just before it, as
+ * right after a checkout) may keep its hash instead of being read again: the file's inode has
+ * not changed since shortly before the last scan (not in `changed`), and that scan's own entry
+ * holds the same stat and hash — a hash read after that scan began, so of the content the file
+ * still has. A manifest from another scan than the memo's (a sync that failed before its
+ * commit) differs there and is hashed as before.
+ */
+function settledSince(memo: Memo, changed: Map<string, Listed>): (rel: string, old: ManifestEntry) => boolean {
+  let byPath: Map<string, ManifestEntry> | undefined;
+  return (rel, old) => {
+    if (!old.h || changed.has(rel)) return false;
+    byPath ??= new Map(memo.entries.map((e) => [e.p, e]));
+    const m = byPath.get(rel);
+    return !!m && m.t === 'f' && m.h === old.h && m.s === old.s && m.m === old.m && m.x === old.x;
+  };
 }
 
 function rulesThroughLink(entries: ManifestEntry[]): boolean {

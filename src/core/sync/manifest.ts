@@ -28,6 +28,7 @@ export const RACY_MS = 3000;
 /** A walk of `root` as entries, hashes reused from `prev` where the stat is unchanged. */
 export function scanWorkdir(
   root: string, extraRules: string, prev: Map<string, ManifestEntry>, onIgnored?: () => void, view?: TreeView, record?: WalkRecord,
+  settled?: (rel: string, old: ManifestEntry) => boolean,
 ): ManifestEntry[] {
   const out: ManifestEntry[] = [];
   const racyFrom = Date.now() - RACY_MS;
@@ -39,7 +40,8 @@ export function scanWorkdir(
       out.push({ p: rel, t: 'l', s: 0, m: st.mtimeMs, x, h: sha256(l), l });
     } else if (st.isFile()) {
       const old = prev.get(rel);
-      const same = old && old.t === 'f' && old.s === st.size && old.m === st.mtimeMs && old.x === x && !old.r;
+      // A racy old entry's hash holds too when `settled` proves the file untouched since it was read.
+      const same = old && old.t === 'f' && old.s === st.size && old.m === st.mtimeMs && old.x === x && (!old.r || !!settled?.(rel, old));
       // '' = not known yet: hashed while it is sent, or before, to tell a touch from an edit.
       const e: ManifestEntry = { p: rel, t: 'f', s: st.size, m: st.mtimeMs, x, h: same ? old.h : '' };
       if (st.mtimeMs >= racyFrom) e.r = 1;

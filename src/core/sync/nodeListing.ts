@@ -83,10 +83,10 @@ export function nodeListScript(python: string, dstWord: string, stateFile: strin
   return [
     // The token by the shell's own read (no head process: each exec is ~3 ms of the node's CPU
     // on the one-file path). A file of more than the token, on one line or more, still differs.
-    `t=; { IFS= read -r t || :; } < ${shellQuote(stateFile)} 2>/dev/null`,
+    `t=; { IFS= read -r t || :; } 2>/dev/null < ${shellQuote(stateFile)}`,
     `if [ "$t" = ${shellQuote(base)} ]; then w=ok;${alt ? ` elif [ "$t" = ${shellQuote(alt)} ]; then w=alt;` : ''} else echo differs; exit 0; fi`,
     // The nonce of the apply that wrote the token (read after it: see manifestNode.ts).
-    `e=; { IFS= read -r e || :; } < ${shellQuote(`${stateFile}.end`)} 2>/dev/null; case $e in *[!0-9a-f]*) e=;; esac`,
+    `e=; { IFS= read -r e || :; } 2>/dev/null < ${shellQuote(`${stateFile}.end`)}; case $e in *[!0-9a-f]*) e=;; esac`,
     `cd ${dstWord} 2>/dev/null || { echo "$w full"; exit 0; }`,
     `S=${shellQuote(`${stateFile}.since`)}`,
     `R=${shellQuote(`${stateFile}.dirs`)}`,

@@ -103,6 +103,8 @@ export interface RunRequest extends ClusterRef {
    * enough (GCP autodown, Azure): a cloud identity limited to this cluster (ops/autostopPlan.ts).
    */
   autostop?: { down: boolean };
+  /** The task's ports, opened after launch (openPorts): passed so a provider that cannot open them refuses before creating anything. */
+  ports?: PortRange[];
 }
 
 export interface RunResult {

@@ -69,6 +69,7 @@ export async function runAttempt(env: ProvisionEnv, input: AttemptInput): Promis
     tags: tagsFor({ clusterName: row!.name, uid: row!.uid, workspaceId: input.workspaceId }),
     shutdownTerminates: row!.autostop_minutes !== null && row!.autostop_down === 1,
     ...(row!.autostop_minutes !== null ? { autostop: { down: row!.autostop_down === 1 } } : {}),
+    ...(input.ports.length ? { ports: input.ports } : {}),
   }), retry);
   if (!run.ok) {
     // A typed refusal promises nothing was created (provider.ts), so no grace wait is owed;

@@ -3,7 +3,7 @@
 // ensureControllerCluster does (whose task text it uses), and its VM runs as the cluster's own
 // account with the broad scope, bound to skydeckJobsController, which holds exactly
 // CONTROLLER_PERMISSIONS. A provider authenticated as that VM (the token its metadata server
-// hands out) then launches, opens ports on, stops, starts, resumes, lists and deletes a job
+// hands out) then launches (refused opening ports), stops, starts, resumes, lists and deletes a job
 // cluster: the fake refuses any call whose IAM permission (permissions.ts, from GCP's
 // references) the role lacks, and every call made is checked against the role afterwards, so a
 // new provider call without a role update fails here. It may not widen itself. Down removes the
@@ -30,6 +30,7 @@ import {
 import { serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { bucketAccountId, jobsAccountId } from '../../../src/core/clouds/gcp/accountTags';
 import { CLOUD_PLATFORM_SCOPE } from '../../../src/core/clouds/gcp/launch';
+import { firewallName, jobsFirewallName } from '../../../src/core/clouds/gcp/firewall';
 import { DEFAULT_ARM_IMAGE, DEFAULT_IMAGE } from '../../../src/core/clouds/gcp/options';
 import { gcpRest } from '../../../src/core/clouds/gcp/iamRest';
 import { GcpApiError } from '../../../src/core/clouds/gcp/rest';
@@ -113,7 +114,7 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     assert.match(row.handle ?? '', /"jobsController":true/);
   });
 
-  it('the VM\'s own token launches, opens, stops, starts, resumes, lists and deletes a job cluster; every call is in the role', async () => {
+  it('the VM\'s own token launches, stops, starts, resumes, lists and deletes a job cluster; every call is in the role', async () => {
     const ctl = await launchController();
     const p = vmProvider(instancesOf(ctl.uid)[0], ctl.uid);
     const firstRead = bed.fake.reads.length;
@@ -123,7 +124,9 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     await p.runInstances(job);
     await p.waitInstances(job, 'running', 5000);
     assert.ok(instancesOf(job.uid)[0].name.startsWith(`${JOB_INSTANCE_PREFIX}${job.clusterName}-`), instancesOf(job.uid)[0].name);
-    await p.openPorts(job, [{ from: 8080, to: 8080 }]);
+    // Its one network tag is the controller's jobs rule (controllerFirewall.test.ts); it may open no port.
+    assert.deepEqual((instancesOf(job.uid)[0].tags as { items: string[] }).items, [jobsFirewallName(ctl.uid)]);
+    await assert.rejects(p.openPorts(job, [{ from: 8080, to: 8080 }]), /cannot open ports/);
     assert.equal((await p.clusterInfo(job)).head.id, instancesOf(job.uid)[0].name);
     await p.stopInstances(job);
     await p.waitInstances(job, 'stopped', 5000);
@@ -139,14 +142,14 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     assert.ok((listing.identities ?? []).some((i) => i.name === emailOf(ctl.uid)), 'the account listing is readable');
     await p.terminateInstances(job);
     await p.waitInstances(job, 'terminated', 5000);
-    assert.equal(bed.fake.model.firewalls.size, 1, 'the job\'s rule went with it; the controller\'s stays');
+    assert.deepEqual([...bed.fake.model.firewalls.keys()].sort(), [firewallName(ctl.uid), jobsFirewallName(ctl.uid)].sort(), 'the job had no rule; the controller\'s two stay');
 
     const made = [
       ...bed.fake.reads.slice(firstRead).map((r) => ({ method: 'GET', path: r.split('?')[0], body: undefined })),
       ...bed.fake.model.calls.slice(firstWrite),
     ];
     const needed = new Set(made.flatMap((c) => permissionsFor(c.method, c.path, c.body).permissions));
-    for (const want of ['compute.instances.create', 'compute.machineTypes.list', 'compute.instances.resume', 'compute.firewalls.update', 'iam.serviceAccounts.list']) {
+    for (const want of ['compute.instances.create', 'compute.machineTypes.list', 'compute.instances.resume', 'compute.firewalls.get', 'iam.serviceAccounts.list']) {
       assert.ok(needed.has(want), `${want} was exercised`);
     }
     assert.deepEqual([...needed].filter((x) => !CONTROLLER_PERMISSIONS.includes(x) && !JOB_CLUSTER_PERMISSIONS.includes(x)), [], 'every call the provider made is allowed by a role');
@@ -172,11 +175,13 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     });
     for (const who of ['default', email]) await assert.rejects(vmAs(who), /compute\.instances\.setServiceAccount|iam\.serviceAccounts\.actAs/, who);
     assert.equal([...bed.fake.model.instances.values()].some((i) => i.name.endsWith('escape-1')), false);
-    // A node not told its environment (controllerNodeEnv: its jobs account) would make the job
-    // cluster an account of its own: refused by IAM, naming what is missing.
+    // A node not told its environment (controllerNodeEnv: its jobs rule's tag, its jobs account)
+    // would make the job cluster a firewall rule and an account of its own: refused by IAM at the
+    // first, naming what is missing.
     const asDefault = runRequest({ zone: ZONE });
     await assert.rejects(p.runInstances({ ...asDefault, placement: { ...asDefault.placement, bucketAccess: [{ store: 'gcs', bucket: 'data-bkt' }] } }),
-      (e: Error) => /iam\.serviceAccounts\.get/.test(e.message));
+      (e: Error) => /compute\.firewalls\.create/.test(e.message));
+    assert.deepEqual([...iam().accounts.keys()].filter((x) => x.startsWith(`skydeck-b-`) && x !== email), [], 'nor an account');
     assert.deepEqual(instancesOf(asDefault.uid), []);
     assert.deepEqual([...iam().roles.get(ROLE)!.includedPermissions].sort(), sorted);
     assert.deepEqual(bound(), [`serviceAccount:${email}`]);

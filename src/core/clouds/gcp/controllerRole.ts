@@ -11,7 +11,7 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 //   instances.insert            compute.instances.create, compute.disks.create (boot disk),
 //                               compute.disks.setLabels (its labels), compute.instances.setLabels,
 //                               compute.instances.setMetadata (ssh-keys, tags), compute.instances.setTags
-//                               (the firewall's network tag), compute.subnetworks.use and
+//                               (the jobs rule's network tag), compute.subnetworks.use and
 //                               compute.subnetworks.useExternalIp (the default VPC's subnet, a public
 //                               IP), compute.images.useReadOnly (a task's own image_id in the project),
 //                               compute.instances.setServiceAccount (a job cluster with GCS mounts
@@ -19,10 +19,8 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 //                               on that one account, granted in its own policy (below)
 //   instances.start / resume / stop / delete   compute.instances.start / resume / stop / delete
 //   zoneOperations.wait         compute.zoneOperations.get
-//   firewalls.get               compute.firewalls.get
-//   firewalls.insert / patch / delete   compute.firewalls.create / update / delete, and
-//                               compute.networks.updatePolicy on the network each rule belongs to
-//   globalOperations.wait       compute.globalOperations.get
+//   firewalls.get               compute.firewalls.get (that the controller's jobs rule exists,
+//                               before a job launch: a job cluster without it would not answer SSH)
 //   machineTypes.list           compute.machineTypes.list (the catalog, when a task names no type)
 //   serviceAccounts.list        iam.serviceAccounts.list (the listing's Skydeck accounts, read only)
 // The project id comes from the metadata server (google-auth-library's ADC on GCE): no call.
@@ -46,6 +44,16 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 // policy: customRole.ts reads and writes version 3 and keeps every other binding's condition.
 //
 // Left out on purpose, so the controller cannot widen itself:
+// - Every firewall write (compute.firewalls.create / update / delete, compute.networks.updatePolicy,
+//   and compute.globalOperations.get, which only firewall operations needed). IAM Conditions
+//   cannot narrow them (their resource attributes cover Instance and Disk, not Firewall), so held
+//   at all they would let the controller open any port to any VM of the project (a rule on that
+//   VM's network tag). Instead this machine makes one rule for all of the controller's job
+//   clusters at its launch, skydeck-<uid>-jobs (firewall.ts jobsFirewallName: SSH only, to
+//   instances tagged with its name), and deletes it at its down with proof; job clusters carry
+//   that tag (controllerNodeEnv: SKYDECK_GCP_JOBS_NET_TAG), and a job task asking ports is
+//   refused on the VM (it could not open them). A relaunch of a controller an older Skydeck made
+//   sets its role back to this list (customRole.ts), taking the firewall rights away.
 // - iam.serviceAccounts.actAs on the project. IAM Conditions' resource attributes do not cover
 //   IAM service accounts (cloud.google.com/iam/docs/conditions-resource-attributes lists no
 //   iam.googleapis.com), so actAs cannot be narrowed to Skydeck's accounts by resource.name at
@@ -74,10 +82,11 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 //   name VMs so.
 // - Job clusters launched before this change (names without the prefix) can no longer be stopped
 //   or deleted by the controller: a refusal names the permission; down them from this machine.
-// - Firewall rules are project-wide (create / update / delete of any rule, updatePolicy on any
-//   network): their names carry the cluster's uid, not the prefix, and were left out of the
-//   conditioned role; the controller could open ports to other VMs of the project (a rule on
-//   their network tag). That reaches the network, not an identity.
+// - It reads (not changes) every firewall rule of the project by name (firewalls.get cannot be
+//   narrowed either).
+// - Job clusters launched before this change have a rule of their own (skydeck-<uid>) that the
+//   controller may no longer delete when it ends them: it is left; delete it from this machine
+//   (gcloud compute firewall-rules delete skydeck-<uid>).
 // - A VM it creates (prefixed) may carry any startup script and run as the jobs account or none:
 //   it reaches nothing the controller does not (the jobs account holds the buckets the controller's
 //   own account is granted at each submit), but every job cluster reaches the buckets of every
@@ -99,12 +108,12 @@ export const JOB_INSTANCE_PREFIX = 'skydeck-j-';
 export const CONTROLLER_ROLE_ID = 'skydeckJobsController';
 export const JOB_CLUSTERS_ROLE_ID = 'skydeckJobClusters';
 
-/** Bound without a condition: what is checked on the project, operations, networks, subnets, images, firewalls. */
+/** Bound without a condition: what is checked on the project, operations, subnets, images, and a firewall read (no firewall write). */
 export const CONTROLLER_PERMISSIONS: readonly string[] = [
-  'compute.firewalls.create', 'compute.firewalls.delete', 'compute.firewalls.get', 'compute.firewalls.update',
-  'compute.globalOperations.get', 'compute.images.useReadOnly',
+  'compute.firewalls.get',
+  'compute.images.useReadOnly',
   'compute.instances.list',
-  'compute.machineTypes.list', 'compute.networks.updatePolicy',
+  'compute.machineTypes.list',
   'compute.subnetworks.use', 'compute.subnetworks.useExternalIp',
   'compute.zoneOperations.get',
   'iam.serviceAccounts.list',

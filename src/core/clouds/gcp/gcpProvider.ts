@@ -14,13 +14,13 @@ import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIde
 import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
 import { gcpCall, isNotFound, toGcpError } from './errors';
-import { deleteFirewall, ensureFirewall, netTagOf } from './firewall';
+import { deleteFirewall, deleteJobsFirewall, ensureFirewall, ensureJobsFirewall, firewallExists, jobsFirewallName, netTagOf } from './firewall';
 import { ANY_VALUE, labelFilter } from './labels';
 import { launch, wakeOne } from './launch';
 import { aggregatedInstances } from './listing';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import type { WaitOptions } from './operations';
-import { GCP_SSH_USER, JOB_CLUSTERS_ENV, type GcpProviderOptions } from './options';
+import { GCP_SSH_USER, JOB_CLUSTERS_ENV, JOBS_NET_TAG_ENV, type GcpProviderOptions } from './options';
 import { infoOf, LABEL_HEAD, statusOf, type GcpInstance } from './status';
 import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 
@@ -41,6 +41,8 @@ export class GcpProvider implements Provider {
    * own (the VM may neither create accounts nor attach any other).
    */
   private readonly jobsAccount?: string;
+  /** Set on a controller VM only (JOBS_NET_TAG_ENV): the tag of the one firewall rule its job clusters share (firewall.ts). */
+  private readonly jobsNetTag?: string;
   /** Instances this provider creates get the job-cluster prefix (options.ts jobClusters). */
   private readonly jobClusters: boolean;
   readonly clients: GcpClients;
@@ -56,16 +58,21 @@ export class GcpProvider implements Provider {
     const env = opts.env ?? process.env;
     this.jobsAccount = opts.jobsAccount ?? (env[JOBS_ACCOUNT_ENV] || undefined);
     this.jobClusters = opts.jobClusters ?? env[JOB_CLUSTERS_ENV] === '1';
+    this.jobsNetTag = opts.jobsNetTag ?? (env[JOBS_NET_TAG_ENV] || undefined);
   }
 
   /**
    * The controller VM's CLI names the job clusters it launches with the prefix its conditional
    * binding allows (controllerRole.ts; without it every job launch there is refused by IAM), and
-   * launches those with GCS mounts as the controller's jobs account (jobsAccount.ts).
+   * launches those with GCS mounts as the controller's jobs account (jobsAccount.ts), all of them
+   * tagged for the one firewall rule this machine made for them (firewall.ts jobsFirewallName).
    */
   controllerNodeEnv(ref: ClusterRef): Record<string, string> {
     const project = ref.account ?? this.opts.project;
-    return { [JOB_CLUSTERS_ENV]: '1', ...(project ? { [JOBS_ACCOUNT_ENV]: jobsAccountEmail(ref.uid, project) } : {}) };
+    return {
+      [JOB_CLUSTERS_ENV]: '1', [JOBS_NET_TAG_ENV]: jobsFirewallName(ref.uid),
+      ...(project ? { [JOBS_ACCOUNT_ENV]: jobsAccountEmail(ref.uid, project) } : {}),
+    };
   }
 
   zonesOf(region: string): string[] {
@@ -90,30 +97,64 @@ export class GcpProvider implements Provider {
       throw new ProviderError('config', `GCP: job cluster ${req.clusterName} cannot autodown: the managed-jobs controller VM ends its job clusters itself and may attach no autodown account`,
         'drop autostop down from the job\'s task (the controller tears the cluster down when the job ends)');
     }
+    if (onController && req.ports?.length) throw this.portsRefused(req.clusterName);
     const w = await this.waitOpts(req.account);
     const zone = req.placement.zone ?? req.zone ?? this.zonesOf(req.placement.region ?? req.region ?? this.defaultRegion())[0];
     if (!zone) throw new ProviderError('config', `no zone known for GCP region ${req.placement.region ?? req.region}`, 'name a zone in the task (infra: gcp/REGION/ZONE)');
     const network = this.opts.network ?? 'default';
-    // SSH must be open before the loop tries to connect; openPorts widens the rule later.
-    await ensureFirewall(this.clients, w, network, req.uid, []);
+    // SSH must be open before the loop tries to connect; openPorts widens the rule later. A job
+    // cluster of a controller VM uses the controller's jobs rule, which this machine made.
+    const netTag = onController ? await this.controllerJobsRule(w.project) : netTagOf(req.uid);
+    if (!onController) await ensureFirewall(this.clients, w, network, req.uid, []);
     const existing = await this.list(w.project, req.uid);
     const iam = this.iamOpts(w.project);
     try {
       const bucketAccount = onController ? (gcsAccess(req.placement.bucketAccess).length ? this.controllerJobsAccount() : undefined) : await ensureBucketIdentity(iam, req);
+      // With the controller's identity: the one rule its job clusters will share (the VM may write none).
+      if (req.placement.jobsController) await ensureJobsFirewall(this.clients, w, network, req.uid);
       return await launch({
-        c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag: netTagOf(req.uid),
+        c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag,
         catalog: () => this.catalog(regionOfZone(zone), zone),
         autodownAccount: () => this.autodown.account(w.project), backoffMs: w.pollMs, log: this.opts.log, bucketAccount, jobClusters: this.jobClusters,
       }, req, existing);
     } catch (e) {
       if (!onController) await undoBucketIdentity(iam, req, async () => (await this.list(w.project, req.uid)).length > 0);
+      if (req.placement.jobsController) await this.undoJobsRule(w, req.uid);
       throw e;
+    }
+  }
+
+  /** After a failed controller launch: its jobs rule goes unless an instance of the uid (an earlier launch's) is left. Logged, not thrown. */
+  private async undoJobsRule(w: WaitOptions, uid: string): Promise<void> {
+    try {
+      if (!(await this.list(w.project, uid)).length) await deleteJobsFirewall(this.clients, w, uid);
+    } catch (e) {
+      this.opts.log?.(`GCP: the firewall rule ${jobsFirewallName(uid)} is left after the failed launch (the down removes it): ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 
   /** This process runs on a managed-jobs controller VM (controllerNodeEnv set either variable). */
   private get onControllerVm(): boolean {
     return this.jobClusters || !!this.jobsAccount;
+  }
+
+  /**
+   * The network tag of the controller's jobs rule, which must exist: the VM may make no rule, and
+   * a job cluster without one would never answer SSH.
+   */
+  private async controllerJobsRule(project: string): Promise<string> {
+    const fix = 'stop the managed-jobs controller cluster once its jobs are done (skydeck stop NAME); the next jobs launch starts it and makes the rule';
+    if (!this.jobsNetTag) throw new ProviderError('config', `GCP: this managed-jobs controller VM was not told its job clusters' network tag (${JOBS_NET_TAG_ENV})`, fix);
+    if (!(await firewallExists(this.clients, project, this.jobsNetTag))) {
+      throw new ProviderError('config', `GCP: the firewall rule ${this.jobsNetTag} of this managed-jobs controller's job clusters is missing (it was launched by an older Skydeck, or the rule was deleted): a job cluster would not answer SSH`, fix);
+    }
+    return this.jobsNetTag;
+  }
+
+  /** A job cluster of a controller VM reaches SSH only: the jobs rule opens nothing else, and the VM may write no rule. */
+  private portsRefused(clusterName: string): ProviderError {
+    return new ProviderError('config', `GCP: job cluster ${clusterName} cannot open ports: a managed-jobs controller VM may not change firewall rules (IAM cannot narrow them to its own), so its job clusters get SSH only`,
+      'drop resources.ports from the managed job\'s task, or run it as a normal cluster (skydeck launch) from this machine');
   }
 
   /** The jobs account a job cluster with GCS mounts runs as; both env variables are set together, so missing is a broken setup. */
@@ -162,7 +203,8 @@ export class GcpProvider implements Provider {
     // The last instances of the uid (the sweep ends a leaked cluster one id at a time): its rule
     // goes too, and its bucket identity (bindings first, then the account, proved gone).
     if (list.length === all.length) {
-      await deleteFirewall(this.clients, w, ref.uid);
+      // A controller VM's job clusters share its jobs rule, which goes at the controller's down.
+      if (!this.onControllerVm) await deleteFirewall(this.clients, w, ref.uid);
       // A controller's goes at its down instead (releaseIdentities), where each step is proved and said.
       // A job cluster launched by a controller VM ran as the controller's jobs account, which stays.
       if (gcsAccess(ref.bucketAccess).length && !ref.jobsController && !this.onControllerVm) await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess);
@@ -215,6 +257,7 @@ export class GcpProvider implements Provider {
   }
 
   async openPorts(ref: ClusterRef, ports: PortRange[]): Promise<void> {
+    if (this.onControllerVm && ports.length) throw this.portsRefused(ref.uid);
     await ensureFirewall(this.clients, await this.waitOpts(ref.account), this.opts.network ?? 'default', ref.uid, ports);
   }
 
@@ -269,7 +312,9 @@ export class GcpProvider implements Provider {
    */
   async deleteIdentities(ref: ClusterRef): Promise<IdentityRelease> {
     const w = await this.waitOpts(ref.account);
-    return { gone: await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess), left: [] };
+    // A controller's jobs rule first (made with its identity at launch), then the accounts.
+    const rule = await deleteJobsFirewall(this.clients, w, ref.uid);
+    return { gone: [...rule, ...await deleteBucketIdentity(this.iamOpts(w.project), ref.uid, ref.bucketAccess)], left: [] };
   }
 
   /**

@@ -48,12 +48,21 @@ export interface GcpProviderOptions {
    * environment's SKYDECK_GCP_JOB_CLUSTERS is "1". GcpProvider.controllerNodeEnv sets both there.
    */
   jobClusters?: boolean;
+  /**
+   * On a managed-jobs controller VM: the network tag its job clusters carry, the name of the one
+   * firewall rule this machine made for them at the controller's launch (firewall.ts
+   * jobsFirewallName); the VM makes and deletes no rule. Default: $SKYDECK_GCP_JOBS_NET_TAG of `env`.
+   */
+  jobsNetTag?: string;
   /** Diagnostics (never secrets). */
   log?(message: string): void;
 }
 
 /** Set on a controller VM's CLI (GcpProvider.controllerNodeEnv): GcpProviderOptions.jobClusters. */
 export const JOB_CLUSTERS_ENV = 'SKYDECK_GCP_JOB_CLUSTERS';
+
+/** Set on a controller VM's CLI (GcpProvider.controllerNodeEnv): GcpProviderOptions.jobsNetTag. */
+export const JOBS_NET_TAG_ENV = 'SKYDECK_GCP_JOBS_NET_TAG';
 
 /** Login user written into the ssh-keys metadata; the guest agent creates it on the VM. */
 export const GCP_SSH_USER = 'skydeck';

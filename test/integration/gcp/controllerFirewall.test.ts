@@ -1,0 +1,176 @@
+// The GCP managed-jobs controller's one firewall rule (firewall.ts jobsFirewallName), on the fake:
+// this machine makes it at the controller's launch (SSH only, to instances carrying its name as a
+// network tag) and deletes it at the controller's down with proof; the controller's own identity
+// holds no firewall write (controllerRole.ts), which the fake enforces as GCP would (403 naming
+// the permission: it evaluates the custom role). Job clusters the VM launches carry the rule's tag
+// and get no rule of their own; a job task asking ports is refused before anything is made. A
+// controller an older Skydeck made (firewall writes in its role, no jobs rule) is refused a job
+// launch, naming the fix; its relaunch takes the rights away and makes the rule.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { OAuth2Client } from 'google-auth-library';
+import { TAG_UID } from '../../../src/core/clouds/provider';
+import { deleteClusterAfterProof, getCluster, putCluster, type ClusterRecord } from '../../../src/core/state';
+import { down, type OpsContext } from '../../../src/core/ops';
+import { launchOnProvider } from '../../../src/core/ops/launchProvider';
+import { findLeakedInstances } from '../../../src/core/ops/leaks';
+import { deleteStrayIdentity } from '../../../src/core/ops/identityRelease';
+import { parseTaskText } from '../../../src/core/task';
+import { refOf } from '../../../src/core/provision/handle';
+import { controllerClusterName, controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
+import type { ControllerPlace } from '../../../src/core/managed';
+import { CONTROLLER_PERMISSIONS, controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
+import { firewallName, jobsFirewallName } from '../../../src/core/clouds/gcp/firewall';
+import { GcpApiError } from '../../../src/core/clouds/gcp/rest';
+import { vmToken } from '../../support/fakes/gcpFake/metadata';
+import type { FakeInstance } from '../../support/fakes/gcpFake/model';
+import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
+
+const ZONE = 'us-central1-a';
+const PLACE: Extract<ControllerPlace, { kind: 'cloud' }> = { kind: 'cloud', cloud: 'gcp', region: REGION };
+const ROLE = controllerRole(PROJECT);
+const WRITES = ['compute.firewalls.create', 'compute.firewalls.delete', 'compute.firewalls.update', 'compute.networks.updatePolicy'];
+
+describe('gcp managed-jobs controller: one firewall rule for its job clusters, made and deleted by this machine', function () {
+  this.timeout(120_000);
+  let bed: GcpBed;
+  let ctx: OpsContext;
+  let progress: string[];
+
+  beforeEach(async () => {
+    bed = await startGcpBed();
+    progress = [];
+    ctx = await bedOpsContext(bed, bed.provider({ zones: { [REGION]: [ZONE] } }), progress);
+  });
+  afterEach(async () => {
+    await ctx?.connections.closeAll();
+    ctx?.store.close();
+    await bed?.close();
+  });
+
+  const rules = () => [...bed.fake.model.firewalls.keys()].sort();
+  const instancesOf = (uid: string) => [...bed.fake.model.instances.values()].filter((i) => i.labels[TAG_UID] === uid);
+
+  async function launchController(name = controllerClusterName(PLACE)): Promise<ClusterRecord> {
+    const parsed = parseTaskText(controllerTaskText(PLACE), 'controller.yaml');
+    assert.ok(parsed.ok && parsed.tasks.length === 1);
+    const existing = await ctx.store.read((db) => getCluster(db, name));
+    return launchOnProvider(ctx, name, parsed.tasks[0], { cloud: 'gcp', autostop: { minutes: 10, down: false }, jobsController: true, existing });
+  }
+
+  /** The CLI on the controller VM: the VM's token, and the environment this machine gives it (controllerNodeEnv). */
+  function vmProvider(ctl: ClusterRecord) {
+    const vm: FakeInstance = instancesOf(ctl.uid)[0];
+    const auth = new OAuth2Client();
+    auth.setCredentials({ access_token: vmToken(vm.zone as string, vm.name as string), expiry_date: Date.now() + 3600_000 });
+    const env = ctx.providers!.get('gcp')!.controllerNodeEnv!(refOf(ctl));
+    return bed.provider({ authClient: auth, env, catalogDir: fs.mkdtempSync(path.join(bed.dir, 'vm-catalog-')), zones: { [REGION]: [ZONE] } });
+  }
+
+  /** A call's answer: [200, ''] when allowed, else the API error's [HTTP status, message]. */
+  const answer = (call: Promise<unknown>) => call.then(() => [200, ''], (e: unknown) => {
+    assert.ok(e instanceof GcpApiError, String(e));
+    return [e.httpStatusCode, e.message];
+  });
+
+  it('the launch makes one SSH rule for the job clusters; they carry its tag and get no rule of their own; the VM may write no rule', async () => {
+    const ctl = await launchController();
+    const name = jobsFirewallName(ctl.uid);
+    assert.equal(name, `skydeck-${ctl.uid}-jobs`);
+    assert.deepEqual(rules(), [firewallName(ctl.uid), name].sort(), 'the controller\'s own rule and its jobs rule');
+    const rule = bed.fake.model.firewalls.get(name)!;
+    assert.deepEqual([rule.targetTags, rule.allowed, rule.direction], [[name], [{ IPProtocol: 'tcp', ports: ['22'] }], 'INGRESS']);
+    assert.deepEqual(WRITES.filter((x) => CONTROLLER_PERMISSIONS.includes(x)), []);
+    assert.deepEqual(WRITES.filter((x) => bed.fake.model.iam.roles.get(ROLE)!.includedPermissions.includes(x)), [], 'the role in the project too');
+
+    const p = vmProvider(ctl);
+    const job = runRequest({ zone: ZONE });
+    await p.runInstances(job);
+    await p.waitInstances(job, 'running', 5000);
+    assert.deepEqual((instancesOf(job.uid)[0].tags as { items: string[] }).items, [name]);
+    assert.deepEqual(rules(), [firewallName(ctl.uid), name].sort(), 'no rule of its own');
+    await p.terminateInstances(job);
+    await p.waitInstances(job, 'terminated', 5000);
+    assert.deepEqual(rules(), [firewallName(ctl.uid), name].sort(), 'its end deletes no rule');
+
+    // GCP refuses every firewall write of the VM's token (the fake evaluates the custom role).
+    const base = `projects/${PROJECT}/global/firewalls`;
+    const open = { name: 'open-all', network: 'global/networks/default', targetTags: ['web'], sourceRanges: ['0.0.0.0/0'], allowed: [{ IPProtocol: 'tcp', ports: ['0-65535'] }] };
+    const tries: [string, () => Promise<unknown>][] = [
+      ['compute.firewalls.create', () => p.clients.post(base, open)],
+      ['compute.firewalls.update', () => p.clients.patch(`${base}/${name}`, { allowed: [{ IPProtocol: 'tcp', ports: ['22', '0-65535'] }] })],
+      ['compute.firewalls.delete', () => p.clients.delete(`${base}/${name}`)],
+    ];
+    for (const [permission, call] of tries) {
+      const [status, message] = await answer(call());
+      assert.equal(status, 403, permission);
+      assert.match(String(message), new RegExp(`Required '${permission.replace(/\./g, '\\.')}' permission`), permission);
+    }
+    assert.deepEqual(rules(), [firewallName(ctl.uid), name].sort());
+    assert.deepEqual(rule.allowed, [{ IPProtocol: 'tcp', ports: ['22'] }]);
+  });
+
+  it('a job task asking ports is refused on the VM before anything is made, saying why and how to fix it', async () => {
+    const ctl = await launchController();
+    const p = vmProvider(ctl);
+    const job = runRequest({ zone: ZONE });
+    await assert.rejects(p.runInstances({ ...job, ports: [{ from: 8080, to: 8080 }] }),
+      (e: Error) => /cannot open ports/.test(e.message) && /may not change firewall rules/.test(e.message) && /normal cluster/.test(String((e as { hint?: string }).hint)));
+    assert.deepEqual(instancesOf(job.uid), []);
+    await assert.rejects(p.openPorts(job, [{ from: 8080, to: 8080 }]), /cannot open ports/);
+    assert.deepEqual(rules(), [firewallName(ctl.uid), jobsFirewallName(ctl.uid)].sort());
+  });
+
+  it('the controller\'s down deletes the jobs rule and proves it gone (GET → 404), naming it in the notes', async () => {
+    const ctl = await launchController();
+    const name = jobsFirewallName(ctl.uid);
+    const rulePath = `/compute/v1/projects/${PROJECT}/global/firewalls/${name}`;
+    const readsBefore = bed.fake.reads.filter((r) => r.split('?')[0] === rulePath).length;
+    const r = await down(ctx, ctl.name);
+    assert.ok(r.cleaned, r.notes.join('\n'));
+    assert.ok(r.notes.includes(`deleted firewall rule ${name} (proof: firewalls.get answers 404)`), r.notes.join('\n'));
+    assert.deepEqual(rules(), []);
+    assert.ok(bed.fake.model.calls.some((c) => c.method === 'DELETE' && c.path === rulePath), 'deleted');
+    assert.ok(bed.fake.reads.filter((x) => x.split('?')[0] === rulePath).length >= readsBefore + 2, 'looked before and after the delete');
+  });
+
+  it('a controller an older Skydeck made (firewall writes, no jobs rule): a job launch is refused naming the fix; its relaunch takes the rights away and makes the rule', async () => {
+    const ctl = await launchController();
+    const name = jobsFirewallName(ctl.uid);
+    bed.fake.model.firewalls.delete(name);
+    bed.fake.model.iam.roles.get(ROLE)!.includedPermissions.push(...WRITES, 'compute.globalOperations.get');
+    const job = runRequest({ zone: ZONE });
+    await assert.rejects(vmProvider(ctl).runInstances(job), (e: Error) => e.message.includes(`firewall rule ${name}`) && /missing/.test(e.message));
+    assert.deepEqual(instancesOf(job.uid), []);
+    assert.ok(!rules().includes(firewallName(job.uid)), 'it made no rule of its own either');
+
+    const p = ctx.providers!.get('gcp')!;
+    await p.stopInstances({ uid: ctl.uid });
+    await p.waitInstances({ uid: ctl.uid }, 'stopped', 5000);
+    await ctx.store.write((db) => putCluster(db, { ...ctl, status: 'STOPPED' }));
+    const again = await launchController();
+    assert.equal(again.uid, ctl.uid, 'started, not a new VM');
+    assert.deepEqual([...bed.fake.model.iam.roles.get(ROLE)!.includedPermissions].sort(), [...CONTROLLER_PERMISSIONS].sort());
+    assert.ok(rules().includes(name));
+    const vm = vmProvider(again);
+    await vm.runInstances(job);
+    await vm.waitInstances(job, 'running', 5000);
+    assert.deepEqual((instancesOf(job.uid)[0].tags as { items: string[] }).items, [name]);
+  });
+
+  it('a stray controller account (no row, no instance) takes its jobs rule with it, with proof', async () => {
+    const row = await launchController('skydeck-jobs-orphan');
+    const p = ctx.providers!.get('gcp')!;
+    await p.terminateInstances({ uid: row.uid });
+    await p.waitInstances({ uid: row.uid }, 'terminated', 5000);
+    await ctx.store.write((db) => deleteClusterAfterProof(db, row.uid));
+    assert.ok(rules().includes(jobsFirewallName(row.uid)), 'the rule outlives the instances');
+    const sweep = await findLeakedInstances(ctx, ['gcp']);
+    const stray = (sweep.strayIdentities ?? []).filter((s) => s.uid === row.uid);
+    const del = await deleteStrayIdentity(ctx, stray[0]);
+    assert.ok(del.deleted, del.message);
+    assert.ok(del.message.includes(`deleted firewall rule ${jobsFirewallName(row.uid)} (proof: firewalls.get answers 404)`), del.message);
+    assert.deepEqual(rules(), []);
+  });
+});

@@ -187,7 +187,8 @@ export class GcpProvider implements Provider {
 
   /**
    * Asks GCP to delete; claims nothing (the core proves it by querying: a deleted VM vanishes
-   * from listings). Deleting the whole cluster also deletes its firewall rule.
+   * from listings). Deleting the whole cluster also deletes its firewall rule (not on a controller
+   * VM: its job clusters have none, and it may delete none).
    */
   async terminateInstances(ref: ClusterRef, ids?: string[]): Promise<void> {
     const w = await this.waitOpts(ref.account);
@@ -318,7 +319,8 @@ export class GcpProvider implements Provider {
   }
 
   /**
-   * At a down proved ending, a managed-jobs controller's account: its project binding and bucket
+   * At a down proved ending, a managed-jobs controller's jobs firewall rule (deleted, GET → 404)
+   * and account: its project binding and bucket
    * bindings removed, then the account deleted, each proved (a bucket cluster's went with its
    * last instance, in terminateInstances). GCP lets an account go while its VM is deleted.
    */

@@ -283,6 +283,7 @@ describe('gcp managed-jobs controller VM: its own service account and the skydec
     assert.deepEqual([...iam().accounts.keys()].filter((x) => /^skydeck-(b|ja)-/.test(x)), [], 'its jobs account too');
     assert.deepEqual(bound(), [], 'the binding went with the account');
     assert.deepEqual(jobBindings(), [], 'and the conditional one');
+    assert.deepEqual([...bed.fake.model.firewalls.keys()].filter((n) => n.endsWith('-jobs')), [], 'and its jobs firewall rule');
   });
 
   it('a caller who may not create the role: an auth error naming the permission and the fix, and no VM or account left', async () => {

@@ -36,6 +36,8 @@ describe('gcp managed-jobs controller role', () => {
   it('holds nothing that could widen the controller: no IAM write, no actAs, no keys, no storage', () => {
     const widening = /setIamPolicy|actAs|getAccessToken|signBlob|signJwt|implicitDelegation|serviceAccountKeys|^iam\.roles\.|^iam\.serviceAccounts\.(create|delete|update|setIamPolicy|get)$|setServiceAccount|^storage\.|^resourcemanager\./;
     assert.deepEqual(CONTROLLER_PERMISSIONS.filter((p) => widening.test(p)), []);
+    // No firewall write: IAM Conditions cannot narrow it, and it would open ports to any VM (this machine makes the jobs rule).
+    assert.deepEqual(CONTROLLER_PERMISSIONS.filter((p) => /^compute\.(firewalls\.(create|update|delete)|networks\.updatePolicy)$/.test(p)), []);
     // Compute for the clusters, and the one IAM read the listing makes.
     assert.deepEqual(CONTROLLER_PERMISSIONS.filter((p) => !p.startsWith('compute.')), ['iam.serviceAccounts.list']);
     // Attaching an account needs actAs on it too, which the controller holds on its jobs account

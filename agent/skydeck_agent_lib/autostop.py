@@ -23,7 +23,6 @@ time counts from the hold's end and the cluster still stops, hold + idle minutes
 import os
 import sqlite3
 import time
-from urllib.parse import quote
 
 from . import db, driver, spawn
 from .errors import bad_args
@@ -79,6 +78,7 @@ def managed_activity(path):
     marks = ','.join('?' * len(MANAGED_TERMINAL))
     try:
         # Read-only: the controller replaces the file by rename, so this reads one whole version.
+        from urllib.parse import quote  # here: every job's end report loads this module
         conn = sqlite3.connect('file:%s?mode=ro' % quote(path), uri=True, timeout=5)
         try:
             busy = conn.execute('SELECT 1 FROM managed_jobs WHERE status NOT IN (%s) OR cluster_name IS NOT NULL LIMIT 1'

@@ -17,7 +17,17 @@ function filesUnder(dir: string): string[] {
 }
 
 function holders(dir: string, needle: string): string[] {
-  return filesUnder(dir).filter((f) => fs.readFileSync(f).includes(Buffer.from(needle)));
+  return filesUnder(dir).filter((f) => readIfThere(f)?.includes(Buffer.from(needle)));
+}
+
+/** A file the agent renames into place (daemon.pid.tmp) may be gone between listing and reading. */
+function readIfThere(f: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(f);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
 }
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777;

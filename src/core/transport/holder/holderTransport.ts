@@ -73,6 +73,8 @@ export class HolderTransport implements Transport {
     const onAbort = (): void => channel.close();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     s.onEnd(() => { opts.signal?.removeEventListener('abort', onAbort); channel.finish(code); });
+    // An abort while the session opened fired no listener: it is acted on now.
+    if (opts.signal?.aborted) onAbort();
     return channel;
   }
 
@@ -120,14 +122,16 @@ export class HolderTransport implements Transport {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let exit: { code: number | null; signal?: string; lost?: boolean } | undefined;
+    // Registered before onFrame: its replay of early output can run a callback that aborts.
+    let aborted = false;
+    const onAbort = (): void => { aborted = true; s.sock.destroy(); };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
     s.onFrame((f) => {
       if (f.t === 'out') { const b = payload(f)!; out.push(b); opts.onStdout?.(b); }
       else if (f.t === 'err') { const b = payload(f)!; err.push(b); opts.onStderr?.(b); }
       else if (f.t === 'exit') exit = { code: typeof f.code === 'number' ? f.code : null, ...(typeof f.signal === 'string' ? { signal: f.signal } : {}), lost: f.lost === true };
     });
-    let aborted = false;
-    const onAbort = (): void => { aborted = true; s.sock.destroy(); };
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
     feedStdin(s.stdin(), opts.stdin);
     await new Promise<void>((resolve) => s.onEnd(() => resolve()));
     opts.signal?.removeEventListener('abort', onAbort);

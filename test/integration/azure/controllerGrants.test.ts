@@ -106,6 +106,9 @@ describe('azure: the controller VM makes no role assignment; a job\'s containers
     const ref: ClusterRef = { uid: job.uid, account: sub() };
     assert.deepEqual((await asController.grantBuckets(ref, [{ ...ungranted, bucket: 'other' }])).changed, false);
     await assert.rejects(asController.grantBuckets(ref, [ungranted]), refusal);
+    // Nor does it launch a controller (whose roles it would assign) or delete a stray's grants.
+    await assert.rejects(asController.runInstances({ ...job, placement: { ...job.placement, jobsController: true } }), (e: Error & { kind?: string }) => e.kind === 'config' && /cannot launch another controller/.test(e.message));
+    await assert.rejects(asController.deleteIdentities({ uid: row.uid, account: sub() }), (e: Error & { kind?: string }) => e.kind === 'config' && /deletes no role assignment/.test(e.message));
     assert.deepEqual(m().calls.slice(before).filter((c) => /roleAssignments/i.test(c.path)), [], 'the VM made and deleted no role assignment');
     await asController.terminateInstances(ref);
     await asController.waitInstances(ref, 'terminated', 10_000);

@@ -93,6 +93,10 @@ export class AzureProvider implements Provider {
     const c = this.clientsFor(req.account);
     const { group, shared } = this.placeOf(req);
     const location = req.placement.region ?? req.region ?? this.opts.region ?? DEFAULT_LOCATION;
+    if (shared && req.placement.jobsController) {
+      // Its identity's roles would be role assignments, which a controller VM may not make (controllerRole.ts).
+      throw new ProviderError('config', `${req.clusterName}: a managed-jobs controller on Azure cannot launch another controller`, 'launch controllers from your machine');
+    }
     if (shared && req.autostop) {
       // Its head's identity would need deallocate on the shared group: every job cluster's VMs.
       throw new ProviderError('config', `${req.clusterName}: a job cluster of a managed-jobs controller on Azure cannot have autostop (its VMs share the controller's resource group, which a head's stop would reach entirely)`,
@@ -274,6 +278,9 @@ export class AzureProvider implements Provider {
 
   /** A stray cluster's Blob grants and controller role assignment (no row, no VM: the caller checked), each proven gone. */
   async deleteIdentities(ref: ClusterRef): Promise<IdentityRelease> {
+    if (this.jobsIdentity) {
+      throw new ProviderError('config', `a managed-jobs controller VM deletes no role assignment (cluster ${ref.uid}'s)`, 'delete stray identities from your machine (skydeck leaks --delete-identity)');
+    }
     const gone = await azCall('role assignments', () => revokeGrants(this.clientsFor(ref.account), ref.uid, this.lro, this.opts.log));
     return { gone: gone.map((g) => ({ kind: GRANT_KIND[g.kind], name: g.id, proof: 'GET answers 404' })), left: [] };
   }

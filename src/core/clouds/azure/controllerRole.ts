@@ -43,7 +43,8 @@
 // the controller's and revoked at its down; on the VM a launch or a reuse only checks that the
 // jobs identity holds them (bucketIdentity.ts checkJobsIdentity, bucketGrant.ts) and refuses,
 // naming the containers, when it does not. Job clusters get no autostop or autodown (refused
-// before anything is made), so the VM never grants a head a role. No roleDefinitions action:
+// before anything is made), so the VM never grants a head a role; nor may it launch a
+// controller or delete a stray's grants (both refused: azureProvider.ts). No roleDefinitions action:
 // it can neither widen its own role nor "Skydeck autostop" (the laptop makes both and sets them
 // back at each controller launch).
 // Closed: until now the subscription role held roleAssignments write and delete under an ABAC

@@ -67,6 +67,11 @@ export interface BucketAccess {
    * names, which its controller makes and ends (AWS only). A node's mounts never need it.
    */
   manage?: true;
+  /**
+   * Azure: a container a managed job gives by `name:`, which must exist already (its grant,
+   * made from this machine at submit, sits on it; the controller may not make one): checked first.
+   */
+  mustExist?: true;
 }
 
 /** Which instances a call is about: the cluster's uid, in the place it was launched. */

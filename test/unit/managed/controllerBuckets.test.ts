@@ -16,9 +16,15 @@ describe('managed jobs: the buckets a cloud controller is allowed', () => {
     assert.deepEqual(bucketAccessOf('s3', ['resources: {cloud: gcp}\nfile_mounts:\n  /x: {name: gcs-made, store: gcs}\nrun: ls\n'], {}), []);
   });
 
-  it('on GCP the GCS buckets, on Azure the Blob containers given by URL (with their storage account)', () => {
+  it('on GCP the GCS buckets; on Azure the Blob containers given by URL (with their storage account) and by name (in AZURE_STORAGE_ACCOUNT, which must exist)', () => {
     const tasks = ['file_mounts:\n  /g: gs://gcs-bkt/p\n  /n: {name: gcs-made, store: gcs}\n  /s: s3://not-this\n  /a: https://acct1.blob.core.windows.net/cont/sub\n  /an: {name: az-named, store: azure}\nrun: ls\n'];
-    assert.deepEqual(bucketAccessOf('gcs', tasks, {}), [{ store: 'gcs', bucket: 'gcs-bkt', prefix: 'p' }, { store: 'gcs', bucket: 'gcs-made' }]);
-    assert.deepEqual(bucketAccessOf('azure', tasks, {}), [{ store: 'azure', bucket: 'cont', prefix: 'sub', account: 'acct1' }]);
+    assert.deepEqual(bucketAccessOf('gcs', tasks, {}, undefined), [{ store: 'gcs', bucket: 'gcs-bkt', prefix: 'p' }, { store: 'gcs', bucket: 'gcs-made' }]);
+    assert.deepEqual(bucketAccessOf('azure', tasks, {}, 'acct2'), [
+      { store: 'azure', bucket: 'cont', prefix: 'sub', account: 'acct1' }, { store: 'azure', bucket: 'az-named', account: 'acct2', mustExist: true }]);
+  });
+
+  it('an Azure container given by name with no storage account known on this machine: refused, saying how to fix', () => {
+    const tasks = ['file_mounts:\n  /an: {name: az-named, store: azure}\nrun: ls\n'];
+    assert.throws(() => bucketAccessOf('azure', tasks, {}, undefined), (e: Error) => /Azure container az-named is given by name/.test(e.message) && /set AZURE_STORAGE_ACCOUNT/.test(e.message));
   });
 });

@@ -8,12 +8,11 @@ import { customRoleGuid, ensureCustomRole, type CustomRoleSpec } from './customR
 //   POST {group}/.../virtualMachines/{vm}/deallocate         → Microsoft.Compute/virtualMachines/deallocate/action
 // In place of the built-in Virtual Machine Contributor, which also holds virtualMachines/* —
 // runCommand, extensions, write — i.e. running code on any VM of its scope as that VM (and its
-// identities). Because a managed-jobs controller may assign this role (controllerRole.ts's
-// condition names it by id), its reach through that grant is deallocating VMs, which the
-// controller's own role holds anyway. One role per subscription at a fixed GUID (the condition
-// and the controller name it without reading role definitions), created and set back by this
-// machine's credentials only: the laptop makes it when it launches a controller, or a cluster
-// with autostop while it is missing.
+// identities). A managed-jobs controller assigns it to no one (it makes no role assignment and
+// its job clusters get no autostop: controllerRole.ts); an older version's controller could,
+// under a condition naming it by id, until this machine starts it again. One role per
+// subscription at a fixed GUID, created and set back by this machine's credentials only: the
+// laptop makes it when it launches a controller, or a cluster with autostop while it is missing.
 
 export const AUTOSTOP_ROLE_NAME = 'Skydeck autostop';
 export const AUTOSTOP_ACTIONS: readonly string[] = ['Microsoft.Compute/virtualMachines/read', 'Microsoft.Compute/virtualMachines/deallocate/action'];

@@ -9,9 +9,9 @@ import { azureCatalog } from './catalogFetch';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import { AzureClients, MI_RESOURCE_ENV } from './clients';
 import { azCall, isGroupGone, isNotFound } from './errors';
-import { BUCKET_IDENTITY, bucketIdentityId, containerScopes, containersOf, ensureBucketIdentity, grantJobsIdentity, JOBS_IDENTITY, jobsIdentityId, MI_API } from './bucketIdentity';
+import { BUCKET_IDENTITY, bucketIdentityId, checkJobsIdentity, containerScopes, containersOf, ensureBucketIdentity, JOBS_IDENTITY, jobsIdentityId, MI_API } from './bucketIdentity';
 import { GRANT_KIND, revokeGrants, type BucketGrant as Grant } from './bucketGrants';
-import { grantContainers } from './bucketGrant';
+import { checkNamedContainers, grantContainers } from './bucketGrant';
 import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIdentity';
 import { listJobsGroup, listSubscription } from './sweepListing';
 import { controllerUidOfJobsIdentity, groupName, isJobsGroupName, jobsGroupName, parseJobsVmId, TAG_HEAD, vmName } from './names';
@@ -93,6 +93,10 @@ export class AzureProvider implements Provider {
     const c = this.clientsFor(req.account);
     const { group, shared } = this.placeOf(req);
     const location = req.placement.region ?? req.region ?? this.opts.region ?? DEFAULT_LOCATION;
+    if (shared && req.placement.jobsController) {
+      // Its identity's roles would be role assignments, which a controller VM may not make (controllerRole.ts).
+      throw new ProviderError('config', `${req.clusterName}: a managed-jobs controller on Azure cannot launch another controller`, 'launch controllers from your machine');
+    }
     if (shared && req.autostop) {
       // Its head's identity would need deallocate on the shared group: every job cluster's VMs.
       throw new ProviderError('config', `${req.clusterName}: a job cluster of a managed-jobs controller on Azure cannot have autostop (its VMs share the controller's resource group, which a head's stop would reach entirely)`,
@@ -113,10 +117,11 @@ export class AzureProvider implements Provider {
     }
     // Grants first: a node mounts as soon as it is up. A relaunch also drops grants it no longer needs.
     const controller = !!req.placement.jobsController;
-    // On a controller VM a job cluster gets no identity of its own: the controller's jobs identity, for its Blob mounts.
+    // On a controller VM a job cluster gets no identity of its own: the controller's jobs
+    // identity, for its Blob mounts, granted them from this machine at submit (checked here).
     const viaJobs = !controller && this.jobsIdentity;
     const bucketIdentity = viaJobs
-      ? scopes.length ? await grantJobsIdentity(c, viaJobs, scopes, this.lro) : undefined
+      ? scopes.length ? await checkJobsIdentity(c, viaJobs, scopes) : undefined
       : scopes.length || existing.length || controller
         ? await ensureBucketIdentity({ c, req, location, scopes, lro: this.lro, log: this.opts.log, controller }) : undefined;
     const lacking = bucketIdentity && existing.filter((v) => !Object.keys(v.vm.identity?.userAssignedIdentities ?? {}).some((k) => k.toLowerCase() === bucketIdentity.toLowerCase()));
@@ -201,8 +206,10 @@ export class AzureProvider implements Provider {
     await terminateIn(c, group, ids, this.lro, async () => {
       // A controller's job clusters have no identity of their own (nor may it read others').
       const jobsPrincipal = this.jobsIdentity ? undefined : await this.principalOf(c, jobsIdentityId(c.subscriptionId, ref.uid));
-      // A controller's jobs identity loses every assignment it holds, Skydeck's or not, before it goes.
-      const grants = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log, [], undefined, jobsPrincipal ? [jobsPrincipal] : []));
+      // A controller's jobs identity loses every assignment it holds, Skydeck's or not, before it
+      // goes. On a controller VM, none: a job cluster holds no grant of its own (its Blob grants
+      // are the controller's, made and revoked from this machine), and the VM may delete none.
+      const grants = this.jobsIdentity ? [] : await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log, [], undefined, jobsPrincipal ? [jobsPrincipal] : []));
       const identity = !this.jobsIdentity && await this.identityExists(c, ref.uid);
       const jobs = !!jobsPrincipal;
       // A controller's jobs group (and whatever job clusters a crash left in it) goes with it, proven in releaseIdentities.
@@ -259,13 +266,21 @@ export class AzureProvider implements Provider {
     }
   }
 
-  /** New containers for a reused cluster's identity (bucketGrant.ts). */
+  /** From this machine, before a submit's grant: a managed job's containers given by name exist (bucketGrant.ts). */
+  async checkBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<void> {
+    if (access.some((a) => a.mustExist)) await checkNamedContainers(this.clientsFor(ref.account), access);
+  }
+
+  /** New containers for a reused cluster's identity (bucketGrant.ts); on a controller VM, only checked (it grants nothing). */
   grantBuckets(ref: ClusterRef, access: BucketAccess[]): Promise<BucketGrant> {
     return grantContainers(this.clientsFor(ref.account), ref, access, this.lro, this.jobsIdentity);
   }
 
   /** A stray cluster's Blob grants and controller role assignment (no row, no VM: the caller checked), each proven gone. */
   async deleteIdentities(ref: ClusterRef): Promise<IdentityRelease> {
+    if (this.jobsIdentity) {
+      throw new ProviderError('config', `a managed-jobs controller VM deletes no role assignment (cluster ${ref.uid}'s)`, 'delete stray identities from your machine (skydeck leaks --delete-identity)');
+    }
     const gone = await azCall('role assignments', () => revokeGrants(this.clientsFor(ref.account), ref.uid, this.lro, this.opts.log));
     return { gone: gone.map((g) => ({ kind: GRANT_KIND[g.kind], name: g.id, proof: 'GET answers 404' })), left: [] };
   }
@@ -280,7 +295,8 @@ export class AzureProvider implements Provider {
     const c = this.clientsFor(ref.account);
     const noted: { grants: Grant[]; identity: boolean; jobs?: boolean; jobsGroup?: string[] } = this.ended.get(ref.uid) ?? { grants: [], identity: false };
     this.ended.delete(ref.uid);
-    const more = await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log));
+    // On a controller VM, nothing to delete (nor may it): see terminateInstances.
+    const more = this.jobsIdentity ? [] : await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log));
     const grants = [...noted.grants, ...more];
     const out: IdentityRelease = { gone: grants.map((g) => ({ kind: GRANT_KIND[g.kind], name: g.id, proof: `GET ${g.id} answers 404` })), left: [] };
     if (noted.jobsGroup) await this.proveJobsGroupGone(c, ref.uid, noted.jobsGroup, opts, out);
@@ -331,11 +347,15 @@ export class AzureProvider implements Provider {
    * to sign in as (the cluster's user-assigned one holding the controller role, not the
    * system-assigned one autostop uses). By resource id, which is known from the uid alone
    * (the client id is only known once the identity exists); clients.ts hands it to the credential.
-   * And its jobs identity, the one its job clusters carry (bucketIdentity.ts).
+   * And its jobs identity, the one its job clusters carry (bucketIdentity.ts). And this
+   * machine's AZURE_STORAGE_ACCOUNT when set: the account a container given by `name:` is in,
+   * which a submit resolves and grants here (controllerBuckets.ts), so the VM's launch names the
+   * same one (ops/bucketPlan.ts reads it there).
    */
   controllerNodeEnv(ref: ClusterRef): Record<string, string> {
     const sub = ref.account ?? this.clients.subscriptionId;
-    return { AZURE_SUBSCRIPTION_ID: sub, [MI_RESOURCE_ENV]: bucketIdentityId(sub, ref.uid), [JOBS_IDENTITY_ENV]: jobsIdentityId(sub, ref.uid) };
+    const account = process.env.AZURE_STORAGE_ACCOUNT;
+    return { AZURE_SUBSCRIPTION_ID: sub, [MI_RESOURCE_ENV]: bucketIdentityId(sub, ref.uid), [JOBS_IDENTITY_ENV]: jobsIdentityId(sub, ref.uid), ...(account ? { AZURE_STORAGE_ACCOUNT: account } : {}) };
   }
 
   /** On a controller VM a job cluster's nodes read as the jobs identity; elsewhere, as the cluster's own. */

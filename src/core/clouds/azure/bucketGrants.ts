@@ -78,6 +78,22 @@ function isJobsGroupScope(scope: string, subscription: string): boolean {
   return !!m && m[1].toLowerCase() === subscription.toLowerCase() && isJobsGroupName(m[2]);
 }
 
+/**
+ * The `scopes` (containers) on which `principalId` holds no Storage Blob Data Contributor
+ * assignment, whoever made it and whatever it says: a controller VM checks with this that this
+ * machine granted its jobs identity what a job cluster mounts (it may grant nothing itself).
+ */
+export async function missingBlobGrants(c: AzureClients, principalId: string, scopes: string[]): Promise<string[]> {
+  if (!scopes.length) return [];
+  if (!/^[0-9a-f-]{36}$/i.test(principalId)) throw new ProviderError('config', `${JSON.stringify(principalId)} is not a principal id`);
+  const filter = encodeURIComponent(`principalId eq '${principalId}'`);
+  const held = await azCall('roleAssignments.listForSubscription', () =>
+    listById(c, `subscriptions/${c.subscriptionId}/providers/Microsoft.Authorization/roleAssignments?$filter=${filter}`, ROLE_ASSIGNMENTS_API));
+  const on = new Set(held.filter((ra) => ra.properties?.principalId === principalId
+    && String(ra.properties?.roleDefinitionId ?? '').toLowerCase().endsWith(`/${ROLE_BLOB_CONTRIBUTOR}`)).map((ra) => String(ra.properties?.scope ?? '').toLowerCase()));
+  return scopes.filter((s) => !on.has(s.toLowerCase()));
+}
+
 /** Every Skydeck bucket grant of the subscription. */
 export async function listBucketGrants(c: AzureClients): Promise<BucketGrant[]> {
   return (await listSkydeckGrants(c)).filter((g) => g.kind === 'bucket');

@@ -1,6 +1,6 @@
 import { ProviderError, type BucketAccess, type RunRequest } from '../provider';
 import type { AzureClients } from './clients';
-import { grantDescription, JOBS_MARK, revokeBucketGrants, ROLE_BLOB_CONTRIBUTOR } from './bucketGrants';
+import { grantDescription, JOBS_MARK, missingBlobGrants, revokeBucketGrants, ROLE_BLOB_CONTRIBUTOR, shortScope } from './bucketGrants';
 import { azCall, azureCode, toAzureError } from './errors';
 import { putAssignment } from './identity';
 import { ensureJobsIdentityRole, grantController, JOBS_IDENTITY_ROLE_NAME } from './controllerRole';
@@ -47,11 +47,13 @@ const principalOf = (mi: Mi) => (mi.properties as { principalId?: string } | und
  * This machine, launching a controller: its jobs identity (created or kept), and the controller
  * identity's `principalId` given the jobs-identity role at that identity's scope only.
  */
-async function ensureJobsIdentity(o: BucketIdentityOptions, principalId: string): Promise<void> {
+async function ensureJobsIdentity(o: BucketIdentityOptions, principalId: string): Promise<string> {
   const { c, req } = o;
   const id = jobsIdentityId(c.subscriptionId, req.uid);
-  await azCall('userAssignedIdentities.createOrUpdate', () =>
+  const made = await azCall('userAssignedIdentities.createOrUpdate', () =>
     c.resources.resources.beginCreateOrUpdateByIdAndWait(id.slice(1), MI_API, { location: o.location, tags: { ...req.tags, [TAG_JOBS_IDENTITY]: 'true' } }, o.lro));
+  const jobsPrincipal = principalOf(made);
+  if (!jobsPrincipal) throw new ProviderError('config', `Azure created ${JOBS_IDENTITY} in ${groupName(req.uid)} without a principal id`);
   const role = await ensureJobsIdentityRole(c, o.lro, o.log);
   try {
     await putAssignment({ c, principalId, lro: o.lro, description: grantDescription(req.tags, JOBS_MARK), newRole: true }, id, role.split('/').pop()!);
@@ -63,6 +65,7 @@ async function ensureJobsIdentity(o: BucketIdentityOptions, principalId: string)
     }
     throw toAzureError(e, 'roleAssignments.create');
   }
+  return jobsPrincipal;
 }
 
 /** Tag on a controller's jobs group (its other tags are the controller's, so the sweep sees it as the controller's). */
@@ -81,18 +84,25 @@ async function ensureJobsGroup(o: BucketIdentityOptions): Promise<string> {
 }
 
 /**
- * On a controller VM: the jobs identity given Storage Blob Data Contributor on `scopes` (grants
- * tagged as the controller, never revoked here), for a job cluster that mounts them. Returns its id.
+ * On a controller VM: the jobs identity, which must hold Storage Blob Data Contributor on every
+ * one of `scopes` already (granted from this machine when the job was submitted:
+ * managed/remote/controllerBuckets.ts); the VM may make no role assignment, so a missing grant
+ * is refused here, naming the containers, before anything is made. Returns the identity's id.
  */
-export async function grantJobsIdentity(c: AzureClients, id: string, scopes: string[], lro: { updateIntervalInMs: number }): Promise<string> {
+export async function checkJobsIdentity(c: AzureClients, id: string, scopes: string[]): Promise<string> {
   const mi = await azCall('userAssignedIdentities.get', () => c.resources.resources.getById(id.slice(1), MI_API)) as Mi;
   const principalId = principalOf(mi);
   if (!principalId || mi.tags?.[TAG_JOBS_IDENTITY] !== 'true') throw new ProviderError('config', `${id} is not a Skydeck controller's jobs identity`);
-  const description = grantDescription(mi.tags ?? {});
-  await Promise.all(scopes.map((scope) => putAssignment({ c, principalId, lro, description }, scope, ROLE_BLOB_CONTRIBUTOR).catch((e) => {
-    throw toAzureError(e, 'roleAssignments.create');
-  })));
+  const missing = await missingBlobGrants(c, principalId, scopes);
+  if (missing.length) throw notGranted(missing);
   return id;
+}
+
+/** What a controller VM says of containers its jobs identity was not granted at submit. */
+export function notGranted(scopes: string[]): ProviderError {
+  return new ProviderError('config', `this managed-jobs controller's jobs identity holds no Storage Blob Data Contributor on Azure container ${scopes.map(shortScope).join(', ')}, `
+    + 'and a controller VM makes no role assignment itself (the grant is made from your machine when the job is submitted)',
+  'submit the job again from your machine (its tasks\' containers are granted then); a container given by name must be in the storage account of AZURE_STORAGE_ACCOUNT both on your machine and on the controller (started again from your machine after a change)');
 }
 
 export interface Container {
@@ -148,7 +158,8 @@ export interface BucketIdentityOptions {
 /**
  * The cluster's identity (created or kept) with Storage Blob Data Contributor on exactly
  * `scopes`; grants of the uid on other containers (an earlier launch's) are deleted. A
- * controller's identity also holds the controller role on its jobs group (made here first). Returns the
+ * controller's identity also holds the controller role on its jobs group (made here first), and
+ * its jobs identity the same containers (the row's recorded union of its jobs'). Returns the
  * identity's id, or undefined when there are no containers and it is no controller (no identity is made).
  */
 export async function ensureBucketIdentity(o: BucketIdentityOptions): Promise<string | undefined> {
@@ -163,9 +174,9 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions): Promise<st
   const principalId = (made.properties as { principalId?: string } | undefined)?.principalId;
   if (!principalId) throw new ProviderError('config', `Azure created ${BUCKET_IDENTITY} in ${groupName(req.uid)} without a principal id`);
   const description = grantDescription(req.tags);
-  const granted = await Promise.all(o.scopes.map(async (scope) => {
+  const grant = (holder: string) => Promise.all(o.scopes.map(async (scope) => {
     try {
-      return await putAssignment({ c, principalId, lro: o.lro, description }, scope, ROLE_BLOB_CONTRIBUTOR);
+      return await putAssignment({ c, principalId: holder, lro: o.lro, description }, scope, ROLE_BLOB_CONTRIBUTOR);
     } catch (e) {
       const { code, message } = azureCode(e);
       if (code === 'AuthorizationFailed') {
@@ -175,11 +186,14 @@ export async function ensureBucketIdentity(o: BucketIdentityOptions): Promise<st
       throw toAzureError(e, 'roleAssignments.create');
     }
   }));
-  await revokeBucketGrants(c, req.uid, o.lro, o.log, granted);
+  const granted = await grant(principalId);
   if (o.controller) {
     const jobsGroup = await ensureJobsGroup(o);
     await grantController(c, principalId, req.tags, jobsGroup, o.lro, o.log);
-    await ensureJobsIdentity(o, principalId);
+    // Its jobs identity keeps the containers of the jobs submitted so far (the row's recorded
+    // union): the VM may not grant them again, so a start must not revoke what it mounts with.
+    granted.push(...await grant(await ensureJobsIdentity(o, principalId)));
   }
+  await revokeBucketGrants(c, req.uid, o.lro, o.log, granted);
   return id;
 }

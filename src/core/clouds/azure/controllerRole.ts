@@ -8,8 +8,8 @@
 // reaches no VM, disk, NIC, IP, NSG or VNet of any other group (ARM answers 403
 // AuthorizationFailed; the ARM fake evaluates the scope: jobsGroup.test.ts). What ARM answers
 // at the subscription's own URLs is in a second role, "Skydeck jobs lookups and grants"
-// (CONTROLLER_SUBSCRIPTION_ACTIONS), assigned there: reads only, and role assignments under the
-// condition below. Call → action (ARM checks the linked ones too):
+// (CONTROLLER_SUBSCRIPTION_ACTIONS; the name is kept so an older controller's role is found and
+// set back), assigned there: reads only. Call → action (ARM checks the linked ones too):
 //   resourceGroups.get (its jobs group is there)       → Microsoft.Resources/subscriptions/resourceGroups/read (group)
 //   resources.list (storage accounts of Blob mounts)  → Microsoft.Resources/subscriptions/resources/read (subscription)
 //   virtualMachines.createOrUpdate / list / listAll / instanceView / deallocate / start / delete
@@ -28,28 +28,37 @@
 //   long-running operations polled (network)          → Microsoft.Network/locations/{operations,operationResults}/read (subscription)
 //   (no userAssignedIdentities action here: job clusters carry the controller's one jobs
 //   identity, which it reads and attaches through its second role, below)
-//   roleAssignments list / GET / PUT / DELETE (Blob grants on the user's containers, which sit
-//   outside any group Skydeck makes) → Microsoft.Authorization/roleAssignments/{read,write,delete} (subscription)
+//   roleAssignments list (that its jobs identity holds the Blob grants a job cluster mounts
+//   with: bucketGrants.ts missingBlobGrants) → Microsoft.Authorization/roleAssignments/read (subscription)
 //   a job cluster's end: its VMs, then its own VNet and NSG in the shared group (terminate.ts);
 //   the group itself it may neither make nor delete (this machine does both).
 // Its second role, "Skydeck jobs identity user" (JOBS_IDENTITY_ACTIONS: userAssignedIdentities
 // read and assign/action, nothing else), is assigned to it at ONE identity's scope: its jobs
 // identity (bucketIdentity.ts), which this machine makes in the controller's group when it
-// launches the controller. Job clusters it launches carry that identity for their Blob mounts
-// (their grants tagged as the controller's, revoked at its down); autostop heads deallocate as
-// their system-assigned identity (identity.ts), which needs no assign/action.
-// Narrowed where Azure can: the assignment carries an ABAC condition (role assignment
-// delegation) so the identity may only CREATE assignments of Storage Blob Data Contributor
-// (Blob grants) and of the subscription's custom role "Skydeck autostop" (autostopRole.ts: read
-// and deallocate VMs, nothing else; a job cluster's head deallocating itself), named by its
-// definition GUID, which is the subscription's own, to service principals only; and DELETE only
-// assignments of those, of Virtual Machine Contributor (what older versions gave autostop heads)
-// and of Contributor (an autodown cluster's group grant goes with its group; ARM may check each
-// assignment a group's delete takes, the fake does). It cannot delete its own assignment (the
-// custom role), nor give anyone Owner, Contributor, Virtual Machine Contributor or this role. No
-// roleDefinitions action: it can neither widen its own role nor "Skydeck autostop" (the laptop
-// makes both and sets them back at each controller launch).
-// Closed: until now the role held userAssignedIdentities write, delete and assign/action on the
+// launches the controller. Job clusters it launches carry that identity for their Blob mounts.
+// The VM makes and deletes NO role assignment: every Blob grant its job clusters mount with is
+// made from this machine, with the user's credentials, when the job is submitted
+// (managed/remote/controllerBuckets.ts: the containers the job's tasks mount, by URL or by
+// `name:`, to the controller's identity and its jobs identity; azure/bucketGrant.ts), tagged as
+// the controller's and revoked at its down; on the VM a launch or a reuse only checks that the
+// jobs identity holds them (bucketIdentity.ts checkJobsIdentity, bucketGrant.ts) and refuses,
+// naming the containers, when it does not. Job clusters get no autostop or autodown (refused
+// before anything is made), so the VM never grants a head a role; nor may it launch a
+// controller or delete a stray's grants (both refused: azureProvider.ts). No roleDefinitions action:
+// it can neither widen its own role nor "Skydeck autostop" (the laptop makes both and sets them
+// back at each controller launch).
+// Closed: until now the subscription role held roleAssignments write and delete under an ABAC
+// condition limiting the ROLE assigned (Storage Blob Data Contributor, "Skydeck autostop") and
+// the principal type, not the scope or the principal (a condition has no attribute for either):
+// the VM could give itself or its jobs identity Blob Data Contributor on ANY container of the
+// subscription (all Blob data of its storage accounts). It kept that right because a container
+// given by `name:` got its storage account at launch on the VM; now this machine resolves it at
+// submit as a launch does (AZURE_STORAGE_ACCOUNT, which controllerNodeEnv hands the VM too, so
+// both name the same account) and grants it there, and a named container that does not exist
+// is refused at submit. A controller launched by an older version keeps write and delete until
+// this machine starts it again (after its idle autostop) or relaunches it: ensureCustomRole sets
+// the role back to this list and the assignment is re-put without the condition.
+// Closed before: until now the role held userAssignedIdentities write, delete and assign/action on the
 // subscription (job clusters made their own identity), so the VM could attach ANY user-assigned
 // identity of the subscription (the user's, another cluster's) to a VM it made and act as it; a
 // condition cannot narrow assign/action. Now it holds assign/action on its jobs identity alone
@@ -61,11 +70,7 @@
 // userAssignedIdentities/delete): down those from this machine.
 // Closed before: the condition let it create Virtual Machine Contributor assignments, which,
 // having no scope or principal attribute to limit them, it could give itself anywhere in the
-// subscription — runCommand on any VM, i.e. acting as that VM's identities. The autostop role in
-// its place gives it nothing its own role lacks (VM read and deallocate). A controller launched
-// by an older version keeps the older condition (and its job heads VM Contributor, identity.ts)
-// until this machine starts it again (after its idle autostop) or relaunches it, which re-puts
-// the assignment with this condition.
+// subscription — runCommand on any VM, i.e. acting as that VM's identities.
 // Closed: until now "Skydeck jobs controller" was assigned on the whole subscription (job
 // clusters made their own groups), so the VM could deallocate or delete any VM, disk or network
 // of the subscription. When this machine starts an older controller again, grantController
@@ -75,24 +80,23 @@
 // group would reach every job cluster's VMs): refused before anything is made.
 // Known limits: the VM may do anything the role allows to anything in its jobs group (any job
 // cluster's VMs, including ones it did not launch there, and what a user puts there by hand);
-// the assignments it may make are limited by role and principal type, not by scope or
-// principal (a condition has no attribute for either), so it could give itself or another
-// service principal Blob Data Contributor on any container of the subscription (all Blob data
-// of its storage accounts), its jobs identity included (narrowing this to its jobs' storage
-// accounts would need the grant scope known at submit, which an Azure bucket named by `name:`
-// is not: its account is resolved at launch on the VM); its subscription reads see the names,
-// types and tags of every resource (resources.list) and VM sizes; all its job clusters share
-// the jobs identity, so a job cluster's nodes read every container granted to any job of the
-// controller. Until then the VM's software is trusted as this machine's CLI is. A job cluster with autodown (its head needs Contributor)
-// cannot be launched by the controller (Azure refuses the grant). The list is checked against
-// the ARM fake, which models the linked checks above and evaluates the condition's form; a real
-// VM create with an extension or a marketplace plan would need more.
+// its subscription reads see the names, types and tags of every resource (resources.list), VM
+// sizes, and every role assignment of the subscription (roleAssignments/read: who holds what,
+// where); all its job clusters share the jobs identity, so a job cluster's nodes read every
+// container granted to any job of the controller (the union of the containers submitted jobs
+// mount, until the controller's down). A job whose containers were not granted at its submit
+// (a controller process started with another AZURE_STORAGE_ACCOUNT than this machine's now, a
+// grant deleted by hand) is refused at its launch on the VM, not widened there: submit it again.
+// Until then the VM's software is trusted as this machine's CLI is. A job cluster with autostop
+// or autodown cannot be launched by the controller. The list is checked against the ARM fake,
+// which models the linked checks above; a real VM create with an extension or a marketplace
+// plan would need more.
 import { ProviderError } from '../provider';
 import type { AzureClients } from './clients';
-import { CONTROLLER_MARK, grantDescription, ROLE_BLOB_CONTRIBUTOR } from './bucketGrants';
+import { CONTROLLER_MARK, grantDescription } from './bucketGrants';
 import { azureCode, isNotFound, toAzureError } from './errors';
-import { assignmentId, putAssignment, ROLE_ASSIGNMENTS_API, ROLE_CONTRIBUTOR, ROLE_VM_CONTRIBUTOR } from './identity';
-import { autostopRoleGuid, ensureAutostopRole } from './autostopRole';
+import { assignmentId, putAssignment, ROLE_ASSIGNMENTS_API } from './identity';
+import { ensureAutostopRole } from './autostopRole';
 import { customRoleGuid, customRoleNames, ensureCustomRole, grantsExactly, type CustomRoleSpec } from './customRole';
 
 export { ROLE_DEFINITIONS_API } from './customRole';
@@ -123,23 +127,22 @@ export const CONTROLLER_ACTIONS: readonly string[] = [
 ];
 
 /**
- * What must stay at the subscription, read-only but for the role assignments (under the
- * condition below): the location's VM sizes (skus), the long-running operations ARM answers
- * at subscription-level URLs, the storage accounts of Blob mounts (resources.list: names,
- * types and tags only), and role assignments: read (grants are found by listing the
- * subscription), write and delete of Blob grants on containers, which sit in the user's
- * storage accounts, outside any group Skydeck makes.
+ * What must stay at the subscription, reads only: the location's VM sizes (skus), the
+ * long-running operations ARM answers at subscription-level URLs, the storage accounts of Blob
+ * mounts (resources.list: names, types and tags only), and role assignments (that the jobs
+ * identity holds its job clusters' Blob grants, found by listing the subscription). No
+ * roleAssignments write or delete: this machine makes every grant (at submit) and deletes it.
  */
 export const CONTROLLER_SUBSCRIPTION_ACTIONS: readonly string[] = [
   'Microsoft.Resources/subscriptions/resources/read', 'Microsoft.Compute/skus/read',
   'Microsoft.Compute/locations/operations/read', 'Microsoft.Compute/locations/operationResults/read',
   `${NET}/locations/operations/read`, `${NET}/locations/operationResults/read`,
-  `${RA}/read`, `${RA}/write`, `${RA}/delete`,
+  `${RA}/read`,
 ];
 export const CONTROLLER_SUBSCRIPTION_ROLE_NAME = 'Skydeck jobs lookups and grants';
 const CONTROLLER_SUBSCRIPTION_ROLE: CustomRoleSpec = {
   roleName: CONTROLLER_SUBSCRIPTION_ROLE_NAME, seed: 'skydeck-jobs-controller-subscription', actions: CONTROLLER_SUBSCRIPTION_ACTIONS,
-  description: 'Skydeck managed-jobs controller VMs: look up sizes, operations and storage accounts; Blob grants (set by Skydeck; edits are set back)',
+  description: 'Skydeck managed-jobs controller VMs: look up sizes, operations, storage accounts and role assignments (set by Skydeck; edits are set back)',
   what: 'a managed-jobs controller', fix: 'or put the controller on this machine (jobs.controller: local)',
 };
 
@@ -168,24 +171,6 @@ export function ensureJobsIdentityRole(c: AzureClients, lro: { updateIntervalInM
   return ensureCustomRole(c, JOBS_IDENTITY_ROLE, lro, log);
 }
 
-/** Role GUIDs the controller may assign (write) in a subscription: Blob grants and the subscription's autostop role. */
-export function controllerAssignable(subscription: string): string[] {
-  return [ROLE_BLOB_CONTRIBUTOR, autostopRoleGuid(subscription)];
-}
-
-/** ...and whose assignments it may delete: those, and what older versions and autodown clusters hold. */
-export function controllerDeletable(subscription: string): string[] {
-  return [...controllerAssignable(subscription), ROLE_VM_CONTRIBUTOR, ROLE_CONTRIBUTOR];
-}
-
-/** The assignment's ABAC condition (version 2.0): which role assignments it may write and delete. */
-export function controllerCondition(subscription: string): string {
-  const write = `@Request[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${controllerAssignable(subscription).join(', ')}}`
-    + ` AND @Request[${RA}:PrincipalType] ForAnyOfAnyValues:StringEqualsIgnoreCase {'ServicePrincipal'}`;
-  const del = `@Resource[${RA}:RoleDefinitionId] ForAnyOfAnyValues:GuidEquals {${controllerDeletable(subscription).join(', ')}}`;
-  return `((!(ActionMatches{'${RA}/write'})) OR (${write})) AND ((!(ActionMatches{'${RA}/delete'})) OR (${del}))`;
-}
-
 /** The role's GUID name when Skydeck creates it: the same for a subscription every time. */
 export function controllerRoleName(subscription: string): string {
   return customRoleGuid(CONTROLLER_ROLE.seed, subscription);
@@ -208,11 +193,13 @@ export function ensureControllerRole(c: AzureClients, lro: { updateIntervalInMs:
 
 /**
  * The controller's assignments: "Skydeck jobs controller" at its jobs group alone, and the
- * lookups-and-grants role on the subscription with its condition; returns the group one's id.
- * An older version's assignment of the controller role on the whole subscription is deleted
- * once the narrow one is in place (with the role set back to the narrow list it would still
- * reach every group). The autostop role is made (or set back) here too, by this machine's
- * credentials: the condition names it, the controller may never define it.
+ * lookups role on the subscription; returns the group one's id. Both roles are set back to
+ * their lists first, and the subscription assignment is put with no condition, which is what
+ * narrows an older controller (its role held role-assignment writes under a condition) when
+ * this machine starts it again. An older version's assignment of the controller role on the
+ * whole subscription is deleted once the narrow one is in place (with the role set back to the
+ * narrow list it would still reach every group). The autostop role (its own head's) is made or
+ * set back here too, by this machine's credentials: the controller may never define it.
  */
 export async function grantController(
   c: AzureClients, principalId: string, tags: Record<string, string>, jobsGroup: string, lro: { updateIntervalInMs: number }, log?: (m: string) => void,
@@ -224,7 +211,7 @@ export async function grantController(
   const description = grantDescription(tags, CONTROLLER_MARK);
   try {
     const id = await putAssignment({ c, principalId, lro, description, newRole: true }, `${sub}/resourceGroups/${jobsGroup}`, role);
-    await putAssignment({ c, principalId, lro, description, newRole: true, condition: controllerCondition(c.subscriptionId) }, sub, subRole);
+    await putAssignment({ c, principalId, lro, description, newRole: true }, sub, subRole);
     const wide = assignmentId(sub, principalId, role);
     await c.resources.resources.beginDeleteByIdAndWait(wide.slice(1), ROLE_ASSIGNMENTS_API, lro).catch((e) => {
       if (!isNotFound(e)) throw e;

@@ -21,7 +21,7 @@ export interface CustomRoleSpec {
   actions: readonly string[];
   /**
    * Always at its GUID (customRoleGuid), never adopted by name: something else names it by that
-   * id without reading role definitions (the controller's condition names the autostop role).
+   * id without reading role definitions (an older version's controller condition names the autostop role).
    */
   pinned?: boolean;
   /** What a user lacking roleDefinitions/write is told (the action needing the role). */

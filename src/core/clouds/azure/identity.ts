@@ -10,16 +10,14 @@ import { AUTOSTOP_ROLE_NAME, autostopRoleGuid, ensureAutostopRole } from './auto
 // custom role "Skydeck autostop" (autostopRole.ts: VM read and deallocate, nothing else); to
 // delete the group (autodown): the built-in Contributor (the group holds VMs, disks, networks,
 // identities and this very assignment, all deleted with it).
-// Every launch with autostop, this machine's and a managed-jobs controller's alike, asks for the
-// custom role: one narrow grant whoever launches (a controller may not grant anything wider:
-// controllerRole.ts). It is assigned first and created only when missing, because the controller
-// may not read role definitions (its role set back by the laptop holds none of that; the laptop
-// sets this role back too when it launches a controller). An account that may grant roles but not
-// define them (Role Based Access Control Administrator), or may grant only Virtual Machine
-// Contributor (a controller still under an older version's condition), gets that as before, said
-// in the log, so no launch that worked before is refused now; the controller's condition refuses
-// that fallback, and its launch fails saying how to make the role. Clusters launched
-// before hold Virtual Machine Contributor on their group: it goes with the group as before.
+// Every launch with autostop asks for the custom role: one narrow grant whoever launches (a
+// managed-jobs controller VM launches none: its job clusters' autostop is refused before anything
+// is made, and it may make no role assignment, controllerRole.ts). It is assigned first and
+// created only when missing (the laptop also sets it back when it launches a controller). An
+// account that may grant roles but not define them (Role Based Access Control Administrator), or
+// may grant only Virtual Machine Contributor (a conditioned delegation), gets that as before,
+// said in the log, so no launch that worked before is refused now. Clusters launched before hold
+// Virtual Machine Contributor on their group: it goes with the group as before.
 
 /** Built-in role definition ids (the same in every subscription). */
 export const ROLE_VM_CONTRIBUTOR = '9980e02c-c2be-4d73-94e8-173b1dc7cf3c';
@@ -86,15 +84,14 @@ export async function grantSelfStop(o: GrantOptions): Promise<void> {
     }
   }
   // Virtual Machine Contributor, as before: for an account that may not define the role, or may
-  // grant VM Contributor only (a conditioned delegation, or a controller still under an older
-  // version's condition, until this machine starts it again and sets the condition). Asking
-  // widens nothing: what the caller may grant is ARM's to decide.
+  // grant VM Contributor only (a conditioned delegation). Asking widens nothing: what the caller
+  // may grant is ARM's to decide.
   try {
     await putAssignment(o, scope, ROLE_VM_CONTRIBUTOR);
   } catch (e) {
     const { code, message } = azureCode(e);
     if (code !== 'AuthorizationFailed' || refused) throw denied(refused ?? e);
-    // A managed-jobs controller lands here: its condition grants the custom role only.
+    // An identity that may grant the custom role only (an older version's controller, under its condition).
     throw new ProviderError('auth', `autostop on Azure: the custom role "${AUTOSTOP_ROLE_NAME}" is not in subscription ${o.c.subscriptionId}, and this identity may neither create it nor grant Virtual Machine Contributor on ${o.group} (${message})`,
       'launch the managed-jobs controller again from your machine with an account that is Owner or User Access Administrator (it creates the role), or launch without autostop');
   }

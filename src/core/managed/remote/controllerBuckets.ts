@@ -10,22 +10,28 @@
 // first and revoked with its identity at its down. It grants what a node of a task gets (list,
 // read and write objects, the bucket's location); on AWS, a bucket named by `name:` may also
 // be created, tagged and deleted (it is the controller that makes it for the job and ends it).
-// GCS and Azure grants sit on the bucket itself, so there a named bucket must exist already.
+// GCS and Azure grants sit on the bucket itself, so there a named bucket must exist already. An
+// Azure container given by `name:` is in the storage account of AZURE_STORAGE_ACCOUNT, read here
+// as a launch reads it (ops/bucketPlan.ts) and handed to the VM with the same value
+// (AzureProvider.controllerNodeEnv); it is checked to exist before anything is granted or
+// recorded (azure/bucketGrant.ts checkNamedContainers). The Azure controller VM makes no role
+// assignment at all (azure/controllerRole.ts): what its job clusters mount is granted here.
 import type { BucketAccess } from '../../clouds/provider';
 import type { StoreKind } from '../../storage/types';
 import { parseTaskText } from '../../task';
 import { grantBucketAccess } from '../../ops/bucketGrant';
-import type { OpsContext } from '../../ops';
+import { OpsError, type OpsContext } from '../../ops';
 import type { ClusterRecord } from '../../state';
 
 /** The store a controller on each cloud reaches with its own identity. */
 const STORE_OF: Record<string, StoreKind> = { aws: 's3', gcp: 'gcs', azure: 'azure' };
 
 /**
- * The `store` buckets (and prefixes) the job's tasks mount, by URL or by name. An Azure bucket
- * given by name has no storage account until launch resolves one, so only its URL form counts.
+ * The `store` buckets (and prefixes) the job's tasks mount, by URL or by name. An Azure
+ * container given by name is in `azureAccount` (a launch's: AZURE_STORAGE_ACCOUNT), and must
+ * exist; without an account it is refused (nothing could be granted, and the VM may grant nothing).
  */
-export function bucketAccessOf(store: StoreKind, tasks: string[], envs: Record<string, string>): BucketAccess[] {
+export function bucketAccessOf(store: StoreKind, tasks: string[], envs: Record<string, string>, azureAccount = process.env.AZURE_STORAGE_ACCOUNT): BucketAccess[] {
   const out = new Map<string, BucketAccess>();
   for (const text of tasks) {
     const p = parseTaskText(text, 'task', { env: envs });
@@ -41,6 +47,12 @@ export function bucketAccessOf(store: StoreKind, tasks: string[], envs: Record<s
         a = { store, bucket: m.mount.name, manage: true };
       } else if (store === 'gcs') {
         a = { store, bucket: m.mount.name };
+      } else if (store === 'azure') {
+        if (!azureAccount) {
+          throw new OpsError('usage', `managed job: Azure container ${m.mount.name} is given by name, and no storage account is known for it on this machine: `
+            + 'set AZURE_STORAGE_ACCOUNT to the account that holds it (the controller is given the same), or give its URL (https://<account>.blob.core.windows.net/<container>)');
+        }
+        a = { store, bucket: m.mount.name, account: azureAccount, mustExist: true };
       } else continue;
       out.set(`${a.account ?? ''}/${a.bucket}/${a.prefix ?? ''}`, a);
     }

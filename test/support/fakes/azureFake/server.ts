@@ -125,6 +125,7 @@ export class AzureFake extends LoopbackHttp {
     if (!name && method === 'GET') return list(m.under(`${baseId}/`).filter((r) => String(r.id).split('/').length === baseId.split('/').length + 1));
     if (method !== 'GET' && g.properties.provisioningState === 'Deleting') throw groupBeingDeleted(rg);
     if (type?.toLowerCase() === 'userassignedidentities' && !sub) return userAssigned(m, method, id, name, g.name, body);
+    if (type?.toLowerCase() === 'storageaccounts' && sub) return blobContainer(m, method, path, rest, rg);
     if (type.toLowerCase() === 'virtualmachines') return this.vm(m, method, id, g.name, name, sub, body);
     if (type.toLowerCase() === 'disks') return this.disk(m, method, id, name, rg);
     if (sub?.toLowerCase() === 'securityrules') {
@@ -204,4 +205,22 @@ function resourcesOf(m: ArmModel, query: URLSearchParams): Json[] {
   if (filter && !type) throw new ArmError(400, 'InvalidFilterInQueryString', `The fake does not know the filter '${filter}'.`);
   return [...m.resources.values()].filter((r) => r.type !== 'Microsoft.Resources/resourceGroups' && (!type || String(r.type).toLowerCase() === type.toLowerCase()))
     .map(({ properties: _p, ...r }) => r);
+}
+
+/**
+ * Blob Containers - Get (storage stable 2023-05-01, blob.json BlobContainers_Get):
+ * ".../storageAccounts/{a}/blobServices/default/containers/{c}", answering a container the test
+ * put in the model (type Microsoft.Storage/storageAccounts/blobServices/containers), else 404
+ * ContainerNotFound; a missing account is ResourceNotFound. Nothing else of the storage RP.
+ */
+function blobContainer(m: ArmModel, method: string, path: string, rest: string[], rg: string): Reply {
+  const [, , , , , account, blob, svc, kind, name, ...more] = rest;
+  if (method !== 'GET' || blob.toLowerCase() !== 'blobservices' || svc !== 'default' || kind?.toLowerCase() !== 'containers' || !name || more.length) {
+    throw new ArmError(400, 'InvalidRequestUri', `The fake does not serve ${method} ${path}.`);
+  }
+  const acct = path.slice(0, path.toLowerCase().indexOf('/blobservices/'));
+  if (!m.get(acct)) throw resourceNotFound('Microsoft.Storage/storageAccounts', account, rg);
+  const found = m.get(path);
+  if (!found) throw new ArmError(404, 'ContainerNotFound', 'The specified container does not exist.');
+  return { status: 200, body: found };
 }

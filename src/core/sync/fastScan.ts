@@ -23,6 +23,8 @@ interface Memo {
   /** The last scan's result and when it started (way 1 starts from it). */
   entries: ManifestEntry[];
   startedMs: number;
+  /** performance.now() at startedMs: a wall clock that stepped back since is seen. */
+  monoMs: number;
   /** Where each path is in `entries`, once a way-1 scan needed it (a patch keeps positions). */
   index?: Map<string, number>;
 }
@@ -57,9 +59,13 @@ export async function scanWorkdirFast(
 ): Promise<ManifestEntry[]> {
   const key = treeKey(root, extraRules);
   const startedMs = Date.now();
-  const last = memo.get(key);
-  const remember = (entries: ManifestEntry[], m: Omit<Memo, 'entries' | 'startedMs'>) => {
-    memo.set(key, { ...m, entries, startedMs });
+  const monoMs = performance.now();
+  const got = memo.get(key);
+  // The wall clock stepped back since (NTP, a resumed VM): find -newerct from the old start would
+  // miss edits made after the step, so the memo is not used.
+  const last = got && startedMs - got.startedMs >= monoMs - got.monoMs - CLOCK_SLACK_MS ? got : undefined;
+  const remember = (entries: ManifestEntry[], m: Omit<Memo, 'entries' | 'startedMs' | 'monoMs'>) => {
+    memo.set(key, { ...m, entries, startedMs, monoMs });
     return entries;
   };
   if (onLinux && last && last.pruned.length <= MAX_PRUNED) {
@@ -170,7 +176,9 @@ export function scanMemoFor(root: string, extraRules: string, entries: ManifestE
 export function seedScanMemo(root: string, extraRules: string, entries: () => ManifestEntry[], m: ScanMemo): void {
   const key = treeKey(root, extraRules);
   const mine = memo.get(key);
-  if (!mine || mine.startedMs < m.startedMs) memo.set(key, { ...m, entries: entries() });
+  // Its start on this process's monotonic clock, as the wall clock reads now.
+  const monoMs = performance.now() - (Date.now() - m.startedMs);
+  if (!mine || mine.startedMs < m.startedMs) memo.set(key, { ...m, entries: entries(), monoMs });
 }
 
 /** Forgets every tree's last scan, as a new process starts (tests). */

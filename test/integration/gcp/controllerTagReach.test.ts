@@ -24,6 +24,7 @@ import { TAG_UID } from '../../../src/core/clouds/provider';
 import { getCluster, type ClusterRecord } from '../../../src/core/state';
 import type { OpsContext } from '../../../src/core/ops';
 import { launchOnProvider } from '../../../src/core/ops/launchProvider';
+import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { parseTaskText } from '../../../src/core/task';
 import { refOf } from '../../../src/core/provision/handle';
 import { controllerClusterName, controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
@@ -103,5 +104,18 @@ describe('gcp managed-jobs controller: one firewall rule for its job clusters, m
       assert.deepEqual((instancesOf(job.uid)[0].tags as { items: string[] }).items, [jobsFirewallName(ctl.uid), firewallName(user.uid)], 'the job VM now carries the user cluster\'s tag');
     }
     assert.equal(status, 403, 'the controller identity re-tagged its job VM into the user cluster\'s rule (tcp:8080 from 0.0.0.0/0)');
+  });
+  it('a failed controller launch whose rule delete failed: the rule is named by the leak sweep or gone (the row is deleted, so no down will remove it)', async () => {
+    bed.fake.model.iam.callerLacks.add('iam.serviceAccounts.actAs'); // the VM insert fails after the rule is made
+    bed.fake.failNext('DELETE', /\/global\/firewalls\/skydeck-.*-jobs$/, undefined, 1); // one transient error (503) on the undo's delete
+    const before = new Set(bed.fake.model.firewalls.keys());
+    await assert.rejects(launchController());
+    const left = [...bed.fake.model.firewalls.keys()].filter((n) => !before.has(n) && n.endsWith('-jobs'));
+    const rows = await ctx.store.read((db) => getCluster(db, controllerClusterName(PLACE)));
+    assert.equal(rows, undefined, 'the failed launch deleted the row: no down will ever run for this uid');
+    const sweep = await findLeakedInstances(ctx, ['gcp']);
+    const named = JSON.stringify(sweep);
+    assert.deepEqual(left.filter((n) => !named.includes(n.replace(/^skydeck-|-jobs$/g, ''))), [],
+      `left behind and invisible to the sweep (the log promised "the down removes it"): ${left.join(', ')}`);
   });
 });

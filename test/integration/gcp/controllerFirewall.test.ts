@@ -28,6 +28,8 @@ import { jobsAccountEmail } from '../../../src/core/clouds/gcp/jobsAccount';
 import { GcpApiError } from '../../../src/core/clouds/gcp/rest';
 import { vmToken } from '../../support/fakes/gcpFake/metadata';
 import type { FakeInstance, Json } from '../../support/fakes/gcpFake/model';
+import { ensureJobsFirewall } from '../../../src/core/clouds/gcp/jobsFirewall';
+import { notFound } from '../../support/fakes/gcpFake/bodies';
 import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 const ZONE = 'us-central1-a';
@@ -192,6 +194,66 @@ describe('gcp managed-jobs controller: one firewall rule for its job clusters, m
     await vm.runInstances(job);
     await vm.waitInstances(job, 'running', 5000);
     assert.deepEqual(jobVmTargets(job.uid), [[], [{ email: jobsEmail(ctl.uid), scopes: [] }]]);
+  });
+
+  it('a 409 at the rule\'s insert (another launch of the uid made it meanwhile) is no failure, and a failed launch leaves a rule its call did not make', async () => {
+    const p = ctx.providers!.get('gcp')! as ReturnType<GcpBed['provider']>;
+    const req = runRequest({ zone: ZONE, placement: { cloud: 'gcp', region: REGION, zone: ZONE, instanceType: 'e2-small', useSpot: false, jobsController: true } });
+    const name = jobsFirewallName(req.uid);
+    // The other launch's rule, made between this launch's look (a 404) and its insert (then a 409).
+    const other = async () => {
+      await ensureJobsFirewall(p.clients, { project: PROJECT, pollMs: 10, timeoutMs: 10_000 }, 'default',
+        { uid: req.uid, clusterName: req.clusterName, workspaceId: req.workspaceId, jobsAccount: jobsEmail(req.uid) }, () => {});
+      bed.fake.failNext('GET', new RegExp(`/global/firewalls/${name}$`), notFound(`projects/${PROJECT}/global/firewalls/${name}`), 1);
+    };
+    await other();
+    const made = bed.fake.model.firewalls.get(name)!;
+    bed.fake.model.iam.callerLacks.add('iam.serviceAccounts.actAs'); // this launch's VM insert fails after the rule step
+    await assert.rejects(p.runInstances(req), /iam\.serviceAccounts\.actAs/);
+    assert.ok(bed.fake.model.calls.some((c) => c.method === 'POST' && c.path.endsWith('/global/firewalls')), 'its insert was tried (and answered 409)');
+    assert.equal(bed.fake.model.firewalls.get(name), made, 'the other launch\'s rule is left as it was');
+    assert.ok(!bed.fake.model.calls.some((c) => c.method === 'DELETE' && c.path.endsWith(`/global/firewalls/${name}`)), 'no delete was even tried');
+
+    // With the VM allowed: the 409 is taken as "it exists", the launch goes on.
+    bed.fake.model.iam.callerLacks.delete('iam.serviceAccounts.actAs');
+    bed.fake.failNext('GET', new RegExp(`/global/firewalls/${name}$`), notFound(`projects/${PROJECT}/global/firewalls/${name}`), 1);
+    await p.runInstances(req);
+    await p.waitInstances(req, 'running', 5000);
+    assert.equal(bed.fake.model.firewalls.get(name), made);
+  });
+
+  it('a failed launch whose rule delete keeps failing: the rule is said to be left, the sweep names it, and --delete-identity deletes it with proof', async () => {
+    const log: string[] = [];
+    const p = bed.provider({ zones: { [REGION]: [ZONE] }, log: (m) => log.push(m) });
+    ctx = await bedOpsContext(bed, p, progress);
+    bed.fake.model.iam.callerLacks.add('iam.serviceAccounts.actAs');
+    bed.fake.failNext('DELETE', /\/global\/firewalls\/skydeck-.*-jobs$/, undefined, 10); // 503 on every try of the undo
+    await assert.rejects(launchController());
+    const [name] = rules().filter((n) => n.endsWith('-jobs'));
+    assert.ok(name, 'the rule is left');
+    assert.ok(log.some((m) => m.includes(`the firewall rule ${name} is left after the failed launch`) && m.includes('skydeck leaks')), log.join('\n'));
+    assert.equal(bed.fake.model.calls.filter((c) => c.method === 'DELETE' && c.path.endsWith(name)).length, 0, 'the fault answers before the fake records a call');
+    bed.fake.model.httpFaults.length = 0;
+    bed.fake.model.iam.callerLacks.delete('iam.serviceAccounts.actAs');
+
+    const sweep = await findLeakedInstances(ctx, ['gcp']);
+    assert.deepEqual(sweep.errors, []);
+    const stray = (sweep.strayIdentities ?? []).filter((x) => x.kind === 'firewall rule');
+    assert.deepEqual(stray.map((x) => [x.name, x.cluster, x.workspace]), [[name, controllerClusterName(PLACE), sweep.workspaceId]]);
+    const del = await deleteStrayIdentity(ctx, stray[0]);
+    assert.ok(del.deleted, del.message);
+    assert.ok(del.message.includes(`deleted firewall rule ${name} (proof: firewalls.get answers 404)`), del.message);
+    assert.deepEqual(rules(), []);
+  });
+
+  it('the sweep names a jobs rule by its name-bound uid only: a rule merely named like one, or whose uid does not give its name, is not Skydeck\'s', async () => {
+    const put = (name: string, description: string) => bed.fake.model.firewalls.set(name, { name, description, targetTags: ['x'] });
+    const uid = '0b0e9f8e-1111-4222-8333-444455556666';
+    put(jobsFirewallName(uid), `Skydeck managed-jobs controller ${uid}: SSH to its job clusters`); // an older Skydeck's
+    put('skydeck-someone-else-jobs', 'made by hand');
+    put(jobsFirewallName('9d0e9f8e-1111-4222-8333-444455556666'), `Skydeck managed-jobs controller ${uid}: SSH to its job clusters`);
+    const sweep = await findLeakedInstances(ctx, ['gcp']);
+    assert.deepEqual((sweep.strayIdentities ?? []).map((x) => [x.kind, x.name, x.uid, x.cluster]), [['firewall rule', jobsFirewallName(uid), uid, '?']]);
   });
 
   it('a stray controller account (no row, no instance) takes its jobs rule with it, with proof', async () => {

@@ -179,10 +179,10 @@ export class GcpProvider implements Provider {
       'drop resources.ports from the managed job\'s task, or run it as a normal cluster (skydeck launch) from this machine');
   }
 
-  /** The jobs account a job cluster with GCS mounts runs as; both env variables are set together, so missing is a broken setup. */
+  /** The jobs account every job cluster runs as; the env variables are set together, so missing is a broken setup. */
   private controllerJobsAccount(): string {
     if (this.jobsAccount) return this.jobsAccount;
-    throw new ProviderError('config', `GCP: this managed-jobs controller VM was not told its jobs account (${JOBS_ACCOUNT_ENV}), so a job cluster cannot mount GCS buckets`,
+    throw new ProviderError('config', `GCP: this managed-jobs controller VM was not told its jobs account (${JOBS_ACCOUNT_ENV}), which its job clusters run as (the jobs rule's SSH target, and their GCS buckets)`,
       'down the controller cluster once its jobs are done; the next jobs launch starts it with the account set');
   }
 

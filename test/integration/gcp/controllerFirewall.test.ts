@@ -1,11 +1,13 @@
-// The GCP managed-jobs controller's one firewall rule (firewall.ts jobsFirewallName), on the fake:
-// this machine makes it at the controller's launch (SSH only, to instances carrying its name as a
-// network tag) and deletes it at the controller's down with proof; the controller's own identity
-// holds no firewall write (controllerRole.ts), which the fake enforces as GCP would (403 naming
-// the permission: it evaluates the custom role). Job clusters the VM launches carry the rule's tag
-// and get no rule of their own; a job task asking ports is refused before anything is made. A
-// controller an older Skydeck made (firewall writes in its role, no jobs rule) is refused a job
-// launch, naming the fix; its relaunch takes the rights away and makes the rule.
+// The GCP managed-jobs controller's one firewall rule (jobsFirewall.ts, named by firewall.ts
+// jobsFirewallName), on the fake: this machine makes it at the controller's launch (SSH only, to
+// instances running as the controller's jobs account: targetServiceAccounts) and deletes it at the
+// controller's down with proof; the controller's own identity holds no firewall write
+// (controllerRole.ts), which the fake enforces as GCP would (403 naming the permission: it
+// evaluates the custom role). Job clusters the VM launches run as the jobs account, carry no
+// network tag and get no rule of their own; a job task asking ports is refused before anything is
+// made. A controller an older Skydeck made (firewall writes in its role and no jobs rule, or a
+// rule targeting a network tag) is refused a job launch, naming the fix; its relaunch takes the
+// rights away and makes (or replaces) the rule.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -22,9 +24,12 @@ import { controllerClusterName, controllerTaskText } from '../../../src/core/man
 import type { ControllerPlace } from '../../../src/core/managed';
 import { CONTROLLER_PERMISSIONS, controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
 import { firewallName, jobsFirewallName } from '../../../src/core/clouds/gcp/firewall';
+import { jobsAccountEmail } from '../../../src/core/clouds/gcp/jobsAccount';
 import { GcpApiError } from '../../../src/core/clouds/gcp/rest';
 import { vmToken } from '../../support/fakes/gcpFake/metadata';
-import type { FakeInstance } from '../../support/fakes/gcpFake/model';
+import type { FakeInstance, Json } from '../../support/fakes/gcpFake/model';
+import { ensureJobsFirewall } from '../../../src/core/clouds/gcp/jobsFirewall';
+import { notFound } from '../../support/fakes/gcpFake/bodies';
 import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 const ZONE = 'us-central1-a';
@@ -50,6 +55,12 @@ describe('gcp managed-jobs controller: one firewall rule for its job clusters, m
   });
 
   const rules = () => [...bed.fake.model.firewalls.keys()].sort();
+  const jobsEmail = (uid: string) => jobsAccountEmail(uid, PROJECT);
+  /** A job VM's network tags and accounts: what a firewall rule can target it by. */
+  const jobVmTargets = (uid: string) => {
+    const vm = instancesOf(uid)[0];
+    return [(vm.tags as { items?: string[] } | undefined)?.items ?? [], vm.serviceAccounts];
+  };
   const instancesOf = (uid: string) => [...bed.fake.model.instances.values()].filter((i) => i.labels[TAG_UID] === uid);
 
   async function launchController(name = controllerClusterName(PLACE)): Promise<ClusterRecord> {
@@ -74,13 +85,13 @@ describe('gcp managed-jobs controller: one firewall rule for its job clusters, m
     return [e.httpStatusCode, e.message];
   });
 
-  it('the launch makes one SSH rule for the job clusters; they carry its tag and get no rule of their own; the VM may write no rule', async () => {
+  it('the launch makes one SSH rule for the job clusters; they run as its target account, carry no tag and get no rule of their own; the VM may write no rule', async () => {
     const ctl = await launchController();
     const name = jobsFirewallName(ctl.uid);
     assert.equal(name, `skydeck-${ctl.uid}-jobs`);
     assert.deepEqual(rules(), [firewallName(ctl.uid), name].sort(), 'the controller\'s own rule and its jobs rule');
     const rule = bed.fake.model.firewalls.get(name)!;
-    assert.deepEqual([rule.targetTags, rule.allowed, rule.direction], [[name], [{ IPProtocol: 'tcp', ports: ['22'] }], 'INGRESS']);
+    assert.deepEqual([rule.targetTags, rule.targetServiceAccounts, rule.allowed, rule.direction], [undefined, [jobsEmail(ctl.uid)], [{ IPProtocol: 'tcp', ports: ['22'] }], 'INGRESS']);
     assert.deepEqual(WRITES.filter((x) => CONTROLLER_PERMISSIONS.includes(x)), []);
     assert.deepEqual(WRITES.filter((x) => bed.fake.model.iam.roles.get(ROLE)!.includedPermissions.includes(x)), [], 'the role in the project too');
 
@@ -88,7 +99,7 @@ describe('gcp managed-jobs controller: one firewall rule for its job clusters, m
     const job = runRequest({ zone: ZONE });
     await p.runInstances(job);
     await p.waitInstances(job, 'running', 5000);
-    assert.deepEqual((instancesOf(job.uid)[0].tags as { items: string[] }).items, [name]);
+    assert.deepEqual(jobVmTargets(job.uid), [[], [{ email: jobsEmail(ctl.uid), scopes: [] }]], 'the jobs account (no scope: no buckets), no tag');
     assert.deepEqual(rules(), [firewallName(ctl.uid), name].sort(), 'no rule of its own');
     await p.terminateInstances(job);
     await p.waitInstances(job, 'terminated', 5000);
@@ -156,7 +167,93 @@ describe('gcp managed-jobs controller: one firewall rule for its job clusters, m
     const vm = vmProvider(again);
     await vm.runInstances(job);
     await vm.waitInstances(job, 'running', 5000);
-    assert.deepEqual((instancesOf(job.uid)[0].tags as { items: string[] }).items, [name]);
+    assert.deepEqual(jobVmTargets(job.uid), [[], [{ email: jobsEmail(ctl.uid), scopes: [] }]]);
+  });
+
+  it('a controller whose jobs rule targets a network tag (an older Skydeck\'s): a job launch is refused naming the fix; its relaunch replaces the rule whole', async () => {
+    const ctl = await launchController();
+    const name = jobsFirewallName(ctl.uid);
+    const older: Json = { ...bed.fake.model.firewalls.get(name)!, description: `Skydeck managed-jobs controller ${ctl.uid}: SSH to its job clusters`, targetTags: [name] };
+    delete older.targetServiceAccounts;
+    bed.fake.model.firewalls.set(name, older);
+    const job = runRequest({ zone: ZONE });
+    await assert.rejects(vmProvider(ctl).runInstances(job), (e: Error & { hint?: string }) => e.message.includes(`firewall rule ${name}`)
+      && e.message.includes(`targets network tag(s) ${name}, not its jobs account ${jobsEmail(ctl.uid)}`) && /skydeck stop/.test(String(e.hint)));
+    assert.deepEqual(instancesOf(job.uid), []);
+
+    const p = ctx.providers!.get('gcp')!;
+    await p.stopInstances({ uid: ctl.uid });
+    await p.waitInstances({ uid: ctl.uid }, 'stopped', 5000);
+    await ctx.store.write((db) => putCluster(db, { ...ctl, status: 'STOPPED' }));
+    const again = await launchController();
+    assert.equal(again.uid, ctl.uid, 'started, not a new VM');
+    const now = bed.fake.model.firewalls.get(name)!;
+    assert.deepEqual([now.targetTags, now.targetServiceAccounts, now.id], [undefined, [jobsEmail(ctl.uid)], older.id], 'replaced in place (firewalls.update)');
+    assert.ok(bed.fake.model.calls.some((c) => c.method === 'PUT' && c.path.endsWith(`/global/firewalls/${name}`)));
+    const vm = vmProvider(again);
+    await vm.runInstances(job);
+    await vm.waitInstances(job, 'running', 5000);
+    assert.deepEqual(jobVmTargets(job.uid), [[], [{ email: jobsEmail(ctl.uid), scopes: [] }]]);
+  });
+
+  it('a 409 at the rule\'s insert (another launch of the uid made it meanwhile) is no failure, and a failed launch leaves a rule its call did not make', async () => {
+    const p = ctx.providers!.get('gcp')! as ReturnType<GcpBed['provider']>;
+    const req = runRequest({ zone: ZONE, placement: { cloud: 'gcp', region: REGION, zone: ZONE, instanceType: 'e2-small', useSpot: false, jobsController: true } });
+    const name = jobsFirewallName(req.uid);
+    // The other launch's rule, made between this launch's look (a 404) and its insert (then a 409).
+    const other = async () => {
+      await ensureJobsFirewall(p.clients, { project: PROJECT, pollMs: 10, timeoutMs: 10_000 }, 'default',
+        { uid: req.uid, clusterName: req.clusterName, workspaceId: req.workspaceId, jobsAccount: jobsEmail(req.uid) }, () => {});
+      bed.fake.failNext('GET', new RegExp(`/global/firewalls/${name}$`), notFound(`projects/${PROJECT}/global/firewalls/${name}`), 1);
+    };
+    await other();
+    const made = bed.fake.model.firewalls.get(name)!;
+    bed.fake.model.iam.callerLacks.add('iam.serviceAccounts.actAs'); // this launch's VM insert fails after the rule step
+    await assert.rejects(p.runInstances(req), /iam\.serviceAccounts\.actAs/);
+    assert.ok(bed.fake.model.calls.some((c) => c.method === 'POST' && c.path.endsWith('/global/firewalls')), 'its insert was tried (and answered 409)');
+    assert.equal(bed.fake.model.firewalls.get(name), made, 'the other launch\'s rule is left as it was');
+    assert.ok(!bed.fake.model.calls.some((c) => c.method === 'DELETE' && c.path.endsWith(`/global/firewalls/${name}`)), 'no delete was even tried');
+
+    // With the VM allowed: the 409 is taken as "it exists", the launch goes on.
+    bed.fake.model.iam.callerLacks.delete('iam.serviceAccounts.actAs');
+    bed.fake.failNext('GET', new RegExp(`/global/firewalls/${name}$`), notFound(`projects/${PROJECT}/global/firewalls/${name}`), 1);
+    await p.runInstances(req);
+    await p.waitInstances(req, 'running', 5000);
+    assert.equal(bed.fake.model.firewalls.get(name), made);
+  });
+
+  it('a failed launch whose rule delete keeps failing: the rule is said to be left, the sweep names it, and --delete-identity deletes it with proof', async () => {
+    const log: string[] = [];
+    const p = bed.provider({ zones: { [REGION]: [ZONE] }, log: (m) => log.push(m) });
+    ctx = await bedOpsContext(bed, p, progress);
+    bed.fake.model.iam.callerLacks.add('iam.serviceAccounts.actAs');
+    bed.fake.failNext('DELETE', /\/global\/firewalls\/skydeck-.*-jobs$/, undefined, 10); // 503 on every try of the undo
+    await assert.rejects(launchController());
+    const [name] = rules().filter((n) => n.endsWith('-jobs'));
+    assert.ok(name, 'the rule is left');
+    assert.ok(log.some((m) => m.includes(`the firewall rule ${name} is left after the failed launch`) && m.includes('skydeck leaks')), log.join('\n'));
+    assert.equal(bed.fake.model.calls.filter((c) => c.method === 'DELETE' && c.path.endsWith(name)).length, 0, 'the fault answers before the fake records a call');
+    bed.fake.model.httpFaults.length = 0;
+    bed.fake.model.iam.callerLacks.delete('iam.serviceAccounts.actAs');
+
+    const sweep = await findLeakedInstances(ctx, ['gcp']);
+    assert.deepEqual(sweep.errors, []);
+    const stray = (sweep.strayIdentities ?? []).filter((x) => x.kind === 'firewall rule');
+    assert.deepEqual(stray.map((x) => [x.name, x.cluster, x.workspace]), [[name, controllerClusterName(PLACE), sweep.workspaceId]]);
+    const del = await deleteStrayIdentity(ctx, stray[0]);
+    assert.ok(del.deleted, del.message);
+    assert.ok(del.message.includes(`deleted firewall rule ${name} (proof: firewalls.get answers 404)`), del.message);
+    assert.deepEqual(rules(), []);
+  });
+
+  it('the sweep names a jobs rule by its name-bound uid only: a rule merely named like one, or whose uid does not give its name, is not Skydeck\'s', async () => {
+    const put = (name: string, description: string) => bed.fake.model.firewalls.set(name, { name, description, targetTags: ['x'] });
+    const uid = '0b0e9f8e-1111-4222-8333-444455556666';
+    put(jobsFirewallName(uid), `Skydeck managed-jobs controller ${uid}: SSH to its job clusters`); // an older Skydeck's
+    put('skydeck-someone-else-jobs', 'made by hand');
+    put(jobsFirewallName('9d0e9f8e-1111-4222-8333-444455556666'), `Skydeck managed-jobs controller ${uid}: SSH to its job clusters`);
+    const sweep = await findLeakedInstances(ctx, ['gcp']);
+    assert.deepEqual((sweep.strayIdentities ?? []).map((x) => [x.kind, x.name, x.uid, x.cluster]), [['firewall rule', jobsFirewallName(uid), uid, '?']]);
   });
 
   it('a stray controller account (no row, no instance) takes its jobs rule with it, with proof', async () => {

@@ -27,7 +27,7 @@ import { JOBS_ACCOUNT_ENV } from '../../../src/core/clouds/gcp/jobsAccount';
 import { ensureAutodownIdentity, serviceAccountEmail } from '../../../src/core/clouds/gcp/autodownIdentity';
 import { bucketAccountId, jobsAccountId } from '../../../src/core/clouds/gcp/accountTags';
 import { CLOUD_PLATFORM_SCOPE, STORAGE_RW_SCOPE } from '../../../src/core/clouds/gcp/launch';
-import { DEFAULT_IMAGE, JOB_CLUSTERS_ENV, JOBS_NET_TAG_ENV } from '../../../src/core/clouds/gcp/options';
+import { DEFAULT_IMAGE, JOB_CLUSTERS_ENV, JOBS_RULE_ENV } from '../../../src/core/clouds/gcp/options';
 import { jobsFirewallName } from '../../../src/core/clouds/gcp/firewall';
 import { vmToken } from '../../support/fakes/gcpFake/metadata';
 import { permissionsFor } from '../../support/fakes/gcpFake/permissions';
@@ -94,7 +94,7 @@ describe('gcp managed-jobs controller: the jobs account its job clusters with GC
     assert.deepEqual(iam().bindings.filter((b) => b.members.includes(`serviceAccount:${jobs}`)), [], 'no project role');
     assert.deepEqual(iam().accountPolicies.get(jobs)?.bindings, [{ role: USER_ROLE, members: [`serviceAccount:${ctlEmail(ctl.uid)}`] }]);
     // Told together with the job-cluster instance prefix (the name condition's) and the jobs rule's tag, never one without the others.
-    assert.deepEqual(ctx.providers!.get('gcp')!.controllerNodeEnv!(refOf(ctl)), { [JOB_CLUSTERS_ENV]: '1', [JOBS_ACCOUNT_ENV]: jobs, [JOBS_NET_TAG_ENV]: jobsFirewallName(ctl.uid) });
+    assert.deepEqual(ctx.providers!.get('gcp')!.controllerNodeEnv!(refOf(ctl)), { [JOB_CLUSTERS_ENV]: '1', [JOBS_ACCOUNT_ENV]: jobs, [JOBS_RULE_ENV]: jobsFirewallName(ctl.uid) });
   });
 
   it('a job with a GCS mount: granted at submit, its cluster launched by the VM as the jobs account; no account made; it outlives the job', async () => {

@@ -42,6 +42,11 @@ export class GcpClients {
     return this.write<T>('PATCH', path, { body, query });
   }
 
+  /** A full replace (e.g. firewalls.update: fields the body leaves out are cleared). */
+  put<T>(path: string, body: unknown, query?: Query): Promise<T> {
+    return this.write<T>('PUT', path, { body, query });
+  }
+
   delete<T>(path: string, query?: Query): Promise<T> {
     return this.write<T>('DELETE', path, { query });
   }

@@ -10,17 +10,18 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 //   instances.aggregatedList (every lookup of a cluster, the sweep)  compute.instances.list
 //   instances.insert            compute.instances.create, compute.disks.create (boot disk),
 //                               compute.disks.setLabels (its labels), compute.instances.setLabels,
-//                               compute.instances.setMetadata (ssh-keys, tags), compute.instances.setTags
-//                               (the jobs rule's network tag), compute.subnetworks.use and
+//                               compute.instances.setMetadata (ssh-keys, the Skydeck tags item; no
+//                               network tag, so no compute.instances.setTags), compute.subnetworks.use and
 //                               compute.subnetworks.useExternalIp (the default VPC's subnet, a public
 //                               IP), compute.images.useReadOnly (a task's own image_id in the project),
-//                               compute.instances.setServiceAccount (a job cluster with GCS mounts
-//                               runs as the controller's jobs account), and iam.serviceAccounts.actAs
+//                               compute.instances.setServiceAccount (every job cluster runs as the
+//                               controller's jobs account), and iam.serviceAccounts.actAs
 //                               on that one account, granted in its own policy (below)
 //   instances.start / resume / stop / delete   compute.instances.start / resume / stop / delete
 //   zoneOperations.wait         compute.zoneOperations.get
-//   firewalls.get               compute.firewalls.get (that the controller's jobs rule exists,
-//                               before a job launch: a job cluster without it would not answer SSH)
+//   firewalls.get               compute.firewalls.get (that the controller's jobs rule exists and
+//                               targets its jobs account, before a job launch: a job cluster it does
+//                               not reach would not answer SSH)
 //   machineTypes.list           compute.machineTypes.list (the catalog, when a task names no type)
 //   serviceAccounts.list        iam.serviceAccounts.list (the listing's Skydeck accounts, read only)
 // The project id comes from the metadata server (google-auth-library's ADC on GCE): no call.
@@ -37,7 +38,7 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 // (`resource.type != Instance || ...`), which grants its instance permissions again wherever a
 // check names another type; two roles grant each permission only where it is meant to hold.
 // instances.insert is checked on the new instance's (and boot disk's) own name, so the controller
-// can only create prefixed VMs, and stop / start / delete / setMetadata / setTags / setLabels /
+// can only create prefixed VMs, and stop / start / delete / setMetadata / setLabels /
 // setServiceAccount only those. The condition uses extract() with one placeholder (the documented
 // form) rather than the full projects/{p}/zones/{z}/... template, and compares the name only, so
 // the project id vs number and the zone do not matter. Conditional bindings need a version 3
@@ -49,11 +50,17 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 //   cannot narrow them (their resource attributes cover Instance and Disk, not Firewall), so held
 //   at all they would let the controller open any port to any VM of the project (a rule on that
 //   VM's network tag). Instead this machine makes one rule for all of the controller's job
-//   clusters at its launch, skydeck-<uid>-jobs (firewall.ts jobsFirewallName: SSH only, to
-//   instances tagged with its name), and deletes it at its down with proof; job clusters carry
-//   that tag (controllerNodeEnv: SKYDECK_GCP_JOBS_NET_TAG), and a job task asking ports is
-//   refused on the VM (it could not open them). A relaunch of a controller an older Skydeck made
-//   sets its role back to this list (customRole.ts), taking the firewall rights away.
+//   clusters at its launch, skydeck-<uid>-jobs (jobsFirewall.ts: SSH only, to instances running
+//   as the controller's jobs account), and deletes it at its down with proof; job clusters run as
+//   that account (controllerNodeEnv: SKYDECK_GCP_JOBS_ACCOUNT, and SKYDECK_GCP_JOBS_RULE names the
+//   rule the VM checks), and a job task asking ports is refused on the VM (it could not open
+//   them). A relaunch of a controller an older Skydeck made sets its role back to this list
+//   (customRole.ts), taking the firewall rights away, and replaces a tag-targeted jobs rule.
+// - compute.instances.setTags, even on job clusters only. IAM cannot narrow a tag's value, so with
+//   it the controller could give its job VM any network tag of the project: a user cluster's
+//   (whose rule opens that cluster's ports to 0.0.0.0/0), or one another rule takes as a source.
+//   That is why the jobs rule targets an account (the one the controller may attach) and not a
+//   tag, and job clusters carry no network tag (an insert setting one needs the permission too).
 // - iam.serviceAccounts.actAs on the project. IAM Conditions' resource attributes do not cover
 //   IAM service accounts (cloud.google.com/iam/docs/conditions-resource-attributes lists no
 //   iam.googleapis.com), so actAs cannot be narrowed to Skydeck's accounts by resource.name at
@@ -84,6 +91,9 @@ import { customRoleName, type BindingCondition, type RoleSpec } from './customRo
 //   or deleted by the controller: a refusal names the permission; down them from this machine.
 // - It reads (not changes) every firewall rule of the project by name (firewalls.get cannot be
 //   narrowed either).
+// - A job cluster launched while the jobs rule targeted a network tag (an older Skydeck), and ran
+//   as no account, is not reached by the replaced rule (no SSH from the controller): relaunch a
+//   controller once its jobs are done, as its refusal says.
 // - Job clusters launched before this change have a rule of their own (skydeck-<uid>) that the
 //   controller may no longer delete when it ends them: it is left; delete it from this machine
 //   (gcloud compute firewall-rules delete skydeck-<uid>).
@@ -123,7 +133,7 @@ export const CONTROLLER_PERMISSIONS: readonly string[] = [
 export const JOB_CLUSTER_PERMISSIONS: readonly string[] = [
   'compute.disks.create', 'compute.disks.setLabels',
   'compute.instances.create', 'compute.instances.delete', 'compute.instances.resume',
-  'compute.instances.setLabels', 'compute.instances.setMetadata', 'compute.instances.setServiceAccount', 'compute.instances.setTags',
+  'compute.instances.setLabels', 'compute.instances.setMetadata', 'compute.instances.setServiceAccount',
   'compute.instances.start', 'compute.instances.stop',
 ];
 

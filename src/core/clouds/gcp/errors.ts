@@ -123,3 +123,8 @@ export async function gcpCall<T>(action: string, fn: () => Promise<T>): Promise<
 export function isNotFound(e: unknown): boolean {
   return (e as ApiErrorLike | undefined)?.httpStatusCode === 404;
 }
+
+/** A 409 from the API: what a create asked for exists already (made meanwhile by another call). */
+export function isAlreadyExists(e: unknown): boolean {
+  return (e as ApiErrorLike | undefined)?.httpStatusCode === 409;
+}

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { PortRange } from '../../task';
-import type { IdentityGone } from '../clusterIdentity';
 import { gcpCall, isNotFound } from './errors';
 import type { GcpClients } from './clients';
 import { waitOperation, type WaitOptions } from './operations';
@@ -63,18 +62,16 @@ export async function deleteFirewall(c: GcpClients, w: WaitOptions, uid: string)
   if (op) await waitOperation(c, 'firewalls.delete', op, w);
 }
 
-// A managed-jobs controller's job clusters share one rule, made and deleted by this machine (the
-// controller's launch and down), so the controller's own identity needs no firewall write right:
-// IAM Conditions cannot narrow firewall permissions (only Instance and Disk names), and a
-// project-wide firewall write would let it open any port to any VM of the project. The rule
-// allows SSH only: a job task asking ports is refused on the controller (gcpProvider.ts).
+// A managed-jobs controller's job clusters share one rule, skydeck-<uid>-jobs, made and deleted
+// by this machine (jobsFirewall.ts).
 
-/** The shared rule (and network tag) of controller `uid`'s job clusters: skydeck-<uid>-jobs, within GCP's 63 characters. */
+/** The shared rule of controller `uid`'s job clusters: skydeck-<uid>-jobs, within GCP's 63 characters. */
 export function jobsFirewallName(uid: string): string {
   return `${firewallName(uid).slice(0, 63 - '-jobs'.length)}-jobs`;
 }
 
-async function getRule(c: GcpClients, project: string, name: string): Promise<Firewall | undefined> {
+/** The rule `name`, or undefined when GCE answers 404. */
+export async function getRule(c: GcpClients, project: string, name: string): Promise<Firewall | undefined> {
   return gcpCall('firewalls.get', async () => {
     try {
       return await c.get<Firewall>(`projects/${project}/global/firewalls/${name}`);
@@ -83,39 +80,4 @@ async function getRule(c: GcpClients, project: string, name: string): Promise<Fi
       throw e;
     }
   });
-}
-
-/** Whether the jobs rule `name` exists (read by the controller VM before a job launch: it may not make one). */
-export async function firewallExists(c: GcpClients, project: string, name: string): Promise<boolean> {
-  return !!(await getRule(c, project, name));
-}
-
-/** Creates controller `uid`'s jobs rule (SSH to instances tagged with its name) unless it exists. */
-export async function ensureJobsFirewall(c: GcpClients, w: WaitOptions, network: string, uid: string): Promise<void> {
-  const name = jobsFirewallName(uid);
-  if (await getRule(c, w.project, name)) return;
-  const rule: Firewall = {
-    name, network: `global/networks/${network}`, direction: 'INGRESS', priority: 1000,
-    targetTags: [name], sourceRanges: ['0.0.0.0/0'], allowed: [{ IPProtocol: 'tcp', ports: ['22'] }],
-    description: `Skydeck managed-jobs controller ${uid}: SSH to its job clusters`,
-  };
-  const op = await gcpCall('firewalls.insert', () => c.post<Operation>(`projects/${w.project}/global/firewalls`, rule, { requestId: randomUUID() }));
-  await waitOperation(c, 'firewalls.insert', op, w);
-}
-
-/** Deletes controller `uid`'s jobs rule and proves it gone (GET → 404); names it when there was one. */
-export async function deleteJobsFirewall(c: GcpClients, w: WaitOptions, uid: string): Promise<IdentityGone[]> {
-  const name = jobsFirewallName(uid);
-  if (!(await getRule(c, w.project, name))) return [];
-  const op = await gcpCall('firewalls.delete', async () => {
-    try {
-      return await c.delete<Operation>(`projects/${w.project}/global/firewalls/${name}`, { requestId: randomUUID() });
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
-  });
-  if (op) await waitOperation(c, 'firewalls.delete', op, w);
-  if (await getRule(c, w.project, name)) throw new Error(`GCP: the firewall rule ${name} is still there after its delete`);
-  return [{ kind: 'firewall rule', name, proof: 'firewalls.get answers 404' }];
 }

@@ -14,13 +14,14 @@ import type { BucketGrant, IdentityRelease, ReleaseOptions } from '../clusterIde
 import { gcpCatalog } from './catalogFetch';
 import { GcpClients } from './clients';
 import { gcpCall, isNotFound, toGcpError } from './errors';
-import { deleteFirewall, deleteJobsFirewall, ensureFirewall, ensureJobsFirewall, firewallExists, jobsFirewallName, netTagOf } from './firewall';
+import { deleteFirewall, ensureFirewall, getRule, jobsFirewallName, netTagOf } from './firewall';
+import { deleteJobsFirewall, ensureJobsFirewall, listJobsFirewalls, servesJobsAccount } from './jobsFirewall';
 import { ANY_VALUE, labelFilter } from './labels';
 import { launch, wakeOne } from './launch';
 import { aggregatedInstances } from './listing';
 import { ensureLocalKey, defaultKeyDir, type LocalKey } from '../localKey';
 import type { WaitOptions } from './operations';
-import { GCP_SSH_USER, JOB_CLUSTERS_ENV, JOBS_NET_TAG_ENV, type GcpProviderOptions } from './options';
+import { GCP_SSH_USER, JOB_CLUSTERS_ENV, JOBS_RULE_ENV, type GcpProviderOptions } from './options';
 import { infoOf, LABEL_HEAD, statusOf, type GcpInstance } from './status';
 import { GcpZoneTable, lastSegment, regionOfZone } from './zones';
 
@@ -37,12 +38,13 @@ export class GcpProvider implements Provider {
   readonly controllerIdentity = true;
   /**
    * Set on a controller VM only (JOBS_ACCOUNT_ENV): the controller's jobs account
-   * (jobsAccount.ts), which a job cluster with GCS mounts runs as instead of an account of its
-   * own (the VM may neither create accounts nor attach any other).
+   * (jobsAccount.ts), which every job cluster runs as (the jobs rule targets it; with GCS mounts
+   * it holds the buckets) instead of an account of its own (the VM may neither create accounts
+   * nor attach any other).
    */
   private readonly jobsAccount?: string;
-  /** Set on a controller VM only (JOBS_NET_TAG_ENV): the tag of the one firewall rule its job clusters share (firewall.ts). */
-  private readonly jobsNetTag?: string;
+  /** Set on a controller VM only (JOBS_RULE_ENV): the one firewall rule its job clusters share (jobsFirewall.ts). */
+  private readonly jobsRule?: string;
   /** Instances this provider creates get the job-cluster prefix (options.ts jobClusters). */
   private readonly jobClusters: boolean;
   readonly clients: GcpClients;
@@ -58,19 +60,19 @@ export class GcpProvider implements Provider {
     const env = opts.env ?? process.env;
     this.jobsAccount = opts.jobsAccount ?? (env[JOBS_ACCOUNT_ENV] || undefined);
     this.jobClusters = opts.jobClusters ?? env[JOB_CLUSTERS_ENV] === '1';
-    this.jobsNetTag = opts.jobsNetTag ?? (env[JOBS_NET_TAG_ENV] || undefined);
+    this.jobsRule = opts.jobsRule ?? (env[JOBS_RULE_ENV] || undefined);
   }
 
   /**
    * The controller VM's CLI names the job clusters it launches with the prefix its conditional
    * binding allows (controllerRole.ts; without it every job launch there is refused by IAM), and
-   * launches those with GCS mounts as the controller's jobs account (jobsAccount.ts), all of them
-   * tagged for the one firewall rule this machine made for them (firewall.ts jobsFirewallName).
+   * launches them all as the controller's jobs account (jobsAccount.ts), which the one firewall
+   * rule this machine made for them targets (jobsFirewall.ts); it checks that rule by name.
    */
   controllerNodeEnv(ref: ClusterRef): Record<string, string> {
     const project = ref.account ?? this.opts.project;
     return {
-      [JOB_CLUSTERS_ENV]: '1', [JOBS_NET_TAG_ENV]: jobsFirewallName(ref.uid),
+      [JOB_CLUSTERS_ENV]: '1', [JOBS_RULE_ENV]: jobsFirewallName(ref.uid),
       ...(project ? { [JOBS_ACCOUNT_ENV]: jobsAccountEmail(ref.uid, project) } : {}),
     };
   }
@@ -90,7 +92,8 @@ export class GcpProvider implements Provider {
   }
 
   async runInstances(req: RunRequest): Promise<RunResult> {
-    // On a controller VM: a job cluster's nodes run as the jobs account (GCS) or as none.
+    // On a controller VM: a job cluster's nodes run as the jobs account (its rule's target), with
+    // the storage scope only when the job mounts GCS (launch.ts nodeAccount).
     const onController = this.onControllerVm && !req.placement.jobsController;
     if (onController && req.autostop?.down) {
       // Its head would need an account with the autodown role, which the VM may not attach.
@@ -103,15 +106,21 @@ export class GcpProvider implements Provider {
     if (!zone) throw new ProviderError('config', `no zone known for GCP region ${req.placement.region ?? req.region}`, 'name a zone in the task (infra: gcp/REGION/ZONE)');
     const network = this.opts.network ?? 'default';
     // SSH must be open before the loop tries to connect; openPorts widens the rule later. A job
-    // cluster of a controller VM uses the controller's jobs rule, which this machine made.
-    const netTag = onController ? await this.controllerJobsRule(w.project) : netTagOf(req.uid);
-    if (!onController) await ensureFirewall(this.clients, w, network, req.uid, []);
+    // cluster of a controller VM carries no network tag (the VM may set none): the controller's
+    // jobs rule, which this machine made, reaches it by its account.
+    if (onController) await this.controllerJobsRule(w.project);
+    else await ensureFirewall(this.clients, w, network, req.uid, []);
+    const netTag = onController ? undefined : netTagOf(req.uid);
     const existing = await this.list(w.project, req.uid);
     const iam = this.iamOpts(w.project);
+    let madeRule = false;
     try {
-      const bucketAccount = onController ? (gcsAccess(req.placement.bucketAccess).length ? this.controllerJobsAccount() : undefined) : await ensureBucketIdentity(iam, req);
+      const bucketAccount = onController ? this.controllerJobsAccount() : await ensureBucketIdentity(iam, req);
       // With the controller's identity: the one rule its job clusters will share (the VM may write none).
-      if (req.placement.jobsController) await ensureJobsFirewall(this.clients, w, network, req.uid);
+      if (req.placement.jobsController) {
+        const owner = { uid: req.uid, clusterName: req.clusterName, workspaceId: req.workspaceId, jobsAccount: jobsAccountEmail(req.uid, w.project) };
+        await ensureJobsFirewall(this.clients, w, network, owner, () => (madeRule = true));
+      }
       return await launch({
         c: this.clients, wait: w, zone, network, publicKey: this.localKey().publicKey, netTag,
         catalog: () => this.catalog(regionOfZone(zone), zone),
@@ -119,17 +128,24 @@ export class GcpProvider implements Provider {
       }, req, existing);
     } catch (e) {
       if (!onController) await undoBucketIdentity(iam, req, async () => (await this.list(w.project, req.uid)).length > 0);
-      if (req.placement.jobsController) await this.undoJobsRule(w, req.uid);
+      if (madeRule) await this.undoJobsRule(w, req.uid);
       throw e;
     }
   }
 
-  /** After a failed controller launch: its jobs rule goes unless an instance of the uid (an earlier launch's) is left. Logged, not thrown. */
+  /**
+   * After a failed controller launch whose call made the jobs rule: it goes unless an instance of
+   * the uid is left (an earlier launch's, which the rule serves). A rule this call did not make
+   * (there before, or made meanwhile by another launch of the uid: a 409) is not this call's to
+   * delete. Logged, not thrown: what is left, the sweep lists (listTagged) once no row owns the uid.
+   */
   private async undoJobsRule(w: WaitOptions, uid: string): Promise<void> {
+    const name = jobsFirewallName(uid);
     try {
-      if (!(await this.list(w.project, uid)).length) await deleteJobsFirewall(this.clients, w, uid);
+      if ((await this.list(w.project, uid)).length) return;
+      for (const g of await deleteJobsFirewall(this.clients, w, uid)) this.opts.log?.(`GCP: deleted ${g.kind} ${g.name} after the failed launch (proof: ${g.proof})`);
     } catch (e) {
-      this.opts.log?.(`GCP: the firewall rule ${jobsFirewallName(uid)} is left after the failed launch (the down removes it): ${e instanceof Error ? e.message : String(e)}`);
+      this.opts.log?.(`GCP: the firewall rule ${name} is left after the failed launch (its down removes it; with no cluster row "skydeck leaks" lists it and --delete-identity ${name} deletes it): ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 
@@ -139,16 +155,22 @@ export class GcpProvider implements Provider {
   }
 
   /**
-   * The network tag of the controller's jobs rule, which must exist: the VM may make no rule, and
-   * a job cluster without one would never answer SSH.
+   * The controller's jobs rule must exist and target its jobs account: the VM may make or change
+   * no rule, and a job cluster it does not reach would never answer SSH. A controller an older
+   * Skydeck launched (no rule, or one targeting a network tag) is refused, naming the fix.
    */
-  private async controllerJobsRule(project: string): Promise<string> {
+  private async controllerJobsRule(project: string): Promise<void> {
     const fix = 'stop the managed-jobs controller cluster once its jobs are done (skydeck stop NAME); the next jobs launch starts it and makes the rule';
-    if (!this.jobsNetTag) throw new ProviderError('config', `GCP: this managed-jobs controller VM was not told its job clusters' network tag (${JOBS_NET_TAG_ENV})`, fix);
-    if (!(await firewallExists(this.clients, project, this.jobsNetTag))) {
-      throw new ProviderError('config', `GCP: the firewall rule ${this.jobsNetTag} of this managed-jobs controller's job clusters is missing (it was launched by an older Skydeck, or the rule was deleted): a job cluster would not answer SSH`, fix);
+    if (!this.jobsRule) throw new ProviderError('config', `GCP: this managed-jobs controller VM was not told its job clusters' firewall rule (${JOBS_RULE_ENV}; it was launched by an older Skydeck)`, fix);
+    const account = this.controllerJobsAccount();
+    const rule = await getRule(this.clients, project, this.jobsRule);
+    if (!rule) {
+      throw new ProviderError('config', `GCP: the firewall rule ${this.jobsRule} of this managed-jobs controller's job clusters is missing (it was launched by an older Skydeck, or the rule was deleted): a job cluster would not answer SSH`, fix);
     }
-    return this.jobsNetTag;
+    if (!servesJobsAccount(rule, account)) {
+      const targets = rule.targetTags?.length ? `network tag(s) ${rule.targetTags.join(', ')}` : `${(rule.targetServiceAccounts ?? []).join(', ') || 'every instance'}${rule.disabled ? ' (disabled)' : ''}`;
+      throw new ProviderError('config', `GCP: the firewall rule ${this.jobsRule} of this managed-jobs controller's job clusters targets ${targets}, not its jobs account ${account} (an older Skydeck made it, or it was changed): a job cluster would not answer SSH`, fix);
+    }
   }
 
   /** A job cluster of a controller VM reaches SSH only: the jobs rule opens nothing else, and the VM may write no rule. */
@@ -157,10 +179,10 @@ export class GcpProvider implements Provider {
       'drop resources.ports from the managed job\'s task, or run it as a normal cluster (skydeck launch) from this machine');
   }
 
-  /** The jobs account a job cluster with GCS mounts runs as; both env variables are set together, so missing is a broken setup. */
+  /** The jobs account every job cluster runs as; the env variables are set together, so missing is a broken setup. */
   private controllerJobsAccount(): string {
     if (this.jobsAccount) return this.jobsAccount;
-    throw new ProviderError('config', `GCP: this managed-jobs controller VM was not told its jobs account (${JOBS_ACCOUNT_ENV}), so a job cluster cannot mount GCS buckets`,
+    throw new ProviderError('config', `GCP: this managed-jobs controller VM was not told its jobs account (${JOBS_ACCOUNT_ENV}), which its job clusters run as (the jobs rule's SSH target, and their GCS buckets)`,
       'down the controller cluster once its jobs are done; the next jobs launch starts it with the account set');
   }
 
@@ -249,9 +271,15 @@ export class GcpProvider implements Provider {
     }, (scope) => listed.add(lastSegment(scope)));
     // A zone unreachable on any page is unknown, even if another page named it.
     for (const scope of unlisted.keys()) listed.delete(lastSegment(scope));
-    const identities = await listBucketIdentities({ c: this.clients, project: w.project }).catch((e: unknown) => {
+    const accounts = await listBucketIdentities({ c: this.clients, project: w.project }).catch((e: unknown) => {
       unlisted.set('IAM', { region: 'IAM', kind: toGcpError(e, 'serviceAccounts.list').kind, message: `service accounts could not be listed: ${toGcpError(e).message}` });
     });
+    // Controllers' jobs rules (a failed launch's leftover has no row): not on a controller VM,
+    // which makes and deletes none (and may not list rules).
+    const rules = this.onControllerVm ? [] : await listJobsFirewalls(this.clients, w.project).catch((e: unknown) => {
+      unlisted.set('firewalls', { region: 'firewalls', kind: toGcpError(e).kind, message: `firewall rules could not be listed: ${toGcpError(e).message}` });
+    });
+    const identities = accounts || rules ? [...(accounts ?? []), ...(rules ?? [])] : undefined;
     return {
       account: w.project, instances: instances.map(infoOf), listed: [...listed], unlisted: [...unlisted.values()], ...(identities ? { identities } : {}),
     };

@@ -20,15 +20,16 @@ export interface LaunchContext {
   zone: string;
   network: string;
   publicKey: string;
-  /** Network tag the cluster's firewall rule targets. */
-  netTag: string;
+  /** Network tag the cluster's firewall rule targets; none for a controller VM's job cluster (its rule targets its account). */
+  netTag?: string;
   /** The region's machine types (fetched and cached); asked only when no type is named. Default: the shipped table. */
   catalog?(): Promise<Parameters<typeof pickMachine>[2]>;
   /** The autodown service account's e-mail, made ready (autodownIdentity.ts); asked only for an autodown head. */
   autodownAccount(): Promise<string>;
   /**
-   * The cluster's own account for its GCS buckets (bucketIdentity.ts), already granted them and,
-   * for an autodown cluster, the autodown role: then every node, the head too, runs as it.
+   * The account every node runs as, the head too: the cluster's own account for its GCS buckets
+   * (bucketIdentity.ts), already granted them and, for an autodown cluster, the autodown role; or,
+   * on a controller VM, the controller's jobs account (its jobs rule's target, with or without buckets).
    */
   bucketAccount?: string;
   /** First wait before an insert is tried again (a new service account not yet visible). */
@@ -132,7 +133,8 @@ function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name:
     name,
     machineType: `zones/${zone}/machineTypes/${m.machineType}`,
     labels,
-    tags: { items: [ctx.netTag] },
+    // Setting a tag needs compute.instances.setTags, which a controller VM does not hold.
+    ...(ctx.netTag ? { tags: { items: [ctx.netTag] } } : {}),
     metadata: { items: [
       { key: 'ssh-keys', value: `${GCP_SSH_USER}:${ctx.publicKey}` },
       { key: TAGS_METADATA_KEY, value: JSON.stringify(req.tags) },
@@ -151,7 +153,9 @@ function instanceResource(ctx: LaunchContext, req: RunRequest, m: Machine, name:
     // Autodown: the head's agent deletes the cluster (agent/skydeck_agent_lib/gce_stop.py) as
     // Skydeck's own account, whose one role grants get/list/delete of instances and nothing
     // else. GCS buckets: every node runs as the cluster's account, granted only those buckets
-    // (rclone finds it through application-default credentials). Otherwise a node gets none.
+    // (rclone finds it through application-default credentials). A controller VM's job cluster
+    // runs as the controller's jobs account, which its SSH rule targets (with no scope unless it
+    // mounts GCS: a token of no scope reaches no API). Otherwise a node gets none.
     ...(account ? { serviceAccounts: [account] } : {}),
     ...(m.guest ? { guestAccelerators: [{ acceleratorType: `zones/${zone}/acceleratorTypes/${m.guest.acceleratorType}`, acceleratorCount: m.guest.count }] } : {}),
     // GPU VMs cannot live-migrate: GCP requires TERMINATE on host maintenance. Spot VMs are

@@ -49,11 +49,12 @@ export interface GcpProviderOptions {
    */
   jobClusters?: boolean;
   /**
-   * On a managed-jobs controller VM: the network tag its job clusters carry, the name of the one
-   * firewall rule this machine made for them at the controller's launch (firewall.ts
-   * jobsFirewallName); the VM makes and deletes no rule. Default: $SKYDECK_GCP_JOBS_NET_TAG of `env`.
+   * On a managed-jobs controller VM: the name of the one firewall rule this machine made for its
+   * job clusters at the controller's launch (jobsFirewall.ts; it targets the jobs account, which
+   * every job cluster runs as), checked before each job launch; the VM makes and deletes no rule.
+   * Default: $SKYDECK_GCP_JOBS_RULE of `env`.
    */
-  jobsNetTag?: string;
+  jobsRule?: string;
   /** Diagnostics (never secrets). */
   log?(message: string): void;
 }
@@ -61,8 +62,12 @@ export interface GcpProviderOptions {
 /** Set on a controller VM's CLI (GcpProvider.controllerNodeEnv): GcpProviderOptions.jobClusters. */
 export const JOB_CLUSTERS_ENV = 'SKYDECK_GCP_JOB_CLUSTERS';
 
-/** Set on a controller VM's CLI (GcpProvider.controllerNodeEnv): GcpProviderOptions.jobsNetTag. */
-export const JOBS_NET_TAG_ENV = 'SKYDECK_GCP_JOBS_NET_TAG';
+/**
+ * Set on a controller VM's CLI (GcpProvider.controllerNodeEnv): GcpProviderOptions.jobsRule. (An
+ * older Skydeck set SKYDECK_GCP_JOBS_NET_TAG, a tag its job clusters carried; such a VM is told
+ * no rule and refuses job launches until its relaunch.)
+ */
+export const JOBS_RULE_ENV = 'SKYDECK_GCP_JOBS_RULE';
 
 /** Login user written into the ssh-keys metadata; the guest agent creates it on the VM. */
 export const GCP_SSH_USER = 'skydeck';

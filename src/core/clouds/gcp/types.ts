@@ -58,7 +58,12 @@ export interface Firewall {
   direction?: string;
   priority?: number;
   targetTags?: string[];
+  /** Instances running as one of these accounts (never together with tags in one rule). */
+  targetServiceAccounts?: string[];
+  sourceTags?: string[];
+  sourceServiceAccounts?: string[];
   sourceRanges?: string[];
+  disabled?: boolean;
   allowed?: FirewallAllowed[];
   description?: string;
 }

@@ -83,7 +83,8 @@ function compute(method: string, rel: string, body?: Json): Needed {
   if (one[route]) return { permissions: [one[route]], resource: list.test(one[route]) ? project : rel.split('/').slice(0, 6).join('/') };
   // A firewall rule is created, changed or deleted on its network too.
   const firewall: Record<string, string> = {
-    'POST global/firewalls': 'compute.firewalls.create', 'PATCH global/firewalls/*': 'compute.firewalls.update', 'DELETE global/firewalls/*': 'compute.firewalls.delete',
+    'POST global/firewalls': 'compute.firewalls.create', 'PATCH global/firewalls/*': 'compute.firewalls.update',
+    'PUT global/firewalls/*': 'compute.firewalls.update', 'DELETE global/firewalls/*': 'compute.firewalls.delete',
   };
   if (firewall[route]) return { permissions: [firewall[route], 'compute.networks.updatePolicy'], resource: rel };
   if (route === 'POST zones/*/instances') return insertPermissions(project, parts[1], body ?? {});

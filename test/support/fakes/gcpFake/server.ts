@@ -14,6 +14,7 @@ import { vmTokenCheck } from './metadata';
 import { checkResume, checkStart, runResume } from './lifecycle';
 import { runSetServiceAccount, runSetter, type Setter } from './setters';
 import { pageOf, setPageSize } from './paging';
+import { checkFirewall } from './firewallRules';
 import { aggregatedInstances, instanceList, operationList, render, zoneList } from './lists';
 
 export interface GcpFakeOptions {
@@ -172,13 +173,22 @@ export class GcpFake extends LoopbackHttp {
       case 'POST global/firewalls': {
         const n = String(body?.name ?? '');
         if (m.firewalls.has(n)) throw alreadyExists(`projects/${m.project}/global/firewalls/${n}`);
+        checkFirewall(body ?? {});
         return done('insert', () => m.firewalls.set(n, { ...body, kind: 'compute#firewall', id: m.id(), selfLink: m.url(`global/firewalls/${n}`) }));
       }
       case 'GET global/firewalls/*':
         return existing();
       case 'PATCH global/firewalls/*': {
         const f = existing();
+        checkFirewall({ ...f, ...body });
         return done('patch', () => Object.assign(f, body));
+      }
+      // firewalls.update: every field is replaced, those the body leaves out included (PUT semantics).
+      case 'PUT global/firewalls/*': {
+        const f = existing();
+        const next: Json = { ...body, name, kind: f.kind, id: f.id, selfLink: f.selfLink };
+        checkFirewall(next);
+        return done('update', () => m.firewalls.set(name, next));
       }
       case 'DELETE global/firewalls/*':
         existing();

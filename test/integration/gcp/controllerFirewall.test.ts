@@ -9,27 +9,19 @@
 // rule targeting a network tag) is refused a job launch, naming the fix; its relaunch takes the
 // rights away and makes (or replaces) the rule.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { OAuth2Client } from 'google-auth-library';
-import { TAG_UID } from '../../../src/core/clouds/provider';
-import { deleteClusterAfterProof, getCluster, putCluster, type ClusterRecord } from '../../../src/core/state';
+import { deleteClusterAfterProof, putCluster, type ClusterRecord } from '../../../src/core/state';
 import { down, type OpsContext } from '../../../src/core/ops';
-import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
 import { deleteStrayIdentity } from '../../../src/core/ops/identityRelease';
-import { parseTaskText } from '../../../src/core/task';
-import { refOf } from '../../../src/core/provision/handle';
-import { controllerClusterName, controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
+import { controllerClusterName } from '../../../src/core/managed/remote/controllerCluster';
 import type { ControllerPlace } from '../../../src/core/managed';
 import { CONTROLLER_PERMISSIONS, controllerRole } from '../../../src/core/clouds/gcp/controllerRole';
 import { firewallName, jobsFirewallName } from '../../../src/core/clouds/gcp/firewall';
 import { jobsAccountEmail } from '../../../src/core/clouds/gcp/jobsAccount';
-import { GcpApiError } from '../../../src/core/clouds/gcp/rest';
-import { vmToken } from '../../support/fakes/gcpFake/metadata';
-import type { FakeInstance, Json } from '../../support/fakes/gcpFake/model';
+import type { Json } from '../../support/fakes/gcpFake/model';
 import { ensureJobsFirewall } from '../../../src/core/clouds/gcp/jobsFirewall';
 import { notFound } from '../../support/fakes/gcpFake/bodies';
+import { apiAnswer, controllerVmProvider, instancesOfUid, launchGcpController } from './controllerBed';
 import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 const ZONE = 'us-central1-a';
@@ -61,29 +53,10 @@ describe('gcp managed-jobs controller: one firewall rule for its job clusters, m
     const vm = instancesOf(uid)[0];
     return [(vm.tags as { items?: string[] } | undefined)?.items ?? [], vm.serviceAccounts];
   };
-  const instancesOf = (uid: string) => [...bed.fake.model.instances.values()].filter((i) => i.labels[TAG_UID] === uid);
-
-  async function launchController(name = controllerClusterName(PLACE)): Promise<ClusterRecord> {
-    const parsed = parseTaskText(controllerTaskText(PLACE), 'controller.yaml');
-    assert.ok(parsed.ok && parsed.tasks.length === 1);
-    const existing = await ctx.store.read((db) => getCluster(db, name));
-    return launchOnProvider(ctx, name, parsed.tasks[0], { cloud: 'gcp', autostop: { minutes: 10, down: false }, jobsController: true, existing });
-  }
-
-  /** The CLI on the controller VM: the VM's token, and the environment this machine gives it (controllerNodeEnv). */
-  function vmProvider(ctl: ClusterRecord) {
-    const vm: FakeInstance = instancesOf(ctl.uid)[0];
-    const auth = new OAuth2Client();
-    auth.setCredentials({ access_token: vmToken(vm.zone as string, vm.name as string), expiry_date: Date.now() + 3600_000 });
-    const env = ctx.providers!.get('gcp')!.controllerNodeEnv!(refOf(ctl));
-    return bed.provider({ authClient: auth, env, catalogDir: fs.mkdtempSync(path.join(bed.dir, 'vm-catalog-')), zones: { [REGION]: [ZONE] } });
-  }
-
-  /** A call's answer: [200, ''] when allowed, else the API error's [HTTP status, message]. */
-  const answer = (call: Promise<unknown>) => call.then(() => [200, ''], (e: unknown) => {
-    assert.ok(e instanceof GcpApiError, String(e));
-    return [e.httpStatusCode, e.message];
-  });
+  const instancesOf = (uid: string) => instancesOfUid(bed, uid);
+  const launchController = (name?: string): Promise<ClusterRecord> => launchGcpController(ctx, PLACE, name);
+  const vmProvider = (ctl: ClusterRecord) => controllerVmProvider(bed, ctx, ctl, REGION, ZONE);
+  const answer = apiAnswer;
 
   it('the launch makes one SSH rule for the job clusters; they run as its target account, carry no tag and get no rule of their own; the VM may write no rule', async () => {
     const ctl = await launchController();

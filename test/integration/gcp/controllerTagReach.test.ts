@@ -4,35 +4,17 @@
 // network tag on its job VMs, e.g. the tag of a user's cluster whose rule opens the task's ports
 // to 0.0.0.0/0, or a project tag used as a source in some other rule. So "job clusters get SSH
 // only / a job task with ports is refused" holds only for the VM's own CLI, not for its identity.
-// Minimal fix: target the jobs rule by the jobs service account (targetServiceAccounts), attach that
+// The fix: target the jobs rule by the jobs service account (targetServiceAccounts), attach that
 // account to every job cluster, and drop compute.instances.setTags from the role.
-//
-// Original header:
-// The GCP managed-jobs controller's one firewall rule (firewall.ts jobsFirewallName), on the fake:
-// this machine makes it at the controller's launch (SSH only, to instances carrying its name as a
-// network tag) and deletes it at the controller's down with proof; the controller's own identity
-// holds no firewall write (controllerRole.ts), which the fake enforces as GCP would (403 naming
-// the permission: it evaluates the custom role). Job clusters the VM launches carry the rule's tag
-// and get no rule of their own; a job task asking ports is refused before anything is made. A
-// controller an older Skydeck made (firewall writes in its role, no jobs rule) is refused a job
-// launch, naming the fix; its relaunch takes the rights away and makes the rule.
+// Fixed: the jobs rule targets the jobs service account, and setTags left the role (ad38002).
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { OAuth2Client } from 'google-auth-library';
-import { TAG_UID } from '../../../src/core/clouds/provider';
 import { getCluster, type ClusterRecord } from '../../../src/core/state';
 import type { OpsContext } from '../../../src/core/ops';
-import { launchOnProvider } from '../../../src/core/ops/launchProvider';
 import { findLeakedInstances } from '../../../src/core/ops/leaks';
-import { parseTaskText } from '../../../src/core/task';
-import { refOf } from '../../../src/core/provision/handle';
-import { controllerClusterName, controllerTaskText } from '../../../src/core/managed/remote/controllerCluster';
+import { controllerClusterName } from '../../../src/core/managed/remote/controllerCluster';
 import type { ControllerPlace } from '../../../src/core/managed';
 import { firewallName, jobsFirewallName } from '../../../src/core/clouds/gcp/firewall';
-import { GcpApiError } from '../../../src/core/clouds/gcp/rest';
-import { vmToken } from '../../support/fakes/gcpFake/metadata';
-import type { FakeInstance } from '../../support/fakes/gcpFake/model';
+import { apiAnswer, controllerVmProvider, instancesOfUid, launchGcpController } from './controllerBed';
 import { bedOpsContext, runRequest, startGcpBed, PROJECT, REGION, type GcpBed } from './helpers';
 
 const ZONE = 'us-central1-a';
@@ -55,29 +37,10 @@ describe('gcp managed-jobs controller: one firewall rule for its job clusters, m
     await bed?.close();
   });
 
-  const instancesOf = (uid: string) => [...bed.fake.model.instances.values()].filter((i) => i.labels[TAG_UID] === uid);
-
-  async function launchController(name = controllerClusterName(PLACE)): Promise<ClusterRecord> {
-    const parsed = parseTaskText(controllerTaskText(PLACE), 'controller.yaml');
-    assert.ok(parsed.ok && parsed.tasks.length === 1);
-    const existing = await ctx.store.read((db) => getCluster(db, name));
-    return launchOnProvider(ctx, name, parsed.tasks[0], { cloud: 'gcp', autostop: { minutes: 10, down: false }, jobsController: true, existing });
-  }
-
-  /** The CLI on the controller VM: the VM's token, and the environment this machine gives it (controllerNodeEnv). */
-  function vmProvider(ctl: ClusterRecord) {
-    const vm: FakeInstance = instancesOf(ctl.uid)[0];
-    const auth = new OAuth2Client();
-    auth.setCredentials({ access_token: vmToken(vm.zone as string, vm.name as string), expiry_date: Date.now() + 3600_000 });
-    const env = ctx.providers!.get('gcp')!.controllerNodeEnv!(refOf(ctl));
-    return bed.provider({ authClient: auth, env, catalogDir: fs.mkdtempSync(path.join(bed.dir, 'vm-catalog-')), zones: { [REGION]: [ZONE] } });
-  }
-
-  /** A call's answer: [200, ''] when allowed, else the API error's [HTTP status, message]. */
-  const answer = (call: Promise<unknown>) => call.then(() => [200, ''], (e: unknown) => {
-    assert.ok(e instanceof GcpApiError, String(e));
-    return [e.httpStatusCode, e.message];
-  });
+  const instancesOf = (uid: string) => instancesOfUid(bed, uid);
+  const launchController = (name?: string): Promise<ClusterRecord> => launchGcpController(ctx, PLACE, name);
+  const vmProvider = (ctl: ClusterRecord) => controllerVmProvider(bed, ctx, ctl, REGION, ZONE);
+  const answer = apiAnswer;
 
   it('the VM identity cannot give its job VM another cluster\'s network tag (ports that cluster opened to 0.0.0.0/0)', async () => {
     // A user's own cluster, launched from this machine with port 8080 open.

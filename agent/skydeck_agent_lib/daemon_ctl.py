@@ -80,10 +80,12 @@ def _spawn(ctx, extra, fd):
 
 
 def wake(paths):
-    """Make the daemon look at jobs.db now (a new kill deadline). Only once its pid file exists:
-    it is written after the handler is installed, so the signal can never kill it."""
+    """Make the daemon look at jobs.db now: a new kill deadline, new drivers to watch, an
+    autostop setting. It may be in watch mode (watch.py), whose sh then execs back into the
+    Python daemon. Only once its pid file exists: it is written after the handler is
+    installed, so the signal can never kill it."""
     info = _read_pidfile(paths)
-    if info and procs.is_same_process(info[0], info[1]):
+    if info and info[0] != os.getpid() and procs.is_same_process(info[0], info[1]):
         try:
             os.kill(info[0], signal.SIGUSR1)
         except OSError:

@@ -24,7 +24,7 @@ import time
 from . import VERSION
 from . import autostop, cgroups, db, driver, liveness, procs, spawn, watch
 from .job_cgroups import remove_cgroups
-from .daemon_ctl import ensure, open_lock, running_pid, try_lock
+from .daemon_ctl import ensure, open_lock, running_pid, take_wake, try_lock
 from .errors import AgentError
 from .nodes import close_masters
 from .states import NON_TERMINAL, sql_list
@@ -149,7 +149,13 @@ def _to_watch(ctx, fd, guard, interval, rounds, watched, stop, woken):
         return fd
     fd, guard.fd = watch.LOCK_FD, watch.GUARD_FD
     if not stop and not woken:  # a wake or stop that came in since the sweep: stay
-        watch.exec_sh(ctx, interval, rounds, guard.who, watched)
+        # Ignored across the exec: at no moment does the pid in daemon.pid die of a wake's
+        # USR1 (the sh cannot trap it then; it reads the wake file instead).
+        handler = signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+        try:
+            watch.exec_sh(ctx, interval, rounds, guard.who, watched)
+        finally:
+            signal.signal(signal.SIGUSR1, handler)
     return fd
 
 
@@ -241,7 +247,7 @@ def _loop(ctx, fd, stop, woken, me, guard, woke):
     try:
         while not stop:
             now = time.time()
-            got = bool(woken)  # a wake before this sweep: the sweep covers it
+            got = take_wake(paths) or bool(woken)  # a wake before this sweep: the sweep covers it
             del woken[:]
             try:
                 guard.check()
@@ -300,6 +306,7 @@ def _loop(ctx, fd, stop, woken, me, guard, woke):
                 os.unlink(paths.daemon_pid)
             except OSError:
                 pass
+        take_wake(paths)  # no daemon, no wake file (nothing left in a base dir being removed)
         os.close(fd)
         _drop_wake_pipe(r, w)
     # Work may have arrived between the last look and the lock release, from a caller that

@@ -7,9 +7,10 @@ loop: same pid (daemon.pid, `running_pid`, `ensure` and `wake` stay valid), and 
 daemon.lock and the guard pipe's write end are kept across the exec, so neither a second
 daemon nor a revive can start. Every interval the loop reads /proc/PID/stat of each watched
 driver and execs back into the full Python daemon when one is gone or its start time differs
-(the sweep then records why), when its guard is gone (the Python daemon starts a new one), on
-SIGUSR1 (`daemon_ctl.wake`: a new driver, a kill deadline,
-an autostop setting), and after a bounded number of rounds anyway. SIGTERM makes it leave the
+(the sweep then records why), when its guard is gone (the Python daemon starts a new one),
+when daemon.wake exists (`daemon_ctl.wake`: a new driver, a kill deadline, an autostop
+setting), and after a bounded number of rounds anyway. USR1 stays ignored for the sh's whole
+life: no sh can trap it from its first instruction, and a wake must never kill the daemon. SIGTERM makes it leave the
 way the Python daemon leaves: "bye" to its guard, daemon.pid removed, lock released.
 
 The script is constant; every value comes on its argv. The two descriptors sit at fixed
@@ -32,14 +33,13 @@ MAX_WATCHED = 1000  # more drivers than this: sh's per-round /proc reads cost mo
 LOCK_FD, GUARD_FD = 8, 9
 NAME = 'skydeck-watch'
 
-# $1 python  $2 agent  $3 base dir  $4 daemon.pid  $5 interval  $6 rounds  $7 $8 guard pid and
-# start; then driver pid/start pairs. fd 8: daemon.lock (held), fd 9: the guard pipe.
-# back() ignores USR1 for the new Python's start-up (a wake then would kill it by default;
-# the full sweep it starts with reads whatever the wake was about).
-SCRIPT = r'''py=$1 agent=$2 base=$3 pidfile=$4 iv=$5 rounds=$6 gpid=$7 gstart=$8
-shift 8
+# $1 python  $2 agent  $3 base dir  $4 daemon.pid  $5 daemon.wake  $6 interval  $7 rounds
+# $8 $9 guard pid and start; then driver pid/start pairs. fd 8: daemon.lock (held), fd 9: the
+# guard pipe. USR1 comes in ignored (daemon.py) and stays so into the next Python, which
+# installs its handler before it writes anything a waker reads: here a wake is the file.
+SCRIPT = r'''py=$1 agent=$2 base=$3 pidfile=$4 wake=$5 iv=$6 rounds=$7 gpid=$8 gstart=$9
+shift 9
 back() {
-  trap '' USR1
   exec "$py" -E -S "$agent" --base "$base" _daemon --lock-fd 8 --guard-fd 9 --guard-pid "$gpid" --guard-start "$gstart" --woke "$1"
 }
 leave() {
@@ -47,7 +47,6 @@ leave() {
   rm -f "$pidfile"
   exit 0
 }
-trap 'back wake' USR1
 trap leave TERM
 same() {
   want=$2 line=
@@ -57,6 +56,7 @@ same() {
 }
 n=0
 while [ "$n" -lt "$rounds" ]; do
+  [ -e "$wake" ] && back wake
   sleep "$iv" 8<&- 9>&- &
   wait $!
   n=$((n + 1))
@@ -162,7 +162,7 @@ def is_pipe(fd):
 def exec_sh(ctx, interval, rounds, guard_who, watched):
     """Become the watcher (LOCK_FD and GUARD_FD pinned). Returns only if the exec failed."""
     argv = ['/bin/sh', '-c', SCRIPT, NAME, sys.executable or 'python3', ctx.agent_path,
-            ctx.paths.base, ctx.paths.daemon_pid, '%g' % interval, str(rounds),
+            ctx.paths.base, ctx.paths.daemon_pid, ctx.paths.daemon_wake, '%g' % interval, str(rounds),
             str(guard_who[0]), str(guard_who[1])]
     for pid, start in sorted(watched):
         argv += [str(pid), str(start)]

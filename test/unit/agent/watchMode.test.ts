@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { agentEnv, AgentFixture, baseProcs, isAlive, markedProcs, python, ServeClient, sleep, waitStatus, waitUntil } from './helpers';
+import { AGENT, agentEnv, AgentFixture, baseProcs, isAlive, markedProcs, python, ServeClient, sleep, waitStatus, waitUntil } from './helpers';
 
 // Tick 0.3 s, 1 s in Python after a change before watching; the safety-net round limit stays
 // at its default (60 s), so nothing here is caught by it.
@@ -36,7 +36,7 @@ function watching(base: string): { pid: number; drivers: number[] } | null {
   const argv = argvOf(pid);
   const at = argv.indexOf('skydeck-watch');
   if (argv[0] !== '/bin/sh' || at < 0) return null;
-  const pairs = argv.slice(at + 9, -1); // after $1..$8; cmdline ends with a NUL
+  const pairs = argv.slice(at + 10, -1); // after $1..$9; cmdline ends with a NUL
   return { pid, drivers: pairs.filter((_, i) => i % 2 === 0).map(Number) };
 }
 
@@ -203,5 +203,32 @@ describe('agent daemon watch mode', function () {
     await waitUntil(() => markedProcs(fx.base, a.id).length === 0, 4000, 'killed after grace');
     const took = Date.now() - t0;
     assert.ok(took >= 1400, `not before the grace (${took} ms)`);
+  });
+  it('wakes at every moment, in and out of watch mode, kill neither the daemon nor its guard', async () => {
+    // Hold 0: every wake sends it back to Python and the next sweep into sh again, so wakes
+    // land in each exec's first instructions too (a trapped USR1 there killed the daemon).
+    const c = fx.serve(agentEnv({ SKYDECK_DAEMON_WATCH_HOLD: '0' }));
+    const a = await watchedJob(c);
+    const guard = guardPid(fx.base);
+    const seen = new Set<string>();
+    const sample = setInterval(() => seen.add(inPython(a.daemon) ? 'python' : watching(fx.base) ? 'sh' : 'other'), 5);
+    const hammer = python(
+      'import os,sys,time\n' +
+        'sys.path.insert(0, os.path.dirname(sys.argv[1]))\n' +
+        'from skydeck_agent_lib import daemon_ctl\n' +
+        'from skydeck_agent_lib.paths import Paths\n' +
+        'p, n, end = Paths(sys.argv[2]), 0, time.time() + 4\n' +
+        'while time.time() < end:\n daemon_ctl.wake(p); n += 1\n' +
+        'print(n)\n',
+      [AGENT, fx.base],
+    );
+    const sent = Number((await hammer).trim());
+    clearInterval(sample);
+    assert.ok(sent > 1000, `wakes sent: ${sent}`);
+    assert.ok(seen.has('python') && seen.has('sh'), `it went back and forth: ${[...seen]}`);
+    assert.ok(isAlive(a.daemon) && daemonPid(fx.base) === a.daemon, 'the same daemon lives');
+    assert.equal(guardPid(fx.base), guard, 'no revive: the guard never saw it die');
+    assert.equal(await dbStatus(fx.base, a.id), 'RUNNING');
+    await waitUntil(() => watching(fx.base)?.pid === a.daemon, 5000, 'back in watch mode');
   });
 });

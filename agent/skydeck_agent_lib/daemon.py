@@ -24,12 +24,11 @@ import time
 from . import VERSION
 from . import autostop, cgroups, db, driver, liveness, procs, spawn, watch
 from .job_cgroups import remove_cgroups
-from .daemon_ctl import ensure, open_lock, running_pid, take_wake, try_lock
+from .daemon_ctl import ensure, open_lock, running_pid, take_wake, tick_interval, try_lock
 from .errors import AgentError
 from .nodes import close_masters
 from .states import NON_TERMINAL, sql_list
 
-TICK_ENV = 'SKYDECK_TICK_INTERVAL'        # seconds between sweeps (default 2)
 IDLE_ENV = 'SKYDECK_DAEMON_IDLE_EXIT'     # idle seconds before exiting (default 60)
 
 
@@ -237,7 +236,7 @@ def _loop(ctx, fd, stop, woken, me, guard, woke):
     with open(tmp, 'w') as f:
         f.write('%d %s %s\n' % (os.getpid(), me.start if me else '-', VERSION))
     os.replace(tmp, paths.daemon_pid)
-    interval = float(os.environ.get(TICK_ENV) or 2.0)
+    interval = tick_interval()
     idle_exit = float(os.environ.get(IDLE_ENV) or 60.0)
     hold, rounds = watch.settings(interval)
     calm = watch.Calm(woke, hold) if watch.possible() else None

@@ -79,10 +79,21 @@ def _spawn(ctx, extra, fd):
     spawn.spawn_many([item + (fd,) if fd is not None else item])
 
 
-def wake(paths):
-    """Make the daemon look at jobs.db now: a new kill deadline, new drivers to watch, an
-    autostop setting. In watch mode (watch.py) it is a sh with USR1 ignored, which sees the
-    wake file on its next round; the Python daemon also gets USR1 to wake at once. The signal
+TICK_ENV = 'SKYDECK_TICK_INTERVAL'  # seconds between the daemon's sweeps (default 2)
+
+
+def tick_interval():
+    try:
+        return float(os.environ.get(TICK_ENV) or 2.0)
+    except ValueError:
+        return 2.0
+
+
+def wake(paths, urgent=True):
+    """Make the daemon look at jobs.db: a new kill deadline, new drivers to watch, an autostop
+    setting. The wake file is seen by its next sweep (Python) or round (the watch-mode sh, which
+    has USR1 ignored), within a tick. urgent: the Python daemon also gets USR1 to look at once
+    (not for a release of many jobs, whose start it would slow down for nothing). The signal
     goes only to the recorded daemon, through a pidfd (a reused pid cannot get it), and only
     while that process catches or ignores USR1: a wake never kills anything."""
     info = _read_pidfile(paths)
@@ -94,7 +105,7 @@ def wake(paths):
         if not procs.is_same_process(info[0], info[1]):
             return
         _touch(paths.daemon_wake)  # only while a daemon lives: it removes the file as it reads it
-        if procs.HAVE_PROC and not usr1_harmless(info[0]):
+        if not urgent or (procs.HAVE_PROC and not usr1_harmless(info[0])):
             return
         try:
             if pidfd is not None:

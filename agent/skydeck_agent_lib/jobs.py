@@ -254,7 +254,7 @@ def configure(ctx, args):
     if started or args.get('autostop'):
         daemon_ctl.ensure(ctx)  # the daemon watches the idle clock
     if args.get('autostop'):
-        daemon_ctl.wake(ctx.paths)  # out of watch mode: the idle clock is the Python daemon's
+        daemon_ctl.wake(ctx.paths, urgent=False)  # out of watch mode (within a tick): the idle clock is the Python daemon's
     result = status(ctx, {})
     result['started'] = started
     return result

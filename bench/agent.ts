@@ -73,15 +73,43 @@ interface Release {
   pssMb: number;
   wrapperMb: number;
   supervisorMb: number;
+  /** Right after the release, before the daemon settled into watch mode. */
+  supervisorAtReleaseMb?: number;
+  /** Seconds from the release until the daemon was the watch-mode sh (-1: it never was). */
+  watchAfterS?: number;
 }
 
-/** The daemon and its guard: what watches every running job (Skydeck's supervisor). */
+function cmdlineOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+  } catch {
+    return '';
+  }
+}
+
+/** The daemon (Python, or its watch-mode sh) and its guard: what watches every running job
+ * (Skydeck's supervisor). */
 function supervisorMb(base: string): number {
   const pids = baseProcs(base).filter((p) => {
-    const cmd = fs.readFileSync(`/proc/${p}/cmdline`, 'latin1');
-    return cmd.includes('\0_daemon') || cmd.includes('skydeck-guard');
+    const cmd = cmdlineOf(p);
+    return cmd.includes('\0_daemon') || cmd.includes('skydeck-guard') || cmd.includes('\0skydeck-watch\0');
   });
   return pids.reduce((a, p) => a + pssMb(p), 0);
+}
+
+/** Wait (up to 40 s: a cancel's 10 s grace, then the daemon's 10 s hold) for the daemon to
+ * settle into watch mode, where it spends a long job's life; seconds waited, or -1. */
+async function settled(base: string, t0: number): Promise<number> {
+  const inWatch = () => {
+    try {
+      const pid = Number(fs.readFileSync(path.join(base, 'daemon.pid'), 'utf8').split(' ')[0]);
+      return cmdlineOf(pid).includes('\0skydeck-watch\0');
+    } catch {
+      return false;
+    }
+  };
+  const ok = await waitUntil(inWatch, 40000, 'daemon in watch mode', 200).catch(() => false);
+  return ok ? (now() - t0) / 1000 : -1;
 }
 
 async function release64(): Promise<Release> {
@@ -106,8 +134,10 @@ async function release64(): Promise<Release> {
     const procs = markedProcs(fx.base).filter((p) => ids.has(p.jobId));
     const drivers = procs.filter((p) => p.pid === p.sid);
     const wrapperMb = drivers.reduce((a, p) => a + pssMb(p.pid), 0) / drivers.length;
+    const atRelease = supervisorMb(fx.base);
+    const watchAfterS = await settled(fx.base, t0);
     const sup = supervisorMb(fx.base);
-    return { seconds: s, pssMb: wrapperMb + sup / 64, wrapperMb, supervisorMb: sup };
+    return { seconds: s, pssMb: wrapperMb + sup / 64, wrapperMb, supervisorMb: sup, supervisorAtReleaseMb: atRelease, watchAfterS };
   });
 }
 
@@ -251,14 +281,16 @@ async function submitVs(): Promise<void> {
 }
 
 async function releaseVs(): Promise<void> {
-  const r = await versus(release64, tspRelease64);
+  const r = await versus<Release>(release64, tspRelease64);
   compare('release64_s', 's', r.ours.map((x) => x.seconds), r.theirs.map((x) => x.seconds), true, {
     jobs: 64, via: 'blocker cancelled (tsp -k)', counted: 'until the user command (sleep) of all 64 jobs runs', target: '<= 0.3',
   });
   compare('pss_per_job_mb', 'MB', r.ours.map((x) => x.pssMb), r.theirs.map((x) => x.pssMb), true, {
-    counted: 'per running job: its wrapper (Skydeck: the driver, i.e. the waiter while run runs; tsp: its client) + supervisor / 64 (Skydeck: daemon + guard; tsp: server); payload (bash, sleep) excluded',
+    counted: 'per running job: its wrapper (Skydeck: the driver, i.e. the waiter while run runs; tsp: its client) + supervisor / 64 (Skydeck: daemon + guard, once the daemon settled into watch mode; tsp: server); payload (bash, sleep) excluded',
     wrapper_mb: r4(median(r.ours.map((x) => x.wrapperMb))), tsp_wrapper_mb: r4(median(r.theirs.map((x) => x.wrapperMb))),
     supervisor_mb: r4(median(r.ours.map((x) => x.supervisorMb))), tsp_supervisor_mb: r4(median(r.theirs.map((x) => x.supervisorMb))),
+    supervisor_at_release_mb: r4(median(r.ours.map((x) => x.supervisorAtReleaseMb ?? 0))),
+    watch_mode_after_s: r.ours.map((x) => Number((x.watchAfterS ?? -1).toFixed(1))),
   });
   await releaseExtras();
 }

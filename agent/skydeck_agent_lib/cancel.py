@@ -73,5 +73,7 @@ def cancel(ctx, args):
     if cancelled:
         daemon_ctl.ensure(ctx)
     if targets:
-        daemon_ctl.wake(ctx.paths)  # it sleeps until the earliest kill deadline
+        # It sleeps until the earliest kill deadline it knows; a tick away (and a Python start
+        # from watch mode) it finds this one in time without being signalled.
+        daemon_ctl.wake(ctx.paths, urgent=grace < daemon_ctl.tick_interval() + 1.0)
     return {'cancelled': cancelled, 'already_terminal': already, 'grace': grace}

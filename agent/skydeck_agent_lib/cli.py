@@ -191,8 +191,7 @@ def _internal(cmd, rest, base, agent_path):
     ctx = Ctx(base, agent_path, client=False)
     if cmd == '_daemon':
         from . import daemon
-        lock_fd = int(rest[1]) if rest[:1] == ['--lock-fd'] and len(rest) == 2 else None
-        return daemon.run(ctx, lock_fd=lock_fd, wait=rest == ['--wait'])
+        return daemon.main(ctx, rest)
     if cmd == '_revive' and not rest:
         from . import daemon
         return daemon.revive(ctx)

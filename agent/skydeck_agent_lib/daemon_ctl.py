@@ -79,15 +79,80 @@ def _spawn(ctx, extra, fd):
     spawn.spawn_many([item + (fd,) if fd is not None else item])
 
 
-def wake(paths):
-    """Make the daemon look at jobs.db now (a new kill deadline). Only once its pid file exists:
-    it is written after the handler is installed, so the signal can never kill it."""
+TICK_ENV = 'SKYDECK_TICK_INTERVAL'  # seconds between the daemon's sweeps (default 2)
+
+
+def tick_interval():
+    try:
+        return float(os.environ.get(TICK_ENV) or 2.0)
+    except ValueError:
+        return 2.0
+
+
+def wake(paths, urgent=True):
+    """Make the daemon look at jobs.db: a new kill deadline, new drivers to watch, an autostop
+    setting. The wake file is seen by its next sweep (Python) or round (the watch-mode sh, which
+    has USR1 ignored), within a tick. urgent: the Python daemon also gets USR1 to look at once
+    (not for a release of many jobs, whose start it would slow down for nothing). The signal
+    goes only to the recorded daemon, through a pidfd (a reused pid cannot get it), and only
+    while that process catches or ignores USR1: a wake never kills anything."""
     info = _read_pidfile(paths)
-    if info and procs.is_same_process(info[0], info[1]):
+    if not info or info[0] == os.getpid():
+        return
+    pidfd = _pidfd_open(info[0])
+    try:
+        # After the pidfd is open: the process it pins is the one recorded.
+        if not procs.is_same_process(info[0], info[1]):
+            return
+        _touch(paths.daemon_wake)  # only while a daemon lives: it removes the file as it reads it
+        if not urgent or (procs.HAVE_PROC and not usr1_harmless(info[0])):
+            return
         try:
-            os.kill(info[0], signal.SIGUSR1)
+            if pidfd is not None:
+                signal.pidfd_send_signal(pidfd, signal.SIGUSR1)
+            else:
+                os.kill(info[0], signal.SIGUSR1)
         except OSError:
             pass
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def take_wake(paths):
+    """The daemon's side: True if a wake came since the last look (the file is removed)."""
+    try:
+        os.unlink(paths.daemon_wake)
+        return True
+    except OSError:
+        return False
+
+
+def usr1_harmless(pid):
+    """True when pid catches or ignores USR1 (/proc/PID/status), so the signal cannot kill it."""
+    bit = 1 << (signal.SIGUSR1 - 1)
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith(('SigCgt:', 'SigIgn:')) and int(line.split()[1], 16) & bit:
+                    return True
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def _pidfd_open(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None  # Python < 3.9, a kernel < 5.3, or gone already: plain kill after the checks
+
+
+def _touch(path):
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, 'O_CLOEXEC', 0), 0o600))
+    except OSError:
+        pass
 
 
 def _rotate(path, limit=1 << 20):

@@ -253,6 +253,8 @@ def configure(ctx, args):
     started = scheduler.step(ctx)  # more capacity may let pending jobs start now
     if started or args.get('autostop'):
         daemon_ctl.ensure(ctx)  # the daemon watches the idle clock
+    if args.get('autostop'):
+        daemon_ctl.wake(ctx.paths, urgent=False)  # out of watch mode (within a tick): the idle clock is the Python daemon's
     result = status(ctx, {})
     result['started'] = started
     return result

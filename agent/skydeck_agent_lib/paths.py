@@ -15,6 +15,7 @@ class Paths(object):
         self.daemon_lock = os.path.join(self.base, 'daemon.lock')
         self.daemon_pid = os.path.join(self.base, 'daemon.pid')
         self.daemon_log = os.path.join(self.base, 'daemon.log')
+        self.daemon_wake = os.path.join(self.base, 'daemon.wake')  # daemon_ctl.wake
         self.env_file = os.path.join(self.base, 'env.json')
         self._prefix = None
 

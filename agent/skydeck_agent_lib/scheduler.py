@@ -154,6 +154,8 @@ def launch(ctx, launches):
             db.advance(conn, txn, job_id, 'FAILED_DRIVER', reason=reason, now=now)
     # A cancel that landed between claim and pid recording could not signal the driver.
     ids = [int(k) for k, r in started.items() if isinstance(r, tuple)]
+    if ids:
+        daemon_ctl.wake(paths, urgent=False)  # the watch-mode sh watches the drivers it knew: these are new
     late = conn.execute(
         "SELECT job_id, driver_pid, driver_start, boot_id, cgroup FROM jobs WHERE status = 'CANCELLED' "
         'AND job_id IN (%s)' % ','.join('?' * len(ids)), ids).fetchall() if ids else []

@@ -4,10 +4,11 @@
 // cluster (jobs.controller: local-cluster or ssh:<pool>) runs this same code on its node: the
 // remote client calls the node's CLI, which uses the local client there.
 import {
-  LocalManagedClient, controllerHome, ensureLocalController as ensureWith, leaseHolder, openRemoteClient, readControllerSetting, storeFileOf,
+  LocalManagedClient, checkControllerPlace, controllerHome, ensureLocalController as ensureWith, leaseHolder, openRemoteClient, readControllerSetting, storeFileOf,
   type CliEntry, type ManagedJobsClient,
 } from '../core/managed';
 import { OpsError, type OpsContext } from '../core/ops';
+import { UsageError } from './args';
 import { isAlive } from '../core/state/atomicWrite';
 import { askHandover } from './controllerHandover';
 
@@ -50,4 +51,19 @@ export async function managedClient(ctx: OpsContext, o: { copyCredentials?: bool
     const held = c.handover ? `pid ${c.pid}, asked to hand over to this version` : `pid ${c.pid}`;
     return { where: 'this machine', started: c.started, detail: c.started ? `started it: pid ${c.pid}, log ${c.logFile}` : held };
   }, () => ctx.clock?.now() ?? Date.now(), ctx.workspaceRoot);
+}
+
+/** A task the configured controller's cloud would refuse is a usage error before anything starts. */
+export function checkTasksForController(tasks: string[], envs: Record<string, string>): void {
+  let setting;
+  try {
+    setting = readControllerSetting();
+  } catch (e) {
+    throw new OpsError('usage', (e as Error).message);
+  }
+  try {
+    checkControllerPlace(setting.place, tasks, envs);
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message} (controller from ${setting.source})`);
+  }
 }

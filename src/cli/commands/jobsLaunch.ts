@@ -5,7 +5,7 @@ import type { OpsContext } from '../../core/ops';
 import { UsageError, type ParsedArgs } from '../args';
 import { EXIT, type CliIO } from '../io';
 import { parseEnvFlags, readEnvFile } from '../envFlags';
-import { managedClient } from '../controllerHome';
+import { checkTasksForController, managedClient } from '../controllerHome';
 import { carriedLines } from '../../core/managed/carryFiles';
 import { followManagedJob } from './jobsLogs';
 
@@ -26,6 +26,8 @@ export async function jobsLaunch(io: CliIO, ctx: OpsContext, rest: string[], fla
   if (pipeline.problem) throw new UsageError(pipeline.problem);
   if (!pipeline.tasks.length) throw new UsageError(`${file} has no task in it`);
   const name = (flags.name as string | undefined) ?? pipeline.name;
+  // Before a controller VM is started for it: a task its cloud's controller would refuse.
+  checkTasksForController(pipeline.tasks, envs);
   const what = pipeline.tasks.length > 1 ? `a pipeline of ${pipeline.tasks.length} tasks` : 'one task';
   const carried = carriedLines(pipeline.tasks, envs, process.cwd());
   if (carried.length) io.err(`Copied to the controller with the job (it runs these copies, also after a recovery):\n${carried.map((l) => `  ${l}\n`).join('')}`);

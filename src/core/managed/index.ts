@@ -20,6 +20,7 @@ export { openRemoteClient, connectController, type RemoteOpenOptions } from './r
 export { guardControllerDown, guardControllerStop } from './remote/downGuard';
 export { RemoteManagedClient } from './remote/remoteClient';
 export { readControllerSetting, parsePlace, type ControllerPlace, type ControllerSetting } from './remote/setting';
+export { checkControllerPlace } from './remote/placeRefusal';
 export { controllerClusterName } from './remote/controllerCluster';
 export { cliBundle, type CliBundle } from './remote/bundle';
 export { openEditorClient, controllerPlace, type EditorClientOptions } from './editorClient';

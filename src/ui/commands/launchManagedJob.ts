@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { formatDiagnostic, parseTaskFile } from '../../core/task';
-import { controllerPlace, splitPipeline } from '../../core/managed';
+import { checkControllerPlace, controllerPlace, readControllerSetting, splitPipeline } from '../../core/managed';
 import type { Command } from './command';
 import { Dismissed, optionsArg, resolveTaskFile } from './support/pickers';
 import { managedLogSource } from './support/managedLogSource';
@@ -53,8 +53,11 @@ export const launchManagedJob: Command<'log' | 'logs' | 'managed' | 'controllerO
     }
     // The controller relaunches the job after a preemption, maybe hours later: it keeps the values (secrets too) in its own store.
     const values = await askEnvs(ctx, file, 'the managed-jobs controller keeps it in its store (to relaunch the job)');
+    const envs = { ...values.envs, ...values.secrets };
+    // Before a controller VM is started for it: a task its cloud's controller would refuse.
+    checkControllerPlace(readControllerSetting().place, pipeline.tasks, envs);
     const client = await ctx.managed({ launch: true });
-    const { id, controller } = await client.submit({ tasks: pipeline.tasks, name: pipeline.name, envs: { ...values.envs, ...values.secrets }, base });
+    const { id, controller } = await client.submit({ tasks: pipeline.tasks, name: pipeline.name, envs, base });
     ctx.log.info(`managed job ${id} submitted from ${file}; controller on ${controller.where}: ${controller.detail}`);
     await ctx.refresh().catch((e) => ctx.log.warn(`refresh after managed launch: ${(e as Error).message}`));
     const name = (await client.job(id))?.name;

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../../../src/cli/main';
 import type { OpsContext } from '../../../src/core/ops';
+import { listClusters } from '../../../src/core/state';
 import type { ManagedController } from '../../../src/core/managed';
 import { cleanupBase } from '../agent/helpers';
 import { FakeProvider } from '../../support/fakeCloud/fakeProvider';
@@ -106,6 +107,24 @@ describe('cli: skydeck jobs (local controller over the fake cloud)', function ()
     const r = await run('jobs', 'launch', f, '-d', '-y');
     assert.equal(r.code, 2);
     assert.match(r.err, new RegExp(`${f.replace(/[.]/g, '\\.')}:3:\\d+: error: `));
+    assert.equal((await ctl.list()).jobs.length, before);
+  });
+
+  it('a task the GCP controller would refuse (ports) exits 2 before any controller is started or job recorded', async () => {
+    const before = (await ctl.list()).jobs.length;
+    const f = taskFile('ports.yaml', 'run: echo hi\n---\nresources:\n  ports: 8080\nrun: python -m http.server 8080\n');
+    const was = process.env.SKYDECK_JOBS_CONTROLLER;
+    process.env.SKYDECK_JOBS_CONTROLLER = 'gcp';
+    try {
+      const r = await run('jobs', 'launch', f, '-d', '-y');
+      assert.equal(r.code, 2, r.err);
+      assert.match(r.err, /task 2 of the managed job cannot run on the gcp controller: resources\.ports: .*\(controller from SKYDECK_JOBS_CONTROLLER\)/);
+    } finally {
+      if (was === undefined) delete process.env.SKYDECK_JOBS_CONTROLLER;
+      else process.env.SKYDECK_JOBS_CONTROLLER = was;
+    }
+    // No controller cluster row (nothing launched, no GCP call made), no job.
+    assert.deepEqual((await ctx.store.read((db) => listClusters(db))).filter((c) => c.name.startsWith('skydeck-jobs-')), []);
     assert.equal((await ctl.list()).jobs.length, before);
   });
 

@@ -173,4 +173,18 @@ describe('issue 17: managed jobs in the editor (extension host, fake cloud, in-p
     assert.match(c.outcome.message ?? '', /is not a valid task: .*:3:\d+: error: /);
     assert.equal((await ctl.list()).jobs.length, before);
   });
+  it('a task the configured GCP controller would refuse (ports) is refused before a controller is started or a job recorded', async () => {
+    const before = (await ctl.list()).jobs.length;
+    const was = process.env.SKYDECK_JOBS_CONTROLLER;
+    process.env.SKYDECK_JOBS_CONTROLLER = 'gcp';
+    try {
+      const c = await call(api, 'skydeck.launchManagedJob', taskFile('mj-ports', 'resources:\n  ports: 8080\nrun: python3 -m http.server 8080\n'), { confirm: false, showLogs: false });
+      assert.equal(c.outcome.outcome, 'error');
+      assert.match(c.outcome.message ?? '', /task 1 of the managed job cannot run on the gcp controller: resources\.ports: /);
+    } finally {
+      if (was === undefined) delete process.env.SKYDECK_JOBS_CONTROLLER;
+      else process.env.SKYDECK_JOBS_CONTROLLER = was;
+    }
+    assert.equal((await ctl.list()).jobs.length, before);
+  });
 });

@@ -52,12 +52,25 @@ function safeReaddir(dir: string): string[] {
   }
 }
 
+/** A zombie is not alive: it ran its exit (holds no lock or file) and waits only to be reaped,
+ * which an init that reaps lazily (some VM and container inits) may take seconds to do. */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch (e) {
+    // Gone since the signal (Linux); no /proc at all (macOS): kill(0) has answered.
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' && fs.existsSync('/proc/self');
   }
 }
 

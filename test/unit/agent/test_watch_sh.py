@@ -226,6 +226,21 @@ class WatchSh(unittest.TestCase):
         self.assertFalse(os.path.exists(self.pidfile))
         self.assertFalse(os.path.exists(self.out), 'nothing exec-ed')
 
+    def test_term_also_removes_a_wake_file_it_had_not_read_yet(self):
+        # A wake that lands in the sh's sleep, then TERM (shutdown, an upgrade): the sh leaves
+        # without reading the file. The Python daemon removes it as it exits; so must the sh,
+        # or daemon.wake outlives every daemon in the base dir.
+        a = self.target()
+        p, r = self.watcher([(a.pid, procs.proc_stat(a.pid).start)], rounds=1000, interval='5')
+        time.sleep(0.3)
+        open(self.wake, 'w').close()
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(3), 0)
+        self.assertEqual(os.read(r, 100), b'bye\n')
+        os.close(r)
+        self.assertFalse(os.path.exists(self.pidfile))
+        self.assertFalse(os.path.exists(self.wake), 'no daemon, no wake file')
+
 
 class Wake(unittest.TestCase):
     """daemon_ctl.wake: the wake file while the recorded daemon lives; USR1 only to a process

@@ -11,7 +11,8 @@ driver and execs back into the full Python daemon when one is gone or its start 
 when daemon.wake exists (`daemon_ctl.wake`: a new driver, a kill deadline, an autostop
 setting), and after a bounded number of rounds anyway. USR1 stays ignored for the sh's whole
 life: no sh can trap it from its first instruction, and a wake must never kill the daemon. SIGTERM makes it leave the
-way the Python daemon leaves: "bye" to its guard, daemon.pid removed, lock released.
+way the Python daemon leaves: "bye" to its guard, daemon.pid then daemon.wake removed, lock
+released.
 
 The script is constant; every value comes on its argv. The two descriptors sit at fixed
 numbers (LOCK_FD, GUARD_FD) because the script must close them for its `sleep` (a sleep that
@@ -44,7 +45,7 @@ back() {
 }
 leave() {
   echo bye >&9 2>/dev/null
-  rm -f "$pidfile"
+  rm -f "$pidfile" "$wake"
   exit 0
 }
 trap leave TERM

@@ -310,6 +310,26 @@ class Wake(unittest.TestCase):
         p.wait()
         self.assertFalse(self.wake(), 'a dead daemon: no file left in the base dir')
 
+    def test_a_daemon_that_exits_while_it_is_woken_leaves_no_wake_file(self):
+        # The daemon's exit (daemon.pid removed, then the wake file) can fall between wake's
+        # look at the process and its creating the file: then nothing removes it any more.
+        from skydeck_agent_lib import daemon_ctl
+        p = self.proc('catch')
+        real = daemon_ctl._touch
+
+        def late(path):
+            os.unlink(self.paths.daemon_pid)  # the daemon's way out, in its order
+            daemon_ctl.take_wake(self.paths)
+            p.kill()
+            p.wait()
+            real(path)
+        daemon_ctl._touch = late
+        try:
+            self.wake()
+        finally:
+            daemon_ctl._touch = real
+        self.assertFalse(os.path.exists(self.paths.daemon_wake), 'no daemon, no wake file')
+
     def test_the_daemon_takes_the_wake_once(self):
         from skydeck_agent_lib import daemon_ctl
         self.proc('catch')

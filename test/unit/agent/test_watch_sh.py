@@ -55,7 +55,7 @@ class WatchSh(unittest.TestCase):
         self.fake = os.path.join(self.dir, 'fakepy')
         with open(self.fake, 'w') as f:
             # It also records the signals it came in ignoring (the next Python's start-up).
-            f.write('#!/bin/sh\ngrep SigIgn /proc/$$/status > %s.sig\n'
+            f.write('#!/bin/sh\nPATH=/usr/bin:/bin:$PATH\ngrep SigIgn /proc/$$/status > %s.sig\n'
                     'printf "%%s\\n" "$@" > %s.tmp && mv %s.tmp %s\n' % (self.out, self.out, self.out, self.out))
         os.chmod(self.fake, 0o700)
         self.pidfile = os.path.join(self.dir, 'daemon.pid')
@@ -87,7 +87,7 @@ class WatchSh(unittest.TestCase):
         self.assertEqual(p.stdout.readline(), b'ok\n')
         return p
 
-    def watcher(self, pairs, rounds=3, interval='0.05', guard=None):
+    def watcher(self, pairs, rounds=3, interval='0.05', guard=None, path=None):
         """The script with fds 8 (a file standing for the lock) and 9 (a pipe to a guard);
         guard: the process standing for the guard (one of its own by default)."""
         guard = guard or self.target()
@@ -109,7 +109,7 @@ class WatchSh(unittest.TestCase):
                 high = [fcntl.fcntl(f, fcntl.F_DUPFD, 64) for f in (lock, w)]
                 os.dup2(high[0], watch.LOCK_FD)
                 os.dup2(high[1], watch.GUARD_FD)
-                os.execve(argv[0], argv, {'PATH': os.environ.get('PATH', '/bin:/usr/bin')})
+                os.execve(argv[0], argv, {'PATH': path or os.environ.get('PATH', '/bin:/usr/bin')})
             finally:
                 os._exit(127)
         os.close(lock)
@@ -138,6 +138,19 @@ class WatchSh(unittest.TestCase):
         p, _ = self.watcher(pairs, rounds=4)
         self.assertEqual(self.reason(self.result(p)), 'rounds')
         self.assertGreaterEqual(time.time() - t0, 0.2)
+
+    def test_a_path_without_sleep_does_not_make_it_spin(self):
+        # The daemon's environment is its starter's: a driver's report (_done) that finds no
+        # daemon starts one with the job's envs, PATH included. The Python daemon needed
+        # nothing from PATH; the sh's sleep does. Without it every round ended at once: 30
+        # "sleep: not found" lines, a Python start and a sweep, again and again, a core busy
+        # and daemon.log growing for as long as the jobs ran.
+        a = self.target()
+        t0 = time.time()
+        p, _ = self.watcher([(a.pid, procs.proc_stat(a.pid).start)], rounds=3, interval='0.5',
+                            path='/nonexistent-skydeck-bin')
+        self.assertEqual(self.reason(self.result(p)), 'rounds')
+        self.assertGreaterEqual(time.time() - t0, 1.4, 'three rounds of 0.5 s, slept')
 
     def test_a_driver_whose_start_differs_is_a_change(self):
         a, b = self.target(), self.target()

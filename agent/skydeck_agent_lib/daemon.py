@@ -151,9 +151,19 @@ def _to_watch(ctx, fd, guard, interval, rounds, watched, stop, woken):
         # Ignored across the exec: at no moment does the pid in daemon.pid die of a wake's
         # USR1 (the sh cannot trap it then; it reads the wake file instead).
         handler = signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+        # TERM: the handler's flag would not outlive the exec. So from the last look at `stop`
+        # on, TERM has its default action (until the sh's trap: the README's known gap); a TERM
+        # is never lost. Blocking runs a handler already due, so that look sees it.
+        term = signal.getsignal(signal.SIGTERM)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
         try:
-            watch.exec_sh(ctx, interval, rounds, guard.who, watched)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            if not stop and signal.SIGTERM not in signal.sigpending():
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                watch.exec_sh(ctx, interval, rounds, guard.who, watched)
         finally:
+            signal.signal(signal.SIGTERM, term)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one held back: to the handler now
             signal.signal(signal.SIGUSR1, handler)
     return fd
 

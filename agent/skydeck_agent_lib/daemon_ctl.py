@@ -105,6 +105,12 @@ def wake(paths, urgent=True):
         if not procs.is_same_process(info[0], info[1]):
             return
         _touch(paths.daemon_wake)  # only while a daemon lives: it removes the file as it reads it
+        # A daemon removes daemon.pid, then daemon.wake, as it exits: if it did so since the
+        # look above, the file is ours to remove (a new daemon sweeps first thing anyway).
+        now = _read_pidfile(paths)
+        if not now or now[:2] != info[:2]:
+            take_wake(paths)
+            return
         if not urgent or (procs.HAVE_PROC and not usr1_harmless(info[0])):
             return
         try:

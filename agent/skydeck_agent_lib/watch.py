@@ -11,7 +11,8 @@ driver and execs back into the full Python daemon when one is gone or its start 
 when daemon.wake exists (`daemon_ctl.wake`: a new driver, a kill deadline, an autostop
 setting), and after a bounded number of rounds anyway. USR1 stays ignored for the sh's whole
 life: no sh can trap it from its first instruction, and a wake must never kill the daemon. SIGTERM makes it leave the
-way the Python daemon leaves: "bye" to its guard, daemon.pid removed, lock released.
+way the Python daemon leaves: "bye" to its guard, daemon.pid then daemon.wake removed, lock
+released.
 
 The script is constant; every value comes on its argv. The two descriptors sit at fixed
 numbers (LOCK_FD, GUARD_FD) because the script must close them for its `sleep` (a sleep that
@@ -37,14 +38,19 @@ NAME = 'skydeck-watch'
 # $8 $9 guard pid and start; then driver pid/start pairs. fd 8: daemon.lock (held), fd 9: the
 # guard pipe. USR1 comes in ignored (daemon.py) and stays so into the next Python, which
 # installs its handler before it writes anything a waker reads: here a wake is the file.
+# PATH is its starter's (a driver's report may start a daemon with a job's envs): sleep and rm
+# are looked for in /usr/bin and /bin too, and the next Python gets PATH as it came.
 SCRIPT = r'''py=$1 agent=$2 base=$3 pidfile=$4 wake=$5 iv=$6 rounds=$7 gpid=$8 gstart=$9
 shift 9
+opath=$PATH
+PATH=${PATH:+$PATH:}/usr/bin:/bin
 back() {
+  PATH=$opath
   exec "$py" -E -S "$agent" --base "$base" _daemon --lock-fd 8 --guard-fd 9 --guard-pid "$gpid" --guard-start "$gstart" --woke "$1"
 }
 leave() {
   echo bye >&9 2>/dev/null
-  rm -f "$pidfile"
+  rm -f "$pidfile" "$wake"
   exit 0
 }
 trap leave TERM

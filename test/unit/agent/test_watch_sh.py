@@ -55,7 +55,7 @@ class WatchSh(unittest.TestCase):
         self.fake = os.path.join(self.dir, 'fakepy')
         with open(self.fake, 'w') as f:
             # It also records the signals it came in ignoring (the next Python's start-up).
-            f.write('#!/bin/sh\ngrep SigIgn /proc/$$/status > %s.sig\n'
+            f.write('#!/bin/sh\nPATH=/usr/bin:/bin:$PATH\ngrep SigIgn /proc/$$/status > %s.sig\n'
                     'printf "%%s\\n" "$@" > %s.tmp && mv %s.tmp %s\n' % (self.out, self.out, self.out, self.out))
         os.chmod(self.fake, 0o700)
         self.pidfile = os.path.join(self.dir, 'daemon.pid')
@@ -87,7 +87,7 @@ class WatchSh(unittest.TestCase):
         self.assertEqual(p.stdout.readline(), b'ok\n')
         return p
 
-    def watcher(self, pairs, rounds=3, interval='0.05', guard=None):
+    def watcher(self, pairs, rounds=3, interval='0.05', guard=None, path=None):
         """The script with fds 8 (a file standing for the lock) and 9 (a pipe to a guard);
         guard: the process standing for the guard (one of its own by default)."""
         guard = guard or self.target()
@@ -109,7 +109,7 @@ class WatchSh(unittest.TestCase):
                 high = [fcntl.fcntl(f, fcntl.F_DUPFD, 64) for f in (lock, w)]
                 os.dup2(high[0], watch.LOCK_FD)
                 os.dup2(high[1], watch.GUARD_FD)
-                os.execve(argv[0], argv, {'PATH': os.environ.get('PATH', '/bin:/usr/bin')})
+                os.execve(argv[0], argv, {'PATH': path or os.environ.get('PATH', '/bin:/usr/bin')})
             finally:
                 os._exit(127)
         os.close(lock)
@@ -138,6 +138,19 @@ class WatchSh(unittest.TestCase):
         p, _ = self.watcher(pairs, rounds=4)
         self.assertEqual(self.reason(self.result(p)), 'rounds')
         self.assertGreaterEqual(time.time() - t0, 0.2)
+
+    def test_a_path_without_sleep_does_not_make_it_spin(self):
+        # The daemon's environment is its starter's: a driver's report (_done) that finds no
+        # daemon starts one with the job's envs, PATH included. The Python daemon needed
+        # nothing from PATH; the sh's sleep does. Without it every round ended at once: 30
+        # "sleep: not found" lines, a Python start and a sweep, again and again, a core busy
+        # and daemon.log growing for as long as the jobs ran.
+        a = self.target()
+        t0 = time.time()
+        p, _ = self.watcher([(a.pid, procs.proc_stat(a.pid).start)], rounds=3, interval='0.5',
+                            path='/nonexistent-skydeck-bin')
+        self.assertEqual(self.reason(self.result(p)), 'rounds')
+        self.assertGreaterEqual(time.time() - t0, 1.4, 'three rounds of 0.5 s, slept')
 
     def test_a_driver_whose_start_differs_is_a_change(self):
         a, b = self.target(), self.target()
@@ -226,6 +239,21 @@ class WatchSh(unittest.TestCase):
         self.assertFalse(os.path.exists(self.pidfile))
         self.assertFalse(os.path.exists(self.out), 'nothing exec-ed')
 
+    def test_term_also_removes_a_wake_file_it_had_not_read_yet(self):
+        # A wake that lands in the sh's sleep, then TERM (shutdown, an upgrade): the sh leaves
+        # without reading the file. The Python daemon removes it as it exits; so must the sh,
+        # or daemon.wake outlives every daemon in the base dir.
+        a = self.target()
+        p, r = self.watcher([(a.pid, procs.proc_stat(a.pid).start)], rounds=1000, interval='5')
+        time.sleep(0.3)
+        open(self.wake, 'w').close()
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(3), 0)
+        self.assertEqual(os.read(r, 100), b'bye\n')
+        os.close(r)
+        self.assertFalse(os.path.exists(self.pidfile))
+        self.assertFalse(os.path.exists(self.wake), 'no daemon, no wake file')
+
 
 class Wake(unittest.TestCase):
     """daemon_ctl.wake: the wake file while the recorded daemon lives; USR1 only to a process
@@ -295,6 +323,26 @@ class Wake(unittest.TestCase):
         p.wait()
         self.assertFalse(self.wake(), 'a dead daemon: no file left in the base dir')
 
+    def test_a_daemon_that_exits_while_it_is_woken_leaves_no_wake_file(self):
+        # The daemon's exit (daemon.pid removed, then the wake file) can fall between wake's
+        # look at the process and its creating the file: then nothing removes it any more.
+        from skydeck_agent_lib import daemon_ctl
+        p = self.proc('catch')
+        real = daemon_ctl._touch
+
+        def late(path):
+            os.unlink(self.paths.daemon_pid)  # the daemon's way out, in its order
+            daemon_ctl.take_wake(self.paths)
+            p.kill()
+            p.wait()
+            real(path)
+        daemon_ctl._touch = late
+        try:
+            self.wake()
+        finally:
+            daemon_ctl._touch = real
+        self.assertFalse(os.path.exists(self.paths.daemon_wake), 'no daemon, no wake file')
+
     def test_the_daemon_takes_the_wake_once(self):
         from skydeck_agent_lib import daemon_ctl
         self.proc('catch')
@@ -302,6 +350,89 @@ class Wake(unittest.TestCase):
         self.assertTrue(daemon_ctl.take_wake(self.paths))
         self.assertFalse(daemon_ctl.take_wake(self.paths))
 
+
+
+class DaemonExec(unittest.TestCase):
+    """The Python daemon's exec into the sh (daemon._to_watch), with the real agent: a signal
+    that lands between its last look and the exec must not be lost."""
+
+    AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../agent/skydeck_agent.py')
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix='skydeck-daemon-exec-')
+        self.kids = []
+
+    def tearDown(self):
+        for p in self.kids:
+            p.kill()
+        for _ in range(3):  # the daemon, its guard and whatever a guard revived
+            mine = []
+            for name in os.listdir('/proc'):
+                try:
+                    with open('/proc/%s/cmdline' % name, 'rb') as f:
+                        if name.isdigit() and self.dir.encode() in f.read():
+                            mine.append(int(name))
+                except OSError:
+                    pass
+            for pid in mine:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        subprocess.call(['rm', '-rf', self.dir])
+
+    def running_job(self):
+        """jobs.db with one RUNNING job whose driver is a live process."""
+        from skydeck_agent_lib import db
+        from skydeck_agent_lib.paths import Paths
+        drv = subprocess.Popen(['sleep', '600'])
+        self.kids.append(Kid(drv.pid))
+        conn = db.connect(Paths(self.dir))
+        now = time.time()
+        conn.execute("INSERT INTO jobs (status, submitted_at, started_at, spec, driver_pid, driver_start, "
+                     "boot_id) VALUES ('RUNNING', ?, ?, '{}', ?, ?, ?)",
+                     (now, now, drv.pid, procs.proc_stat(drv.pid).start, procs.boot_id()))
+        conn.close()
+
+    def daemon(self, before_exec):
+        """The daemon in a child of ours; before_exec runs in it as it execs into the sh."""
+        pid = os.fork()
+        if pid == 0:
+            try:
+                from skydeck_agent_lib import daemon
+                from skydeck_agent_lib.context import Ctx
+                log = os.open(os.path.join(self.dir, 'daemon.log'), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+                os.dup2(log, 1)
+                os.dup2(log, 2)
+                os.environ.update(SKYDECK_TICK_INTERVAL='0.1', SKYDECK_DAEMON_WATCH_HOLD='0',
+                                  SKYDECK_DAEMON_IDLE_EXIT='1')
+                real = watch.exec_sh
+
+                def exec_sh(*a):
+                    before_exec()
+                    return real(*a)
+                watch.exec_sh = exec_sh
+                daemon.run(Ctx(self.dir, os.path.abspath(self.AGENT), client=False))
+            finally:
+                os._exit(0)
+        p = Kid(pid)
+        self.kids.append(p)
+        return p
+
+    def test_a_term_just_before_the_exec_is_not_lost(self):
+        # shutdown and an upgrade's ensure send TERM and expect the daemon gone. One that came
+        # after the last look at `stop` set only the Python handler's flag, which the exec
+        # dropped: the sh went on watching and the daemon outlived the shutdown.
+        self.running_job()
+        mark = os.path.join(self.dir, 'exec')
+
+        def term():
+            open(mark, 'w').close()
+            os.kill(os.getpid(), signal.SIGTERM)
+        p = self.daemon(term)
+        p.wait(5)  # left or died (a TERM before the sh's trap kills it: README's known gap)
+        self.assertTrue(os.path.exists(mark), 'it went for the exec')
 
 if __name__ == '__main__':
     unittest.main()

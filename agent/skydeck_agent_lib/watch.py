@@ -38,12 +38,13 @@ NAME = 'skydeck-watch'
 # $8 $9 guard pid and start; then driver pid/start pairs. fd 8: daemon.lock (held), fd 9: the
 # guard pipe. USR1 comes in ignored (daemon.py) and stays so into the next Python, which
 # installs its handler before it writes anything a waker reads: here a wake is the file.
-# PATH is its starter's (a driver's report may start a daemon with a job's envs): sleep and rm
-# are looked for in /usr/bin and /bin too, and the next Python gets PATH as it came.
+# PATH is its starter's (a driver's report may start a daemon with a job's envs, "." or an
+# empty PATH included): sleep and rm are looked for in /usr/bin and /bin first, and the next
+# Python gets PATH as it came.
 SCRIPT = r'''py=$1 agent=$2 base=$3 pidfile=$4 wake=$5 iv=$6 rounds=$7 gpid=$8 gstart=$9
 shift 9
 opath=$PATH
-PATH=${PATH:+$PATH:}/usr/bin:/bin
+PATH=/usr/bin:/bin${PATH:+:$PATH}
 back() {
   PATH=$opath
   exec "$py" -E -S "$agent" --base "$base" _daemon --lock-fd 8 --guard-fd 9 --guard-pid "$gpid" --guard-start "$gstart" --woke "$1"

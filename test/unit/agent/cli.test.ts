@@ -89,7 +89,7 @@ describe('agent command line', function () {
       const r = results[i];
       const what = `${k.args.join(' ')} <<< ${String(k.input).slice(0, 60)}`;
       assert.notEqual(r.code, 0, what);
-      assert.equal(r.json?.ok, false, `${what}: ${r.stdout}`);
+      assert.equal(r.json?.ok, false, `${what}: exit ${r.code} signal ${r.signal}: ${r.stdout} ${r.stderr.slice(-500)}`);
       assert.equal(r.json!.error!.code, k.code, `${what}: ${JSON.stringify(r.json)}`);
       assert.ok(r.json!.error!.message.length > 0);
       if (k.match) assert.match(r.json!.error!.message, k.match);

@@ -22,6 +22,8 @@ export interface AgentResponse {
 
 export interface CliResult {
   code: number | null;
+  /** The signal that ended it, if one did (a CLI killed by something else: say which). */
+  signal?: NodeJS.Signals | null;
   stdout: Buffer;
   stderr: string;
   /** stdout parsed as the JSON answer (undefined for `logs`, whose stdout is raw bytes). */
@@ -59,10 +61,10 @@ export function runAgent(
       reject(new Error(`agent ${args.join(' ')} timed out`));
     }, opts.timeoutMs ?? 30000);
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       const stdout = Buffer.concat(out);
-      const res: CliResult = { code, stdout, stderr: Buffer.concat(err).toString('utf8') };
+      const res: CliResult = { code, signal, stdout, stderr: Buffer.concat(err).toString('utf8') };
       if (args[0] !== 'logs') {
         try {
           res.json = JSON.parse(stdout.toString('utf8'));
@@ -71,6 +73,11 @@ export function runAgent(
         }
       }
       resolve(res);
+    });
+    // A command that does not read stdin (or stops at an error) may exit before the input is
+    // written: EPIPE then says nothing about the command; its exit code and answer do.
+    child.stdin.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') reject(e);
     });
     child.stdin.end(opts.input ?? '');
   });

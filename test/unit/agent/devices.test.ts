@@ -1,22 +1,11 @@
 // The agent's per-device allocator, tested in Python (test_devices.py) where it lives; this runs
 // those tests and fails on any failure, error or skip, or when none ran.
-import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import * as path from 'node:path';
-import { PY } from './helpers';
+import { assertPythonTests } from './helpers';
 
 describe('agent devices (allocator, Python unit tests)', function () {
   this.timeout(60000);
 
   it('test_devices.py: every test passes and none is skipped', () => {
-    const r = spawnSync(PY, ['-B', '-m', 'unittest', 'discover', '-v', '-s', __dirname, '-p', 'test_devices.py'], {
-      cwd: path.resolve(__dirname, '../../..'),
-      encoding: 'utf8',
-    });
-    const out = `${r.stdout}${r.stderr}`;
-    assert.equal(r.status, 0, out);
-    const ran = /Ran (\d+) tests?/.exec(out);
-    assert.ok(ran && Number(ran[1]) >= 15, `expected the allocator tests to run:\n${out}`);
-    assert.doesNotMatch(out, /skipped|expected failure/i, out);
+    assertPythonTests('test_devices.py', 15, 'the allocator tests');
   });
 });

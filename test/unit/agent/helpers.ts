@@ -1,6 +1,7 @@
 // Shared helpers for the agent tests and the agent benchmark: run the agent (CLI or serve),
 // wait for conditions, and inspect/clean up the processes it started. No mocha globals here.
-import { spawn, ChildProcess } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -586,4 +587,20 @@ export function python(script: string, args: string[] = [], env?: NodeJS.Process
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`python failed: ${err}`))));
   });
+}
+
+/**
+ * Runs one of the agent's Python unittest files (test_*.py beside these tests) and fails on
+ * any failure, error or skip, or when fewer than `minimum` tests ran.
+ */
+export function assertPythonTests(file: string, minimum: number, what: string): void {
+  const r = spawnSync(PY, ['-B', '-m', 'unittest', 'discover', '-v', '-s', __dirname, '-p', file], {
+    cwd: path.resolve(__dirname, '../../..'),
+    encoding: 'utf8',
+  });
+  const out = `${r.stdout}${r.stderr}`;
+  assert.equal(r.status, 0, out);
+  const ran = /Ran (\d+) tests?/.exec(out);
+  assert.ok(ran && Number(ran[1]) >= minimum, `expected ${what} to run:\n${out}`);
+  assert.doesNotMatch(out, /skipped|expected failure/i, out);
 }

@@ -228,18 +228,7 @@ class WatchSh(unittest.TestCase):
         self.assertEqual(fds(kid) & {8, 9}, set())
         self.assertEqual(fds(p.pid) & {8, 9}, {8, 9})
 
-    def test_term_says_bye_to_the_guard_and_removes_the_pid_file(self):
-        a = self.target()
-        p, r = self.watcher([(a.pid, procs.proc_stat(a.pid).start)], rounds=1000, interval='5')
-        time.sleep(0.3)
-        p.send_signal(signal.SIGTERM)
-        self.assertEqual(p.wait(3), 0)
-        self.assertEqual(os.read(r, 100), b'bye\n')
-        os.close(r)
-        self.assertFalse(os.path.exists(self.pidfile))
-        self.assertFalse(os.path.exists(self.out), 'nothing exec-ed')
-
-    def test_term_also_removes_a_wake_file_it_had_not_read_yet(self):
+    def test_term_says_bye_and_removes_the_pid_file_and_an_unread_wake_file(self):
         # A wake that lands in the sh's sleep, then TERM (shutdown, an upgrade): the sh leaves
         # without reading the file. The Python daemon removes it as it exits; so must the sh,
         # or daemon.wake outlives every daemon in the base dir.
@@ -253,6 +242,7 @@ class WatchSh(unittest.TestCase):
         os.close(r)
         self.assertFalse(os.path.exists(self.pidfile))
         self.assertFalse(os.path.exists(self.wake), 'no daemon, no wake file')
+        self.assertFalse(os.path.exists(self.out), 'nothing exec-ed')
 
 
 class Wake(unittest.TestCase):

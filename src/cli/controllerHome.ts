@@ -4,12 +4,12 @@
 // cluster (jobs.controller: local-cluster or ssh:<pool>) runs this same code on its node: the
 // remote client calls the node's CLI, which uses the local client there.
 import {
-  LocalManagedClient, checkControllerPlace, controllerHome, ensureLocalController as ensureWith, leaseHolder, openRemoteClient, readControllerSetting, storeFileOf,
+  LocalManagedClient, checkControllerPlace, controllerHome, leaseOwner, ensureLocalController as ensureWith, leaseHolder, openRemoteClient, readControllerSetting, storeFileOf,
   type CliEntry, type ManagedJobsClient,
 } from '../core/managed';
 import { OpsError, type OpsContext } from '../core/ops';
 import { UsageError } from './args';
-import { isAlive } from '../core/state/atomicWrite';
+import { isSameProcess } from '../core/state/atomicWrite';
 import { askHandover } from './controllerHandover';
 
 export { controllerHome, storeFileOf, leaseHolder };
@@ -24,11 +24,15 @@ export function ensureLocalController(workspaceRoot: string, entry = process.arg
 
 /** Ends the live controller of the store (SIGTERM, then waits); returns its pid, if one ran. */
 export async function stopLocalController(workspaceRoot: string): Promise<number | undefined> {
-  const pid = leaseHolder(storeFileOf(workspaceRoot));
-  if (pid === undefined) return undefined;
+  // The holder's recorded start time is checked again right before the signal: a controller
+  // that died leaves its pid in the lease, and pids are reused (often within 32768).
+  const owner = leaseOwner(storeFileOf(workspaceRoot));
+  if (owner === undefined) return undefined;
+  const { pid, start } = owner;
+  if (!isSameProcess(pid, start)) return undefined;
   process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-  if (isAlive(pid)) throw new Error(`the managed-jobs controller (pid ${pid}) did not stop within 10 s`);
+  for (let i = 0; i < 100 && isSameProcess(pid, start); i++) await new Promise((r) => setTimeout(r, 100));
+  if (isSameProcess(pid, start)) throw new Error(`the managed-jobs controller (pid ${pid}) did not stop within 10 s`);
   return pid;
 }
 

@@ -9,7 +9,7 @@ export type { ControllerOptions } from './core';
 export { jobNameOf } from './names';
 export { splitPipeline, type PipelineText } from './pipeline';
 export { LocalManagedClient } from './localClient';
-export { controllerHome, storeFileOf, controllerLogFile, leaseHolder, ensureLocalController, openLocalClient, type CliEntry } from './localHome';
+export { controllerHome, storeFileOf, controllerLogFile, leaseHolder, leaseOwner, ensureLocalController, openLocalClient, type CliEntry } from './localHome';
 export { keepLog, readKeptLog, keptLogDir, recoveryMarker, KEPT_LOG_MAX_BYTES, type KeptFrom } from './keptLogs';
 export { linesAbout } from './controllerLog';
 export { followManagedLog, type FollowState, type SegmentFollower } from './followLog';

@@ -63,6 +63,25 @@ export function isAlive(pid: number): boolean {
   return !isZombie(pid);
 }
 
+/** The process's start time (clock ticks since boot, /proc/PID/stat field 22): with the pid, it
+ * names one process for good (pids are reused, and pid_max is often 32768). Undefined without /proc. */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** isAlive, and still the process that started at `start` when that is known. */
+export function isSameProcess(pid: number, start: string | undefined): boolean {
+  if (!isAlive(pid)) return false;
+  if (start === undefined) return true;
+  const now = processStart(pid);
+  return now === undefined ? !fs.existsSync('/proc/self') : now === start;
+}
+
 function isZombie(pid: number): boolean {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');

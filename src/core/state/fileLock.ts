@@ -1,12 +1,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { isAlive } from './atomicWrite';
+import { isSameProcess, processStart } from './atomicWrite';
 import { StateLockTimeoutError } from './errors';
 
 interface LockOwner {
   pid: number;
   host: string;
   since: number;
+  /** The owner's start time (processStart): a dead owner's reused pid is not taken for it. Older files lack it. */
+  start?: string;
 }
 
 export interface LockOptions {
@@ -53,7 +55,8 @@ export class FileLock {
   }
 
   private tryCreate(file: string): boolean {
-    const owner: LockOwner = { pid: process.pid, host: os.hostname(), since: Date.now() };
+    const start = processStart(process.pid);
+    const owner: LockOwner = { pid: process.pid, host: os.hostname(), since: Date.now(), ...(start ? { start } : {}) };
     try {
       fs.writeFileSync(file, JSON.stringify(owner), { flag: 'wx', mode: 0o600 });
       return true;
@@ -67,7 +70,7 @@ export class FileLock {
     const owner = readOwner(file);
     if (owner === 'missing') return false; // released meanwhile: just retry
     if (owner === 'unreadable') return ageMs(file) > 2_000; // half-written by a killed owner
-    if (owner.host === os.hostname()) return !isAlive(owner.pid);
+    if (owner.host === os.hostname()) return !isSameProcess(owner.pid, owner.start);
     return Date.now() - owner.since > (this.opts.foreignStaleMs ?? 120_000);
   }
 
@@ -88,8 +91,14 @@ export class FileLock {
 
 /** The pid holding the lock `file`, if it is a live process of this host (else none, or unknown). */
 export function liveLocalHolder(file: string): number | undefined {
+  return liveLocalOwner(file)?.pid;
+}
+
+/** As liveLocalHolder, with the start time the holder recorded (to check it again before a signal). */
+export function liveLocalOwner(file: string): { pid: number; start?: string } | undefined {
   const owner = readOwner(file);
-  return typeof owner === 'object' && owner.host === os.hostname() && isAlive(owner.pid) ? owner.pid : undefined;
+  if (typeof owner !== 'object' || owner.host !== os.hostname() || !isSameProcess(owner.pid, owner.start)) return undefined;
+  return { pid: owner.pid, ...(owner.start !== undefined ? { start: owner.start } : {}) };
 }
 
 function readOwner(file: string): LockOwner | 'missing' | 'unreadable' {
@@ -101,6 +110,7 @@ function readOwner(file: string): LockOwner | 'missing' | 'unreadable' {
   }
   try {
     const o = JSON.parse(text) as LockOwner;
+    if (o.start !== undefined && (typeof o.start !== 'string' || !/^\d{1,20}$/.test(o.start))) return 'unreadable';
     return typeof o.pid === 'number' && typeof o.host === 'string' ? o : 'unreadable';
   } catch {
     return 'unreadable';

@@ -5,7 +5,7 @@
 // remote client calls the node's CLI, which uses the local client there.
 import {
   LocalManagedClient, checkControllerPlace, controllerHome, leaseOwner, ensureLocalController as ensureWith, leaseHolder, openRemoteClient, readControllerSetting, storeFileOf,
-  type CliEntry, type ManagedJobsClient,
+  type CliEntry, type ControllerSetting, type ManagedJobsClient,
 } from '../core/managed';
 import { OpsError, type OpsContext } from '../core/ops';
 import { UsageError } from './args';
@@ -24,12 +24,11 @@ export function ensureLocalController(workspaceRoot: string, entry = process.arg
 
 /** Ends the live controller of the store (SIGTERM, then waits); returns its pid, if one ran. */
 export async function stopLocalController(workspaceRoot: string): Promise<number | undefined> {
-  // The holder's recorded start time is checked again right before the signal: a controller
-  // that died leaves its pid in the lease, and pids are reused (often within 32768).
+  // The holder's recorded start time was checked just now: a controller that died leaves its
+  // pid in the lease, and pids are reused (often within 32768).
   const owner = leaseOwner(storeFileOf(workspaceRoot));
   if (owner === undefined) return undefined;
   const { pid, start } = owner;
-  if (!isSameProcess(pid, start)) return undefined;
   process.kill(pid, 'SIGTERM');
   for (let i = 0; i < 100 && isSameProcess(pid, start); i++) await new Promise((r) => setTimeout(r, 100));
   if (isSameProcess(pid, start)) throw new Error(`the managed-jobs controller (pid ${pid}) did not stop within 10 s`);
@@ -41,12 +40,7 @@ export async function stopLocalController(workspaceRoot: string): Promise<number
  * cluster that $SKYDECK_JOBS_CONTROLLER / jobs.controller names (launched on first use).
  */
 export async function managedClient(ctx: OpsContext, o: { copyCredentials?: boolean; launch?: boolean; refresh?: boolean } = {}): Promise<ManagedJobsClient> {
-  let setting;
-  try {
-    setting = readControllerSetting();
-  } catch (e) {
-    throw new OpsError('usage', (e as Error).message);
-  }
+  const setting = controllerSetting();
   if (setting.place.kind !== 'this-machine') {
     return openRemoteClient(ctx, setting.place, { copyCredentials: o.copyCredentials || setting.copyCredentials, launch: o.launch, refresh: o.refresh, idleMinutes: setting.idleMinutes });
   }
@@ -59,15 +53,19 @@ export async function managedClient(ctx: OpsContext, o: { copyCredentials?: bool
 
 /** A task the configured controller's cloud would refuse is a usage error before anything starts. */
 export function checkTasksForController(tasks: string[], envs: Record<string, string>): void {
-  let setting;
-  try {
-    setting = readControllerSetting();
-  } catch (e) {
-    throw new OpsError('usage', (e as Error).message);
-  }
+  const setting = controllerSetting();
   try {
     checkControllerPlace(setting.place, tasks, envs);
   } catch (e) {
     throw new UsageError(`${(e as Error).message} (controller from ${setting.source})`);
+  }
+}
+
+/** The jobs.controller setting; a bad value is a usage error naming where it came from. */
+function controllerSetting(): ControllerSetting {
+  try {
+    return readControllerSetting();
+  } catch (e) {
+    throw new OpsError('usage', (e as Error).message);
   }
 }

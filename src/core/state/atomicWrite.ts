@@ -52,45 +52,41 @@ function safeReaddir(dir: string): string[] {
   }
 }
 
+const HAVE_PROC = fs.existsSync('/proc/self');
+
+/** /proc/PID/stat's state and start time (field 22, clock ticks since boot); null when it is gone. */
+function procStat(pid: number): { state: string; start: string } | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: rest[0], start: rest[19] };
+  } catch {
+    return null;
+  }
+}
+
 /** A zombie is not alive: it ran its exit (holds no lock or file) and waits only to be reaped,
  * which an init that reaps lazily (some VM and container inits) may take seconds to do. */
 export function isAlive(pid: number): boolean {
+  return isSameProcess(pid, undefined);
+}
+
+/** The process's start time: with the pid, it names one process for good (pids are reused, and
+ * pid_max is often 32768). Undefined without /proc. */
+export function processStart(pid: number): string | undefined {
+  return procStat(pid)?.start;
+}
+
+/** Alive, and still the process that started at `start` when that is known (not on macOS: no /proc). */
+export function isSameProcess(pid: number, start: string | undefined): boolean {
   try {
     process.kill(pid, 0);
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  return !isZombie(pid);
-}
-
-/** The process's start time (clock ticks since boot, /proc/PID/stat field 22): with the pid, it
- * names one process for good (pids are reused, and pid_max is often 32768). Undefined without /proc. */
-export function processStart(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-/** isAlive, and still the process that started at `start` when that is known. */
-export function isSameProcess(pid: number, start: string | undefined): boolean {
-  if (!isAlive(pid)) return false;
-  if (start === undefined) return true;
-  const now = processStart(pid);
-  return now === undefined ? !fs.existsSync('/proc/self') : now === start;
-}
-
-function isZombie(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state === 'Z' || state === 'X';
-  } catch (e) {
-    // Gone since the signal (Linux); no /proc at all (macOS): kill(0) has answered.
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' && fs.existsSync('/proc/self');
-  }
+  if (!HAVE_PROC) return true;
+  const st = procStat(pid);
+  return st !== null && st.state !== 'Z' && st.state !== 'X' && (start === undefined || st.start === start);
 }
 
 /**

@@ -19,6 +19,9 @@ export interface LockOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** This process's start time, read once: every lock file it writes records it. */
+const ownStart = processStart(process.pid);
+
 /**
  * An exclusive lock file (O_EXCL) holding its owner's pid and host. Two VS Code windows and
  * the CLI on one workspace serialize their state transactions through it. A lock whose owner
@@ -55,7 +58,7 @@ export class FileLock {
   }
 
   private tryCreate(file: string): boolean {
-    const start = processStart(process.pid);
+    const start = ownStart;
     const owner: LockOwner = { pid: process.pid, host: os.hostname(), since: Date.now(), ...(start ? { start } : {}) };
     try {
       fs.writeFileSync(file, JSON.stringify(owner), { flag: 'wx', mode: 0o600 });

@@ -171,8 +171,12 @@ describe('jobs with the controller on an ssh pool host', function () {
       assert.match(l.err, /asked to hand over to this version/);
       const id = Number(l.out.trim());
       await until(`job ${id} SUCCEEDED under v2`, async () => queueRow((await jobs(['queue', '--all'], v2)).out, id)?.[2] === 'SUCCEEDED', 600_000, ctlLog);
-      const now = await controllerPid();
-      assert.match((await h.exec(`tr '\\0' ' ' < /proc/${now}/cmdline`)).stdout, new RegExp(`bundles/${cliBundle(v2).hash}/cli\\.js jobs controller-run`));
+      // The old controller may run the short job itself before it sees the request, and the
+      // lease is free for a moment between its release and v2's take: wait for v2 to hold it.
+      const v2run = new RegExp(`bundles/${cliBundle(v2).hash}/cli\\.js jobs controller-run`);
+      const cmdline = async (pid: number) => (await h.exec(`tr '\\0' ' ' < /proc/${pid}/cmdline 2>/dev/null`)).stdout;
+      await until('the v2 controller holds the lease', async () => v2run.test(await cmdline(await controllerPid())), 30_000, ctlLog);
+      assert.equal(await cmdline(old), '', `the old controller (pid ${old}) still runs`);
       assert.match(await ctlLog(), /handed over to \S+\/bundles\/[0-9a-f]{16}\/cli\.js/);
     } finally {
       fs.rmSync(v2dir, { recursive: true, force: true });

@@ -8,5 +8,5 @@ export { copyFromBucket } from './copy';
 export { mountBucket, type MountHandle } from './mount';
 export { unmountBucket, lazyUnmount } from './unmount';
 export { waitFlushed, flushState, type FlushState } from './flush';
-export { findMount, mountAt, parseMountInfo, type MountEntry } from './mountInfo';
+export { findMount, isDeadMountError, mountAt, parseMountInfo, type MountEntry } from './mountInfo';
 export { registerCachedMount, unregisterCachedMount, listCachedMounts, cachedRegistryPath, CACHED_REGISTRY_DIR, type CachedMountEntry } from './cachedRegistry';

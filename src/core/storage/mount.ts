@@ -7,7 +7,7 @@ import { classifyFailure, StorageError, timeoutError } from './errors';
 import { mountArgv } from './rcloneArgs';
 import { runWithEnv } from './runOnNode';
 import { prepare, sleep, stateDir, type Prepared, type StorageContext } from './context';
-import { findMount, mountAt } from './mountInfo';
+import { findMount, isDeadMountError, mountAt } from './mountInfo';
 import { probeBucket } from './probe';
 import type { NodeMount } from './target';
 import { quoteArgv, quotePath, shellQuote } from '../transport/shellQuote';
@@ -18,11 +18,11 @@ import type { MountHandle } from './handle';
 export type { MountHandle };
 
 
-/** mkdir -p and resolve; a dead FUSE mount left at dst ("not connected") is detached first. */
+/** mkdir -p and resolve; a dead FUSE mount left at dst is detached first. */
 async function resolveDir(t: Transport, dir: string, label: string): Promise<string> {
   const script = `mkdir -p ${quotePath(dir)} && cd ${quotePath(dir)} && pwd -P`;
   let r = await t.execShell(script, { signal: AbortSignal.timeout(30_000) });
-  if (r.code !== 0 && /not connected/.test(r.stderr.toString())) {
+  if (r.code !== 0 && isDeadMountError(r.stderr.toString())) {
     await lazyUnmount(t, dir);
     r = await t.execShell(script, { signal: AbortSignal.timeout(30_000) });
   }

@@ -33,6 +33,14 @@ export function findMount(text: string, absPath: string): MountEntry | undefined
   return parseMountInfo(text).filter((m) => m.mountPoint === p).pop();
 }
 
+/**
+ * Whether a command's error says its path is a FUSE mount whose server died: ENOTCONN once the
+ * kernel aborted the connection, ECONNABORTED for a call that was in flight when it did.
+ */
+export function isDeadMountError(stderr: string): boolean {
+  return /Transport endpoint is not connected|Software caused connection abort/.test(stderr);
+}
+
 export async function mountAt(t: Transport, absPath: string): Promise<MountEntry | undefined> {
   const r = await t.exec(['cat', '/proc/self/mountinfo'], { signal: AbortSignal.timeout(15_000) });
   if (r.code !== 0) throw new Error(`reading /proc/self/mountinfo on ${t.description} failed: ${r.stderr.toString().trim()}`);

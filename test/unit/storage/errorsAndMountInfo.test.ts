@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { classifyFailure, findMount, parseMountInfo } from '../../../src/core/storage';
+import { classifyFailure, findMount, isDeadMountError, parseMountInfo } from '../../../src/core/storage';
 
 // Output as rclone 1.60.1 printed it on this machine (see test/integration/storage/errors.test.ts).
 const SAMPLES: Array<[string, number | null, string]> = [
@@ -50,5 +50,12 @@ describe('storage/mountInfo', () => {
   it('the topmost of stacked mounts wins; an unmounted path is undefined', () => {
     assert.equal(findMount(TEXT, '/home/u/stack')?.source, 'skydeck:new');
     assert.equal(findMount(TEXT, '/home/u'), undefined);
+  });
+
+  it('a dead FUSE mount is known by ENOTCONN and by ECONNABORTED (a stat in flight when its server died)', () => {
+    assert.ok(isDeadMountError("mkdir: cannot stat '/home/u/c4': Transport endpoint is not connected"));
+    assert.ok(isDeadMountError("mkdir: cannot stat '/home/u/c4': Software caused connection abort"));
+    assert.ok(!isDeadMountError("mkdir: cannot create directory '/home/u/c4': Permission denied"));
+    assert.ok(!isDeadMountError("mkdir: cannot create directory '/home/u/not connected': Permission denied"));
   });
 });

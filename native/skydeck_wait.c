@@ -7,7 +7,7 @@
  *     exec'd by the sh driver once a job's setup is done;
  *   skydeck-wait --driver skydeck-job-N
  *     spawned as the whole driver of a job without setup: it does what the sh driver's prelude
- *     does (stderr to driver.err, the client's umask, joining the job's cgroup, entering the
+ *     does (its notices to driver.err, the client's umask, joining the job's cgroup, entering the
  *     workdir), reading the same _SKYDECK_* variables, which the job's commands never see.
  *
  * It runs `SHELL RUN_SCRIPT` as its child (stderr joined to stdout, the job log), waits for it
@@ -94,11 +94,26 @@ static char *join(char *buf, const char *a, const char *b) {
   return buf;
 }
 
+/* --driver: the job dir's driver.err, opened only when there is something for it (a notice of
+   the driver's own, or the reporter's stderr at the job's end). Until then stderr is the job
+   log, which the driver never writes to: so a job start creates no file for it. *err is the
+   path until then, 0 after (and in the exec'd mode, whose stderr the sh driver set). No global:
+   a data page would be one more private page per running job. */
+static void to_driver_err(char **err) {
+  if (!*err) return;
+  long fd = sys(NR_openat, AT_FDCWD_, (long)*err, O_WRONLY_ | O_CREAT_ | O_APPEND_ | O_CLOEXEC_, 0600);
+  *err = 0;
+  if (fd < 0) return;  /* then the job log takes the notice: better than losing it */
+  sys(NR_dup3, fd, 2, 0, 0);
+  sys(NR_close, fd, 0, 0, 0);
+}
+
 /* Runs `shell script` as a child with the driver's mask and default TERM/INT; its status as sh
    reports it. */
-static int run_and_wait(char *shell, char *script, char **envp, ul *old) {
+static int run_and_wait(char *shell, char *script, char **envp, ul *old, char **err) {
   long pid = sys(NR_clone, SIGCHLD_, 0, 0, 0);
   if (pid < 0) {
+    to_driver_err(err);
     say("skydeck-wait: cannot start the run script: fork failed", "");
     leave(2);
   }
@@ -120,9 +135,10 @@ static int run_and_wait(char *shell, char *script, char **envp, ul *old) {
   return got != pid ? 2 : (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f);
 }
 
-struct job { char *py, *agent, *base, *id; };
+struct job { char *py, *agent, *base, *id, *err; };
 
 static __attribute__((noreturn)) void report(struct job *j, char **envp, int code, char *phase, ul *old) {
+  to_driver_err(&j->err);
   /* A TERM that arrived while waiting is dropped (ignoring discards a pending signal), as the
      sh driver's trap swallowed it; the reporter then starts with the driver's own mask. */
   set_disposition(SIGTERM_, 1);
@@ -165,14 +181,11 @@ static __attribute__((noreturn)) void drive(char **envp, ul *old) {
       leave(2);
     }
   }
-  struct job j = { v[V_PY], v[V_AGENT], v[V_BASE], v[V_JOB] };
+  struct job j = { v[V_PY], v[V_AGENT], v[V_BASE], v[V_JOB], 0 };
   char *dir = v[V_DIR];
   char err[len(dir) + 16], cancelled[len(dir) + 16], script[len(dir) + 16];
   join(cancelled, dir, "/cancelled");
-  long fd = sys(NR_openat, AT_FDCWD_, (long)join(err, dir, "/driver.err"), O_WRONLY_ | O_CREAT_ | O_APPEND_ | O_CLOEXEC_, 0600);
-  if (fd < 0) leave(2);  /* as sh does when `exec 2>>` fails: the liveness sweep reports it */
-  sys(NR_dup3, fd, 2, 0, 0);
-  sys(NR_close, fd, 0, 0, 0);
+  j.err = join(err, dir, "/driver.err");
   if (v[V_UMASK] && *v[V_UMASK]) {
     long m = 0;
     for (char *c = v[V_UMASK]; *c >= '0' && *c <= '7'; c++) m = m * 8 + (*c - '0');
@@ -187,6 +200,7 @@ static __attribute__((noreturn)) void drive(char **envp, ul *old) {
     num[n++] = '\n';
     long cg = sys(NR_openat, AT_FDCWD_, (long)join(procs, v[V_CGROUP], "/cgroup.procs"), O_WRONLY_ | O_CLOEXEC_, 0);
     if (cg < 0 || sys(NR_write, cg, (long)num, n, 0) != n) {
+      to_driver_err(&j.err);
       say("skydeck-wait: cannot join the job's cgroup ", v[V_CGROUP]);
       if (sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) == 0) leave(143);
       report(&j, envp, 1, "cgroup", old);
@@ -202,7 +216,7 @@ static __attribute__((noreturn)) void drive(char **envp, ul *old) {
   int code = 0;
   if (sys(NR_faccessat, AT_FDCWD_, (long)join(script, dir, "/run.sh"), 0, 0) == 0 &&
       sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) != 0)
-    code = run_and_wait(v[V_SHELL], script, envp, old);
+    code = run_and_wait(v[V_SHELL], script, envp, old, &j.err);
   if (sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) == 0) leave(143);
   report(&j, envp, code, "run", old);
 }
@@ -223,8 +237,8 @@ __attribute__((noreturn, used)) void start_c(long *sp) {
     say("usage: skydeck-wait CANCELLED_FILE SHELL RUN_SCRIPT PYTHON AGENT BASE JOB | --driver NAME", "");
     leave(2);
   }
-  struct job j = { argv[4], argv[5], argv[6], argv[7] };
-  int code = run_and_wait(argv[2], argv[3], envp, &old);
+  struct job j = { argv[4], argv[5], argv[6], argv[7], 0 };
+  int code = run_and_wait(argv[2], argv[3], envp, &old, &j.err);
   if (sys(NR_faccessat, AT_FDCWD_, (long)argv[1], 0, 0) == 0) leave(143);
   report(&j, envp, code, "run", &old);
 }

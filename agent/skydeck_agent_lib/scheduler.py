@@ -121,10 +121,10 @@ def launch(ctx, launches):
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     base = driver.base_env(paths, ctx.client)
     tag = re.sub('[^0-9A-Za-z]', '', str(db.get_meta(conn, 'db_id') or ''))[:8] or '0'
-    items, failed, groups = [], {}, {}
+    items, failed, groups, specs = [], {}, {}, {}
     for job_id, spec, submitted_at, cwd, chosen, secrets, dev_env in launches:
         try:
-            driver.write_scripts(paths, job_id, spec)
+            specs[str(job_id)] = (job_id, spec)
             # Its own cgroup where the node allows one; the driver moves itself in.
             kind, cg = cgroups.create(paths.marker_prefix, '%s-%d' % (tag, job_id))
             groups[job_id] = (kind or 'marker', cg)
@@ -141,7 +141,8 @@ def launch(ctx, launches):
         with db.write_txn(conn):
             conn.executemany('UPDATE jobs SET isolation = ?, cgroup = ? WHERE job_id = ?',
                              [(k, cg, j) for j, (k, cg) in groups.items()])
-    started = spawn.spawn_many(items)
+    # Each job's scripts are written by the intermediate that starts it, just before it does.
+    started = spawn.spawn_many(items, lambda key: driver.write_scripts(paths, *specs[key]))
     now = time.time()
     with db.write_txn(conn) as txn:
         for key, res in started.items():
@@ -149,7 +150,7 @@ def launch(ctx, launches):
                 conn.execute('UPDATE jobs SET driver_pid = ?, driver_start = ?, updated_seq = ? '
                              'WHERE job_id = ?', (res[0], res[1], txn.seq(), int(key)))
             else:
-                failed[int(key)] = 'could not start the driver: %s' % res
+                failed[int(key)] = res
         for job_id, reason in failed.items():
             db.advance(conn, txn, job_id, 'FAILED_DRIVER', reason=reason, now=now)
     # A cancel that landed between claim and pid recording could not signal the driver.

@@ -130,6 +130,24 @@ describe('agent scheduler', function () {
     assert.equal(st.running, 2);
   });
 
+  it('a job whose scripts cannot be written is FAILED_DRIVER naming why; the others of its batch start', async () => {
+    const c = fx.serve();
+    await c.call('configure', { capacity: { cpus: 3 } });
+    const gate = path.join(fx.base, 'gate');
+    const blocker = (await c.call('submit', { run: `while [ ! -e '${gate}' ]; do sleep 0.05; done`, resources: { cpus: 3 } })).job_id;
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await c.call('submit', { run: 'sleep 30', resources: { cpus: 1 } })).job_id);
+    await waitStatus(c, blocker, 'RUNNING');
+    // The intermediate that starts it writes its scripts: a file where its job dir goes fails that.
+    fs.writeFileSync(path.join(fx.base, 'jobs', String(ids[1])), 'not a directory');
+    fs.writeFileSync(gate, '');
+    const failed = await waitStatus(c, ids[1], 'FAILED_DRIVER');
+    assert.match(failed.reason, /^could not prepare the job: .*File exists/);
+    await waitStatus(c, ids[0], 'RUNNING');
+    await waitStatus(c, ids[2], 'RUNNING');
+    await c.call('cancel', { job_ids: [ids[0], ids[2]], grace: 0 });
+  });
+
   it('fractional accelerators: four L4:0.25 jobs share one L4, the fifth waits', async () => {
     const c = fx.serve();
     await c.call('configure', { capacity: { cpus: 8, accelerators: { L4: 1 } } });

@@ -118,6 +118,18 @@ describe('job driver: the static waiter', function () {
       assert.equal(said(), '-E -S AG --base B _done 5 3 run\n');
     });
 
+    it('creates no driver.err while run runs (a job start makes no file for it); the reporter\'s stderr goes there', () => {
+      const env = driverEnv();
+      const err = path.join(env._SKYDECK_DIR, 'driver.err');
+      fs.writeFileSync(env._SKYDECK_PY, `#!/bin/sh\nprintf '%s\\n' "$*" > '${dir}/report'\necho reporter-notice >&2\n`, { mode: 0o755 });
+      fs.writeFileSync(path.join(env._SKYDECK_DIR, 'run.sh'), `[ -e '${err}' ] && echo err-exists; echo ran\n`);
+      const r = drive(env);
+      assert.equal(r.stdout, 'ran\n');
+      assert.equal(r.stderr, '', 'nothing of the driver on the job log');
+      assert.equal(said(), '-E -S AG --base B _done 5 0 run\n');
+      assert.equal(fs.readFileSync(err, 'utf8'), 'reporter-notice\n');
+    });
+
     it('a workdir it cannot enter: said in the log, reported as the workdir phase', () => {
       const env = driverEnv({ _SKYDECK_CWD: path.join(dir, 'gone') });
       fs.writeFileSync(path.join(env._SKYDECK_DIR, 'run.sh'), 'echo must-not-run\n');

@@ -13,7 +13,7 @@ export { workspaceCosts, publishCosts, type WorkspaceCosts, type CostedCluster }
 export { skydeckHome } from './home';
 export { readSpotCache, writeSpotCache, spotCachePath } from './spotCache';
 export { costView, type CostView, type ClusterCostText } from './costView';
-export { otherWindows, ownLease, writeLease, removeLease, sweepDead, checkLease, processStart, windowsDir, LEASE_RENEW_MS, LEASE_STALE_MS, type WindowLease } from './windowLeases';
+export { otherWindows, ownLease, writeLease, removeLease, sweepDead, checkLease, windowsDir, LEASE_RENEW_MS, LEASE_STALE_MS, type WindowLease } from './windowLeases';
 export { unguardedClusters, clusterSetKey, becameLastWithBilling, lastWindowMessage, recordLastClose, takeLastClose, lastCloseMessage, lastClosePath, type LastClose, type UnguardedCluster } from './lastWindow';
 export { planCandidates, planHeader, planRows, planNotes, planDetail, planSummary, priceSources, candidateLine, cheaperAlternatives } from './planText';
 export { SHIPPED_SPOT_NOTE } from './price';

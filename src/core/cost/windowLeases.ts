@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { skydeckHome } from './home';
-import { isAlive } from '../state/atomicWrite';
+import { isSameProcess, processStart } from '../state/atomicWrite';
 
 // Which Skydeck windows are open (issue 20's "closing the last window"): each window's extension
 // host keeps a small lease file under <skydeck home>/windows/, renewed on a timer and removed when
@@ -35,17 +35,6 @@ export function windowsDir(home = skydeckHome()): string {
 
 function leaseFile(home: string, l: Pick<WindowLease, 'pid' | 'startedAt'>): string {
   return path.join(windowsDir(home), `${l.pid}-${l.startedAt}.json`);
-}
-
-/** Field 22 of /proc/<pid>/stat, read after the last ')' (the command name may hold spaces and parens). */
-export function processStart(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    return start && /^[0-9]+$/.test(start) ? start : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** This process's lease, new (startedAt = now). */
@@ -87,7 +76,7 @@ export interface LeaseCheck {
 
 /** On this host: the pid lives and, where /proc tells, started when the lease says. Another host's lease lives by its renewal alone. */
 export const processCheck: LeaseCheck = {
-  alive: (l) => l.hostname !== os.hostname() || (isAlive(l.pid) && (!l.procStart || processStart(l.pid) === l.procStart)),
+  alive: (l) => l.hostname !== os.hostname() || isSameProcess(l.pid, l.procStart),
 };
 
 export interface LeaseRead {

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { liveLocalHolder, liveLocalOwner } from '../state/fileLock';
+import { liveLocalOwner } from '../state/fileLock';
 import { ManagedController } from './controller';
 import { ManagedStore } from './store';
 import { LocalManagedClient } from './localClient';
@@ -43,7 +43,7 @@ export function controllerLogFile(workspaceRoot: string): string {
 
 /** The pid holding the store's controller lease, if it is alive on this host. */
 export function leaseHolder(storeFile: string): number | undefined {
-  return liveLocalHolder(ManagedController.leaseFileOf(storeFile));
+  return leaseOwner(storeFile)?.pid;
 }
 
 /** The live lease holder with its recorded start time (a signal checks it again first). */

@@ -58,8 +58,8 @@ const HAVE_PROC = fs.existsSync('/proc/self');
 function procStat(pid: number): { state: string; start: string } | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: rest[0], start: rest[19] };
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // the name may hold spaces and parens
+    return /^[0-9]+$/.test(rest[19] ?? '') ? { state: rest[0], start: rest[19] } : null;
   } catch {
     return null;
   }

@@ -58,8 +58,7 @@ export class FileLock {
   }
 
   private tryCreate(file: string): boolean {
-    const start = ownStart;
-    const owner: LockOwner = { pid: process.pid, host: os.hostname(), since: Date.now(), ...(start ? { start } : {}) };
+    const owner: LockOwner = { pid: process.pid, host: os.hostname(), since: Date.now(), ...(ownStart ? { start: ownStart } : {}) };
     try {
       fs.writeFileSync(file, JSON.stringify(owner), { flag: 'wx', mode: 0o600 });
       return true;

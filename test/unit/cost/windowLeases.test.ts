@@ -5,7 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { checkLease, LEASE_STALE_MS, otherWindows, ownLease, processStart, removeLease, sweepDead, windowsDir, writeLease, type WindowLease } from '../../../src/core/cost';
+import { checkLease, LEASE_STALE_MS, otherWindows, ownLease, removeLease, sweepDead, windowsDir, writeLease, type WindowLease } from '../../../src/core/cost';
+import { processStart } from '../../../src/core/state/atomicWrite';
 
 const home = () => fs.mkdtempSync(path.join(os.tmpdir(), 'skydeck-windows-'));
 const children: ChildProcess[] = [];

@@ -1,5 +1,5 @@
 import {
-  ProviderError, TAG_UID, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
+  ProviderError, type ClusterInfo, type ClusterRef, type InstanceInfo, type Provider, type RunRequest, type RunResult,
   type TaggedListing, type BucketAccess,
 } from '../provider';
 import { waitUntil } from '../waitInstances';
@@ -21,9 +21,10 @@ import { infoOf } from './status';
 import { listVms } from './listing';
 import { shapeOf } from '../nodeShape';
 import { createVm, pickSize } from './vm';
-import { groupState, waitGroupGone } from './group';
+import { waitGroupGone } from './group';
 import { holdLeavingDeletes, leftoverInfo, leftOf, partsByVm } from './leftovers';
 import { terminateIn } from './terminate';
+import { deleteJobsGroup, endJobsGroupVm, jobsGroupThere, proveJobsGroupGone } from './jobsGroup';
 
 /** Azure VMs behind the Provider interface (SkyPilot's sky/provision/azure/instance.py, in TypeScript). */
 export class AzureProvider implements Provider {
@@ -105,7 +106,7 @@ export class AzureProvider implements Provider {
     // Blob containers' storage accounts are found before anything is made (a missing one is config).
     const scopes = await containerScopes(c, containersOf(req.placement.bucketAccess));
     if (shared) {
-      await this.jobsGroupThere(c, group);
+      await jobsGroupThere(c, group);
     } else {
       // A previous attempt's group may still be deleting (teardown is asynchronous on Azure).
       await waitGroupGone(c, group, this.lro.updateIntervalInMs, 10 * 60_000, true);
@@ -190,14 +191,14 @@ export class AzureProvider implements Provider {
     // by the name made from the uid, never one read from elsewhere.
     const jobsGroup = shared ? undefined : jobsGroupName(ref.uid);
     if (jobsGroup && ids?.some((id) => id.toLowerCase() === jobsGroup)) {
-      await this.deleteJobsGroup(c, ref.uid);
+      await deleteJobsGroup(c, ref.uid, this.lro);
       ids = ids.filter((id) => id.toLowerCase() !== jobsGroup);
       if (!ids.length) return;
     }
     // A job cluster's VM in a controller's jobs group, as the sweep here names it ("<group>/<vm>").
     const inJobsGroups = shared ? [] : (ids ?? []).map((id) => ({ id, at: parseJobsVmId(id) })).filter((x) => x.at);
     if (inJobsGroups.length) {
-      await Promise.all(inJobsGroups.map((x) => this.endJobsGroupVm(c, ref.uid, x.at!.group, x.at!.vm)));
+      await Promise.all(inJobsGroups.map((x) => endJobsGroupVm(c, ref.uid, x.at!.group, x.at!.vm, this.lro)));
       ids = ids!.filter((id) => !inJobsGroups.some((x) => x.id === id));
       if (!ids.length) return;
     }
@@ -213,57 +214,13 @@ export class AzureProvider implements Provider {
       const identity = !this.jobsIdentity && await this.identityExists(c, ref.uid);
       const jobs = !!jobsPrincipal;
       // A controller's jobs group (and whatever job clusters a crash left in it) goes with it, proven in releaseIdentities.
-      const held = shared ? undefined : await this.deleteJobsGroup(c, ref.uid);
+      const held = shared ? undefined : await deleteJobsGroup(c, ref.uid, this.lro);
       const before = this.ended.get(ref.uid);
       this.ended.set(ref.uid, {
         grants: [...(before?.grants ?? []), ...grants], identity: identity || !!before?.identity, jobs: jobs || !!before?.jobs,
         ...(held || before?.jobsGroup ? { jobsGroup: [...new Set([...(before?.jobsGroup ?? []), ...(held ?? [])])] } : {}),
       });
     }, shared);
-  }
-
-  /**
-   * Deletes the controller `uid`'s jobs group when it exists; returns the uids of the job
-   * clusters whose VMs it held (for the proof), undefined when there was no such group.
-   */
-  private async deleteJobsGroup(c: AzureClients, uid: string): Promise<string[] | undefined> {
-    const group = jobsGroupName(uid);
-    const there = await azCall('resourceGroups.checkExistence', async () => (await c.resources.resourceGroups.checkExistence(group)).body);
-    if (!there) return undefined;
-    const held = [...new Set((await listVms(c, group)).map((v) => v.vm.tags?.[TAG_UID] ?? v.vm.name!))];
-    await azCall('resourceGroups.delete', () => c.resources.resourceGroups.beginDelete(group, { ...this.lro, forceDeletionTypes: 'Microsoft.Compute/virtualMachines' }).catch((e) => {
-      if (!isNotFound(e)) throw e;
-    }));
-    return held;
-  }
-
-  /**
-   * From this machine (the sweep): one VM of job cluster `uid` in a controller's jobs group,
-   * deleted (its parts go by their deleteOptions) only when its uid tag says it is that cluster's.
-   */
-  private async endJobsGroupVm(c: AzureClients, uid: string, group: string, vm: string): Promise<void> {
-    const found = await azCall('virtualMachines.get', async () => {
-      try {
-        return await c.compute.virtualMachines.get(group, vm);
-      } catch (e) {
-        if (isNotFound(e)) return undefined;
-        throw e;
-      }
-    });
-    if (!found) return;
-    if (found.tags?.[TAG_UID] !== uid) throw new ProviderError('config', `${group}/${vm} is not a VM of cluster ${uid}`);
-    await azCall('virtualMachines.delete', () => c.compute.virtualMachines.delete(group, vm, this.lro).submitted().catch((e) => {
-      if (!isNotFound(e)) throw e;
-    }));
-  }
-
-  /** On a controller VM: its jobs group must be there (this machine makes it with the controller); the VM may not make one. */
-  private async jobsGroupThere(c: AzureClients, group: string): Promise<void> {
-    const state = await groupState(c, group);
-    if (state === 'gone' || state === 'Deleting') {
-      throw new ProviderError('config', `this managed-jobs controller's resource group ${group} is ${state === 'gone' ? 'missing' : 'being deleted'}`,
-        'launch the managed-jobs controller again from your machine (it makes the group), or down it and launch a new one');
-    }
   }
 
   /** From this machine, before a submit's grant: a managed job's containers given by name exist (bucketGrant.ts). */
@@ -299,7 +256,7 @@ export class AzureProvider implements Provider {
     const more = this.jobsIdentity ? [] : await azCall('role assignments', () => revokeGrants(c, ref.uid, this.lro, this.opts.log));
     const grants = [...noted.grants, ...more];
     const out: IdentityRelease = { gone: grants.map((g) => ({ kind: GRANT_KIND[g.kind], name: g.id, proof: `GET ${g.id} answers 404` })), left: [] };
-    if (noted.jobsGroup) await this.proveJobsGroupGone(c, ref.uid, noted.jobsGroup, opts, out);
+    if (noted.jobsGroup) await proveJobsGroupGone(c, ref.uid, noted.jobsGroup, this.lro, opts, out);
     // A controller's identity is waited for (its group's delete takes minutes); a Blob-only
     // one holds nothing once its grants are gone, and goes with the group the down proved ending.
     if (!noted.identity || !grants.some((g) => g.kind === 'controller')) return out;
@@ -323,23 +280,6 @@ export class AzureProvider implements Provider {
       else out.gone.push({ kind: 'managed identity', name: jname, proof: `GET ${jid} answers 404 (resource group ${group} deleted)` });
     }
     return out;
-  }
-
-  /** The controller's jobs group waited for (bounded) and proven gone by a 404, naming the job clusters whose VMs it held. */
-  private async proveJobsGroupGone(c: AzureClients, uid: string, held: string[], opts: ReleaseOptions, out: IdentityRelease): Promise<void> {
-    const group = jobsGroupName(uid);
-    const id = `/subscriptions/${c.subscriptionId}/resourceGroups/${group}`;
-    const name = `${group} (the job clusters' group of controller ${uid}${held.length ? `; it held VMs of ${held.join(', ')}` : ''})`;
-    opts.progress(`Waiting for resource group ${group} to be deleted`);
-    try {
-      await waitGroupGone(c, group, this.lro.updateIntervalInMs, opts.timeoutMs);
-    } catch {
-      out.left.push({ kind: 'resource group', name, why: `not deleted within ${Math.round(opts.timeoutMs / 1000)} s` });
-      return;
-    }
-    const there = await azCall('resourceGroups.checkExistence', async () => (await c.resources.resourceGroups.checkExistence(group)).body);
-    if (there) out.left.push({ kind: 'resource group', name, why: `GET ${id} still answers after its delete` });
-    else out.gone.push({ kind: 'resource group', name, proof: `GET ${id} answers 404` });
   }
 
   /**

@@ -7,7 +7,7 @@ cancel itself forks nothing (the freed slots are handed out first).
 import signal
 import time
 
-from . import daemon_ctl, db, procs, scheduler
+from . import daemon_ctl, db, procs, scheduler, stage
 from .errors import AgentError, bad_args
 from .job_ids import parse_job_ids
 from .job_kill import flag_cancelled, remote_problems
@@ -62,6 +62,8 @@ def cancel(ctx, args):
         targets = conn.execute(
             'SELECT job_id, driver_pid, driver_start, boot_id, cgroup FROM jobs WHERE job_id IN (%s)' %
             ','.join('?' * len(active)), active).fetchall() if active else []
+    if len(cancelled) > len(active):  # pending ones: their stages will never be taken
+        stage.discard(ctx.paths, sorted(set(cancelled) - set(active)))
     if targets:
         for t in targets:
             flag_cancelled(ctx.paths, t[0])

@@ -110,25 +110,27 @@ def _probe(prefix):
     return None, why
 
 
-def create(prefix, tag):
-    """A fresh cgroup for one job: (kind, path) or (None, None)."""
+def plan(prefix, tag):
+    """Where one job's cgroup goes: (kind, path), or (None, None) where jobs get none. Nothing
+    is created: make() does that, in the process that starts the job."""
     kind, root = where(prefix)
-    if not kind:
-        return None, None
-    path = os.path.join(root, tag)
-    for attempt in range(2):
+    return (kind, os.path.join(root, tag)) if kind else (None, None)
+
+
+def make(path):
+    """Create a job's cgroup (planned by plan()); an empty one left there is reused, a populated
+    one is an error (it is never shared with processes we did not start)."""
+    root = os.path.dirname(path)
+    if not os.path.isdir(root):  # an idle daemon removed it (remove_root)
         try:
-            if not os.path.isdir(root):  # an idle daemon removed it (remove_root)
-                os.mkdir(root, 0o755)
-            os.mkdir(path, 0o755)
-            return kind, path
+            os.mkdir(root, 0o755)
         except FileExistsError:
-            # Left over from a job of an earlier jobs.db with this id: never reuse a populated one.
-            if not remove(path):
-                path = os.path.join(root, '%s.%s' % (tag, os.urandom(4).hex()))
-        except OSError:
-            return None, None
-    return None, None
+            pass
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        if pids(path) or not os.path.isdir(path):
+            raise OSError(errno.EEXIST, 'in use by other processes', path)
 
 
 def valid(path, prefix):
@@ -175,17 +177,24 @@ def _signal_member(path, pid, sig):
             pass
         return
     try:
-        # /proc/<pid>/cgroup names the path below the mount (or the cgroup namespace root);
-        # the last two components are unique to this base dir and job.
-        suffix = '/%s/%s' % (os.path.basename(os.path.dirname(path)), os.path.basename(path))
-        with open('/proc/%d/cgroup' % pid) as f:
-            mine = any(line.rstrip('\n').endswith(suffix) for line in f)
-        if mine:
+        if member(path, pid):
             signal.pidfd_send_signal(fd, sig)
     except OSError:
         pass
     finally:
         os.close(fd)
+
+
+def member(path, pid='self'):
+    """Whether the process is in the cgroup at path; None if that cannot be read. Its
+    /proc/<pid>/cgroup names the path below the mount (or the cgroup namespace root); the last
+    two components are unique to this base dir and job."""
+    suffix = '/%s/%s' % (os.path.basename(os.path.dirname(path)), os.path.basename(path))
+    try:
+        with open('/proc/%s/cgroup' % pid) as f:
+            return any(line.rstrip('\n').endswith(suffix) for line in f)
+    except OSError:
+        return None
 
 
 def kill(path, sig):
@@ -215,7 +224,11 @@ def join(path, pid=0):
 
 
 def leave(path):
-    """Move this process out of a job cgroup (to where the job cgroups hang from)."""
+    """Move this process out of a job cgroup (to where the job cgroups hang from). A process
+    not in it is left where it is: a move costs an RCU grace period under a global lock, and a
+    waiter driver's reporter never was in its job's cgroup."""
+    if member(path) is False:
+        return True
     for target in (os.path.dirname(os.path.dirname(path)), os.path.dirname(path)):
         try:
             join(target)

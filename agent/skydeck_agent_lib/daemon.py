@@ -22,7 +22,7 @@ import sys
 import time
 
 from . import VERSION
-from . import autostop, cgroups, db, driver, liveness, procs, spawn, watch
+from . import autostop, cgroups, db, driver, liveness, procs, spawn, stage, watch
 from .job_cgroups import remove_cgroups
 from .daemon_ctl import ensure, open_lock, running_pid, take_wake, tick_interval, try_lock
 from .errors import AgentError
@@ -267,6 +267,7 @@ def _loop(ctx, fd, stop, woken, me, guard, woke):
             try:
                 ctx.check_schema()
                 swept = liveness.sweep(ctx)
+                stage.stage_pending(ctx)  # the next queued jobs' files, ahead of their release
                 # A configured autostop keeps the daemon up: it is the one watching the clock.
                 busy = liveness.busy(ctx.conn(), now) or autostop.check(ctx, now)
             except AgentError as e:

@@ -109,11 +109,18 @@ def base_env(paths, client):
         return env
 
 
-def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, chosen=(0,),
-            cgroup=None, secrets=None, dev_env=None):
+def warm(agent_path):
+    """Look up the user shell and probe the waiter now, in this process: job_env in forked
+    intermediates then finds both known instead of each looking again."""
     global USER_SHELL
     if USER_SHELL is None:
         USER_SHELL = user_shell()
+    waiter(agent_path)
+
+
+def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, chosen=(0,),
+            cgroup=None, secrets=None, dev_env=None):
+    warm(agent_path)
     env = dict(base)
     env.update(dev_env or {})  # the job's own envs may still name devices themselves
     env.update(spec['envs'])
@@ -193,7 +200,7 @@ def _probe(path):
         out = os.read(r, 64)
     finally:
         os.close(r)
-    return os.waitpid(pid, 0)[1] == 0 and out == b'skydeck-wait 2\n'
+    return os.waitpid(pid, 0)[1] == 0 and out == b'skydeck-wait 3\n'
 
 
 def setup_unset(dev_env, spec):
@@ -201,18 +208,6 @@ def setup_unset(dev_env, spec):
     unset (every GPU of the node visible, e.g. to build kernels); a job's own envs stay."""
     own = set(spec['envs']) | set(spec.get('secret_names') or ())
     return ' '.join(sorted(k for k in (dev_env or {}) if k not in own))
-
-
-def write_scripts(paths, job_id, spec):
-    d = paths.job_dir(job_id)
-    os.makedirs(d, 0o700, exist_ok=True)
-    os.makedirs(paths.log_dir(job_id), 0o700, exist_ok=True)
-    for phase in ('setup', 'run'):
-        text = spec.get(phase)
-        if text is not None and text.strip():
-            fd = os.open(os.path.join(d, phase + '.sh'), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, 'wb') as f:
-                f.write(text.encode('utf-8', 'surrogateescape'))
 
 
 def driver_argv(job_id, env, spec):

@@ -10,7 +10,7 @@ import re
 import signal
 import time
 
-from . import cgroups, daemon_ctl, db, devices, driver, nodes, pending_secrets, procs, resources, spawn
+from . import cgroups, daemon_ctl, db, devices, driver, nodes, pending_secrets, procs, resources, spawn, stage
 from .job_kill import flag_cancelled
 from .remote import kill_remote_ranks
 
@@ -120,29 +120,38 @@ def launch(ctx, launches):
         return
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     base = driver.base_env(paths, ctx.client)
+    driver.warm(ctx.agent_path)
     tag = re.sub('[^0-9A-Za-z]', '', str(db.get_meta(conn, 'db_id') or ''))[:8] or '0'
-    items, failed, groups, specs = [], {}, {}, {}
-    for job_id, spec, submitted_at, cwd, chosen, secrets, dev_env in launches:
-        try:
-            specs[str(job_id)] = (job_id, spec)
-            # Its own cgroup where the node allows one; the driver moves itself in.
-            kind, cg = cgroups.create(paths.marker_prefix, '%s-%d' % (tag, job_id))
-            groups[job_id] = (kind or 'marker', cg)
-            env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
-                                 submitted_at, cwd, chosen, cg, secrets, dev_env)
-            # The head alone: the small sh driver. Any worker involved: the gang driver.
-            argv = driver.driver_argv(job_id, env, spec) if chosen == [0] else driver.gang_argv(ctx, job_id)
-            items.append((str(job_id), argv, env, paths.log_file(job_id)))
-        except Exception as e:
-            failed[job_id] = 'could not prepare the job: %s' % e
+    items, failed, groups, jobs = [], {}, {}, {}
+    for job in launches:
+        job_id = job[0]
+        # Its own cgroup where the node allows one (made by the intermediate, entered by the
+        # driver or its job's shell).
+        kind, cg = cgroups.plan(paths.marker_prefix, '%s-%d' % (tag, job_id))
+        groups[job_id] = (kind or 'marker', cg)
+        jobs[str(job_id)] = job
+        items.append((str(job_id), None, None, paths.log_file(job_id)))
+
+    def prepare(key):
+        job_id, spec, submitted_at, cwd, chosen, secrets, dev_env = jobs[key]
+        cg = groups[job_id][1]
+        if cg:
+            cgroups.make(cg)
+        stage.write(paths, job_id, spec)  # staged while it waited (stage.py), or written now
+        env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
+                             submitted_at, cwd, chosen, cg, secrets, dev_env)
+        # The head alone: the small sh driver. Any worker involved: the gang driver.
+        return (driver.driver_argv(job_id, env, spec) if chosen == [0] else driver.gang_argv(ctx, job_id)), env
+
     if groups:
         # Recorded before any driver runs: a starter dying right after the spawn still leaves
         # the liveness sweep a cgroup to empty.
         with db.write_txn(conn):
             conn.executemany('UPDATE jobs SET isolation = ?, cgroup = ? WHERE job_id = ?',
                              [(k, cg, j) for j, (k, cg) in groups.items()])
-    # Each job's scripts are written by the intermediate that starts it, just before it does.
-    started = spawn.spawn_many(items, lambda key: driver.write_scripts(paths, *specs[key]))
+    # Each job is made ready (cgroup, files, environment) by the intermediate that starts it,
+    # right before it does: spread over the intermediates, overlapping the first starts.
+    started = spawn.spawn_many(items, prepare)
     now = time.time()
     with db.write_txn(conn) as txn:
         for key, res in started.items():

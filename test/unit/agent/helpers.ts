@@ -425,6 +425,15 @@ export function jobCgroups(base: string): string[] {
 
 /** Kill everything a test started under this base dir, then remove it. */
 export async function cleanupBase(base: string): Promise<void> {
+  // Drivers first, with their whole group: a waiter driver is outside its job's cgroup, and
+  // one that saw its job killed would start a reporter writing into the base dir being removed.
+  for (const p of markedProcs(base).filter((x) => x.pid === x.sid)) {
+    try {
+      process.kill(-p.pgid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
   if (fs.existsSync(base)) {
     for (const cg of jobCgroups(base)) {
       try {

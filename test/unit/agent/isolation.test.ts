@@ -2,6 +2,8 @@
 // (root here), else by the job marker; each job row says which it got.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import {
   agentEnv,
   AgentFixture,
@@ -90,6 +92,29 @@ describe('agent job isolation (cgroups, marker fallback)', function () {
       await waitUntil(() => jobCgroups(fx.base).length === 1, 5000, "A's cgroup removed");
       await c.call('cancel', { job_ids: [B], grace: 0 });
       await waitUntil(() => escapedB.every((p) => !isAlive(p)), 3000, 'B escaped processes killed');
+    });
+  }
+
+  for (const v1 of [false, true]) {
+    it(`the job's shell starts inside the job's cgroup; ${v1 ? 'v1: the driver moves itself in first' : 'v2: straight in (clone3), nothing is moved, the driver stays out'}`, async function () {
+      needRoot(this);
+      const [major, minor] = os.release().split('.').map(Number);
+      const clone3 = major > 5 || (major === 5 && minor >= 7);
+      if (!v1 && !clone3) console.error(`      !!! kernel ${os.release()} has no CLONE_INTO_CGROUP (5.7+): expecting the driver to move in instead`);
+      const c = fx.serve(agentEnv(v1 ? { SKYDECK_TEST_CGROUP: 'v1' } : {}));
+      const [a] = uniqueArgs();
+      const { job_id } = await c.call('submit', { run: `sleep ${a}` });
+      const row = await waitStatus(c, job_id, 'RUNNING');
+      await waitUntil(() => sleepers(a).length === 1, 5000, 'the job runs');
+      const [cg] = jobCgroups(fx.base);
+      assert.ok(cg, 'the job has a cgroup');
+      const suffix = `/${path.basename(path.dirname(cg))}/${path.basename(cg)}`;
+      const inJob = (pid: number) => fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n').some((l) => l.endsWith(suffix));
+      assert.ok(inJob(sleepers(a)[0]), "the job's process is in its cgroup");
+      assert.equal(inJob(row.driver_pid), v1 || !clone3, v1 || !clone3 ? 'the driver moved in' : 'the driver was not moved');
+      await c.call('cancel', { job_ids: [job_id], grace: 0 });
+      await waitStatus(c, job_id, 'CANCELLED');
+      await waitUntil(() => !isAlive(row.driver_pid) && sleepers(a).length === 0, 5000, 'driver and job gone');
     });
   }
 

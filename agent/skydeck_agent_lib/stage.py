@@ -1,0 +1,146 @@
+"""Queued jobs' files written while they wait, so that a release creates (almost) none.
+
+Each new file or directory costs 0.02-0.3 ms on ext4, and a job start needs four (jobs/N,
+run.sh, logs/N, run.log): for 64 jobs released at once that was most of the release. So the
+next jobs in line get them ahead, under their final names, by whoever has time: serve's stager
+thread after a submit answered, and the daemon each tick.
+
+Written in place, so every step is safe to repeat and to race: directories and the empty log
+are created if missing (never truncated); a script goes to a temporary name and is renamed over
+run.sh / setup.sh, so a script under its final name is always whole, and nothing is ever
+truncated in place once bash could be reading it. The launcher (scheduler.launch, in the
+intermediate that starts the job) keeps a script only if it holds exactly this job's text
+(a jobs.db replaced under an old jobs/ dir must not run old scripts) and writes it otherwise.
+A pending job cancelled loses its files (it never ran, so they hold nothing of its own).
+"""
+import json
+import os
+
+from .states import TERMINAL
+
+# The next jobs in line get staged; the ones behind them as the queue moves.
+LIMIT = 256
+PHASES = ('setup', 'run')
+
+
+def _texts(spec):
+    """{file name: bytes} of the scripts a job runs."""
+    out = {}
+    for phase in PHASES:
+        text = spec.get(phase)
+        if text is not None and text.strip():
+            out[phase + '.sh'] = text.encode('utf-8', 'surrogateescape')
+    return out
+
+
+def stage_pending(ctx, limit=LIMIT, stop=None):
+    """Write the files of the next `limit` pending jobs that lack them; how many it wrote.
+    stop: an Event that ends the work between two jobs."""
+    conn = ctx.conn()
+    paths = ctx.paths
+    ids = [r[0] for r in conn.execute(
+        "SELECT job_id FROM jobs WHERE status = 'PENDING' ORDER BY job_id LIMIT ?", (limit,))]
+    done = 0
+    for job_id in ids:
+        if stop is not None and stop.is_set():
+            break
+        if os.path.isdir(paths.job_dir(job_id)):
+            continue  # staged, or being staged by another stager
+        row = conn.execute("SELECT spec FROM jobs WHERE job_id = ? AND status = 'PENDING'",
+                           (job_id,)).fetchone()
+        try:
+            if not row or not stage_one(paths, job_id, json.loads(row[0])):
+                continue
+            done += 1
+        except OSError:
+            continue  # a full disk, say: the launcher writes what it needs, or says why not
+        # A cancel since the look above found nothing to remove: what we wrote is ours to.
+        row = conn.execute('SELECT status, started_at FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
+        if row and row[0] in TERMINAL and row[1] is None:
+            discard(paths, [job_id])
+    return done
+
+
+def stage_one(paths, job_id, spec):
+    """A pending job's files, the empty log last. Only by the stager that creates its dir: two
+    stagers (serve's and the daemon's) never do one job twice. False if another one did."""
+    try:
+        os.mkdir(paths.job_dir(job_id), 0o700)
+    except FileExistsError:
+        return False
+    for name, data in _texts(spec).items():
+        _replace(os.path.join(paths.job_dir(job_id), name), data)
+    _mkdir(paths.log_dir(job_id))
+    os.close(os.open(paths.log_file(job_id), os.O_WRONLY | os.O_CREAT | getattr(os, 'O_CLOEXEC', 0), 0o600))
+    return True
+
+
+def write(paths, job_id, spec):
+    """What a job's start needs on disk (its dir and scripts, its log dir), in the
+    intermediate that starts it: what is staged and exactly right is kept, the rest written."""
+    d = paths.job_dir(job_id)
+    _mkdir(d)
+    for name, data in _texts(spec).items():
+        path = os.path.join(d, name)
+        if not _holds(path, data):
+            _replace(path, data)
+    _mkdir(paths.log_dir(job_id))
+
+
+def _mkdir(path):
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        os.makedirs(path, 0o700, exist_ok=True)
+
+
+def _holds(path, data):
+    try:
+        with open(path, 'rb') as f:
+            return f.read(len(data) + 1) == data
+    except OSError:
+        return False
+
+
+def _replace(path, data):
+    tmp = '%s.%d.%s.tmp' % (path, os.getpid(), os.urandom(4).hex())  # unique to this writer
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, 'O_CLOEXEC', 0), 0o600)
+        with os.fdopen(fd, 'wb') as f:
+            f.write(data)
+        os.rename(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def discard(paths, job_ids):
+    """The files of jobs cancelled before they started."""
+    for job_id in job_ids:
+        for d in (paths.job_dir(job_id), paths.log_dir(job_id)):
+            _remove(d)
+
+
+def _remove(path):
+    """rm -r, quietly (not shutil: its import alone is ~2 ms of every short agent call)."""
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if e.is_dir(follow_symlinks=False):
+                _remove(e.path)
+            else:
+                os.unlink(e.path)
+        except OSError:
+            pass
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass

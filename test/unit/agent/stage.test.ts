@@ -1,0 +1,119 @@
+// Queued jobs' files are written while they wait (stage.py), so a release creates none; what is
+// staged is only ever used when it is exactly the job's own, and goes when the job never runs.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AgentFixture, agentEnv, PY, waitStatus, waitUntil } from './helpers';
+import { spawnSync } from 'node:child_process';
+
+const LIB = path.resolve(__dirname, '../../../agent');
+
+describe('agent: queued jobs staged ahead of their release', function () {
+  this.timeout(30000);
+  const fx = new AgentFixture();
+  beforeEach(() => fx.setup());
+  afterEach(() => fx.cleanup());
+
+  const jobDir = (id: number) => path.join(fx.base, 'jobs', String(id));
+  const logFile = (id: number) => path.join(fx.base, 'logs', String(id), 'run.log');
+
+  it('serve stages a queued job after answering its submit; the release runs that script', async () => {
+    const c = fx.serve(agentEnv({ SKYDECK_TICK_INTERVAL: '30' })); // the daemon stays out of it
+    await c.call('configure', { capacity: { cpus: 1 } });
+    const blocker = (await c.call('submit', { run: 'sleep 600', resources: { cpus: 1 } })).job_id;
+    const queued = await c.call('submit', { run: 'echo "staged $SKYDECK_JOB_ID"', setup: 'true', resources: { cpus: 1 } });
+    assert.equal(queued.status, 'PENDING');
+    const id = queued.job_id;
+    await waitUntil(() => fs.existsSync(logFile(id)), 5000, 'the queued job staged');
+    assert.equal(fs.readFileSync(path.join(jobDir(id), 'run.sh'), 'utf8'), 'echo "staged $SKYDECK_JOB_ID"');
+    assert.equal(fs.readFileSync(path.join(jobDir(id), 'setup.sh'), 'utf8'), 'true');
+    assert.equal(fs.statSync(logFile(id)).size, 0, 'staged, not started');
+    assert.deepEqual(fs.readdirSync(jobDir(id)).sort(), ['run.sh', 'setup.sh'], 'no temporary file left');
+    await c.call('cancel', { job_ids: [blocker], grace: 0 });
+    await waitStatus(c, id, 'SUCCEEDED');
+    assert.equal(fs.readFileSync(logFile(id), 'utf8'), `staged ${id}\n`);
+  });
+
+  it('a script left under a job\'s name that is not its own (a replaced jobs.db) is never run', async () => {
+    const c = fx.serve(agentEnv({ SKYDECK_TICK_INTERVAL: '30' }));
+    await c.call('configure', { capacity: { cpus: 1 } });
+    const blocker = (await c.call('submit', { run: 'sleep 600', resources: { cpus: 1 } })).job_id;
+    const next = blocker + 1;
+    // As if staged by an earlier database: a whole stage (log present, so no stager rewrites it),
+    // one script longer and one a prefix of the real one (a write cut short).
+    fs.mkdirSync(jobDir(next), { recursive: true });
+    fs.mkdirSync(path.dirname(logFile(next)), { recursive: true });
+    fs.writeFileSync(path.join(jobDir(next), 'run.sh'), 'echo mine-and-more; echo STALE');
+    fs.writeFileSync(path.join(jobDir(next), 'setup.sh'), 'ech');
+    fs.writeFileSync(logFile(next), '');
+    const id = (await c.call('submit', { run: 'echo mine-and-more', setup: 'echo', resources: { cpus: 1 } })).job_id;
+    assert.equal(id, next);
+    await c.call('cancel', { job_ids: [blocker], grace: 0 });
+    await waitStatus(c, id, 'SUCCEEDED');
+    assert.equal(fs.readFileSync(logFile(id), 'utf8'), '\nmine-and-more\n');
+  });
+
+  it('a pending job cancelled loses its staged files; a running one keeps its own', async () => {
+    const c = fx.serve(agentEnv({ SKYDECK_TICK_INTERVAL: '30' }));
+    await c.call('configure', { capacity: { cpus: 1 } });
+    const running = (await c.call('submit', { run: 'sleep 600', resources: { cpus: 1 } })).job_id;
+    const pending = (await c.call('submit', { run: 'echo never', resources: { cpus: 1 } })).job_id;
+    await waitUntil(() => fs.existsSync(logFile(pending)), 5000, 'the queued job staged');
+    await c.call('cancel', { job_ids: [pending] });
+    assert.ok(!fs.existsSync(jobDir(pending)) && !fs.existsSync(path.dirname(logFile(pending))), 'stage removed');
+    assert.ok(fs.existsSync(path.join(jobDir(running), 'run.sh')), 'the running job keeps its files');
+    await c.call('cancel', { job_ids: [running], grace: 0 });
+  });
+
+  it('the daemon stages what a CLI submit queued (no serve to do it)', async () => {
+    const env = agentEnv({ SKYDECK_TICK_INTERVAL: '0.2' });
+    await fx.cli(['configure'], { capacity: { cpus: 1 } }, env);
+    const blocker = (await fx.cli(['submit'], { run: 'sleep 600', resources: { cpus: 1 } }, env)).job_id;
+    const id = (await fx.cli(['submit'], { run: 'echo from-cli', resources: { cpus: 1 } }, env)).job_id;
+    await waitUntil(() => fs.existsSync(logFile(id)), 5000, 'staged by the daemon');
+    assert.equal(fs.readFileSync(path.join(jobDir(id), 'run.sh'), 'utf8'), 'echo from-cli');
+    await fx.cli(['cancel', '--grace', '0', String(blocker), String(id)], undefined, env);
+  });
+
+  it('a stager and launchers racing on one job: the script under its name is always whole', () => {
+    // stage_one and write (the launcher's) at once, round after round, while a reader checks
+    // run.sh each time it exists: whole or absent, never a part (a launcher runs what it reads).
+    const script = `
+import os, shutil, sys, threading
+sys.path.insert(0, ${JSON.stringify(LIB)})
+from skydeck_agent_lib import stage
+from skydeck_agent_lib.paths import Paths
+paths = Paths(sys.argv[1])
+os.makedirs(paths.jobs, exist_ok=True); os.makedirs(paths.logs, exist_ok=True)
+text = 'echo ' + 'x' * 300000
+spec = {'run': text}
+bad, staged, twice = [], [], 0
+def stager():
+    staged.append(stage.stage_one(paths, 7, spec))
+def launcher():
+    stage.write(paths, 7, spec)
+def reader():
+    for _ in range(200):
+        try:
+            with open(os.path.join(paths.job_dir(7), 'run.sh')) as f:
+                got = f.read()
+        except OSError:
+            continue
+        if got != text:
+            bad.append(len(got))
+for _ in range(20):
+    shutil.rmtree(paths.job_dir(7), ignore_errors=True)
+    del staged[:]
+    ts = [threading.Thread(target=f) for f in (stager, stager, launcher, launcher, reader)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    twice += staged.count(True) > 1
+    if open(os.path.join(paths.job_dir(7), 'run.sh')).read() != text: bad.append(-1)
+leftover = [n for n in os.listdir(paths.job_dir(7)) if n != 'run.sh']
+print('bad=%d staged_twice=%d leftover=%r' % (len(bad), twice, leftover))
+`;
+    const r = spawnSync(PY, ['-c', script, fx.base], { encoding: 'utf8', timeout: 60000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'bad=0 staged_twice=0 leftover=[]');
+  });
+});

@@ -38,12 +38,13 @@ export async function tspSubmitRate(n = 500): Promise<number> {
  * the user command of every one runs; then PSS per running job: the server shared by the 64
  * plus each job's own tsp process (the payload, bash and sleep, is not counted).
  */
-export async function tspRelease64(): Promise<{ seconds: number; pssMb: number; wrapperMb: number; supervisorMb: number }> {
+export async function tspRelease64(queuedMs = 0): Promise<{ seconds: number; pssMb: number; wrapperMb: number; supervisorMb: number }> {
   return withTsp(64, async (t) => {
     const blockWatch = new SleepWatch('1000', t.needle);
     const blocker = await t.submit(64);
     for (let i = 0; i < 64; i++) await t.submit();
     await waitUntil(() => blockWatch.count() >= 1, 10000, 'tsp blocker runs', 5);
+    await sleep(queuedMs);
     const watch = new SleepWatch('1000', t.needle);
     const t0 = now();
     await t.run(['-k', String(blocker)]);

@@ -168,6 +168,7 @@ class Stager(threading.Thread):
         self.ctx = Ctx(base, agent_path, client=False)
         self.kicked = threading.Event()
         self.quit = threading.Event()
+        self.known = set()
 
     def kick(self):
         self.kicked.set()
@@ -184,7 +185,7 @@ class Stager(threading.Thread):
                 return
             self.kicked.clear()
             try:
-                stage.stage_pending(self.ctx, stop=self.quit)
+                stage.stage_pending(self.ctx, stop=self.quit, known=self.known)
             except Exception:  # only a head start: the launcher writes whatever is missing
                 self.ctx.close()
 

@@ -33,18 +33,25 @@ def _texts(spec):
     return out
 
 
-def stage_pending(ctx, limit=LIMIT, stop=None):
+def stage_pending(ctx, limit=LIMIT, stop=None, known=None):
     """Write the files of the next `limit` pending jobs that lack them; how many it wrote.
-    stop: an Event that ends the work between two jobs."""
+    stop: an Event that ends the work between two jobs. known: a set the caller keeps between
+    calls, of jobs found staged (a long queue is then not looked at again on every submit)."""
     conn = ctx.conn()
     paths = ctx.paths
     ids = [r[0] for r in conn.execute(
         "SELECT job_id FROM jobs WHERE status = 'PENDING' ORDER BY job_id LIMIT ?", (limit,))]
+    if known is not None and len(known) > 4 * limit:
+        known.intersection_update(ids)
     done = 0
     for job_id in ids:
         if stop is not None and stop.is_set():
             break
+        if known is not None and job_id in known:
+            continue
         if os.path.isdir(paths.job_dir(job_id)):
+            if known is not None:
+                known.add(job_id)
             continue  # staged, or being staged by another stager
         row = conn.execute("SELECT spec FROM jobs WHERE job_id = ? AND status = 'PENDING'",
                            (job_id,)).fetchone()

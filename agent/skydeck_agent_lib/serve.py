@@ -158,9 +158,12 @@ class Follower(threading.Thread):
 
 class Stager(threading.Thread):
     """Stages the next queued jobs after a request that may have queued some or moved the
-    queue: off the request path, so a submit answers as fast as without it."""
+    queue: off the request path, so a submit answers as fast as without it. Two of them: new
+    files in different directories are made in parallel, and one stager fell behind a burst of
+    submits (each job is staged by one only: stage.stage_one)."""
 
     KICKED_BY = ('submit', 'cancel', 'configure')
+    COUNT = 2
 
     def __init__(self, base, agent_path):
         threading.Thread.__init__(self, name='stager')
@@ -200,8 +203,9 @@ def serve(ctx, commands, stdin=None, stdout=None):
     ctx.queue_cache = jobs.QueueCache()
     follower = Follower(ctx.paths.base, ctx.agent_path, out)
     follower.start()
-    stager = Stager(ctx.paths.base, ctx.agent_path)
-    stager.start()
+    stagers = [Stager(ctx.paths.base, ctx.agent_path) for _ in range(Stager.COUNT)]
+    for st in stagers:
+        st.start()
     out.send({'id': None, 'event': 'hello', 'version': VERSION, 'protocol': PROTOCOL,
               'pid': os.getpid(), 'base_dir': ctx.paths.base})
     _wake_daemon(ctx)
@@ -242,13 +246,15 @@ def serve(ctx, commands, stdin=None, stdout=None):
                 raise AgentError('unknown_command', 'unknown command %r' % (cmd,))
             out.send({'id': rid, 'ok': True, 'result': result})
             if cmd in Stager.KICKED_BY:
-                stager.kick()
+                for st in stagers:
+                    st.kick()
         except AgentError as e:
             out.send({'id': rid, 'ok': False, 'error': e.to_wire()})
         except Exception as e:
             out.send({'id': rid, 'ok': False, 'error': {'code': 'internal', 'message': repr(e)}})
     follower.shutdown()
-    stager.shutdown()
+    for st in stagers:
+        st.shutdown()
     return 0
 
 

@@ -2,14 +2,15 @@
 
 Requests run in order on the main thread; `logs` streams run on one follower thread and are
 multiplexed by request id, so a long follow never holds up other requests. Queued jobs are
-staged (stage.py) on a third thread, after the answer. The process exits when stdin closes.
+staged by two child processes (stager.py), after the answer. The process exits when stdin
+closes.
 """
 import os
 import sys
 import threading
 
 from . import VERSION, PROTOCOL
-from . import daemon_ctl, jobs, logs, stage
+from . import daemon_ctl, jobs, logs, stager
 from .context import Ctx
 from .errors import AgentError
 from .liveness import on_read
@@ -156,43 +157,6 @@ class Follower(threading.Thread):
         self.out.send({'id': s.rid, 'ok': False, 'error': err.to_wire()})
 
 
-class Stager(threading.Thread):
-    """Stages the next queued jobs after a request that may have queued some or moved the
-    queue: off the request path, so a submit answers as fast as without it. Two of them: new
-    files in different directories are made in parallel, and one stager fell behind a burst of
-    submits (each job is staged by one only: stage.stage_one)."""
-
-    KICKED_BY = ('submit', 'cancel', 'configure')
-    COUNT = 2
-
-    def __init__(self, base, agent_path):
-        threading.Thread.__init__(self, name='stager')
-        self.daemon = True
-        self.ctx = Ctx(base, agent_path, client=False)
-        self.kicked = threading.Event()
-        self.quit = threading.Event()
-        self.known = set()
-
-    def kick(self):
-        self.kicked.set()
-
-    def shutdown(self):
-        self.quit.set()
-        self.kicked.set()
-        self.join(2.0)  # at most one job's files are being written
-
-    def run(self):
-        while True:
-            self.kicked.wait()
-            if self.quit.is_set():
-                return
-            self.kicked.clear()
-            try:
-                stage.stage_pending(self.ctx, stop=self.quit, known=self.known)
-            except Exception:  # only a head start: the launcher writes whatever is missing
-                self.ctx.close()
-
-
 def _key(rid):
     return dumps(rid)
 
@@ -201,11 +165,9 @@ def serve(ctx, commands, stdin=None, stdout=None):
     stdin = stdin or sys.stdin.buffer
     out = Out(stdout or sys.stdout.buffer)
     ctx.queue_cache = jobs.QueueCache()
+    stagers = stager.Stagers(ctx.paths.base, ctx.agent_path)  # forked before any thread starts
     follower = Follower(ctx.paths.base, ctx.agent_path, out)
     follower.start()
-    stagers = [Stager(ctx.paths.base, ctx.agent_path) for _ in range(Stager.COUNT)]
-    for st in stagers:
-        st.start()
     out.send({'id': None, 'event': 'hello', 'version': VERSION, 'protocol': PROTOCOL,
               'pid': os.getpid(), 'base_dir': ctx.paths.base})
     _wake_daemon(ctx)
@@ -245,16 +207,14 @@ def serve(ctx, commands, stdin=None, stdout=None):
             else:
                 raise AgentError('unknown_command', 'unknown command %r' % (cmd,))
             out.send({'id': rid, 'ok': True, 'result': result})
-            if cmd in Stager.KICKED_BY:
-                for st in stagers:
-                    st.kick()
+            if cmd in stager.KICKED_BY:
+                stagers.kick()
         except AgentError as e:
             out.send({'id': rid, 'ok': False, 'error': e.to_wire()})
         except Exception as e:
             out.send({'id': rid, 'ok': False, 'error': {'code': 'internal', 'message': repr(e)}})
     follower.shutdown()
-    for st in stagers:
-        st.shutdown()
+    stagers.shutdown()
     return 0
 
 

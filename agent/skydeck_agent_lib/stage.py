@@ -3,7 +3,7 @@
 Each new file or directory costs 0.02-0.3 ms on ext4, and a job start needs four (jobs/N,
 run.sh, logs/N, run.log): for 64 jobs released at once that was most of the release. So the
 next jobs in line get them ahead, under their final names, by whoever has time: serve's stager
-thread after a submit answered, and the daemon each tick.
+processes (stager.py) after a submit answered, and the daemon each tick.
 
 Written in place, so every step is safe to repeat and to race: directories and the empty log
 are created if missing (never truncated); a script goes to a temporary name and is renamed over
@@ -16,9 +16,12 @@ A pending job cancelled loses its files (it never ran, so they hold nothing of i
 import json
 import os
 
+from . import db, nodes, procs, resources
 from .states import TERMINAL
 
-# The next jobs in line get staged; the ones behind them as the queue moves.
+# The jobs a release could start get staged: the next ones in line that fit in the whole
+# cluster's CPUs at once (at most LIMIT); the ones behind them as the queue moves. Staging more
+# is work nobody waits for, done while submits do (on two cores it cut their rate by a third).
 LIMIT = 256
 PHASES = ('setup', 'run')
 
@@ -35,17 +38,16 @@ def _texts(spec):
 
 def stage_pending(ctx, limit=LIMIT, stop=None, known=None):
     """Write the files of the next `limit` pending jobs that lack them; how many it wrote.
-    stop: an Event that ends the work between two jobs. known: a set the caller keeps between
+    stop: called between two jobs, True ends the work. known: a set the caller keeps between
     calls, of jobs found staged (a long queue is then not looked at again on every submit)."""
     conn = ctx.conn()
     paths = ctx.paths
-    ids = [r[0] for r in conn.execute(
-        "SELECT job_id FROM jobs WHERE status = 'PENDING' ORDER BY job_id LIMIT ?", (limit,))]
+    ids = next_in_line(conn, limit)
     if known is not None and len(known) > 4 * limit:
         known.intersection_update(ids)
     done = 0
     for job_id in ids:
-        if stop is not None and stop.is_set():
+        if stop is not None and stop():
             break
         if known is not None and job_id in known:
             continue
@@ -68,6 +70,22 @@ def stage_pending(ctx, limit=LIMIT, stop=None, known=None):
     return done
 
 
+def next_in_line(conn, limit=LIMIT):
+    """The pending jobs, in order, that would start if every CPU of the cluster were free
+    (the first always; a job's CPUs count once per node it takes)."""
+    cap = resources.capacity(conn, procs.boot_id())[0]['cpus'] * \
+        nodes.count(db.get_meta(conn, 'cluster', {}) or {})
+    out, used = [], 0.0
+    for job_id, cpus, k in conn.execute(
+            "SELECT job_id, cpus, num_nodes FROM jobs WHERE status = 'PENDING' ORDER BY job_id "
+            'LIMIT ?', (limit,)):
+        used += (cpus or 0.0) * (k or 1)
+        if out and used > cap + resources.EPS:
+            break
+        out.append(job_id)
+    return out
+
+
 def stage_one(paths, job_id, spec):
     """A pending job's files, the empty log last. Only by the stager that creates its dir: two
     stagers (serve's and the daemon's) never do one job twice. False if another one did."""
@@ -86,12 +104,16 @@ def write(paths, job_id, spec):
     """What a job's start needs on disk (its dir and scripts, its log dir), in the
     intermediate that starts it: what is staged and exactly right is kept, the rest written."""
     d = paths.job_dir(job_id)
-    _mkdir(d)
+    # A look first: mkdir locks the parent (jobs/, logs/) even to find the directory there,
+    # which the other intermediates and the stagers wait on.
+    if not os.path.isdir(d):
+        _mkdir(d)
     for name, data in _texts(spec).items():
         path = os.path.join(d, name)
         if not _holds(path, data):
             _replace(path, data)
-    _mkdir(paths.log_dir(job_id))
+    if not os.path.isdir(paths.log_dir(job_id)):
+        _mkdir(paths.log_dir(job_id))
 
 
 def _mkdir(path):

@@ -10,9 +10,9 @@ import { checkLayers, importGraph, Layer } from './layerCheck';
 const AGENT_LAYERS: Layer[] = [
   { name: 'base', modules: ['__init__', 'errors', 'states', 'wire', 'private', 'cgroups', 'pending_secrets', 'devices', 'kube_ws'] },
   { name: 'records', modules: ['paths', 'db', 'spec', 'nodes', 'job_ids'] },
-  { name: 'node', modules: ['kexec', 'context', 'hooks', 'procs', 'driver', 'resources', 'job_cgroups', 'flushwait', 'stage'] },
-  { name: 'reach', modules: ['spawn', 'remote', 'httpjson', 'rank_sh', 'watch'] },
-  { name: 'shared', modules: ['job_kill', 'daemon_ctl', 'autostop', 'gce_stop', 'azure_stop', 'kube_stop'] },
+  { name: 'node', modules: ['kexec', 'context', 'hooks', 'procs', 'driver', 'resources', 'job_cgroups', 'flushwait'] },
+  { name: 'reach', modules: ['spawn', 'remote', 'httpjson', 'rank_sh', 'watch', 'stage'] },
+  { name: 'shared', modules: ['job_kill', 'daemon_ctl', 'autostop', 'gce_stop', 'azure_stop', 'kube_stop', 'stager'] },
   { name: 'scheduler', modules: ['scheduler'] },
   { name: 'liveness', modules: ['liveness'] },
   { name: 'commands', modules: ['cancel', 'jobs', 'logs', 'gang', 'rank', 'selfstop', 'daemon'] },

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AgentFixture, agentEnv, PY, waitStatus, waitUntil } from './helpers';
+import { AgentFixture, agentEnv, isAlive, procStat, PY, waitStatus, waitUntil } from './helpers';
 import { spawnSync } from 'node:child_process';
 
 const LIB = path.resolve(__dirname, '../../../agent');
@@ -74,6 +74,25 @@ describe('agent: queued jobs staged ahead of their release', function () {
     assert.equal(fs.readFileSync(path.join(jobDir(id), 'run.sh'), 'utf8'), 'echo from-cli');
     await fx.cli(['cancel', '--grace', '0', String(blocker), String(id)], undefined, env);
   });
+
+  for (const how of ['stdin closes', 'kill -9'] as const) {
+    it(`serve's two stager processes hold none of its stdio and leave with it (${how})`, async () => {
+      const c = fx.serve(agentEnv({ SKYDECK_TICK_INTERVAL: '30' }));
+      const hello = await c.hello;
+      const kids = () => fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number)
+        .filter((p) => procStat(p)?.ppid === hello.pid);
+      await waitUntil(() => kids().length === 2, 5000, 'two stagers');
+      const stagers = kids();
+      const serveOut = fs.readlinkSync(`/proc/${hello.pid}/fd/1`);
+      for (const p of stagers) {
+        for (const fd of [0, 1, 2]) assert.notEqual(fs.readlinkSync(`/proc/${p}/fd/${fd}`), serveOut, `stager ${p} fd ${fd}`);
+      }
+      if (how === 'kill -9') c.proc.kill('SIGKILL');
+      else c.proc.stdin!.end();
+      await c.exited;
+      await waitUntil(() => stagers.every((p) => !isAlive(p)), 5000, 'the stagers gone');
+    });
+  }
 
   it('a stager and launchers racing on one job: the script under its name is always whole', () => {
     // stage_one and write (the launcher's) at once, round after round, while a reader checks

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AgentFixture, agentEnv, isAlive, procStat, PY, waitStatus, waitUntil } from './helpers';
+import { AgentFixture, agentEnv, isAlive, procStat, PY, sleep, waitStatus, waitUntil } from './helpers';
 import { spawnSync } from 'node:child_process';
 
 const LIB = path.resolve(__dirname, '../../../agent');
@@ -51,6 +51,21 @@ describe('agent: queued jobs staged ahead of their release', function () {
     await c.call('cancel', { job_ids: [blocker], grace: 0 });
     await waitStatus(c, id, 'SUCCEEDED');
     assert.equal(fs.readFileSync(logFile(id), 'utf8'), '\nmine-and-more\n');
+  });
+
+  it('only the jobs a release could start are staged: those that fit in all the CPUs, in order', async () => {
+    const c = fx.serve(agentEnv({ SKYDECK_TICK_INTERVAL: '30' }));
+    await c.call('configure', { capacity: { cpus: 3 } });
+    const blocker = (await c.call('submit', { run: 'sleep 600', resources: { cpus: 3 } })).job_id;
+    const ids: number[] = [];
+    for (const cpus of [1, 2, 1, 1]) ids.push((await c.call('submit', { run: 'true', resources: { cpus } })).job_id);
+    await waitUntil(() => fs.existsSync(logFile(ids[1])), 5000, 'the first two staged');
+    await sleep(300); // a stager that went on would have written the third by now
+    assert.deepEqual(ids.map((id) => fs.existsSync(jobDir(id))), [true, true, false, false]);
+    // Cancelling the second moves the queue: the next that fit (1 + 1 of 3 CPUs) are staged.
+    await c.call('cancel', { job_ids: [ids[1]] });
+    await waitUntil(() => fs.existsSync(logFile(ids[3])), 5000, 'the queue moved up');
+    await c.call('cancel', { job_ids: [blocker], grace: 0 });
   });
 
   it('a pending job cancelled loses its staged files; a running one keeps its own', async () => {

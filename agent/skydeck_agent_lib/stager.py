@@ -25,7 +25,12 @@ class Stagers(object):
         self.kids = []  # (pid, write end of its pipe)
         for _ in range(count):
             r, w = os.pipe()
-            pid = os.fork()
+            try:
+                pid = os.fork()
+            except OSError:  # no process to spare: the launcher writes the files itself
+                os.close(r)
+                os.close(w)
+                break
             if pid == 0:
                 code = 0
                 try:

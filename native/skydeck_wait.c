@@ -14,7 +14,9 @@
  * CLONE_INTO_CGROUP) and stays where it was spawned: moving a process between cgroups waits for
  * an RCU grace period under a global lock (1-3 ms each, one at a time), which made a release of
  * 64 jobs wait ~70 ms for the moves alone. Elsewhere (cgroup v1, a kernel before 5.7, a seccomp
- * filter refusing clone3) it moves itself in first, as the sh driver does.
+ * filter refusing clone3) it moves itself in first, as the sh driver does. Being outside, it is
+ * killed by the agent along with the cgroup (SIGKILL); its child checks the cancelled flag once
+ * more before it runs anything, for a cancel that came before the child was in the cgroup.
  *
  * It runs `SHELL RUN_SCRIPT` as its child (stderr joined to stdout, the job log), waits for it
  * and, unless the job was cancelled meanwhile (CANCELLED_FILE exists: its status is final
@@ -141,7 +143,8 @@ static int join_cgroup(const char *cg) {
 /* Runs `shell script` as a child with the driver's mask and default TERM/INT; its status as sh
    reports it, or -1 when the child could not be put in the job's cgroup. cg/cgfd: the job's
    cgroup and a descriptor of it (-1: none, or this process is in it already). */
-static int run_and_wait(char *shell, char *script, char **envp, ul *old, char **err, const char *cg, long cgfd) {
+static int run_and_wait(char *shell, char *script, char *cancelled, char **envp, ul *old, char **err,
+                        const char *cg, long cgfd) {
   long pid = -1;
   if (cgfd >= 0) {
     struct clone_args_ a;
@@ -168,6 +171,9 @@ static int run_and_wait(char *shell, char *script, char **envp, ul *old, char **
     set_disposition(SIGINT_, 0);
     sys(NR_rt_sigprocmask, SIG_SETMASK_, (long)old, 0, 8);
     sys(NR_dup3, 1, 2, 0, 0);
+    /* A cancel that came before this child was in the cgroup (its SIGKILL found the cgroup
+       empty) wrote the flag first: nothing of the job starts. */
+    if (sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) == 0) leave(143);
     char *child_argv[3] = { shell, script, 0 };
     sys(NR_execve, (long)shell, (long)child_argv, (long)envp, 0);
     say("skydeck: cannot run the job's shell ", shell);
@@ -254,7 +260,7 @@ static __attribute__((noreturn)) void drive(char **envp, ul *old) {
   int code = 0;
   if (sys(NR_faccessat, AT_FDCWD_, (long)join(script, dir, "/run.sh"), 0, 0) == 0 &&
       sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) != 0)
-    code = run_and_wait(v[V_SHELL], script, envp, old, &j.err, cg, cgfd);
+    code = run_and_wait(v[V_SHELL], script, cancelled, envp, old, &j.err, cg, cgfd);
   if (code < 0) cgroup_failed(&j, envp, cg, cancelled, old);
   if (sys(NR_faccessat, AT_FDCWD_, (long)cancelled, 0, 0) == 0) leave(143);
   report(&j, envp, code, "run", old);
@@ -277,7 +283,7 @@ __attribute__((noreturn, used)) void start_c(long *sp) {
     leave(2);
   }
   struct job j = { argv[4], argv[5], argv[6], argv[7], 0 };
-  int code = run_and_wait(argv[2], argv[3], envp, &old, &j.err, 0, -1);
+  int code = run_and_wait(argv[2], argv[3], argv[1], envp, &old, &j.err, 0, -1);
   if (sys(NR_faccessat, AT_FDCWD_, (long)argv[1], 0, 0) == 0) leave(143);
   report(&j, envp, code, "run", &old);
 }

@@ -119,18 +119,23 @@ def plan(prefix, tag):
 
 def make(path):
     """Create a job's cgroup (planned by plan()); an empty one left there is reused, a populated
-    one is an error (it is never shared with processes we did not start)."""
-    root = os.path.dirname(path)
-    if not os.path.isdir(root):  # an idle daemon removed it (remove_root)
+    one is an error (it is never shared with processes we did not start), as is any other
+    failure: the caller then starts the job without one."""
+    for attempt in range(3):
         try:
-            os.mkdir(root, 0o755)
+            os.mkdir(path, 0o755)
+            return
+        except FileExistsError:
+            if pids(path) or not os.path.isdir(path):
+                raise OSError(errno.EEXIST, 'in use by other processes', path)
+            return
+        except FileNotFoundError:
+            if attempt == 2:
+                raise
+        try:  # an idle daemon removed the root (remove_root), maybe a moment ago
+            os.mkdir(os.path.dirname(path), 0o755)
         except FileExistsError:
             pass
-    try:
-        os.mkdir(path, 0o755)
-    except FileExistsError:
-        if pids(path) or not os.path.isdir(path):
-            raise OSError(errno.EEXIST, 'in use by other processes', path)
 
 
 def valid(path, prefix):

@@ -267,7 +267,6 @@ def _loop(ctx, fd, stop, woken, me, guard, woke):
             try:
                 ctx.check_schema()
                 swept = liveness.sweep(ctx)
-                stage.stage_pending(ctx)  # the next queued jobs' files, ahead of their release
                 # A configured autostop keeps the daemon up: it is the one watching the clock.
                 busy = liveness.busy(ctx.conn(), now) or autostop.check(ctx, now)
             except AgentError as e:
@@ -279,6 +278,10 @@ def _loop(ctx, fd, stop, woken, me, guard, woke):
                 sys.stderr.flush()
                 ctx.close()
                 busy = True
+            try:
+                stage.stage_pending(ctx)  # the next queued jobs' files, ahead of their release
+            except Exception:  # only a head start: the launcher writes whatever is missing
+                ctx.close()
             if busy:
                 idle_since = None
             elif idle_since is None:

@@ -118,7 +118,7 @@ def warm(agent_path):
     waiter(agent_path)
 
 
-def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, chosen=(0,),
+def job_env(base, paths, agent_path, job_id, spec, cluster, stamp, cwd, chosen=(0,),
             cgroup=None, secrets=None, dev_env=None):
     warm(agent_path)
     env = dict(base)
@@ -130,8 +130,6 @@ def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, c
     gpus = sum((spec['resources'].get('accelerators') or {}).values())
     info = dict(cluster.get('cluster_info') or {})
     info.setdefault('cluster_name', name)
-    stamp = time.strftime('%Y-%m-%d-%H-%M-%S', time.localtime(submitted_at))
-    stamp += '-%06d' % int((submitted_at % 1) * 1e6)
     count = str(len(chosen))
     env.update({
         'SKYDECK_JOB_ID': str(job_id),
@@ -162,6 +160,12 @@ def job_env(base, paths, agent_path, job_id, spec, cluster, submitted_at, cwd, c
     if spec.get('name') is not None:
         env['SKYDECK_JOB_NAME'] = spec['name']
     return env
+
+
+def task_stamp(submitted_at):
+    """The submit time as SKYPILOT_TASK_ID spells it."""
+    stamp = time.strftime('%Y-%m-%d-%H-%M-%S', time.localtime(submitted_at))
+    return stamp + '-%06d' % int((submitted_at % 1) * 1e6)
 
 
 WAITER_OFF_VAR = 'SKYDECK_DRIVER_WAITER'  # "0": always the sh driver (tests of that path)

@@ -160,7 +160,9 @@ def kill_jobs(prefix, jobs, sig, current_boot):
 
     jobs: iterable of (job_id, driver_pid, driver_start, boot_id[, cgroup]). A job with a
     cgroup is signalled through it, each member once: nothing of the job can be outside it.
-    The others (no cgroup on this node, or it is gone): the driver's group is signalled only
+    Its driver may be (the waiter starts the job's shell straight inside and stays out): it
+    blocks TERM anyway, so only a SIGKILL goes to it too, when it is verifiably the same
+    process; one never recorded (its starter died) is looked for by marker. The others (no cgroup on this node, or it is gone): the driver's group is signalled only
     when the driver is verifiably the same process, and every process carrying the job's marker
     has its whole process group signalled: a group lies inside one session and the session was
     created by the marked process or one of its marked ancestors, so every member descends from
@@ -175,6 +177,8 @@ def kill_jobs(prefix, jobs, sig, current_boot):
         cg = job[4] if len(job) > 4 else None
         if cg and cgroups.valid(cg, prefix) and cgroups.kill(cg, sig):
             via_cgroup += 1
+            if sig == signal.SIGKILL and not _kill_driver(job[1:4], sig, current_boot):
+                rest.append(job)
         else:
             rest.append(job)
     if not rest:
@@ -195,6 +199,32 @@ def kill_jobs(prefix, jobs, sig, current_boot):
                 except (ProcessLookupError, PermissionError):
                     pass
     return via_cgroup + len(done)
+
+
+def _kill_driver(who, sig, current_boot):
+    """sig to the job's driver alone, if it is verifiably the recorded process (a pidfd pins
+    it between the check and the signal). False if no driver was recorded."""
+    pid, start, boot = who
+    if not pid:
+        return False
+    if not same_boot(boot, current_boot):
+        return True
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+    try:
+        if is_same_process(pid, start):
+            if fd is not None:
+                signal.pidfd_send_signal(fd, sig)
+            else:
+                os.kill(pid, sig)
+    except OSError:
+        pass
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return True
 
 
 def reset_child_signals():

@@ -122,9 +122,10 @@ def launch(ctx, launches):
     base = driver.base_env(paths, ctx.client)
     driver.warm(ctx.agent_path)
     tag = re.sub('[^0-9A-Za-z]', '', str(db.get_meta(conn, 'db_id') or ''))[:8] or '0'
-    items, failed, groups, jobs = [], {}, {}, {}
+    items, failed, groups, jobs, stamps = [], {}, {}, {}, {}
     for job in launches:
         job_id = job[0]
+        stamps[job_id] = driver.task_stamp(job[2])  # here: localtime takes a lock a fork may hold
         # Its own cgroup where the node allows one (made by the intermediate, entered by the
         # driver or its job's shell).
         kind, cg = cgroups.plan(paths.marker_prefix, '%s-%d' % (tag, job_id))
@@ -134,14 +135,18 @@ def launch(ctx, launches):
 
     def prepare(key):
         job_id, spec, submitted_at, cwd, chosen, secrets, dev_env = jobs[key]
-        cg = groups[job_id][1]
+        cg, note = groups[job_id][1], ''
         if cg:
-            cgroups.make(cg)
+            try:
+                cgroups.make(cg)
+            except OSError:  # as where no cgroup can be made: found by marker (recorded below)
+                cg, note = None, 'marker'
         stage.write(paths, job_id, spec)  # staged while it waited (stage.py), or written now
         env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
-                             submitted_at, cwd, chosen, cg, secrets, dev_env)
+                             stamps[job_id], cwd, chosen, cg, secrets, dev_env)
         # The head alone: the small sh driver. Any worker involved: the gang driver.
-        return (driver.driver_argv(job_id, env, spec) if chosen == [0] else driver.gang_argv(ctx, job_id)), env
+        argv = driver.driver_argv(job_id, env, spec) if chosen == [0] else driver.gang_argv(ctx, job_id)
+        return argv, env, note
 
     if groups:
         # Recorded before any driver runs: a starter dying right after the spawn still leaves
@@ -158,6 +163,9 @@ def launch(ctx, launches):
             if isinstance(res, tuple):
                 conn.execute('UPDATE jobs SET driver_pid = ?, driver_start = ?, updated_seq = ? '
                              'WHERE job_id = ?', (res[0], res[1], txn.seq(), int(key)))
+                if res[2:] == ('marker',):  # its cgroup could not be made
+                    conn.execute("UPDATE jobs SET isolation = 'marker', cgroup = NULL WHERE job_id = ?",
+                                 (int(key),))
             else:
                 failed[int(key)] = res
         for job_id, reason in failed.items():

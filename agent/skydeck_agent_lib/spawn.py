@@ -16,7 +16,8 @@ def spawn_many(items, prepare=None):
     not once per job, is what keeps starting 64 jobs cheap.
 
     prepare(key), when given, runs in the intermediate right before that item's spawn, and may
-    return the item's (argv, env) to use instead of the ones in items: a job's files, cgroup and
+    return the item's (argv, env[, note]) to use instead of the ones in items (a note, one word,
+    comes back as a third element of the result): a job's files, cgroup and
     environment (~0.3 ms a job) are then spread over the intermediates and overlap the starts,
     instead of all of it coming before the first. Its error is the item's result, prefixed
     "could not prepare the job: "; a spawn's, "could not start the driver: ".
@@ -56,22 +57,25 @@ def spawn_many(items, prepare=None):
         if pid == '0':
             out[key] = rest
         else:
-            out[key] = (int(pid), None if rest == '-' else (int(rest) if rest.isdigit() else rest))
+            start, _, note = rest.partition(' ')
+            start = None if start == '-' else (int(start) if start.isdigit() else start)
+            out[key] = (int(pid), start, note) if note else (int(pid), start)
     return out
 
 
 def _start_item(item, prepare):
     """One item in an intermediate: its result line. Errors are reported per item and never
     end the batch."""
-    key, what = item[0], 'could not prepare the job'
+    key, what, note = item[0], 'could not prepare the job', ''
     try:
         made = prepare(key) if prepare is not None else None
         if made is not None:
-            item = (key,) + tuple(made) + tuple(item[3:])
+            note = made[2] if len(made) > 2 else ''
+            item = (key,) + tuple(made[:2]) + tuple(item[3:])
         what = 'could not start the driver'
         child = _spawn_one(*item[1:])
         st = proc_stat(child)
-        return '%s %d %s\n' % (key, child, st.start if st else '-')
+        return '%s %d %s%s\n' % (key, child, st.start if st else '-', ' ' + note if note else '')
     except Exception as e:
         return '%s 0 %s: %s\n' % (key, what, str(e).replace('\n', ' ')[:200])
 

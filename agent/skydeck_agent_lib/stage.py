@@ -9,8 +9,9 @@ Written in place, so every step is safe to repeat and to race: directories and t
 are created if missing (never truncated); a script goes to a temporary name and is renamed over
 run.sh / setup.sh, so a script under its final name is always whole, and nothing is ever
 truncated in place once bash could be reading it. The launcher (scheduler.launch, in the
-intermediate that starts the job) keeps a script only if it holds exactly this job's text
-(a jobs.db replaced under an old jobs/ dir must not run old scripts) and writes it otherwise.
+intermediate that starts the job) keeps a script only if it holds exactly this job's text, and
+removes one of a phase the job lacks (a jobs.db replaced under an old jobs/ dir must not run
+old scripts).
 A pending job cancelled loses its files (it never ran, so they hold nothing of its own).
 """
 import json
@@ -73,8 +74,12 @@ def stage_pending(ctx, limit=LIMIT, stop=None, known=None):
 def next_in_line(conn, limit=LIMIT):
     """The pending jobs, in order, that would start if every CPU of the cluster were free
     (the first always; a job's CPUs count once per node it takes)."""
-    cap = resources.capacity(conn, procs.boot_id())[0]['cpus'] * \
-        nodes.count(db.get_meta(conn, 'cluster', {}) or {})
+    boot = procs.boot_id()
+    cached = db.get_meta(conn, 'detected_capacity') or {}
+    # Never a detection here (nvidia-smi can take a second): without a capacity for this boot
+    # in the cache, the head of the queue alone.
+    cap = resources.capacity(conn, boot)[0]['cpus'] * nodes.count(db.get_meta(conn, 'cluster', {}) or {}) \
+        if cached.get('boot_id') == boot and 'devices' in cached else 0.0
     out, used = [], 0.0
     for job_id, cpus, k in conn.execute(
             "SELECT job_id, cpus, num_nodes FROM jobs WHERE status = 'PENDING' ORDER BY job_id "
@@ -108,10 +113,16 @@ def write(paths, job_id, spec):
     # which the other intermediates and the stagers wait on.
     if not os.path.isdir(d):
         _mkdir(d)
-    for name, data in _texts(spec).items():
+    texts = _texts(spec)
+    for name in ('setup.sh', 'run.sh'):
         path = os.path.join(d, name)
-        if not _holds(path, data):
-            _replace(path, data)
+        if name not in texts:
+            try:  # a phase this job lacks: nothing of another job's may run as it
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+        elif not _holds(path, texts[name]):
+            _replace(path, texts[name])
     if not os.path.isdir(paths.log_dir(job_id)):
         _mkdir(paths.log_dir(job_id))
 
@@ -156,8 +167,12 @@ def discard(paths, job_ids):
 
 
 def _remove(path):
-    """rm -r, quietly (not shutil: its import alone is ~2 ms of every short agent call)."""
+    """rm -r, quietly, never following a symlink (not shutil: its import alone is ~2 ms of
+    every short agent call)."""
     try:
+        if os.path.islink(path):
+            os.unlink(path)
+            return
         entries = list(os.scandir(path))
     except OSError:
         return

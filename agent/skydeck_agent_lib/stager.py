@@ -74,6 +74,8 @@ def _run(base, agent_path, r):
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
+    os.closerange(3, r)  # nothing else of serve's: its pipes, a database it may have opened
+    os.closerange(r + 1, 65536)
     ctx = Ctx(base, agent_path, client=False)
     known, state = set(), {'gone': False, 'again': False}
 

@@ -4,13 +4,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   agentEnv,
   AgentFixture,
   isAlive,
   jobCgroups,
   markedProcs,
+  markerPrefix,
   procStat,
+  PY,
   rowsById,
   runAgent,
   waitStatus,
@@ -117,6 +120,53 @@ describe('agent job isolation (cgroups, marker fallback)', function () {
       await waitUntil(() => !isAlive(row.driver_pid) && sleepers(a).length === 0, 5000, 'driver and job gone');
     });
   }
+
+  it('a job whose cgroup cannot be made runs without one, found by marker, and its row says so', async function () {
+    needRoot(this);
+    const c = fx.serve();
+    const first = await c.call('submit', { run: 'sleep 600' });
+    await waitStatus(c, first.job_id, 'RUNNING');
+    // The next job's cgroup, taken by a process that is not ours: never shared.
+    const [cg] = jobCgroups(fx.base);
+    const next = path.join(path.dirname(cg), path.basename(cg).replace(/-\d+$/, `-${first.job_id + 1}`));
+    fs.mkdirSync(next);
+    const squatter = spawn('sleep', ['600'], { stdio: 'ignore' });
+    try {
+      fs.writeFileSync(path.join(next, 'cgroup.procs'), String(squatter.pid));
+      const [a] = uniqueArgs();
+      const { job_id } = await c.call('submit', { run: `sleep ${a}` });
+      const row = await waitStatus(c, job_id, 'RUNNING');
+      assert.equal(row.isolation, 'marker');
+      await waitUntil(() => sleepers(a).length === 1, 5000, 'the job runs');
+      await c.call('cancel', { job_ids: [job_id, first.job_id], grace: 0 });
+      await waitUntil(() => sleepers(a).length === 0, 5000, 'killed by marker');
+      assert.ok(isAlive(squatter.pid!), 'the process in the taken cgroup is untouched');
+    } finally {
+      squatter.kill('SIGKILL');
+      await waitUntil(() => !isAlive(squatter.pid!), 5000, 'squatter gone');
+      fs.rmdirSync(next);
+    }
+  });
+
+  it('a SIGKILL through the cgroup also reaches the waiter driver, which is outside it', async function () {
+    needRoot(this);
+    const c = fx.serve();
+    const { job_id } = await c.call('submit', { run: 'sleep 600' });
+    const row = await waitStatus(c, job_id, 'RUNNING');
+    // As the liveness sweep kills a job it failed (no cancelled flag: the waiter would report).
+    const r = spawnSync(PY, ['-c', `
+import sys; sys.path.insert(0, ${JSON.stringify(path.resolve(__dirname, '../../../agent'))})
+from skydeck_agent_lib import procs
+import signal
+print(procs.kill_jobs(sys.argv[1], [(${job_id}, ${row.driver_pid}, ${JSON.stringify(String(row.driver_start ?? ''))} or None, procs.boot_id(), sys.argv[2])], signal.SIGKILL, procs.boot_id()))
+`, markerPrefix(fx.base), jobCgroups(fx.base)[0]], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    await waitUntil(() => !isAlive(row.driver_pid), 3000, 'the driver killed');
+    // Killed, not left to report the job's end as its own (FAILED, exit 137): the sweep finds
+    // the driver gone.
+    const end = await waitStatus(c, job_id, ['FAILED_DRIVER', 'FAILED', 'SUCCEEDED'], 10000);
+    assert.equal(end.status, 'FAILED_DRIVER', JSON.stringify(end));
+  });
 
   it('issue 12.8: a FAILED_DRIVER cleanup kills the processes that dropped the marker too', async function () {
     needRoot(this);

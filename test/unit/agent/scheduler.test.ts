@@ -139,14 +139,15 @@ describe('agent scheduler', function () {
     for (let i = 0; i < 3; i++) ids.push((await c.call('submit', { run: 'sleep 30', resources: { cpus: 1 } })).job_id);
     await waitStatus(c, blocker, 'RUNNING');
     // Its files were staged while it waited (stage.py); the intermediate that starts it checks
-    // them: a file where its job dir goes fails that.
-    const dir = path.join(fx.base, 'jobs', String(ids[1]));
+    // them: a directory where its run.sh goes fails that.
+    const script = path.join(fx.base, 'jobs', String(ids[1]), 'run.sh');
     await waitUntil(() => fs.existsSync(path.join(fx.base, 'logs', String(ids[1]), 'run.log')), 5000, 'staged');
-    fs.rmSync(dir, { recursive: true });
-    fs.writeFileSync(dir, 'not a directory');
+    fs.rmSync(script);
+    fs.mkdirSync(script);
+    fs.writeFileSync(path.join(script, 'x'), '');
     fs.writeFileSync(gate, '');
     const failed = await waitStatus(c, ids[1], 'FAILED_DRIVER');
-    assert.match(failed.reason, /^could not prepare the job: .*Not a directory/);
+    assert.match(failed.reason, /^could not prepare the job: .*Is a directory/);
     await waitStatus(c, ids[0], 'RUNNING');
     await waitStatus(c, ids[2], 'RUNNING');
     await c.call('cancel', { job_ids: [ids[0], ids[2]], grace: 0 });

@@ -48,9 +48,17 @@ describe('agent: queued jobs staged ahead of their release', function () {
     fs.writeFileSync(logFile(next), '');
     const id = (await c.call('submit', { run: 'echo mine-and-more', setup: 'echo', resources: { cpus: 1 } })).job_id;
     assert.equal(id, next);
+    // The next one has no setup, but an old setup.sh lies in its dir.
+    fs.mkdirSync(jobDir(next + 1), { recursive: true });
+    fs.writeFileSync(path.join(jobDir(next + 1), 'setup.sh'), 'echo STALE-SETUP');
+    const id2 = (await c.call('submit', { run: 'echo second', resources: { cpus: 1 } })).job_id;
+    assert.equal(id2, next + 1);
     await c.call('cancel', { job_ids: [blocker], grace: 0 });
     await waitStatus(c, id, 'SUCCEEDED');
     assert.equal(fs.readFileSync(logFile(id), 'utf8'), '\nmine-and-more\n');
+    await waitStatus(c, id2, 'SUCCEEDED');
+    assert.equal(fs.readFileSync(logFile(id2), 'utf8'), 'second\n');
+    assert.ok(!fs.existsSync(path.join(jobDir(id2), 'setup.sh')));
   });
 
   it('only the jobs a release could start are staged: those that fit in all the CPUs, in order', async () => {

@@ -284,7 +284,8 @@ def done(ctx, args):
         status, reason = 'FAILED', 'run exited with code %d' % code
     if ph == 'run':
         # MOUNT_CACHED: not finished until the write cache reached the bucket. Cancel still
-        # wins: it kills this process (the driver's pid, in the job's group and cgroup), and
+        # wins: the wait stops at the job's cancelled flag, a SIGKILL escalation kills this
+        # process (the recorded driver pid, which a waiter driver's cgroup does not hold), and
         # a CANCELLED row is never moved back.
         unflushed = flushwait.wait_for_job(ctx.paths, job_id)
         if unflushed:

@@ -159,6 +159,7 @@ static int run_and_wait(char *shell, char *script, char *cancelled, char **envp,
     }
   }
   if (cgfd < 0) pid = sys(NR_clone, SIGCHLD_, 0, 0, 0);
+  else if (pid > 0) sys(NR_close, cgfd, 0, 0, 0);  /* not held for the job's whole life */
   if (pid < 0) {
     to_driver_err(err);
     say("skydeck-wait: cannot start the run script: fork failed", "");

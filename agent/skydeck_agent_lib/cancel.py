@@ -62,8 +62,8 @@ def cancel(ctx, args):
         targets = conn.execute(
             'SELECT job_id, driver_pid, driver_start, boot_id, cgroup FROM jobs WHERE job_id IN (%s)' %
             ','.join('?' * len(active)), active).fetchall() if active else []
-    if len(cancelled) > len(active):  # pending ones: their stages will never be taken
-        stage.discard(ctx.paths, sorted(set(cancelled) - set(active)))
+    # The pending ones never start: their staged files go.
+    stage.discard(ctx.paths, sorted(set(cancelled) - set(active)))
     if targets:
         for t in targets:
             flag_cancelled(ctx.paths, t[0])

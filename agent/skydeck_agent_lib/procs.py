@@ -162,7 +162,8 @@ def kill_jobs(prefix, jobs, sig, current_boot):
     cgroup is signalled through it, each member once: nothing of the job can be outside it.
     Its driver may be (the waiter starts the job's shell straight inside and stays out): it
     blocks TERM anyway, so only a SIGKILL goes to it too, when it is verifiably the same
-    process; one never recorded (its starter died) is looked for by marker. The others (no cgroup on this node, or it is gone): the driver's group is signalled only
+    process; one never recorded (its starter died) is looked for by marker.
+    The others (no cgroup on this node, or it is gone): the driver's group is signalled only
     when the driver is verifiably the same process, and every process carrying the job's marker
     has its whole process group signalled: a group lies inside one session and the session was
     created by the marked process or one of its marked ancestors, so every member descends from

@@ -78,8 +78,9 @@ def next_in_line(conn, limit=LIMIT):
     cached = db.get_meta(conn, 'detected_capacity') or {}
     # Never a detection here (nvidia-smi can take a second): without a capacity for this boot
     # in the cache, the head of the queue alone.
-    cap = resources.capacity(conn, boot)[0]['cpus'] * nodes.count(db.get_meta(conn, 'cluster', {}) or {}) \
-        if cached.get('boot_id') == boot and 'devices' in cached else 0.0
+    cap = 0.0
+    if cached.get('boot_id') == boot and 'devices' in cached:
+        cap = resources.capacity(conn, boot)[0]['cpus'] * nodes.count(db.get_meta(conn, 'cluster', {}) or {})
     out, used = [], 0.0
     for job_id, cpus, k in conn.execute(
             "SELECT job_id, cpus, num_nodes FROM jobs WHERE status = 'PENDING' ORDER BY job_id "
@@ -114,7 +115,7 @@ def write(paths, job_id, spec):
     if not os.path.isdir(d):
         _mkdir(d)
     texts = _texts(spec)
-    for name in ('setup.sh', 'run.sh'):
+    for name in (phase + '.sh' for phase in PHASES):
         path = os.path.join(d, name)
         if name not in texts:
             try:  # a phase this job lacks: nothing of another job's may run as it

@@ -1,7 +1,7 @@
 /*
  * skydeck-wait: what a job's driver leaves resident while the job's run script runs.
  *
- Two ways in (agent/skydeck_agent_lib/driver.py):
+ Two ways in (agent/skydeck_agent_lib/driver.py), and --launch (skydeck_launch.c), which starts them:
  *
  *   skydeck-wait CANCELLED_FILE SHELL RUN_SCRIPT PYTHON AGENT BASE JOB
  *     exec'd by the sh driver once a job's setup is done;
@@ -32,8 +32,8 @@
 typedef unsigned long ul;
 
 #if defined(__x86_64__)
-enum { NR_write = 1, NR_close = 3, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_getpid = 39,
-       NR_clone = 56, NR_execve = 59, NR_exit = 60, NR_wait4 = 61, NR_chdir = 80, NR_umask = 95,
+enum { NR_read = 0, NR_write = 1, NR_close = 3, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_getpid = 39,
+       NR_clone = 56, NR_execve = 59, NR_exit = 60, NR_wait4 = 61, NR_chdir = 80, NR_umask = 95, NR_setsid = 112,
        NR_openat = 257, NR_faccessat = 269, NR_dup3 = 292, NR_clone3 = 435 };
 static long sys(long n, long a, long b, long c, long d) {
   register long r10 __asm__("r10") = d;
@@ -43,8 +43,8 @@ static long sys(long n, long a, long b, long c, long d) {
 }
 __asm__(".text\n.global _start\n_start:\n xor %rbp,%rbp\n mov %rsp,%rdi\n and $-16,%rsp\n call start_c\n hlt\n");
 #elif defined(__aarch64__)
-enum { NR_write = 64, NR_close = 57, NR_rt_sigaction = 134, NR_rt_sigprocmask = 135, NR_getpid = 172,
-       NR_clone = 220, NR_execve = 221, NR_exit = 93, NR_wait4 = 260, NR_chdir = 49, NR_umask = 166,
+enum { NR_read = 63, NR_write = 64, NR_close = 57, NR_rt_sigaction = 134, NR_rt_sigprocmask = 135, NR_getpid = 172,
+       NR_clone = 220, NR_execve = 221, NR_exit = 93, NR_wait4 = 260, NR_chdir = 49, NR_umask = 166, NR_setsid = 157,
        NR_openat = 56, NR_faccessat = 48, NR_dup3 = 24, NR_clone3 = 435 };
 static long sys(long n, long a, long b, long c, long d) {
   register long x8 __asm__("x8") = n;
@@ -267,20 +267,23 @@ static __attribute__((noreturn)) void drive(char **envp, ul *old) {
   report(&j, envp, code, "run", old);
 }
 
+#include "skydeck_launch.c"
+
 __attribute__((noreturn, used)) void start_c(long *sp) {
   long argc = sp[0];
   char **argv = (char **)(sp + 1);
   char **envp = argv + argc + 1;
   if (argc == 2 && starts_with(argv[1], "--probe") && argv[1][7] == 0) {
-    sys(NR_write, 1, (long)"skydeck-wait 3\n", 15, 0);
+    sys(NR_write, 1, (long)"skydeck-wait 4\n", 15, 0);
     leave(0);
   }
+  if (argc == 2 && starts_with(argv[1], "--launch") && argv[1][8] == 0) launch();  /* mask as given */
   ul old = 0, block = (1UL << (SIGTERM_ - 1)) | (1UL << (SIGINT_ - 1));
   set_disposition(SIGCHLD_, 0); /* wait4 needs the default: an ignored SIGCHLD reaps at once */
   sys(NR_rt_sigprocmask, SIG_BLOCK_, (long)&block, (long)&old, 8);
   if (argc == 3 && starts_with(argv[1], "--driver") && argv[1][8] == 0) drive(envp, &old);
   if (argc != 8) {
-    say("usage: skydeck-wait CANCELLED_FILE SHELL RUN_SCRIPT PYTHON AGENT BASE JOB | --driver NAME", "");
+    say("usage: skydeck-wait CANCELLED_FILE SHELL RUN_SCRIPT PYTHON AGENT BASE JOB | --driver NAME | --launch", "");
     leave(2);
   }
   struct job j = { argv[4], argv[5], argv[6], argv[7], 0 };

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE = join(root, 'native', 'skydeck_wait.c');
+const INCLUDED = [join(root, 'native', 'skydeck_launch.c')];
 // No libc, no PIE (nothing to relocate: no page is written at start), no unwind tables.
 const FLAGS = ['-Os', '-static', '-nostdlib', '-ffreestanding', '-fno-builtin', '-fno-stack-protector', '-fno-pie', '-no-pie',
   '-fno-asynchronous-unwind-tables', '-Wall', '-Werror', '-Wl,--build-id=none', '-s'];
@@ -29,7 +30,8 @@ export function waiterPath(machine = HOST) {
 }
 
 function fresh(out) {
-  return existsSync(out) && statSync(out).mtimeMs >= statSync(SOURCE).mtimeMs && statSync(out).mtimeMs >= statSync(fileURLToPath(import.meta.url)).mtimeMs;
+  const inputs = [SOURCE, ...INCLUDED, fileURLToPath(import.meta.url)];
+  return existsSync(out) && inputs.every((f) => statSync(out).mtimeMs >= statSync(f).mtimeMs);
 }
 
 /** Builds what can be built; returns one line per target saying what happened. */

@@ -111,7 +111,8 @@ def base_env(paths, client):
 
 def warm(agent_path):
     """Look up the user shell and probe the waiter now, in this process: job_env in forked
-    intermediates then finds both known instead of each looking again."""
+    intermediates (without the waiter's launcher) then finds both known instead of each looking
+    again."""
     global USER_SHELL
     if USER_SHELL is None:
         USER_SHELL = user_shell()
@@ -204,7 +205,7 @@ def _probe(path):
         out = os.read(r, 64)
     finally:
         os.close(r)
-    return os.waitpid(pid, 0)[1] == 0 and out == b'skydeck-wait 3\n'
+    return os.waitpid(pid, 0)[1] == 0 and out == b'skydeck-wait 4\n'
 
 
 def setup_unset(dev_env, spec):

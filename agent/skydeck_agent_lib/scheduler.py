@@ -10,7 +10,7 @@ import re
 import signal
 import time
 
-from . import cgroups, daemon_ctl, db, devices, driver, nodes, pending_secrets, procs, resources, spawn, stage
+from . import cgroups, daemon_ctl, db, devices, driver, launcher, nodes, pending_secrets, procs, resources, spawn, stage
 from .job_kill import flag_cancelled
 from .remote import kill_remote_ranks
 
@@ -126,7 +126,7 @@ def launch(ctx, launches):
     for job in launches:
         job_id = job[0]
         stamps[job_id] = driver.task_stamp(job[2])  # here: localtime takes a lock a fork may hold
-        # Its own cgroup where the node allows one (made by the intermediate, entered by the
+        # Its own cgroup where the node allows one (made in prepare, entered by the
         # driver or its job's shell).
         kind, cg = cgroups.plan(paths.marker_prefix, '%s-%d' % (tag, job_id))
         groups[job_id] = (kind or 'marker', cg)
@@ -154,9 +154,11 @@ def launch(ctx, launches):
         with db.write_txn(conn):
             conn.executemany('UPDATE jobs SET isolation = ?, cgroup = ? WHERE job_id = ?',
                              [(k, cg, j) for j, (k, cg) in groups.items()])
-    # Each job is made ready (cgroup, files, environment) by the intermediate that starts it,
-    # right before it does: spread over the intermediates, overlapping the first starts.
-    started = spawn.spawn_many(items, prepare)
+    # Each job is made ready (cgroup, files, environment) right before its start, overlapping
+    # the starts before it: here, handed to the waiter's launcher as it is (launcher.py), or in
+    # forked intermediates of this process where the node has no waiter.
+    waiter = driver.waiter(ctx.agent_path)
+    started = launcher.launch_many(waiter, items, prepare) if waiter else spawn.spawn_many(items, prepare)
     now = time.time()
     with db.write_txn(conn) as txn:
         for key, res in started.items():

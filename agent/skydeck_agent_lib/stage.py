@@ -8,8 +8,8 @@ processes (stager.py) after a submit answered, and the daemon each tick.
 Written in place, so every step is safe to repeat and to race: directories and the empty log
 are created if missing (never truncated); a script goes to a temporary name and is renamed over
 run.sh / setup.sh, so a script under its final name is always whole, and nothing is ever
-truncated in place once bash could be reading it. The launcher (scheduler.launch, in the
-intermediate that starts the job) keeps a script only if it holds exactly this job's text, and
+truncated in place once bash could be reading it. The starter (scheduler.launch, right before
+the job's driver starts) keeps a script only if it holds exactly this job's text, and
 removes one of a phase the job lacks (a jobs.db replaced under an old jobs/ dir must not run
 old scripts).
 A pending job cancelled loses its files (it never ran, so they hold nothing of its own).
@@ -107,11 +107,11 @@ def stage_one(paths, job_id, spec):
 
 
 def write(paths, job_id, spec):
-    """What a job's start needs on disk (its dir and scripts, its log dir), in the
-    intermediate that starts it: what is staged and exactly right is kept, the rest written."""
+    """What a job's start needs on disk (its dir and scripts, its log dir), right before its
+    driver starts: what is staged and exactly right is kept, the rest written."""
     d = paths.job_dir(job_id)
     # A look first: mkdir locks the parent (jobs/, logs/) even to find the directory there,
-    # which the other intermediates and the stagers wait on.
+    # which the stagers (and other intermediates, without the waiter) wait on.
     if not os.path.isdir(d):
         _mkdir(d)
     texts = _texts(spec)

@@ -12,7 +12,7 @@ const AGENT_LAYERS: Layer[] = [
   { name: 'records', modules: ['paths', 'db', 'spec', 'nodes', 'job_ids'] },
   { name: 'node', modules: ['kexec', 'context', 'hooks', 'procs', 'driver', 'resources', 'job_cgroups', 'flushwait'] },
   { name: 'reach', modules: ['spawn', 'remote', 'httpjson', 'rank_sh', 'watch', 'stage'] },
-  { name: 'shared', modules: ['job_kill', 'daemon_ctl', 'autostop', 'gce_stop', 'azure_stop', 'kube_stop', 'stager'] },
+  { name: 'shared', modules: ['job_kill', 'daemon_ctl', 'autostop', 'gce_stop', 'azure_stop', 'kube_stop', 'stager', 'launcher'] },
   { name: 'scheduler', modules: ['scheduler'] },
   { name: 'liveness', modules: ['liveness'] },
   { name: 'commands', modules: ['cancel', 'jobs', 'logs', 'gang', 'rank', 'selfstop', 'daemon'] },

@@ -14,7 +14,7 @@
  * open its log or exec writes "KEY 0 E<errno> log|exec\n" instead, which wins over its PID line.
  * Ends at the end of fd 0; the children are then re-parented away (none is the agent's).
  */
-enum { LAUNCH_MAX = 1 << 22, LAUNCH_STRINGS = 1 << 16, RESULT_FD = 3 };
+enum { LAUNCH_MAX = 1 << 22, LAUNCH_STRINGS = 1 << 16, KEY_MAX = 64, RESULT_FD = 3 };
 static char launch_buf[LAUNCH_MAX];
 static char *launch_ptrs[LAUNCH_STRINGS + 2];
 
@@ -66,7 +66,7 @@ static __attribute__((noreturn)) void launch_child(char *key, char *log, char **
   long fd = sys(NR_openat, AT_FDCWD_, (long)log, O_WRONLY_ | O_APPEND_ | O_CREAT_ | O_CLOEXEC_, 0600);
   if (fd < 0) child_failed(key, fd, "log");
   long null = sys(NR_openat, AT_FDCWD_, (long)"/dev/null", O_RDONLY_ | O_CLOEXEC_, 0);
-  if (null < 0) child_failed(key, null, "log");
+  if (null < 0) child_failed(key, null, "null");
   sys(NR_dup3, null, 0, 0, 0);
   sys(NR_dup3, fd, 1, 0, 0);
   sys(NR_dup3, fd, 2, 0, 0);
@@ -99,6 +99,13 @@ static void start_of(long pid, char *out) {
 }
 
 static __attribute__((noreturn)) void launch(void) {
+  /* The jobs get nothing of the agent's but what the records say: no descriptor it inherited
+     (Linux 5.9+; before, the agent's own are close-on-exec anyway), no blocked signal, and an
+     exit status each (an ignored SIGCHLD would reap a child before its stat is read). */
+  sys(NR_close_range, 3, ~0UL, 0, 0);
+  ul none = 0;
+  sys(NR_rt_sigprocmask, SIG_SETMASK_, (long)&none, 0, 8);
+  set_disposition(SIGCHLD_, 0);
   for (;;) {
     char head[8];
     long got = sys(NR_read, 0, (long)head, 8, 0);
@@ -108,11 +115,13 @@ static __attribute__((noreturn)) void launch(void) {
     unsigned long n = 0;
     for (int i = 0; i < 8; i++) {
       char c = head[i];
-      n = n * 16 + (c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 99);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) leave(2);
+      n = n * 16 + (c <= '9' ? c - '0' : c - 'a' + 10);
     }
     if (n < 4 || n > LAUNCH_MAX || !read_full(launch_buf, (long)n) || launch_buf[n - 1]) leave(2);
     /* key, log, argv up to an empty string, then env: pointers into the buffer. */
     char *key = launch_buf, **ptrs = launch_ptrs, **envp = 0, *log = 0;
+    if (len(key) > KEY_MAX) leave(2);  /* its answer line is built on the stack */
     long count = 0;
     for (char *s = launch_buf + len(key) + 1; s < launch_buf + n; s += len(s) + 1) {
       if (!log) { log = s; continue; }

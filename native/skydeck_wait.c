@@ -34,7 +34,7 @@ typedef unsigned long ul;
 #if defined(__x86_64__)
 enum { NR_read = 0, NR_write = 1, NR_close = 3, NR_rt_sigaction = 13, NR_rt_sigprocmask = 14, NR_getpid = 39,
        NR_clone = 56, NR_execve = 59, NR_exit = 60, NR_wait4 = 61, NR_chdir = 80, NR_umask = 95, NR_setsid = 112,
-       NR_openat = 257, NR_faccessat = 269, NR_dup3 = 292, NR_clone3 = 435 };
+       NR_openat = 257, NR_faccessat = 269, NR_dup3 = 292, NR_clone3 = 435, NR_close_range = 436 };
 static long sys(long n, long a, long b, long c, long d) {
   register long r10 __asm__("r10") = d;
   long ret;
@@ -45,7 +45,7 @@ __asm__(".text\n.global _start\n_start:\n xor %rbp,%rbp\n mov %rsp,%rdi\n and $-
 #elif defined(__aarch64__)
 enum { NR_read = 63, NR_write = 64, NR_close = 57, NR_rt_sigaction = 134, NR_rt_sigprocmask = 135, NR_getpid = 172,
        NR_clone = 220, NR_execve = 221, NR_exit = 93, NR_wait4 = 260, NR_chdir = 49, NR_umask = 166, NR_setsid = 157,
-       NR_openat = 56, NR_faccessat = 48, NR_dup3 = 24, NR_clone3 = 435 };
+       NR_openat = 56, NR_faccessat = 48, NR_dup3 = 24, NR_clone3 = 435, NR_close_range = 436 };
 static long sys(long n, long a, long b, long c, long d) {
   register long x8 __asm__("x8") = n;
   register long x0 __asm__("x0") = a;

@@ -16,18 +16,24 @@ from .spawn import spawn_many
 
 MAX_RECORD = 1 << 22  # the launcher's buffer; more than exec takes anyway (E2BIG)
 MAX_STRINGS = 1 << 16
+KEY_MAX = 64  # bytes, as the launcher counts
 
 
 def launch_many(launcher, items, prepare):
     """spawn_many's contract (items [(key, argv, env, out_path)], prepare, the result) through
-    `launcher` (the waiter binary); spawn_many itself when the launcher cannot be started."""
+    `launcher` (the waiter binary); spawn_many itself when the launcher cannot be started.
+
+    A job handed over but never answered (the launcher killed mid-batch) has no result, as
+    with an intermediate killed: it may have started, so it is left to the liveness sweep
+    (claimed without a driver: failed after scheduler.CLAIM_TIMEOUT, its cgroup or marker
+    emptied), never called failed while it may run."""
     if not items:
         return {}
     try:
         proc = _Launcher(launcher)
     except OSError:
         return spawn_many(items, prepare)
-    out, notes = {}, {}
+    out, notes, sent, unsent = {}, {}, [], []
     try:
         for item in items:
             key = item[0]
@@ -42,11 +48,21 @@ def launch_many(launcher, items, prepare):
             record = _record(key, item[3], argv, env)
             if isinstance(record, str):
                 out[key] = 'could not start the driver: ' + record
+            elif proc.send(record):
+                sent.append(item)
             else:
-                proc.send(record)
+                unsent.append(item)
     finally:
         lines, status = proc.finish()
-    return _results(items, out, notes, lines, status)
+    if not lines and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 2:
+        # It refused its input before starting anything (a waiter without --launch, say): the
+        # intermediates start these jobs instead (prepare is safe to run twice).
+        out.update(spawn_many(sent + unsent, prepare))
+        return out
+    for item in unsent:
+        out[item[0]] = 'could not start the driver: the launcher ended first'
+    out.update(_answers(lines, notes, set(item[0] for item in sent)))
+    return out
 
 
 def _record(key, log, argv, env):
@@ -54,6 +70,10 @@ def _record(key, log, argv, env):
     strings = [key, log] + list(argv) + [''] + ['%s=%s' % kv for kv in env.items()]
     if not argv or any(not a for a in argv) or any('\0' in s for s in strings):
         return 'an empty argument or a NUL byte in its command or environment'
+    if any(not k or '=' in k for k in env):
+        return 'an environment variable name that is empty or holds "="'
+    if not 0 < len(os.fsencode(key)) <= KEY_MAX or any(c.isspace() for c in key):
+        raise ValueError('launcher: bad key %r' % key)  # ours, never a user's: a bug
     body = b''.join(os.fsencode(s) + b'\0' for s in strings)
     if len(body) > MAX_RECORD or len(strings) > MAX_STRINGS:
         return os.strerror(errno.E2BIG)
@@ -81,32 +101,46 @@ class _Launcher(object):
             os.close(res_w)
         os.set_blocking(self.rec_w, False)
         self.chunks = []
+        self.poll = select.poll()  # not select(): descriptors past 1024 are fine
+        self.poll.register(self.res_r, select.POLLIN)
+        self.res_open = True
+        self.poll.register(self.rec_w, select.POLLOUT)
 
     def send(self, data):
+        """Hands over one record; False when the launcher is gone (nothing of it started)."""
         view = memoryview(data)
-        while view and self.rec_w is not None:
-            readable, writable, _ = select.select([self.res_r], [self.rec_w], [])
-            if readable:
-                self._read()
-            if writable:
-                try:
-                    view = view[os.write(self.rec_w, view):]
-                except BrokenPipeError:  # it ended: finish() says which jobs it answered
-                    self._close_input()
+        while view:
+            if self.rec_w is None:
+                return False
+            for fd, _ in self.poll.poll():
+                if fd == self.res_r:
+                    self._read()
+                elif self.rec_w is not None:
+                    try:
+                        view = view[os.write(self.rec_w, view):]
+                    except BlockingIOError:
+                        pass
+                    except BrokenPipeError:
+                        self._close_input()
+        return True
 
     def _read(self):
         b = os.read(self.res_r, 65536)
         if b:
             self.chunks.append(b)
+        elif self.res_open:
+            self.res_open = False
+            self.poll.unregister(self.res_r)
         return b
 
     def _close_input(self):
         if self.rec_w is not None:
+            self.poll.unregister(self.rec_w)
             os.close(self.rec_w)
             self.rec_w = None
 
     def finish(self):
-        """Its answer lines and exit status, once it ended (it does at its input's end)."""
+        """Its answer lines and wait status, once it ended (it does at its input's end)."""
         self._close_input()
         while self._read():
             pass
@@ -115,26 +149,24 @@ class _Launcher(object):
         return b''.join(self.chunks).decode('utf-8', 'replace').splitlines(), status
 
 
-def _results(items, out, notes, lines, status):
+def _answers(lines, notes, sent):
+    """{key: (pid, start[, note]) | error} of the answered jobs among `sent`."""
     started, failed = {}, {}
     for line in lines:
         key, pid, rest = (line.split(' ', 2) + ['', ''])[:3]
+        if key not in sent:
+            continue
         if pid == '0':  # the child's own report of its failure wins over its pid line
             code, _, what = rest.partition(' ')
             n = int(code[1:]) if code[1:].isdigit() else 0
-            failed[key] = ('cannot open its log: ' if what == 'log' else '') + '[Errno %d] %s' % (n, os.strerror(n))
+            why = '[Errno %d] %s' % (n, os.strerror(n))
+            failed[key] = {'log': 'cannot open its log: ', 'null': 'cannot open /dev/null: '}.get(what, '') + why
         elif pid.isdigit():
             started[key] = (int(pid), int(rest) if rest.isdigit() else None)
-    for item in items:
-        key = item[0]
-        if key in out:
-            continue
-        if key in failed:
-            out[key] = 'could not start the driver: ' + failed[key]
-        elif key in started:
-            out[key] = started[key] + ((notes[key],) if key in notes else ())
-        else:
-            out[key] = 'could not start the driver: the launcher ended first (status %d)' % status
+    out = dict((key, 'could not start the driver: ' + why) for key, why in failed.items())
+    for key, res in started.items():
+        if key not in out:
+            out[key] = res + ((notes[key],) if key in notes else ())
     return out
 
 

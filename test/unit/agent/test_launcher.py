@@ -114,18 +114,73 @@ class LaunchMany(unittest.TestCase):
         self.started(out, ['x'])
         self.assertEqual(procs.proc_stat(out['x'][0]).sid, out['x'][0])
 
-    def test_a_launcher_that_dies_mid_batch_fails_the_jobs_it_never_answered(self):
-        fake = os.path.join(self.dir, 'fake-launcher')
-        with open(fake, 'w') as f:
-            f.write('#!/bin/sh\nhead -c 8 >/dev/null\nexit 3\n')
-        os.chmod(fake, 0o700)
+    def fake(self, body):
+        path = os.path.join(self.dir, 'fake-launcher')
+        with open(path, 'w') as f:
+            f.write('#!/bin/sh\n' + body + '\n')
+        os.chmod(path, 0o700)
+        return path
+
+    def test_jobs_the_launcher_never_took_fail_at_once(self):
+        # Each record is larger than the pipe: none can be taken by a launcher already gone.
         items = [(str(k), ['/bin/true'], {'PAD': 'y' * 70000}, self.log('d')) for k in range(4)]
-        out = launcher.launch_many(fake, items, None)
-        self.assertEqual(set(out.values()), {'could not start the driver: the launcher ended first (status 768)'})
+        out = launcher.launch_many(self.fake('exit 3'), items, None)
+        self.assertEqual(out, dict((str(k), 'could not start the driver: the launcher ended first') for k in range(4)))
+
+    def test_jobs_handed_over_but_never_answered_are_left_to_the_liveness_sweep(self):
+        # It took them and died (SIGKILL) without a word: each may have started, so none is
+        # called failed (the sweep fails a claimed job without a driver, emptying its cgroup).
+        items = [(str(k), ['/bin/true'], {}, self.log('d')) for k in range(4)]
+        self.assertEqual(launcher.launch_many(self.fake('cat >/dev/null; kill -9 $$'), items, None), {})
+
+    def test_an_answer_for_a_job_never_handed_over_is_ignored(self):
+        items = [('1', ['/bin/true'], {}, self.log('d'))]
+        out = launcher.launch_many(self.fake('cat >/dev/null; echo "2 999 5"; echo "1 0 E13 exec"'), items, None)
+        self.assertEqual(out, {'1': 'could not start the driver: [Errno 13] Permission denied'})
+
+    def test_descriptors_and_blocked_signals_of_the_agent_never_reach_a_job(self):
+        leak = os.open(os.devnull, os.O_RDONLY)
+        os.set_inheritable(leak, True)
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGUSR1])
+        try:
+            out = launcher.launch_many(WAITER, [('j', ['/bin/sh', '-c', 'exec sleep 30'], {}, self.log('j'))], None)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            os.close(leak)
+        self.started(out, ['j'])
+        pid = out['j'][0]
+        _wait_for(lambda: _read('/proc/%d/comm' % pid) == 'sleep\n', 'the exec of sleep')
+        self.assertEqual(sorted(os.listdir('/proc/%d/fd' % pid)), ['0', '1', '2'])
+        blocked = [l for l in _read('/proc/%d/status' % pid).splitlines() if l.startswith('SigBlk:')]
+        self.assertEqual(blocked, ['SigBlk:\t0000000000000000'])
+
+    def test_a_launcher_that_refuses_its_input_at_once_leaves_the_batch_to_intermediates(self):
+        old = self.fake('echo "usage: skydeck-wait ..." >&2; exit 2')  # a waiter before --launch
+        made = os.path.join(self.dir, 'made')  # a file: the intermediates are forked copies
+
+        def prepare(key):
+            with open(made, 'a') as f:
+                f.write(key)
+            return ['/bin/sh', '-c', 'exec sleep 30'], {}, 'marker'
+        items = [(k, None, None, self.log(k)) for k in ('p', 'q')]
+        out = launcher.launch_many(old, items, prepare)
+        self.started(out, ['p', 'q'])
+        self.assertEqual([v[2] for v in out.values()], ['marker', 'marker'])
+        self.assertEqual(sorted(_read(made)), ['p', 'p', 'q', 'q'], 'prepared again for the intermediates')
+
+    def test_a_key_longer_than_the_launcher_takes_is_a_bug_said_at_once(self):
+        with self.assertRaises(ValueError):
+            launcher.launch_many(WAITER, [('\u00e9' * 40, ['/bin/true'], {}, self.log('k'))], None)
+
+    def test_an_environment_name_exec_would_misread_is_refused(self):
+        for env in ({'A=B': 'c'}, {'': 'x'}):
+            out = launcher.launch_many(WAITER, [('k', ['/bin/true'], env, self.log('k'))], None)
+            self.assertRegex(out['k'], r'^could not start the driver: an environment variable name')
 
     def test_a_malformed_record_ends_the_launcher_without_starting_anything(self):
         import subprocess
-        for data in (b'zzzzzzzz', b'00000004abc', b'00000003a\0b', b'0000'):
+        for data in (b'zzzzzzzz', b'0000000g' + b'k\0' * 60, b'0000000A' + b'k\0' * 60, b'00000004abc',
+                     b'00000003a\0b', b'0000'):
             r = subprocess.run([WAITER, '--launch'], input=data, stdout=subprocess.PIPE, timeout=10)
             self.assertEqual((r.returncode, r.stdout), (2, b''), data)
         r = subprocess.run([WAITER, '--launch'], input=b'', stdout=subprocess.PIPE, timeout=10)

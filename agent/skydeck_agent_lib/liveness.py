@@ -25,7 +25,8 @@ def _reason(status, pid, start, job_boot, started_at, boot, now):
         return None
     if not pid:
         if now - (started_at or now) > scheduler.CLAIM_TIMEOUT:
-            return 'the driver never started (the starting agent died)'
+            return ('no driver was recorded for it: the agent, or its launcher, ended while '
+                    'starting it')
         return None
     st = procs.proc_stat(pid)
     if procs.gone(st):

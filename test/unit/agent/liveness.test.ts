@@ -181,6 +181,26 @@ describe('agent liveness', function () {
     }
   });
 
+  it('a job claimed but never given a driver (its starter killed mid-batch) is FAILED_DRIVER after the claim timeout, whatever of it runs killed', async () => {
+    const c = fx.serve(agentEnv({ SKYDECK_TICK_INTERVAL: '60' }));
+    const { job_id } = await c.call('submit', { run: 'sleep 600' });
+    await waitStatus(c, job_id, 'RUNNING');
+    await waitUntil(() => markedProcs(fx.base, job_id).some((p) => p.comm === 'sleep'), 3000, 'the job runs');
+    // As a launcher killed after its fork, before its answer, leaves it: claimed 31 s ago
+    // (scheduler.CLAIM_TIMEOUT is 30), no driver recorded, the job's processes running.
+    await python(
+      'import sqlite3,sys,time\n' +
+        'c=sqlite3.connect(sys.argv[1])\n' +
+        'c.execute("UPDATE jobs SET driver_pid=NULL, driver_start=NULL, started_at=? WHERE job_id=?", (time.time() - 31, int(sys.argv[2])))\n' +
+        'c.commit()\n',
+      [path.join(fx.base, 'jobs.db'), String(job_id)],
+    );
+    await c.call('tick');
+    const row = await waitStatus(c, job_id, 'FAILED_DRIVER');
+    assert.match(row.reason, /no driver was recorded for it: the agent, or its launcher, ended while starting it/);
+    await waitUntil(() => markedProcs(fx.base, job_id).length === 0, 3000, 'the job and its unrecorded driver killed');
+  });
+
   it('the daemon is restarted by the next agent call if it died, and exits by itself when idle', async () => {
     const c = fx.serve(agentEnv({ SKYDECK_DAEMON_IDLE_EXIT: '1' }));
     const { job_id } = await c.call('submit', { run: 'sleep 600' });

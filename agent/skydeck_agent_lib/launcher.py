@@ -68,13 +68,14 @@ def launch_many(launcher, items, prepare):
 def _record(key, log, argv, env):
     """The launcher's record of one job, or why there is none."""
     strings = [key, log] + list(argv) + [''] + ['%s=%s' % kv for kv in env.items()]
-    if not argv or any(not a for a in argv) or any('\0' in s for s in strings):
+    text = '\0'.join(strings)  # one encode for the whole record: ~100 variables a job
+    if not argv or any(not a for a in argv) or text.count('\0') != len(strings) - 1:
         return 'an empty argument or a NUL byte in its command or environment'
     if any(not k or '=' in k for k in env):
         return 'an environment variable name that is empty or holds "="'
     if not 0 < len(os.fsencode(key)) <= KEY_MAX or any(c.isspace() for c in key):
         raise ValueError('launcher: bad key %r' % key)  # ours, never a user's: a bug
-    body = b''.join(os.fsencode(s) + b'\0' for s in strings)
+    body = os.fsencode(text) + b'\0'
     if len(body) > MAX_RECORD or len(strings) > MAX_STRINGS:
         return os.strerror(errno.E2BIG)
     return b'%08x' % len(body) + body

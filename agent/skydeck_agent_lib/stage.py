@@ -138,11 +138,16 @@ def _mkdir(path):
 
 
 def _holds(path, data):
-    try:
-        with open(path, 'rb') as f:
-            return f.read(len(data) + 1) == data
+    try:  # os-level: the io stack's open costs more than the read (64 jobs in a release)
+        fd = os.open(path, os.O_RDONLY | getattr(os, 'O_CLOEXEC', 0))
     except OSError:
         return False
+    try:
+        return os.read(fd, len(data) + 1) == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _replace(path, data):

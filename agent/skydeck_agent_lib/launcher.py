@@ -75,7 +75,10 @@ def _record(key, log, argv, env):
         return 'an environment variable name that is empty or holds "="'
     if not 0 < len(os.fsencode(key)) <= KEY_MAX or any(c.isspace() for c in key):
         raise ValueError('launcher: bad key %r' % key)  # ours, never a user's: a bug
-    body = os.fsencode(text) + b'\0'
+    try:
+        body = os.fsencode(text) + b'\0'
+    except UnicodeError as e:  # a value this node's locale cannot spell: this job alone fails
+        return _one_line(e)
     if len(body) > MAX_RECORD or len(strings) > MAX_STRINGS:
         return os.strerror(errno.E2BIG)
     return b'%08x' % len(body) + body

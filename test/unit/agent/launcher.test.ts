@@ -7,6 +7,6 @@ describe('agent launcher (batch driver start, Python unit tests)', function () {
   this.timeout(120000);
 
   it('test_launcher.py: every test passes and none is skipped', () => {
-    assertPythonTests('test_launcher.py', 13, 'the launcher tests');
+    assertPythonTests('test_launcher.py', 14, 'the launcher tests');
   });
 });

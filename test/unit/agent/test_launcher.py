@@ -3,11 +3,13 @@ waiter's --launch mode (native/skydeck_launch.c): real processes, real pipes.
 
 Run by launcher.test.ts: python3 -m unittest discover -s test/unit/agent -p 'test_launcher.py'.
 """
+import json
 import os
 import platform
 import shutil
 import signal
 import stat
+import subprocess
 import sys
 import tempfile
 import time
@@ -176,6 +178,26 @@ class LaunchMany(unittest.TestCase):
         for env in ({'A=B': 'c'}, {'': 'x'}):
             out = launcher.launch_many(WAITER, [('k', ['/bin/true'], env, self.log('k'))], None)
             self.assertRegex(out['k'], r'^could not start the driver: an environment variable name')
+
+    def test_a_value_the_locale_cannot_encode_fails_that_job_alone(self):
+        # An agent under a non-UTF-8 locale: here ASCII (C, with UTF-8 mode off).
+        script = (
+            'import json, sys\n'
+            'sys.path.insert(0, %r)\n'
+            'from skydeck_agent_lib import launcher\n'
+            'items = [(k, ["/bin/sleep", "30"], {"G": v}, %r + k) for k, v in '
+            '(("a", "plain"), ("b", "caf\\u00e9"), ("c", "plain"))]\n'
+            'print(json.dumps(launcher.launch_many(%r, items, None)))\n'
+        ) % (os.path.join(ROOT, 'agent'), os.path.join(self.dir, 'log-'), WAITER)
+        env = dict(os.environ, LC_ALL='C')
+        res = subprocess.run([sys.executable, '-E', '-X', 'utf8=0', '-c', script], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, timeout=30)
+        self.assertEqual(res.returncode, 0, res.stderr.decode(errors='replace'))
+        out = json.loads(res.stdout)
+        for key in ('a', 'c'):
+            self.assertIsInstance(out[key], list, out[key])
+            self.pids.append(out[key][0])
+        self.assertRegex(out['b'], r"^could not start the driver: .*can't encode")
 
     def test_a_malformed_record_ends_the_launcher_without_starting_anything(self):
         import subprocess

@@ -99,9 +99,10 @@ static void start_of(long pid, char *out) {
 }
 
 static __attribute__((noreturn)) void launch(void) {
-  /* The jobs get nothing of the agent's but what the records say: no descriptor it inherited
-     (Linux 5.9+; before, the agent's own are close-on-exec anyway), no blocked signal, and an
-     exit status each (an ignored SIGCHLD would reap a child before its stat is read). */
+  /* The jobs get no descriptor the agent inherited (Linux 5.9+; before, the agent's own are
+     close-on-exec anyway), no blocked signal, and an exit status each (an ignored SIGCHLD would
+     reap a child before its stat is read). A signal the agent was started ignoring stays
+     ignored, as with the forked intermediates; the waiter resets TERM and INT for the job. */
   sys(NR_close_range, 3, ~0UL, 0, 0);
   ul none = 0;
   sys(NR_rt_sigprocmask, SIG_SETMASK_, (long)&none, 0, 8);

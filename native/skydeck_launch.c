@@ -1,5 +1,5 @@
 /*
- * skydeck-wait --launch: starts a batch of job drivers for the agent (spawn.py, launch_many).
+ * skydeck-wait --launch: starts a batch of job drivers for the agent (launcher.py, launch_many).
  * Included by skydeck_wait.c (one translation unit, no libc).
  *
  * Why: a release of 64 jobs from Python forked intermediates of the agent (copy-on-write faults
@@ -11,7 +11,8 @@
  * an empty string, env... . For each, a child in its own session with /dev/null as stdin and
  * the log (appended, created 0600) as stdout and stderr execs argv[0]; fd 1 gets
  * "KEY PID START\n" (START: field 22 of /proc/PID/stat, "-" if unreadable). A child that cannot
- * open its log or exec writes "KEY 0 E<errno> log|exec\n" instead, which wins over its PID line.
+ * open its log or /dev/null, or exec, writes "KEY 0 E<errno> log|null|exec\n" instead, which wins
+ * over its PID line; a failed fork is answered "KEY 0 E<errno> fork\n".
  * Ends at the end of fd 0; the children are then re-parented away (none is the agent's).
  */
 enum { LAUNCH_MAX = 1 << 22, LAUNCH_STRINGS = 1 << 16, KEY_MAX = 64, RESULT_FD = 3 };

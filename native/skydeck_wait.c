@@ -277,7 +277,7 @@ __attribute__((noreturn, used)) void start_c(long *sp) {
     sys(NR_write, 1, (long)"skydeck-wait 4\n", 15, 0);
     leave(0);
   }
-  if (argc == 2 && starts_with(argv[1], "--launch") && argv[1][8] == 0) launch();  /* mask as given */
+  if (argc == 2 && starts_with(argv[1], "--launch") && argv[1][8] == 0) launch();  /* before the driver's signal set-up below */
   ul old = 0, block = (1UL << (SIGTERM_ - 1)) | (1UL << (SIGINT_ - 1));
   set_disposition(SIGCHLD_, 0); /* wait4 needs the default: an ignored SIGCHLD reaps at once */
   sys(NR_rt_sigprocmask, SIG_BLOCK_, (long)&block, (long)&old, 8);

@@ -200,7 +200,6 @@ class LaunchMany(unittest.TestCase):
         self.assertRegex(out['b'], r"^could not start the driver: .*can't encode")
 
     def test_a_malformed_record_ends_the_launcher_without_starting_anything(self):
-        import subprocess
         for data in (b'zzzzzzzz', b'0000000g' + b'k\0' * 60, b'0000000A' + b'k\0' * 60, b'00000004abc',
                      b'00000003a\0b', b'0000'):
             r = subprocess.run([WAITER, '--launch'], input=data, stdout=subprocess.PIPE, timeout=10)

@@ -8,7 +8,9 @@
  *   skydeck-wait --driver skydeck-job-N
  *     spawned as the whole driver of a job without setup: it does what the sh driver's prelude
  *     does (its notices to driver.err, the client's umask, joining the job's cgroup, entering the
- *     workdir), reading the same _SKYDECK_* variables, which the job's commands never see.
+ *     workdir), reading the same _SKYDECK_* variables, which the job's commands never see;
+ *     with _SKYDECK_PARK set, started ahead for a queued job, it first waits to be released
+ *     (skydeck_park.c).
  *
  * With a cgroup v2 job cgroup, --driver starts the child straight inside it (clone3 with
  * CLONE_INTO_CGROUP) and stays where it was spawned: moving a process between cgroups waits for
@@ -217,11 +219,13 @@ static __attribute__((noreturn)) void cgroup_failed(struct job *j, char **envp, 
   report(j, envp, 1, "cgroup", old);
 }
 
-/* The driver's variables (driver.py job_env), taken out of the environment the job gets. */
+#include "skydeck_park.c"
+
+/* The driver's variables (driver.py job_env, park.py), taken out of the environment the job gets. */
 static const char *const VARS[] = { "_SKYDECK_PY=", "_SKYDECK_AGENT=", "_SKYDECK_BASE=", "_SKYDECK_JOB=",
   "_SKYDECK_DIR=", "_SKYDECK_SHELL=", "_SKYDECK_CWD=", "_SKYDECK_CGROUP=", "_SKYDECK_UMASK=",
-  "_SKYDECK_SETUP_UNSET=", "_SKYDECK_WAIT=" };
-enum { V_PY, V_AGENT, V_BASE, V_JOB, V_DIR, V_SHELL, V_CWD, V_CGROUP, V_UMASK, V_COUNT = 11 };
+  "_SKYDECK_SETUP_UNSET=", "_SKYDECK_WAIT=", "_SKYDECK_PARK=" };
+enum { V_PY, V_AGENT, V_BASE, V_JOB, V_DIR, V_SHELL, V_CWD, V_CGROUP, V_UMASK, V_PARK = 11, V_COUNT = 12 };
 
 static __attribute__((noreturn)) void drive(char **envp, ul *old) {
   char *v[V_COUNT] = { 0 };
@@ -239,6 +243,7 @@ static __attribute__((noreturn)) void drive(char **envp, ul *old) {
       leave(2);
     }
   }
+  if (v[V_PARK] && *v[V_PARK]) park(v[V_PARK]);  /* queued still: wait for the release */
   struct job j = { v[V_PY], v[V_AGENT], v[V_BASE], v[V_JOB], 0 };
   char *dir = v[V_DIR];
   char err[len(dir) + 16], cancelled[len(dir) + 16], script[len(dir) + 16];
@@ -274,7 +279,7 @@ __attribute__((noreturn, used)) void start_c(long *sp) {
   char **argv = (char **)(sp + 1);
   char **envp = argv + argc + 1;
   if (argc == 2 && starts_with(argv[1], "--probe") && argv[1][7] == 0) {
-    sys(NR_write, 1, (long)"skydeck-wait 4\n", 15, 0);
+    sys(NR_write, 1, (long)"skydeck-wait 5\n", 15, 0);
     leave(0);
   }
   if (argc == 2 && starts_with(argv[1], "--launch") && argv[1][8] == 0) launch();  /* before the driver's signal set-up below */

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE = join(root, 'native', 'skydeck_wait.c');
-const INCLUDED = [join(root, 'native', 'skydeck_launch.c')];
+const INCLUDED = [join(root, 'native', 'skydeck_launch.c'), join(root, 'native', 'skydeck_park.c')];
 // No libc, no PIE (nothing to relocate: no page is written at start), no unwind tables.
 const FLAGS = ['-Os', '-static', '-nostdlib', '-ffreestanding', '-fno-builtin', '-fno-stack-protector', '-fno-pie', '-no-pie',
   '-fno-asynchronous-unwind-tables', '-Wall', '-Werror', '-Wl,--build-id=none', '-s'];

@@ -7,7 +7,7 @@ cancel itself forks nothing (the freed slots are handed out first).
 import signal
 import time
 
-from . import daemon_ctl, db, procs, scheduler, stage
+from . import daemon_ctl, db, park, procs, scheduler, stage
 from .errors import AgentError, bad_args
 from .job_ids import parse_job_ids
 from .job_kill import flag_cancelled, remote_problems
@@ -62,7 +62,8 @@ def cancel(ctx, args):
         targets = conn.execute(
             'SELECT job_id, driver_pid, driver_start, boot_id, cgroup FROM jobs WHERE job_id IN (%s)' %
             ','.join('?' * len(active)), active).fetchall() if active else []
-    # The pending ones never start: their staged files go.
+    # The pending ones never start: their parked drivers and staged files go.
+    park.dismiss(ctx.paths, sorted(set(cancelled) - set(active)))
     stage.discard(ctx.paths, sorted(set(cancelled) - set(active)))
     if targets:
         for t in targets:

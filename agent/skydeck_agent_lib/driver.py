@@ -205,7 +205,7 @@ def _probe(path):
         out = os.read(r, 64)
     finally:
         os.close(r)
-    return os.waitpid(pid, 0)[1] == 0 and out == b'skydeck-wait 4\n'
+    return os.waitpid(pid, 0)[1] == 0 and out == b'skydeck-wait 5\n'
 
 
 def setup_unset(dev_env, spec):

@@ -10,7 +10,7 @@ import re
 import signal
 import time
 
-from . import cgroups, daemon_ctl, db, devices, driver, launcher, nodes, pending_secrets, procs, resources, spawn, stage
+from . import cgroups, daemon_ctl, db, devices, driver, launcher, nodes, park, pending_secrets, procs, resources, spawn, stage
 from .job_kill import flag_cancelled
 from .remote import kill_remote_ranks
 
@@ -117,6 +117,7 @@ def launch(ctx, launches):
     paths = ctx.paths
     pending_secrets.sweep(paths, conn)  # the claims committed: their files go now
     if not launches:
+        park.sweep(paths, conn)
         return
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     base = driver.base_env(paths, ctx.client)
@@ -133,7 +134,7 @@ def launch(ctx, launches):
         jobs[str(job_id)] = job
         items.append((str(job_id), None, None, paths.log_file(job_id)))
 
-    def prepare(key):
+    def prepare(key, files=True):
         job_id, spec, submitted_at, cwd, chosen, secrets, dev_env = jobs[key]
         cg, note = groups[job_id][1], ''
         if cg:
@@ -141,7 +142,8 @@ def launch(ctx, launches):
                 cgroups.make(cg)
             except OSError:  # as where no cgroup can be made: found by marker (recorded below)
                 cg, note = None, 'marker'
-        stage.write(paths, job_id, spec)  # staged while it waited (stage.py), or written now
+        if files:  # (a parked job's files were written when it was parked: park.py)
+            stage.write(paths, job_id, spec)  # staged while it waited (stage.py), or written now
         env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
                              stamps[job_id], cwd, chosen, cg, secrets, dev_env)
         # The head alone: the small sh driver. Any worker involved: the gang driver.
@@ -158,7 +160,10 @@ def launch(ctx, launches):
     # the starts before it: here, handed to the waiter's launcher as it is (launcher.py), or in
     # forked intermediates of this process where the node has no waiter.
     waiter = driver.waiter(ctx.agent_path)
-    started = launcher.launch_many(waiter, items, prepare) if waiter else spawn.spawn_many(items, prepare)
+    started = _release_parked(ctx, jobs, prepare, waiter) if waiter else {}
+    rest = [item for item in items if item[0] not in started]
+    started.update(launcher.launch_many(waiter, rest, prepare) if waiter else spawn.spawn_many(rest, prepare))
+    park.sweep(paths, conn)  # what stays parked for jobs that ended queued (failed at the claim)
     now = time.time()
     with db.write_txn(conn) as txn:
         for key, res in started.items():
@@ -184,6 +189,32 @@ def launch(ctx, launches):
             flag_cancelled(paths, row[0])
         procs.kill_jobs(paths.marker_prefix, late, signal.SIGTERM, procs.boot_id())
         kill_remote_ranks(ctx, [row[0] for row in late], signal.SIGTERM)
+
+
+def _release_parked(ctx, jobs, prepare, waiter):
+    """{key: (pid, start[, note])} of the jobs started by releasing their parked drivers
+    (park.py): made ready as any start, but for their files, which parking wrote."""
+    paths = ctx.paths
+    parked = park.parked_ids(paths)
+    if not parked:
+        return {}
+    db_id = db.get_meta(ctx.conn(), 'db_id') or ''
+    wants, notes, off = {}, {}, []
+    for key, (job_id, spec, _, _, chosen, _, _) in jobs.items():
+        if job_id not in parked:
+            continue
+        if chosen != [0] or not park.eligible(spec):
+            off.append(job_id)
+            continue
+        try:
+            argv, env, notes[job_id] = prepare(key, files=False)
+        except Exception:  # its start through the launcher says why
+            off.append(job_id)
+            continue
+        wants[job_id] = park.digest(db_id, paths.log_file(job_id), argv, env)
+    park.dismiss(paths, off)
+    got = park.release(paths, wants)
+    return dict((str(j), res + ((notes[j],) if notes[j] else ())) for j, res in got.items())
 
 
 def step(ctx):

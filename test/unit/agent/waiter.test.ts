@@ -43,7 +43,7 @@ describe('job driver: the static waiter', function () {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('answers its probe, and refuses other arguments with a usage line', () => {
-    assert.equal(spawnSync(WAITER, ['--probe'], { encoding: 'utf8' }).stdout, 'skydeck-wait 4\n');
+    assert.equal(spawnSync(WAITER, ['--probe'], { encoding: 'utf8' }).stdout, 'skydeck-wait 5\n');
     const bad = spawnSync(WAITER, ['only', 'two'], { encoding: 'utf8' });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /usage: skydeck-wait/);

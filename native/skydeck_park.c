@@ -1,0 +1,57 @@
+/*
+ * skydeck-wait --driver, parked (agent/skydeck_agent_lib/park.py): started ahead for a queued
+ * job, it waits on the job's FIFO in <base>/parked/ before it does anything of the job. Included
+ * by skydeck_wait.c (one translation unit, no libc).
+ *
+ * Why: a release of 64 queued jobs otherwise forks and execs a driver per job on the cores the
+ * jobs' shells need (~0.4 ms of CPU each). Parked, the release is one byte per job.
+ *
+ * A 'g' read from the FIFO: go on as a driver. Anything else ends it at once, without a report
+ * (the job is still queued; the agent starts it otherwise if it ever runs): the FIFO's writer
+ * closing without a byte (the agent dismissing it), the FIFO gone or replaced (looked at every
+ * PARK_CHECK_S seconds: its base dir removed, a sweep). The agent writes its byte before it
+ * removes the FIFO, so a byte is looked for once more before leaving on a missing FIFO.
+ */
+enum { PARK_CHECK_S = 5, O_NONBLOCK_ = 04000, POLLIN_ = 1 };
+
+#if defined(__x86_64__)
+enum { NR_fstat = 5, NR_ppoll = 271, NR_newfstatat = 262 };
+#elif defined(__aarch64__)
+enum { NR_fstat = 80, NR_ppoll = 73, NR_newfstatat = 79 };
+#endif
+
+struct pollfd_ { int fd; short events, revents; };
+struct timespec_ { long sec, nsec; };
+
+/* st_dev and st_ino: the first two 8-byte fields of struct stat on both architectures. */
+static int same_file(const char *path, long fd) {
+  unsigned long a[32], b[32];
+  if (sys(NR_newfstatat, AT_FDCWD_, (long)path, (long)a, 0) < 0) return 0;
+  if (sys(NR_fstat, fd, (long)b, 0, 0) < 0) return 0;
+  return a[0] == b[0] && a[1] == b[1];
+}
+
+/* 1: the agent's go; 0: anything else (EOF, another byte, nothing there yet). */
+static int got_go(long fd) {
+  char c = 0;
+  long n = sys(NR_read, fd, (long)&c, 1, 0);
+  return n == 1 && c == 'g';
+}
+
+/* Returns once released; leaves (0) otherwise. Nothing of the job has been touched yet. */
+static void park(const char *fifo) {
+  long fd = sys(NR_openat, AT_FDCWD_, (long)fifo, O_RDONLY_ | O_NONBLOCK_ | O_CLOEXEC_, 0);
+  if (fd < 0) leave(0);  /* dismissed before it got here */
+  for (;;) {
+    struct pollfd_ p = { (int)fd, POLLIN_, 0 };
+    struct timespec_ t = { PARK_CHECK_S, 0 };
+    /* Linux reports no hang-up on a FIFO that never had a writer: this sleeps until one. */
+    long r = sys(NR_ppoll, (long)&p, 1, (long)&t, 0);
+    if (r == -EINTR_) continue;
+    if (r != 0 || !same_file(fifo, fd)) {  /* a byte, a hang-up (dismissed), gone */
+      if (got_go(fd)) break;
+      leave(0);
+    }
+  }
+  sys(NR_close, fd, 0, 0, 0);
+}

@@ -163,6 +163,16 @@ def job_env(base, paths, agent_path, job_id, spec, cluster, stamp, cwd, chosen=(
     return env
 
 
+def resolve_workdir(workdir):
+    if not workdir:
+        home = os.path.expanduser('~')
+        return (home if os.path.isdir(home) else '/'), None
+    path = os.path.expanduser(workdir)
+    if not os.path.isdir(path):
+        return None, 'workdir does not exist or is not a directory: %s' % workdir
+    return os.path.abspath(path), None
+
+
 def task_stamp(submitted_at):
     """The submit time as SKYPILOT_TASK_ID spells it."""
     stamp = time.strftime('%Y-%m-%d-%H-%M-%S', time.localtime(submitted_at))

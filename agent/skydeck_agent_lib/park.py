@@ -21,6 +21,7 @@ parked driver dismissed by the sweep.
 Only jobs the waiter drives alone are parked: the head node only, no setup, no accelerators,
 no secrets (their values stay out of a process that may wait long before it runs).
 """
+import fcntl
 import hashlib
 import json
 import os
@@ -155,31 +156,43 @@ def setting(ctx):
 
 def park_next(ctx, ids, limit=LIMIT):
     """Park drivers for the queued jobs in ids (in line order) that have none, up to `limit`
-    parked in all; how many it parked."""
-    from .scheduler import resolve_workdir
+    parked in all; how many it parked. One parker at a time (a lock on parked/): two stagers
+    counting at once would both fill the room."""
+    try:
+        os.mkdir(folder(ctx.paths), 0o700)
+    except FileExistsError:
+        pass
+    fd = os.open(folder(ctx.paths), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return _park_next(ctx, ids, limit)
+    finally:
+        os.close(fd)
+
+
+def _park_next(ctx, ids, limit):
     paths, conn = ctx.paths, ctx.conn()
     have = parked_ids(paths)
-    todo = [j for j in ids if j not in have][:max(0, limit - len(have))]
-    if not todo:
+    room = limit - len(have)
+    todo = [j for j in ids if j not in have]
+    if room <= 0 or not todo:
         return 0
     s = setting(ctx)
     if s is None:
         return 0
-    try:
-        os.mkdir(folder(paths), 0o700)
-    except FileExistsError:
-        pass
     items, digests = [], {}
     for job_id in todo:
+        if len(items) >= room:
+            break
         row = conn.execute("SELECT spec, submitted_at, num_nodes FROM jobs WHERE job_id = ? AND "
                            "status = 'PENDING'", (job_id,)).fetchone()
         if not row:
             continue
         spec = json.loads(row[0])
-        cwd, problem = resolve_workdir(spec.get('workdir'))
+        cwd, problem = driver.resolve_workdir(spec.get('workdir'))
         if problem or not eligible(spec, row[2]):
             continue
-        stage.write(paths, job_id, spec)  # exactly its files: a release does not look again
+        stage.write(paths, job_id, spec)
         cg = cgroups.plan(paths.marker_prefix, '%s-%d' % (s['tag'], job_id))[1]
         env = driver.job_env(s['base'], paths, ctx.agent_path, job_id, spec, s['cluster'],
                              driver.task_stamp(row[1]), cwd, [0], cg, {}, s['dev_env'])

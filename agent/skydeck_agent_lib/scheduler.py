@@ -65,7 +65,7 @@ def claim(conn, txn, boot, now, paths=None, fresh=None):
         spec_text, submitted_at = conn.execute(
             'SELECT spec, submitted_at FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
         spec = json.loads(spec_text)
-        cwd, problem = resolve_workdir(spec.get('workdir')) if chosen[0] == 0 else (spec.get('workdir'), None)
+        cwd, problem = driver.resolve_workdir(spec.get('workdir')) if chosen[0] == 0 else (spec.get('workdir'), None)
         if problem:
             db.advance(conn, txn, job_id, 'FAILED_SETUP', reason=problem, now=now)
             continue
@@ -101,16 +101,6 @@ def _devices_of(pools, alloc, demand_accs, plain):
     return out
 
 
-def resolve_workdir(workdir):
-    if not workdir:
-        home = os.path.expanduser('~')
-        return (home if os.path.isdir(home) else '/'), None
-    path = os.path.expanduser(workdir)
-    if not os.path.isdir(path):
-        return None, 'workdir does not exist or is not a directory: %s' % workdir
-    return os.path.abspath(path), None
-
-
 def launch(ctx, launches):
     """Start the drivers of claimed jobs and record who they are."""
     conn = ctx.conn()
@@ -134,7 +124,7 @@ def launch(ctx, launches):
         jobs[str(job_id)] = job
         items.append((str(job_id), None, None, paths.log_file(job_id)))
 
-    def prepare(key, files=True):
+    def prepare(key):
         job_id, spec, submitted_at, cwd, chosen, secrets, dev_env = jobs[key]
         cg, note = groups[job_id][1], ''
         if cg:
@@ -142,8 +132,7 @@ def launch(ctx, launches):
                 cgroups.make(cg)
             except OSError:  # as where no cgroup can be made: found by marker (recorded below)
                 cg, note = None, 'marker'
-        if files:  # (a parked job's files were written when it was parked: park.py)
-            stage.write(paths, job_id, spec)  # staged while it waited (stage.py), or written now
+        stage.write(paths, job_id, spec)  # staged while it waited (stage.py), or written now
         env = driver.job_env(base, paths, ctx.agent_path, job_id, spec, cluster,
                              stamps[job_id], cwd, chosen, cg, secrets, dev_env)
         # The head alone: the small sh driver. Any worker involved: the gang driver.
@@ -193,7 +182,8 @@ def launch(ctx, launches):
 
 def _release_parked(ctx, jobs, prepare, waiter):
     """{key: (pid, start[, note])} of the jobs started by releasing their parked drivers
-    (park.py): made ready as any start, but for their files, which parking wrote."""
+    (park.py): each made ready as any start is, and released only if that is what it was parked
+    with."""
     paths = ctx.paths
     parked = park.parked_ids(paths)
     if not parked:
@@ -207,7 +197,7 @@ def _release_parked(ctx, jobs, prepare, waiter):
             off.append(job_id)
             continue
         try:
-            argv, env, notes[job_id] = prepare(key, files=False)
+            argv, env, notes[job_id] = prepare(key)
         except Exception:  # its start through the launcher says why
             off.append(job_id)
             continue

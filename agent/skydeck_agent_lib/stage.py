@@ -17,7 +17,7 @@ A pending job cancelled loses its files (it never ran, so they hold nothing of i
 import json
 import os
 
-from . import db, nodes, park, procs, resources
+from . import db, nodes, procs, resources
 from .states import TERMINAL
 
 # The jobs a release could start get staged: the next ones in line that fit in the whole
@@ -68,8 +68,6 @@ def stage_pending(ctx, limit=LIMIT, stop=None, known=None):
         row = conn.execute('SELECT status, started_at FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
         if row and row[0] in TERMINAL and row[1] is None:
             discard(paths, [job_id])
-    if stop is None or not stop():
-        park.park_next(ctx, ids)
     return done
 
 

@@ -13,7 +13,7 @@ import os
 import select
 import time
 
-from . import stage
+from . import park, stage
 from .context import Ctx
 
 COUNT = 2
@@ -95,6 +95,8 @@ def _run(base, agent_path, r):
         state['again'] = False
         try:
             stage.stage_pending(ctx, stop=stop, known=known)
+            if not stop():  # then their drivers, waiting for the release (park.py)
+                park.park_next(ctx, stage.next_in_line(ctx.conn()))
         except Exception:  # only a head start: the launcher writes whatever is missing
             ctx.close()
 

@@ -219,7 +219,7 @@ static __attribute__((noreturn)) void cgroup_failed(struct job *j, char **envp, 
   report(j, envp, 1, "cgroup", old);
 }
 
-#include "skydeck_park.c"
+static void park(const char *fifo);  /* skydeck_park.c */
 
 /* The driver's variables (driver.py job_env, park.py), taken out of the environment the job gets. */
 static const char *const VARS[] = { "_SKYDECK_PY=", "_SKYDECK_AGENT=", "_SKYDECK_BASE=", "_SKYDECK_JOB=",
@@ -273,6 +273,7 @@ static __attribute__((noreturn)) void drive(char **envp, ul *old) {
 }
 
 #include "skydeck_launch.c"
+#include "skydeck_park.c"
 
 __attribute__((noreturn, used)) void start_c(long *sp) {
   long argc = sp[0];

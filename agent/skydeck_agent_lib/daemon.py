@@ -22,7 +22,7 @@ import sys
 import time
 
 from . import VERSION
-from . import autostop, cgroups, db, driver, liveness, park, procs, spawn, stage, watch
+from . import autostop, cgroups, db, driver, liveness, procs, spawn, stage, watch
 from .job_cgroups import remove_cgroups
 from .daemon_ctl import ensure, open_lock, running_pid, take_wake, tick_interval, try_lock
 from .errors import AgentError
@@ -280,7 +280,6 @@ def _loop(ctx, fd, stop, woken, me, guard, woke):
                 busy = True
             try:
                 stage.stage_pending(ctx)  # the next queued jobs' files, ahead of their release
-                park.park_next(ctx, stage.next_in_line(ctx.conn()))  # and their drivers
             except Exception:  # only a head start: the launcher writes whatever is missing
                 ctx.close()
             if busy:

@@ -4,8 +4,9 @@ Why: a release of 64 queued jobs otherwise makes each one ready (cgroup, files, 
 and forks and execs its driver on the cores the jobs' own shells need: ~0.5 ms of CPU a job,
 a third of what the release costs besides the jobs themselves.
 
-<base>/parked/N is a FIFO that job N's parked driver holds open for reading; N.info says who it
-is ("PID START INODE DIGEST"). The driver is the waiter in --driver mode with _SKYDECK_PARK set
+<base>/parked/N is a FIFO that job N's parked driver holds open for reading; N.info says what it
+was made for ("INODE DIGEST", by the parker) and who it is (" PID START", appended by the driver
+before it opens the FIFO: a reader found means its line is there). The driver is the waiter in --driver mode with _SKYDECK_PARK set
 to the FIFO: it waits there before it touches anything of the job (native/skydeck_park.c). The
 agent's stagers park the next jobs in line (stage.py) after they staged them.
 
@@ -76,7 +77,7 @@ def release(paths, wants):
             _remove(paths, job_id)
             continue
         info = _info(paths, job_id)
-        if info is not None and info[2] == os.fstat(fd).st_ino and info[3] == want:
+        if info is not None and info[0] == os.fstat(fd).st_ino and info[1] == want:
             ready.append((job_id, fd, info))
         else:  # closing without a byte dismisses it
             _remove(paths, job_id)
@@ -84,7 +85,7 @@ def release(paths, wants):
     for job_id, fd, info in ready:
         try:
             os.write(fd, b'g')
-            out[job_id] = info[0], info[1]
+            out[job_id] = info[2], info[3]
         except OSError:  # EPIPE: it left just now
             pass
     for job_id, fd, _ in ready:
@@ -129,10 +130,11 @@ def _remove(paths, job_id):
 
 
 def _info(paths, job_id):
+    """(inode, digest, pid, start) once the driver added itself, else None."""
     try:
         with open(_fifo(paths, job_id) + '.info') as f:
-            pid, start, ino, want = f.read().split()
-        return int(pid), (None if start == '-' else int(start)), int(ino), want
+            ino, want, pid, start = f.read().split()
+        return int(ino), want, int(pid), (None if start == '-' else int(start))
     except (OSError, ValueError):
         return None
 
@@ -180,7 +182,7 @@ def _park_next(ctx, ids, limit):
     s = setting(ctx)
     if s is None:
         return 0
-    items, digests = [], {}
+    items = []
     for job_id in todo:
         if len(items) >= room:
             break
@@ -203,35 +205,19 @@ def _park_next(ctx, ids, limit):
         except FileExistsError:
             continue  # parked by another stager
         log = paths.log_file(job_id)
-        digests[job_id] = (digest(s['db_id'], log, argv, env), os.stat(fifo).st_ino)
+        try:
+            with open(fifo + '.info', 'w') as f:
+                f.write('%d %s' % (os.stat(fifo).st_ino, digest(s['db_id'], log, argv, env)))
+        except OSError:
+            dismiss(paths, [job_id])
+            continue
         env['_SKYDECK_PARK'] = fifo
         items.append((str(job_id), argv, env, log))
     started = launcher.launch_many(s['waiter'], items, None) if items else {}
-    done, failed = [], []
-    for job_id, (want, ino) in digests.items():
-        res = started.get(str(job_id))
-        if not isinstance(res, tuple) or not _write_info(paths, job_id, res, ino, want):
-            failed.append(job_id)
-        else:
-            done.append(job_id)
+    failed = [int(key) for key, res in started.items() if not isinstance(res, tuple)]
+    failed += [int(item[0]) for item in items if item[0] not in started]
     dismiss(paths, failed)
     # A release since the look above found no driver here and started the job otherwise:
     # nothing may stay parked for it.
     sweep(paths, conn)
-    return len(done)
-
-
-def _write_info(paths, job_id, res, ino, want):
-    path = _fifo(paths, job_id) + '.info'
-    tmp = '%s.%d.tmp' % (path, os.getpid())
-    try:
-        with open(tmp, 'w') as f:
-            f.write('%d %s %d %s\n' % (res[0], '-' if res[1] is None else res[1], ino, want))
-        os.rename(tmp, path)
-        return True
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        return False
+    return len(items) - len(failed)

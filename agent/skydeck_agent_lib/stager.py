@@ -17,6 +17,7 @@ from . import park, stage
 from .context import Ctx
 
 COUNT = 2
+PARK_AFTER = 0.1  # seconds without a kick before the next jobs' drivers are parked
 KICKED_BY = ('submit', 'cancel', 'configure')
 
 
@@ -95,7 +96,9 @@ def _run(base, agent_path, r):
         state['again'] = False
         try:
             stage.stage_pending(ctx, stop=stop, known=known)
-            if not stop():  # then their drivers, waiting for the release (park.py)
+            # Then their drivers (park.py), once the queue is quiet: parking takes the CPU a
+            # burst of submits, or a release right after it, would otherwise share.
+            if not stop() and not state['again'] and not select.select([r], [], [], PARK_AFTER)[0]:
                 park.park_next(ctx, stage.next_in_line(ctx.conn()))
         except Exception:  # only a head start: the launcher writes whatever is missing
             ctx.close()

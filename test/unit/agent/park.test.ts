@@ -54,7 +54,12 @@ describe('parked driver: the waiter waiting on its FIFO', function () {
     return { pid: p.pid!, done };
   }
   const reported = () => (fs.existsSync(path.join(dir, 'report')) ? fs.readFileSync(path.join(dir, 'report'), 'utf8') : null);
-  const mkfifo = (p: string) => assert.equal(spawnSync('mkfifo', ['-m', '600', p]).status, 0);
+  /** A FIFO and its info file, as the parker makes them (the driver adds its pid to the info). */
+  const mkfifo = (p: string) => {
+    assert.equal(spawnSync('mkfifo', ['-m', '600', p]).status, 0);
+    fs.writeFileSync(`${p}.info`, '1 digest');
+  };
+  const infoPid = (p: string) => Number(fs.readFileSync(`${p}.info`, 'utf8').split(' ')[2]);
   /** Whether the waiter holds the FIFO open, from its fds (looking must not dismiss it). */
   const holds = (pid: number, fifo: string) => () => {
     try {
@@ -75,6 +80,7 @@ describe('parked driver: the waiter waiting on its FIFO', function () {
     mkfifo(fifo);
     const w = parked(fifo);
     await waitUntil(holds(w.pid, fifo), 5000, 'the waiter on its FIFO');
+    assert.equal(infoPid(fifo), w.pid, 'it said who it is before it opened the FIFO');
     await sleep(300);
     assert.ok(isAlive(w.pid), 'still parked');
     assert.equal(reported(), null, 'nothing of the job ran');
@@ -114,6 +120,9 @@ describe('parked driver: the waiter waiting on its FIFO', function () {
     assert.ok(r.ms < 8000, `left after ${r.ms} ms`);
     const none = parked(path.join(dir, 'missing'));
     assert.equal((await none.done).code, 0);
+    fs.writeFileSync(path.join(dir, 'noinfo'), ''); // its info gone (dismissed): leaves too
+    const noInfo = parked(path.join(dir, 'noinfo'));
+    assert.equal((await noInfo.done).code, 0);
     assert.equal(reported(), null);
   });
 });
@@ -130,7 +139,7 @@ describe('parked driver: through the agent', function () {
   const parkedDir = () => path.join(fx.base, 'parked');
   const info = (id: number) => {
     try {
-      return Number(fs.readFileSync(path.join(parkedDir(), `${id}.info`), 'utf8').split(' ')[0]);
+      return Number(fs.readFileSync(path.join(parkedDir(), `${id}.info`), 'utf8').split(/\s+/)[2] ?? 0) || 0;
     } catch {
       return 0;
     }

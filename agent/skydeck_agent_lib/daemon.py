@@ -22,7 +22,7 @@ import sys
 import time
 
 from . import VERSION
-from . import autostop, cgroups, db, driver, liveness, procs, spawn, stage, watch
+from . import autostop, cgroups, db, driver, liveness, park, procs, spawn, stage, watch
 from .job_cgroups import remove_cgroups
 from .daemon_ctl import ensure, open_lock, running_pid, take_wake, tick_interval, try_lock
 from .errors import AgentError
@@ -44,6 +44,7 @@ def shutdown(ctx, args):
         raise AgentError('busy', '%d job(s) are not finished (%s); cancel them first' %
                          (len(busy), ', '.join(map(str, busy[:20]))), {'job_ids': busy})
     escalated = liveness.escalate_overdue(ctx, float('inf'), procs.boot_id())
+    park.sweep(ctx.paths, conn)  # every job ended: no driver may stay parked
     # The killed processes leave their cgroups within moments; then the cgroups go too.
     end = time.time() + 2
     while conn.execute('SELECT 1 FROM jobs WHERE cgroup IS NOT NULL LIMIT 1').fetchone():

@@ -42,9 +42,12 @@ static int got_go(long fd) {
   return n == 1 && c == 'g';
 }
 
-/* Returns once released; leaves (0) otherwise. Nothing of the job has been touched yet. */
-static void park(const char *fifo) {
+/* Returns once released; leaves (0) otherwise. Nothing of the job has been touched yet, so while
+   parked TERM and INT end it as they would any process (old: the mask it was started with;
+   blocked again once released), and it holds no directory of anyone's (cwd: /). */
+static void park(const char *fifo, ul *old) {
   char path[len(fifo) + 8], line[64], *p = line;
+  sys(NR_chdir, (long)"/", 0, 0, 0);
   long info = sys(NR_openat, AT_FDCWD_, (long)join(path, fifo, ".info"), O_WRONLY_ | O_APPEND_ | O_CLOEXEC_, 0);
   if (info < 0) leave(0);  /* dismissed already */
   *p++ = ' ';
@@ -58,16 +61,19 @@ static void park(const char *fifo) {
   if (wrote != p - line) leave(0);
   long fd = sys(NR_openat, AT_FDCWD_, (long)fifo, O_RDONLY_ | O_NONBLOCK_ | O_CLOEXEC_, 0);
   if (fd < 0) leave(0);  /* dismissed before it got here */
+  ul blocked = 0;
+  sys(NR_rt_sigprocmask, SIG_SETMASK_, (long)old, (long)&blocked, 8);
   for (;;) {
-    struct pollfd_ p = { (int)fd, POLLIN_, 0 };
+    struct pollfd_ pfd = { (int)fd, POLLIN_, 0 };
     struct timespec_ t = { PARK_CHECK_S, 0 };
     /* Linux reports no hang-up on a FIFO that never had a writer: this sleeps until one. */
-    long r = sys(NR_ppoll, (long)&p, 1, (long)&t, 0);
+    long r = sys(NR_ppoll, (long)&pfd, 1, (long)&t, 0);
     if (r == -EINTR_) continue;
     if (r != 0 || !same_file(fifo, fd)) {  /* a byte, a hang-up (dismissed), gone */
       if (got_go(fd)) break;
       leave(0);
     }
   }
+  sys(NR_rt_sigprocmask, SIG_SETMASK_, (long)&blocked, 0, 8);
   sys(NR_close, fd, 0, 0, 0);
 }

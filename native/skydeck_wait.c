@@ -219,7 +219,7 @@ static __attribute__((noreturn)) void cgroup_failed(struct job *j, char **envp, 
   report(j, envp, 1, "cgroup", old);
 }
 
-static void park(const char *fifo);  /* skydeck_park.c */
+static void park(const char *fifo, ul *old);  /* skydeck_park.c */
 
 /* The driver's variables (driver.py job_env, park.py), taken out of the environment the job gets. */
 static const char *const VARS[] = { "_SKYDECK_PY=", "_SKYDECK_AGENT=", "_SKYDECK_BASE=", "_SKYDECK_JOB=",
@@ -243,7 +243,7 @@ static __attribute__((noreturn)) void drive(char **envp, ul *old) {
       leave(2);
     }
   }
-  if (v[V_PARK] && *v[V_PARK]) park(v[V_PARK]);  /* queued still: wait for the release */
+  if (v[V_PARK] && *v[V_PARK]) park(v[V_PARK], old);  /* queued still: wait for the release */
   struct job j = { v[V_PY], v[V_AGENT], v[V_BASE], v[V_JOB], 0 };
   char *dir = v[V_DIR];
   char err[len(dir) + 16], cancelled[len(dir) + 16], script[len(dir) + 16];

@@ -29,6 +29,7 @@ import os
 import re
 
 from . import cgroups, db, devices, driver, launcher, procs, resources, stage
+from .states import TERMINAL, sql_list
 
 LIMIT = 64  # parked drivers at once: each is a few pages, and a release of more starts the rest
 
@@ -46,10 +47,20 @@ def eligible(spec, num_nodes=1):
         not spec['resources'].get('accelerators') and not spec.get('secret_names')
 
 
-def digest(db_id, log, argv, env):
-    """Of everything a driver start is made of; _SKYDECK_PARK aside."""
+def identity(db_id, waiter):
+    """The database and the waiter binary a start is made with (a waiter replaced in place by
+    an upgrade is another one)."""
+    try:
+        st = os.stat(waiter)
+        return '%s %d %d' % (db_id, st.st_ino, st.st_mtime_ns)
+    except OSError:
+        return '%s -' % db_id
+
+
+def digest(ident, log, argv, env):
+    """Of everything a driver start is made of (ident: identity()); _SKYDECK_PARK aside."""
     h = hashlib.sha256()
-    parts = [str(db_id), log] + list(argv) + ['%s=%s' % kv for kv in sorted(env.items())
+    parts = [ident, log] + list(argv) + ['%s=%s' % kv for kv in sorted(env.items())
                                               if kv[0] != '_SKYDECK_PARK']
     h.update('\0'.join(parts).encode('utf-8', 'surrogateescape'))
     return h.hexdigest()
@@ -150,7 +161,7 @@ def setting(ctx):
         return None
     cap, _, detected = resources.capacity(conn, boot, with_devices=True)
     db_id = db.get_meta(conn, 'db_id') or ''
-    return {'waiter': waiter, 'db_id': db_id, 'cluster': db.get_meta(conn, 'cluster', {}) or {},
+    return {'waiter': waiter, 'ident': identity(db_id, waiter), 'cluster': db.get_meta(conn, 'cluster', {}) or {},
             'base': driver.base_env(paths, ctx.client),
             'dev_env': devices.env_for(devices.pools(cap.get('accelerators'), detected), [], None),
             'tag': re.sub('[^0-9A-Za-z]', '', str(db_id))[:8] or '0'}
@@ -207,7 +218,7 @@ def _park_next(ctx, ids, limit):
         log = paths.log_file(job_id)
         try:
             with open(fifo + '.info', 'w') as f:
-                f.write('%d %s' % (os.stat(fifo).st_ino, digest(s['db_id'], log, argv, env)))
+                f.write('%d %s' % (os.stat(fifo).st_ino, digest(s['ident'], log, argv, env)))
         except OSError:
             dismiss(paths, [job_id])
             continue
@@ -218,6 +229,13 @@ def _park_next(ctx, ids, limit):
     failed += [int(item[0]) for item in items if item[0] not in started]
     dismiss(paths, failed)
     # A release since the look above found no driver here and started the job otherwise:
-    # nothing may stay parked for it.
+    # nothing may stay parked for it. A cancel since then removed the files it had; what
+    # stage.write made again here goes (as in stage.stage_pending).
     sweep(paths, conn)
+    ids = [int(item[0]) for item in items]
+    if ids:
+        gone = [r[0] for r in conn.execute(
+            'SELECT job_id FROM jobs WHERE started_at IS NULL AND status IN (%s) AND job_id IN (%s)'
+            % (sql_list(TERMINAL), ','.join('?' * len(ids))), ids)]
+        stage.discard(paths, gone)
     return len(items) - len(failed)

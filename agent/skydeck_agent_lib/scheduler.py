@@ -188,7 +188,7 @@ def _release_parked(ctx, jobs, prepare, waiter):
     parked = park.parked_ids(paths)
     if not parked:
         return {}
-    db_id = db.get_meta(ctx.conn(), 'db_id') or ''
+    ident = park.identity(db.get_meta(ctx.conn(), 'db_id') or '', waiter)
     wants, notes, off = {}, {}, []
     for key, (job_id, spec, _, _, chosen, _, _) in jobs.items():
         if job_id not in parked:
@@ -201,7 +201,7 @@ def _release_parked(ctx, jobs, prepare, waiter):
         except Exception:  # its start through the launcher says why
             off.append(job_id)
             continue
-        wants[job_id] = park.digest(db_id, paths.log_file(job_id), argv, env)
+        wants[job_id] = park.digest(ident, paths.log_file(job_id), argv, env)
     park.dismiss(paths, off)
     got = park.release(paths, wants)
     return dict((str(j), res + ((notes[j],) if notes[j] else ())) for j, res in got.items())

@@ -81,6 +81,7 @@ describe('parked driver: the waiter waiting on its FIFO', function () {
     const w = parked(fifo);
     await waitUntil(holds(w.pid, fifo), 5000, 'the waiter on its FIFO');
     assert.equal(infoPid(fifo), w.pid, 'it said who it is before it opened the FIFO');
+    assert.equal(fs.readlinkSync(`/proc/${w.pid}/cwd`), '/', 'it holds nobody\'s directory while parked');
     await sleep(300);
     assert.ok(isAlive(w.pid), 'still parked');
     assert.equal(reported(), null, 'nothing of the job ran');
@@ -105,6 +106,27 @@ describe('parked driver: the waiter waiting on its FIFO', function () {
       assert.ok(r.ms < 3000, `left after ${r.ms} ms`);
       assert.equal(reported(), null);
     }
+  });
+
+  it('a TERM while parked ends it, as any process (nothing of the job ran); once released it is blocked again', async () => {
+    const fifo = path.join(dir, 'fifo');
+    mkfifo(fifo);
+    const w = parked(fifo);
+    await waitUntil(holds(w.pid, fifo), 5000, 'the waiter on its FIFO');
+    process.kill(w.pid, 'SIGTERM');
+    const r = await w.done;
+    assert.equal(r.code, null, 'ended by the signal');
+    assert.equal(reported(), null);
+    const fifo2 = path.join(dir, 'fifo2');
+    mkfifo(fifo2);
+    const w2 = parked(fifo2, 'sleep 0.5; echo ran\n');
+    await waitUntil(holds(w2.pid, fifo2), 5000, 'the second waiter on its FIFO');
+    writeTo(fifo2, 'g');
+    await waitUntil(() => !holds(w2.pid, fifo2)(), 5000, 'released');
+    process.kill(w2.pid, 'SIGTERM'); // a driver's TERM is blocked: it outlives its job and reports
+    const r2 = await w2.done;
+    assert.equal(r2.out, 'ran\n');
+    assert.equal(reported(), '-E -S AG --base B _done 5 0 run\n');
   });
 
   it('its FIFO removed or replaced: leaves within its check interval (5 s); no FIFO at the start: leaves at once', async () => {

@@ -3,8 +3,8 @@
  * job, it waits on the job's FIFO in <base>/parked/ before it does anything of the job. Included
  * by skydeck_wait.c after skydeck_launch.c (one translation unit, no libc).
  *
- * First it appends " PID START\n" to FIFO.info (made by the parker, which says there what the
- * driver was made for), then it opens the FIFO: so a release that finds a reader finds who it is,
+ * First it appends " PID START\n" to FIFO.info (made by the parker: "INODE DIGEST TOKEN", what the
+ * driver was made for; TOKEN is also in its _SKYDECK_PARK_TOKEN), then it opens the FIFO: so a release that finds a reader finds who it is,
  * without waiting for the parker to hear back from the launcher.
  *
  * Why: a release of 64 queued jobs otherwise forks and execs a driver per job on the cores the
@@ -16,7 +16,7 @@
  * PARK_CHECK_S seconds: its base dir removed, a sweep). The agent writes its byte before it
  * removes the FIFO, so a byte is looked for once more before leaving on a missing FIFO.
  */
-enum { PARK_CHECK_S = 5, O_NONBLOCK_ = 04000, POLLIN_ = 1 };
+enum { PARK_CHECK_S = 5, O_NONBLOCK_ = 04000, O_RDWR_ = 02, POLLIN_ = 1 };
 
 #if defined(__x86_64__)
 enum { NR_fstat = 5, NR_ppoll = 271, NR_newfstatat = 262 };
@@ -42,14 +42,30 @@ static int got_go(long fd) {
   return n == 1 && c == 'g';
 }
 
+/* 1 when the info file open at fd (offset 0) was made for this driver: its third word is the
+   token this driver was started with. Another parking of the same job (this one dismissed, the
+   job parked again) has a new token: a slow driver of the first never joins the second. */
+static int ours(long fd, const char *token) {
+  char buf[256];
+  long n = sys(NR_read, fd, (long)buf, sizeof buf - 1, 0);
+  if (n <= 0 || !*token) return 0;
+  buf[n] = 0;
+  char *w = buf;
+  for (int spaces = 0; *w && spaces < 2; w++) if (*w == ' ') spaces++;
+  const char *t = token;
+  while (*t && *w == *t) { w++; t++; }
+  return !*t && (*w == 0 || *w == ' ' || *w == '\n');
+}
+
 /* Returns once released; leaves (0) otherwise. Nothing of the job has been touched yet, so while
    parked TERM and INT end it as they would any process (old: the mask it was started with;
    blocked again once released), and it holds no directory of anyone's (cwd: /). */
-static void park(const char *fifo, ul *old) {
+static void park(const char *fifo, const char *token, ul *old) {
   char path[len(fifo) + 8], line[64], *p = line;
   sys(NR_chdir, (long)"/", 0, 0, 0);
-  long info = sys(NR_openat, AT_FDCWD_, (long)join(path, fifo, ".info"), O_WRONLY_ | O_APPEND_ | O_CLOEXEC_, 0);
+  long info = sys(NR_openat, AT_FDCWD_, (long)join(path, fifo, ".info"), O_RDWR_ | O_APPEND_ | O_CLOEXEC_, 0);
   if (info < 0) leave(0);  /* dismissed already */
+  if (!ours(info, token)) leave(0);
   *p++ = ' ';
   p = put_num(p, (unsigned long)sys(NR_getpid, 0, 0, 0, 0));
   *p++ = ' ';
@@ -61,6 +77,11 @@ static void park(const char *fifo, ul *old) {
   if (wrote != p - line) leave(0);
   long fd = sys(NR_openat, AT_FDCWD_, (long)fifo, O_RDONLY_ | O_NONBLOCK_ | O_CLOEXEC_, 0);
   if (fd < 0) leave(0);  /* dismissed before it got here */
+  /* Still ours now that it holds the FIFO (parked again meanwhile: another FIFO, another token). */
+  info = sys(NR_openat, AT_FDCWD_, (long)path, O_RDONLY_ | O_CLOEXEC_, 0);
+  int still = info >= 0 && ours(info, token);
+  if (info >= 0) sys(NR_close, info, 0, 0, 0);
+  if (!still) leave(0);
   ul blocked = 0;
   sys(NR_rt_sigprocmask, SIG_SETMASK_, (long)old, (long)&blocked, 8);
   for (;;) {

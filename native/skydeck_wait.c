@@ -219,13 +219,13 @@ static __attribute__((noreturn)) void cgroup_failed(struct job *j, char **envp, 
   report(j, envp, 1, "cgroup", old);
 }
 
-static void park(const char *fifo, ul *old);  /* skydeck_park.c */
+static void park(const char *fifo, const char *token, ul *old);  /* skydeck_park.c */
 
 /* The driver's variables (driver.py job_env, park.py), taken out of the environment the job gets. */
 static const char *const VARS[] = { "_SKYDECK_PY=", "_SKYDECK_AGENT=", "_SKYDECK_BASE=", "_SKYDECK_JOB=",
   "_SKYDECK_DIR=", "_SKYDECK_SHELL=", "_SKYDECK_CWD=", "_SKYDECK_CGROUP=", "_SKYDECK_UMASK=",
-  "_SKYDECK_SETUP_UNSET=", "_SKYDECK_WAIT=", "_SKYDECK_PARK=" };
-enum { V_PY, V_AGENT, V_BASE, V_JOB, V_DIR, V_SHELL, V_CWD, V_CGROUP, V_UMASK, V_PARK = 11, V_COUNT = 12 };
+  "_SKYDECK_SETUP_UNSET=", "_SKYDECK_WAIT=", "_SKYDECK_PARK=", "_SKYDECK_PARK_TOKEN=" };
+enum { V_PY, V_AGENT, V_BASE, V_JOB, V_DIR, V_SHELL, V_CWD, V_CGROUP, V_UMASK, V_PARK = 11, V_PARK_TOKEN, V_COUNT };
 
 static __attribute__((noreturn)) void drive(char **envp, ul *old) {
   char *v[V_COUNT] = { 0 };
@@ -243,7 +243,7 @@ static __attribute__((noreturn)) void drive(char **envp, ul *old) {
       leave(2);
     }
   }
-  if (v[V_PARK] && *v[V_PARK]) park(v[V_PARK], old);  /* queued still: wait for the release */
+  if (v[V_PARK] && *v[V_PARK]) park(v[V_PARK], v[V_PARK_TOKEN] ? v[V_PARK_TOKEN] : "", old);  /* queued still: wait for the release */
   struct job j = { v[V_PY], v[V_AGENT], v[V_BASE], v[V_JOB], 0 };
   char *dir = v[V_DIR];
   char err[len(dir) + 16], cancelled[len(dir) + 16], script[len(dir) + 16];

@@ -5,8 +5,9 @@ and forks and execs its driver on the cores the jobs' own shells need: ~0.5 ms o
 a third of what the release costs besides the jobs themselves.
 
 <base>/parked/N is a FIFO that job N's parked driver holds open for reading; N.info says what it
-was made for ("INODE DIGEST", by the parker) and who it is (" PID START", appended by the driver
-before it opens the FIFO: a reader found means its line is there). The driver is the waiter in --driver mode with _SKYDECK_PARK set
+was made for ("INODE DIGEST TOKEN", by the parker; the driver gets TOKEN in its environment and
+joins only that parking) and who it is (" PID START", appended by the driver before it opens the
+FIFO: a reader found means its line is there). The driver is the waiter in --driver mode with _SKYDECK_PARK set
 to the FIFO: it waits there before it touches anything of the job (native/skydeck_park.c). The
 agent's stagers park the next jobs in line (stage.py) after they staged them.
 
@@ -58,10 +59,10 @@ def identity(db_id, waiter):
 
 
 def digest(ident, log, argv, env):
-    """Of everything a driver start is made of (ident: identity()); _SKYDECK_PARK aside."""
+    """Of everything a driver start is made of (ident: identity()); the parking's own aside."""
     h = hashlib.sha256()
     parts = [ident, log] + list(argv) + ['%s=%s' % kv for kv in sorted(env.items())
-                                              if kv[0] != '_SKYDECK_PARK']
+                                              if not kv[0].startswith('_SKYDECK_PARK')]
     h.update('\0'.join(parts).encode('utf-8', 'surrogateescape'))
     return h.hexdigest()
 
@@ -144,7 +145,7 @@ def _info(paths, job_id):
     """(inode, digest, pid, start) once the driver added itself, else None."""
     try:
         with open(_fifo(paths, job_id) + '.info') as f:
-            ino, want, pid, start = f.read().split()
+            ino, want, _, pid, start = f.read().split()
         return int(ino), want, int(pid), (None if start == '-' else int(start))
     except (OSError, ValueError):
         return None
@@ -215,14 +216,14 @@ def _park_next(ctx, ids, limit):
             os.mkfifo(fifo, 0o600)
         except FileExistsError:
             continue  # parked by another stager
-        log = paths.log_file(job_id)
+        log, token = paths.log_file(job_id), os.urandom(8).hex()
         try:
             with open(fifo + '.info', 'w') as f:
-                f.write('%d %s' % (os.stat(fifo).st_ino, digest(s['ident'], log, argv, env)))
+                f.write('%d %s %s' % (os.stat(fifo).st_ino, digest(s['ident'], log, argv, env), token))
         except OSError:
             dismiss(paths, [job_id])
             continue
-        env['_SKYDECK_PARK'] = fifo
+        env['_SKYDECK_PARK'], env['_SKYDECK_PARK_TOKEN'] = fifo, token
         items.append((str(job_id), argv, env, log))
     started = launcher.launch_many(s['waiter'], items, None) if items else {}
     failed = [int(key) for key, res in started.items() if not isinstance(res, tuple)]

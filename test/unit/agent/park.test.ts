@@ -32,7 +32,7 @@ describe('parked driver: the waiter waiting on its FIFO', function () {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   /** A parked --driver of job 5 under `dir`; resolves with its exit code and output. */
-  function parked(fifo: string, script = 'echo ran\n') {
+  function parked(fifo: string, script = 'echo ran\n', token = 'tok3n') {
     const job = path.join(dir, 'job');
     fs.mkdirSync(job, { recursive: true });
     fs.writeFileSync(path.join(job, 'run.sh'), script);
@@ -41,7 +41,7 @@ describe('parked driver: the waiter waiting on its FIFO', function () {
     const env = {
       PATH: process.env.PATH!, SKYDECK_JOB_MARKER: 'm:5', _SKYDECK_PY: fake, _SKYDECK_AGENT: 'AG', _SKYDECK_BASE: 'B',
       _SKYDECK_JOB: '5', _SKYDECK_DIR: job, _SKYDECK_SHELL: '/bin/bash', _SKYDECK_CWD: dir, _SKYDECK_CGROUP: '',
-      _SKYDECK_UMASK: '', _SKYDECK_SETUP_UNSET: '', _SKYDECK_WAIT: WAITER, _SKYDECK_PARK: fifo,
+      _SKYDECK_UMASK: '', _SKYDECK_SETUP_UNSET: '', _SKYDECK_WAIT: WAITER, _SKYDECK_PARK: fifo, _SKYDECK_PARK_TOKEN: token,
     };
     const p = spawn(WAITER, ['--driver', 'skydeck-job-5'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -57,9 +57,9 @@ describe('parked driver: the waiter waiting on its FIFO', function () {
   /** A FIFO and its info file, as the parker makes them (the driver adds its pid to the info). */
   const mkfifo = (p: string) => {
     assert.equal(spawnSync('mkfifo', ['-m', '600', p]).status, 0);
-    fs.writeFileSync(`${p}.info`, '1 digest');
+    fs.writeFileSync(`${p}.info`, '1 digest tok3n');
   };
-  const infoPid = (p: string) => Number(fs.readFileSync(`${p}.info`, 'utf8').split(' ')[2]);
+  const infoPid = (p: string) => Number(fs.readFileSync(`${p}.info`, 'utf8').split(' ')[3]);
   /** Whether the waiter holds the FIFO open, from its fds (looking must not dismiss it). */
   const holds = (pid: number, fifo: string) => () => {
     try {
@@ -106,6 +106,20 @@ describe('parked driver: the waiter waiting on its FIFO', function () {
       assert.ok(r.ms < 3000, `left after ${r.ms} ms`);
       assert.equal(reported(), null);
     }
+  });
+
+  it('a driver of another parking of the job (another token) leaves without joining this one', async () => {
+    const fifo = path.join(dir, 'fifo');
+    mkfifo(fifo);
+    const stale = parked(fifo, 'echo ran\n', 'old-token');
+    const r = await stale.done;
+    assert.equal(r.code, 0);
+    assert.equal(fs.readFileSync(`${fifo}.info`, 'utf8'), '1 digest tok3n', 'it added nothing to the info');
+    const w = parked(fifo);
+    await waitUntil(holds(w.pid, fifo), 5000, 'the right waiter on its FIFO');
+    assert.equal(infoPid(fifo), w.pid);
+    writeTo(fifo, 'g');
+    assert.equal((await w.done).out, 'ran\n');
   });
 
   it('a TERM while parked ends it, as any process (nothing of the job ran); once released it is blocked again', async () => {
@@ -161,7 +175,7 @@ describe('parked driver: through the agent', function () {
   const parkedDir = () => path.join(fx.base, 'parked');
   const info = (id: number) => {
     try {
-      return Number(fs.readFileSync(path.join(parkedDir(), `${id}.info`), 'utf8').split(/\s+/)[2] ?? 0) || 0;
+      return Number(fs.readFileSync(path.join(parkedDir(), `${id}.info`), 'utf8').split(/\s+/)[3] ?? 0) || 0;
     } catch {
       return 0;
     }

@@ -3,9 +3,10 @@
  * job, it waits on the job's FIFO in <base>/parked/ before it does anything of the job. Included
  * by skydeck_wait.c after skydeck_launch.c (one translation unit, no libc).
  *
- * First it appends " PID START\n" to FIFO.info (made by the parker: "INODE DIGEST TOKEN", what the
- * driver was made for; TOKEN is also in its _SKYDECK_PARK_TOKEN), then it opens the FIFO: so a release that finds a reader finds who it is,
- * without waiting for the parker to hear back from the launcher.
+ * First it appends " PID START\n" to FIFO.info (made by the parker: "INODE DIGEST TOKEN", what
+ * the driver was made for; TOKEN is also in its _SKYDECK_PARK_TOKEN), then it opens the FIFO:
+ * so a release that finds a reader finds who it is, without waiting for the parker to hear back
+ * from the launcher.
  *
  * Why: a release of 64 queued jobs otherwise forks and execs a driver per job on the cores the
  * jobs' shells need (~0.4 ms of CPU each). Parked, the release is one byte per job.

@@ -110,6 +110,12 @@ def _probe(prefix):
     return None, why
 
 
+def db_tag(db_id):
+    """The database's part of a job cgroup's name (<tag>-<job id>): a replaced jobs.db never
+    names an old database's cgroups."""
+    return re.sub('[^0-9A-Za-z]', '', str(db_id or ''))[:8] or '0'
+
+
 def plan(prefix, tag):
     """Where one job's cgroup goes: (kind, path), or (None, None) where jobs get none. Nothing
     is created: make() does that, in the process that starts the job."""

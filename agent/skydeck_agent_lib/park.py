@@ -7,9 +7,10 @@ a third of what the release costs besides the jobs themselves.
 <base>/parked/N is a FIFO that job N's parked driver holds open for reading; N.info says what it
 was made for ("INODE DIGEST TOKEN", by the parker; the driver gets TOKEN in its environment and
 joins only that parking) and who it is (" PID START", appended by the driver before it opens the
-FIFO: a reader found means its line is there). The driver is the waiter in --driver mode with _SKYDECK_PARK set
-to the FIFO: it waits there before it touches anything of the job (native/skydeck_park.c). The
-agent's stagers park the next jobs in line (stage.py) after they staged them.
+FIFO: a reader found means its line is there). The driver is the waiter in --driver mode with
+_SKYDECK_PARK set to the FIFO: it waits there before it touches anything of the job
+(native/skydeck_park.c). serve's stagers park the next jobs in line (stage.py) once the queue is
+quiet (stager.py).
 
 Release (scheduler.launch, once the claim committed): open the FIFO for writing (no reader: the
 driver is gone or not there yet), check that the info names this FIFO and the digest of exactly
@@ -27,7 +28,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 
 from . import cgroups, db, devices, driver, launcher, procs, resources, stage
 from .states import TERMINAL, sql_list
@@ -118,13 +118,13 @@ def dismiss(paths, job_ids):
             os.close(fd)  # its last writer gone without a byte: the driver's hang-up
 
 
-def sweep(paths, conn, keep=()):
-    """Dismiss what is parked for jobs that are no longer queued (keep: being released)."""
+def sweep(paths, conn):
+    """Dismiss what is parked for jobs that are no longer queued."""
     try:
         names = os.listdir(folder(paths))
     except OSError:
         return
-    ids = set(int(n.partition('.')[0]) for n in names if n.partition('.')[0].isdigit()) - set(keep)
+    ids = set(int(n.partition('.')[0]) for n in names if n.partition('.')[0].isdigit())
     if not ids:
         return
     ids = sorted(ids)
@@ -165,7 +165,7 @@ def setting(ctx):
     return {'waiter': waiter, 'ident': identity(db_id, waiter), 'cluster': db.get_meta(conn, 'cluster', {}) or {},
             'base': driver.base_env(paths, ctx.client),
             'dev_env': devices.env_for(devices.pools(cap.get('accelerators'), detected), [], None),
-            'tag': re.sub('[^0-9A-Za-z]', '', str(db_id))[:8] or '0'}
+            'tag': cgroups.db_tag(db_id)}
 
 
 def park_next(ctx, ids, limit=LIMIT):

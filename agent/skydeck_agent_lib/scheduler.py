@@ -6,7 +6,6 @@ by the liveness sweep. Starting drivers happens outside the write transaction.
 """
 import json
 import os
-import re
 import signal
 import time
 
@@ -112,7 +111,7 @@ def launch(ctx, launches):
     cluster = db.get_meta(conn, 'cluster', {}) or {}
     base = driver.base_env(paths, ctx.client)
     driver.warm(ctx.agent_path)
-    tag = re.sub('[^0-9A-Za-z]', '', str(db.get_meta(conn, 'db_id') or ''))[:8] or '0'
+    tag = cgroups.db_tag(db.get_meta(conn, 'db_id'))
     items, failed, groups, jobs, stamps = [], {}, {}, {}, {}
     for job in launches:
         job_id = job[0]

@@ -11,6 +11,17 @@ import * as path from 'node:path';
 // SKYDECK_TEST_PYTHON runs the agent under another interpreter (e.g. a Python 3.8 build).
 export const PY = process.env.SKYDECK_TEST_PYTHON || '/usr/bin/python3';
 export const AGENT = path.resolve(__dirname, '../../../agent/skydeck_agent.py');
+export const MACHINE = { x64: 'x86_64', arm64: 'aarch64' }[os.arch() as string] ?? os.arch();
+/** The static waiter (native/skydeck_wait.c) built for this machine. */
+export const WAITER = path.resolve(__dirname, '../../../agent/bin', `skydeck-wait-${MACHINE}`);
+
+/** Fails loudly, with the command that builds it, where the waiter was not built. */
+export function requireWaiter(): void {
+  assert.ok(
+    fs.existsSync(WAITER),
+    `${WAITER} is missing: build it with \`node scripts/build-waiter.mjs\` (npm run build does; it needs a C compiler: apt-get install gcc)`,
+  );
+}
 
 export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -6,14 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AgentFixture, agentEnv, isAlive, jobRow, sleep, waitStatus, waitUntil } from './helpers';
-
-const MACHINE = { x64: 'x86_64', arm64: 'aarch64' }[os.arch() as string] ?? os.arch();
-const WAITER = path.resolve(__dirname, '../../../agent/bin', `skydeck-wait-${MACHINE}`);
-
-function requireWaiter(): void {
-  assert.ok(fs.existsSync(WAITER), `${WAITER} is missing: build it with \`node scripts/build-waiter.mjs\` (needs gcc)`);
-}
+import { AgentFixture, agentEnv, isAlive, jobRow, requireWaiter, sleep, waitStatus, waitUntil, WAITER } from './helpers';
 
 /** A byte to a FIFO whose reader is there (as park.release writes it). */
 function writeTo(fifo: string, data: string): void {

@@ -6,17 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AgentFixture, agentEnv, markedProcs, sleep, waitStatus, waitUntil } from './helpers';
-
-const MACHINE = { x64: 'x86_64', arm64: 'aarch64' }[os.arch() as string] ?? os.arch();
-const WAITER = path.resolve(__dirname, '../../../agent/bin', `skydeck-wait-${MACHINE}`);
-
-function requireWaiter(): void {
-  assert.ok(
-    fs.existsSync(WAITER),
-    `${WAITER} is missing: build it with \`node scripts/build-waiter.mjs\` (npm run build does; it needs a C compiler: apt-get install gcc)`,
-  );
-}
+import { AgentFixture, agentEnv, MACHINE, markedProcs, requireWaiter, sleep, waitStatus, waitUntil, WAITER } from './helpers';
 
 /** Runs the waiter as the driver would exec it, with a fake reporter that writes what it got. */
 function runWaiter(dir: string, script: string, env: Record<string, string> = {}) {

@@ -10,7 +10,7 @@ import sys
 import threading
 
 from . import VERSION, PROTOCOL
-from . import daemon_ctl, jobs, logs, stager
+from . import daemon_ctl, jobs, logs, stage, stager
 from .context import Ctx
 from .errors import AgentError
 from .liveness import on_read
@@ -207,6 +207,8 @@ def serve(ctx, commands, stdin=None, stdout=None):
             else:
                 raise AgentError('unknown_command', 'unknown command %r' % (cmd,))
             out.send({'id': rid, 'ok': True, 'result': result})
+            if cmd == 'submit' and result.get('status') == 'PENDING':
+                _stage(ctx, result['job_id'])
             if cmd in stager.KICKED_BY:
                 stagers.kick()
         except AgentError as e:
@@ -216,6 +218,13 @@ def serve(ctx, commands, stdin=None, stdout=None):
     follower.shutdown()
     stagers.shutdown()
     return 0
+
+
+def _stage(ctx, job_id):
+    try:
+        stage.stage_submitted(ctx, job_id)
+    except Exception:  # only a head start, and the request was answered: the launcher writes them
+        pass
 
 
 def _wake_daemon(ctx):

@@ -2,8 +2,9 @@
 
 Each new file or directory costs 0.02-0.3 ms on ext4, and a job start needs four (jobs/N,
 run.sh, logs/N, run.log): for 64 jobs released at once that was most of the release. So the
-next jobs in line get them ahead, under their final names, by whoever has time: serve's stager
-processes (stager.py) after a submit answered, and the daemon each tick.
+next jobs in line get them ahead, under their final names: a job a submit queued by serve
+itself once the submit is answered (stage_submitted), the ones the queue moves into line by
+serve's stager processes (stager.py), and the daemon's tick's.
 
 Written in place, so every step is safe to repeat and to race: directories and the empty log
 are created if missing (never truncated); the stager that made a job's dir writes its scripts
@@ -56,19 +57,34 @@ def stage_pending(ctx, limit=LIMIT, stop=None, known=None):
             if known is not None:
                 known.add(job_id)
             continue  # staged, or being staged by another stager
-        row = conn.execute("SELECT spec FROM jobs WHERE job_id = ? AND status = 'PENDING'",
-                           (job_id,)).fetchone()
-        try:
-            if not row or not stage_one(paths, job_id, json.loads(row[0])):
-                continue
-            done += 1
-        except OSError:
-            continue  # a full disk, say: the launcher writes what it needs, or says why not
-        # A cancel since the look above found nothing to remove: what we wrote is ours to.
-        row = conn.execute('SELECT status, started_at FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
-        if row and row[0] in TERMINAL and row[1] is None:
-            discard(paths, [job_id])
+        done += _stage_queued(conn, paths, job_id)
     return done
+
+
+def stage_submitted(ctx, job_id):
+    """serve, right after answering the submit that queued this job and before it reads the
+    next request: its files, if it is in line. A release right behind a burst of submits then
+    finds every file there (the stagers, kicked by each submit, trail such a burst by ~5 ms);
+    a submit's answer is not delayed by it."""
+    conn = ctx.conn()
+    if job_id in next_in_line(conn):
+        _stage_queued(conn, ctx.paths, job_id)
+
+
+def _stage_queued(conn, paths, job_id):
+    """1 if this wrote the files of a job still queued, else 0."""
+    row = conn.execute("SELECT spec FROM jobs WHERE job_id = ? AND status = 'PENDING'",
+                       (job_id,)).fetchone()
+    try:
+        if not row or not stage_one(paths, job_id, json.loads(row[0])):
+            return 0
+    except OSError:
+        return 0  # a full disk, say: the launcher writes what it needs, or says why not
+    # A cancel since the look above found nothing to remove: what we wrote is ours to.
+    row = conn.execute('SELECT status, started_at FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
+    if row and row[0] in TERMINAL and row[1] is None:
+        discard(paths, [job_id])
+    return 1
 
 
 def next_in_line(conn, limit=LIMIT):

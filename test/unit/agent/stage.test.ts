@@ -34,6 +34,32 @@ describe('agent: queued jobs staged ahead of their release', function () {
     assert.equal(fs.readFileSync(logFile(id), 'utf8'), `staged ${id}\n`);
   });
 
+  it('serve stages each job a submit queued in line before it reads the next request (a release right behind a burst finds them)', async () => {
+    const c = fx.serve(agentEnv({ SKYDECK_TICK_INTERVAL: '30' }));
+    const hello = await c.hello;
+    await c.call('configure', { capacity: { cpus: 4 } });
+    const blocker = (await c.call('submit', { run: 'sleep 600', resources: { cpus: 4 } })).job_id;
+    // The stagers (serve's forks: its own command line) stopped, as when the burst has the CPUs.
+    const cmdline = (p: number) => { try { return fs.readFileSync(`/proc/${p}/cmdline`, 'latin1'); } catch { return ''; } };
+    const stagers = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number)
+      .filter((p) => procStat(p)?.ppid === hello.pid && cmdline(p) === cmdline(hello.pid));
+    assert.equal(stagers.length, 2, 'two stagers');
+    for (const p of stagers) process.kill(p, 'SIGSTOP');
+    try {
+      // Pipelined, as a burst: each answered, then staged, before serve reads the next line.
+      const queued = await Promise.all([1, 2, 3, 4, 5].map((i) => c.call('submit', { run: `echo burst ${i}`, resources: { cpus: 1 } })));
+      const ids = queued.map((q) => q.job_id as number);
+      await c.call('version', {});
+      assert.deepEqual(ids.map((id) => fs.existsSync(logFile(id))), [true, true, true, true, false], 'the four in line, at once');
+      assert.equal(fs.readFileSync(path.join(jobDir(ids[3]), 'run.sh'), 'utf8'), 'echo burst 4');
+      await c.call('cancel', { job_ids: [blocker], grace: 0 });
+      await waitStatus(c, ids[0], 'SUCCEEDED');
+      assert.equal(fs.readFileSync(logFile(ids[0]), 'utf8'), 'burst 1\n');
+    } finally {
+      for (const p of stagers) process.kill(p, 'SIGCONT');
+    }
+  });
+
   it('a script left under a job\'s name that is not its own (a replaced jobs.db) is never run', async () => {
     const c = fx.serve(agentEnv({ SKYDECK_TICK_INTERVAL: '30' }));
     await c.call('configure', { capacity: { cpus: 1 } });

@@ -10,16 +10,16 @@ function emit(figure: string, value: number, unit: string, extra: Record<string,
   process.stdout.write(JSON.stringify({ figure, value: Number(value.toFixed(4)), unit, ...extra }) + '\n');
 }
 
-const REPS = Math.max(3, Number(process.env.BENCH_REPS || 3));
+export const REPS = Math.max(3, Number(process.env.BENCH_REPS || 3));
 export const r4 = (x: number) => Number(x.toFixed(4));
 
 /**
  * One workload on Skydeck and on task-spooler, REPS times each, interleaved (Skydeck, tsp,
  * Skydeck, ...) so a busy moment of the machine falls on both; medians are compared.
  */
-export async function versus<T>(ours: () => Promise<T>, theirs: () => Promise<T>): Promise<{ ours: T[]; theirs: T[] }> {
+export async function versus<T>(ours: () => Promise<T>, theirs: () => Promise<T>, reps = REPS): Promise<{ ours: T[]; theirs: T[] }> {
   const out = { ours: [] as T[], theirs: [] as T[] };
-  for (let i = 0; i < REPS; i++) {
+  for (let i = 0; i < reps; i++) {
     out.ours.push(await ours());
     await sleep(200);
     out.theirs.push(await theirs());

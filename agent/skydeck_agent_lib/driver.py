@@ -188,11 +188,11 @@ def waiter(agent_path):
     (one run per agent process); '' keeps the sh driver resident, which works the same."""
     if os.environ.get(WAITER_OFF_VAR) == '0':
         return ''
-    path = os.path.join(os.path.dirname(os.path.abspath(agent_path)), 'bin',
-                        'skydeck-wait-' + os.uname().machine)
-    if path not in _WAITER:
-        _WAITER[path] = path if _probe(path) else ''
-    return _WAITER[path]
+    if agent_path not in _WAITER:  # asked twice a job start: the path is worked out once
+        path = os.path.join(os.path.dirname(os.path.abspath(agent_path)), 'bin',
+                            'skydeck-wait-' + os.uname().machine)
+        _WAITER[agent_path] = path if _probe(path) else ''
+    return _WAITER[agent_path]
 
 
 def _probe(path):

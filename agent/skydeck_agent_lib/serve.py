@@ -1,9 +1,9 @@
 """serve: JSON lines over stdin/stdout for one client connection (see README.md).
 
 Requests run in order on the main thread; `logs` streams run on one follower thread and are
-multiplexed by request id, so a long follow never holds up other requests. Queued jobs are
-staged by two child processes (stager.py), after the answer. The process exits when stdin
-closes.
+multiplexed by request id, so a long follow never holds up other requests. A job a submit
+queued is staged here after the answer when no request waits yet, else by two child processes
+(stager.py), as are jobs the queue moves into line. The process exits when stdin closes.
 """
 import os
 import sys
@@ -11,6 +11,7 @@ import threading
 
 from . import VERSION, PROTOCOL
 from . import daemon_ctl, jobs, logs, stage, stager
+from .request_lines import Lines
 from .context import Ctx
 from .errors import AgentError
 from .liveness import on_read
@@ -162,7 +163,7 @@ def _key(rid):
 
 
 def serve(ctx, commands, stdin=None, stdout=None):
-    stdin = stdin or sys.stdin.buffer
+    lines = Lines((stdin or sys.stdin.buffer).fileno())
     out = Out(stdout or sys.stdout.buffer)
     ctx.queue_cache = jobs.QueueCache()
     stagers = stager.Stagers(ctx.paths.base, ctx.agent_path)  # forked before any thread starts
@@ -172,7 +173,7 @@ def serve(ctx, commands, stdin=None, stdout=None):
               'pid': os.getpid(), 'base_dir': ctx.paths.base})
     _wake_daemon(ctx)
     while not out.broken:
-        line = stdin.readline()
+        line = lines.readline()
         if not line:
             break
         if not line.strip():
@@ -207,8 +208,8 @@ def serve(ctx, commands, stdin=None, stdout=None):
             else:
                 raise AgentError('unknown_command', 'unknown command %r' % (cmd,))
             out.send({'id': rid, 'ok': True, 'result': result})
-            if cmd == 'submit' and result.get('status') == 'PENDING':
-                _stage(ctx, result['job_id'])
+            if cmd == 'submit' and result.get('status') == 'PENDING' and not lines.waiting():
+                _stage(ctx, result['job_id'])  # in a pipelined burst the stagers do it
             if cmd in stager.KICKED_BY:
                 stagers.kick()
         except AgentError as e:

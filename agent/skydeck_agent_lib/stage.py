@@ -62,10 +62,10 @@ def stage_pending(ctx, limit=LIMIT, stop=None, known=None):
 
 
 def stage_submitted(ctx, job_id):
-    """serve, right after answering the submit that queued this job and before it reads the
-    next request: its files, if it is in line. A release right behind a burst of submits then
-    finds every file there (the stagers, kicked by each submit, trail such a burst by ~5 ms);
-    a submit's answer is not delayed by it."""
+    """serve, right after answering the submit that queued this job when no request waits
+    already: its files, if it is in line. A release right behind submits then finds every file
+    there (the stagers, kicked by each submit, trail them by ~5 ms); a submit's answer is not
+    delayed, nor a pipelined burst (serve leaves those jobs to the stagers)."""
     conn = ctx.conn()
     if job_id in next_in_line(conn):
         _stage_queued(conn, ctx.paths, job_id)
@@ -78,13 +78,14 @@ def _stage_queued(conn, paths, job_id):
     try:
         if not row or not stage_one(paths, job_id, json.loads(row[0])):
             return 0
-    except OSError:
-        return 0  # a full disk, say: the launcher writes what it needs, or says why not
+        done = 1
+    except OSError:  # a full disk, say: the launcher writes what it needs, or says why not
+        done = 0  # but its dir and scripts may be there
     # A cancel since the look above found nothing to remove: what we wrote is ours to.
     row = conn.execute('SELECT status, started_at FROM jobs WHERE job_id = ?', (job_id,)).fetchone()
     if row and row[0] in TERMINAL and row[1] is None:
         discard(paths, [job_id])
-    return 1
+    return done
 
 
 def next_in_line(conn, limit=LIMIT):
@@ -118,7 +119,9 @@ def stage_one(paths, job_id, spec):
     for name, data in _texts(spec).items():
         _create(os.path.join(paths.job_dir(job_id), name), data)
     _mkdir(paths.log_dir(job_id))
-    os.close(os.open(paths.log_file(job_id), os.O_WRONLY | os.O_CREAT | getattr(os, 'O_CLOEXEC', 0), 0o600))
+    # Non-blocking: a FIFO put there (no reader) fails at once instead of holding serve for good.
+    os.close(os.open(paths.log_file(job_id), os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK |
+                     getattr(os, 'O_CLOEXEC', 0), 0o600))
     return True
 
 

@@ -8,7 +8,7 @@ import { checkLayers, importGraph, Layer } from './layerCheck';
 // imports only modules of lower layers: a command never imports another command, and the
 // scheduler never reaches up to cancel or the daemon.
 const AGENT_LAYERS: Layer[] = [
-  { name: 'base', modules: ['__init__', 'errors', 'states', 'wire', 'private', 'cgroups', 'pending_secrets', 'devices', 'kube_ws'] },
+  { name: 'base', modules: ['__init__', 'errors', 'states', 'wire', 'private', 'cgroups', 'pending_secrets', 'devices', 'kube_ws', 'request_lines'] },
   { name: 'records', modules: ['paths', 'db', 'spec', 'nodes', 'job_ids'] },
   { name: 'node', modules: ['kexec', 'context', 'hooks', 'procs', 'driver', 'resources', 'job_cgroups', 'flushwait'] },
   { name: 'reach', modules: ['spawn', 'remote', 'httpjson', 'rank_sh', 'watch', 'stage'] },

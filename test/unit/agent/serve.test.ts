@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
-import { AgentFixture, isAlive, waitStatus, withTimeout } from './helpers';
+import { AgentFixture, assertPythonTests, isAlive, waitStatus, withTimeout } from './helpers';
 
 describe('agent serve (JSON lines)', function () {
   this.timeout(30000);
   const fx = new AgentFixture();
   beforeEach(() => fx.setup());
   afterEach(() => fx.cleanup());
+
+  it('test_request_lines.py (its reader of request lines): every test passes and none is skipped', () => {
+    assertPythonTests('test_request_lines.py', 3, 'the request reader tests');
+  });
 
   it('greets with version and protocol, answers version', async () => {
     const c = fx.serve();

@@ -164,6 +164,7 @@ def _key(rid):
 
 def serve(ctx, commands, stdin=None, stdout=None):
     lines = Lines((stdin or sys.stdin.buffer).fileno())
+    after_submit = stage.AfterSubmit()
     out = Out(stdout or sys.stdout.buffer)
     ctx.queue_cache = jobs.QueueCache()
     stagers = stager.Stagers(ctx.paths.base, ctx.agent_path)  # forked before any thread starts
@@ -209,7 +210,9 @@ def serve(ctx, commands, stdin=None, stdout=None):
                 raise AgentError('unknown_command', 'unknown command %r' % (cmd,))
             out.send({'id': rid, 'ok': True, 'result': result})
             if cmd == 'submit' and result.get('status') == 'PENDING' and not lines.waiting():
-                _stage(ctx, result['job_id'])  # in a pipelined burst the stagers do it
+                _stage(ctx, after_submit, result['job_id'])  # in a pipelined burst the stagers do it
+            elif cmd in ('cancel', 'configure'):
+                after_submit.forget()  # the line may have moved
             if cmd in stager.KICKED_BY:
                 stagers.kick()
         except AgentError as e:
@@ -221,9 +224,9 @@ def serve(ctx, commands, stdin=None, stdout=None):
     return 0
 
 
-def _stage(ctx, job_id):
+def _stage(ctx, after_submit, job_id):
     try:
-        stage.stage_submitted(ctx, job_id)
+        after_submit.stage(ctx, job_id)
     except Exception:  # only a head start, and the request was answered: the launcher writes them
         pass
 

@@ -3,7 +3,7 @@
 Each new file or directory costs 0.02-0.3 ms on ext4, and a job start needs four (jobs/N,
 run.sh, logs/N, run.log): for 64 jobs released at once that was most of the release. So the
 next jobs in line get them ahead, under their final names: a job a submit queued by serve
-itself once the submit is answered (stage_submitted), the ones the queue moves into line by
+itself once the submit is answered (AfterSubmit), the ones the queue moves into line by
 serve's stager processes (stager.py), and the daemon's tick's.
 
 Written in place, so every step is safe to repeat and to race: directories and the empty log
@@ -61,14 +61,32 @@ def stage_pending(ctx, limit=LIMIT, stop=None, known=None):
     return done
 
 
-def stage_submitted(ctx, job_id):
-    """serve, right after answering the submit that queued this job when no request waits
+class AfterSubmit(object):
+    """serve's staging of a job its submit queued, right after the answer when no request waits
     already: its files, if it is in line. A release right behind submits then finds every file
     there (the stagers, kicked by each submit, trail them by ~5 ms); a submit's answer is not
-    delayed, nor a pipelined burst (serve leaves those jobs to the stagers)."""
-    conn = ctx.conn()
-    if job_id in next_in_line(conn):
-        _stage_queued(conn, ctx.paths, job_id)
+    delayed, nor a pipelined burst (serve leaves those jobs to the stagers).
+
+    beyond: the last job found past the line. The next one submitted is past it too (the line
+    only grows when jobs leave the queue or capacity grows), so it is not looked up again; a
+    cancel or configure here forgets it, and a job ending elsewhere is the stagers' to catch."""
+
+    def __init__(self):
+        self.beyond = None
+
+    def stage(self, ctx, job_id):
+        if self.beyond is not None and job_id == self.beyond + 1:
+            self.beyond = job_id
+            return
+        conn = ctx.conn()
+        if in_line(conn, job_id):
+            self.beyond = None
+            _stage_queued(conn, ctx.paths, job_id)
+        else:
+            self.beyond = job_id
+
+    def forget(self):
+        self.beyond = None
 
 
 def _stage_queued(conn, paths, job_id):
@@ -88,16 +106,29 @@ def _stage_queued(conn, paths, job_id):
     return done
 
 
+def _line_cpus(conn):
+    """All the cluster's CPUs, for the line; 0 without a detected capacity for this boot in the
+    cache (never a detection here: nvidia-smi can take a second), so the head of the queue alone."""
+    boot = procs.boot_id()
+    cached = db.get_meta(conn, 'detected_capacity') or {}
+    if cached.get('boot_id') != boot or 'devices' not in cached:
+        return 0.0
+    return resources.capacity(conn, boot)[0]['cpus'] * nodes.count(db.get_meta(conn, 'cluster', {}) or {})
+
+
+def in_line(conn, job_id, limit=LIMIT):
+    """Whether a queued job is one of next_in_line's, summed in SQLite (a submit asks each time:
+    a Python loop over the line cost ~90 us with 64 in it)."""
+    n, used = conn.execute(
+        "SELECT COUNT(*), TOTAL(cpus * COALESCE(num_nodes, 1)) FROM (SELECT cpus, num_nodes FROM jobs "
+        "WHERE status = 'PENDING' AND job_id <= ? ORDER BY job_id LIMIT ?)", (job_id, limit + 1)).fetchone()
+    return n == 1 or (0 < n <= limit and used <= _line_cpus(conn) + resources.EPS)
+
+
 def next_in_line(conn, limit=LIMIT):
     """The pending jobs, in order, that would start if every CPU of the cluster were free
     (the first always; a job's CPUs count once per node it takes)."""
-    boot = procs.boot_id()
-    cached = db.get_meta(conn, 'detected_capacity') or {}
-    # Never a detection here (nvidia-smi can take a second): without a capacity for this boot
-    # in the cache, the head of the queue alone.
-    cap = 0.0
-    if cached.get('boot_id') == boot and 'devices' in cached:
-        cap = resources.capacity(conn, boot)[0]['cpus'] * nodes.count(db.get_meta(conn, 'cluster', {}) or {})
+    cap = _line_cpus(conn)
     out, used = [], 0.0
     for job_id, cpus, k in conn.execute(
             "SELECT job_id, cpus, num_nodes FROM jobs WHERE status = 'PENDING' ORDER BY job_id "

@@ -59,14 +59,20 @@ describe('agent: queued jobs staged ahead of their release', function () {
       const ids: number[] = [];
       for (let i = 1; i <= 5; i++) {
         ids.push((await c.call('submit', { run: `echo burst ${i}`, resources: { cpus: 1 } })).job_id);
-        await sleep(20); // the client's pause: no request waits when serve looks
+        await sleep(50); // the client's pause: no request waits when serve looks
       }
       await c.call('version', {});
       assert.deepEqual(ids.map((id) => fs.existsSync(logFile(id))), [true, true, true, true, false], 'the four in line, at once');
       assert.equal(fs.readFileSync(path.join(jobDir(ids[3]), 'run.sh'), 'utf8'), 'echo burst 4');
+      // The line moves (the four in it cancelled): the next job submitted is in it again.
+      await c.call('cancel', { job_ids: ids.slice(0, 4) });
+      const next = (await c.call('submit', { run: 'echo burst 6', resources: { cpus: 1 } })).job_id;
+      await sleep(50);
+      await c.call('version', {});
+      assert.ok(fs.existsSync(logFile(next)), 'the job after the one past the line, now in it');
       await c.call('cancel', { job_ids: [blocker], grace: 0 });
-      await waitStatus(c, ids[0], 'SUCCEEDED');
-      assert.equal(fs.readFileSync(logFile(ids[0]), 'utf8'), 'burst 1\n');
+      await waitStatus(c, next, 'SUCCEEDED');
+      assert.equal(fs.readFileSync(logFile(next), 'utf8'), 'burst 6\n');
     } finally {
       for (const p of stopped) process.kill(p, 'SIGCONT');
     }

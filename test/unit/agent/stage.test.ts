@@ -112,8 +112,8 @@ describe('agent: queued jobs staged ahead of their release', function () {
     await c.call('cancel', { job_ids: [blocker, blocker + 1], grace: 0 });
   });
 
-  it('test_stage.py (races with a cancel, timed by hand): every test passes and none is skipped', () => {
-    assertPythonTests('test_stage.py', 3, 'the staging tests');
+  it('test_stage.py (races with a cancel timed by hand; the line summed in SQLite): every test passes and none is skipped', () => {
+    assertPythonTests('test_stage.py', 4, 'the staging tests');
   });
 
   it('a script left under a job\'s name that is not its own (a replaced jobs.db) is never run', async () => {

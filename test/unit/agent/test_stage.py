@@ -4,6 +4,7 @@ real files: the races a serve test cannot time.
 Run by stage.test.ts: python3 -m unittest discover -s test/unit/agent -p 'test_stage.py'.
 """
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -64,6 +65,33 @@ class CancelledWhileStaged(unittest.TestCase):
         open(os.path.join(self.base, 'logs'), 'w').close()
         self.assertEqual(stage._stage_queued(self.ctx.conn(), self.ctx.paths, self.job), 0)
         self.assertEqual(sorted(os.listdir(self.ctx.paths.job_dir(self.job))), ['run.sh', 'setup.sh'])
+
+
+class InLine(unittest.TestCase):
+    """in_line, summed in SQLite, says what next_in_line lists (serve asks it on each submit)."""
+
+    def test_in_line_agrees_with_next_in_line(self):
+        rng = random.Random(7)
+        for cap in (1, 3, 8):
+            base = tempfile.mkdtemp(prefix='skydeck-stage-')
+            ctx = Ctx(base, AGENT)
+            lock = daemon_ctl.open_lock(ctx.paths)
+            self.assertTrue(daemon_ctl.try_lock(lock))
+            try:
+                jobs.configure(ctx, {'capacity': {'cpus': cap}})
+                jobs.submit(ctx, {'run': 'sleep 600', 'resources': {'cpus': cap}})
+                ids = [jobs.submit(ctx, {'run': 'true', 'resources': {'cpus': rng.choice([0.5, 1, 2]) if cap > 2 else 1}})['job_id']
+                       for _ in range(40)]
+                conn = ctx.conn()
+                for limit in (stage.LIMIT, 3):
+                    line = stage.next_in_line(conn, limit)
+                    self.assertTrue(line, 'the head at least')
+                    self.assertEqual([j for j in ids if stage.in_line(conn, j, limit)], line, (cap, limit))
+            finally:
+                cancel.cancel(ctx, {'all': True, 'grace': 0})
+                ctx.close()
+                os.close(lock)
+                shutil.rmtree(base, ignore_errors=True)
 
 
 if __name__ == '__main__':

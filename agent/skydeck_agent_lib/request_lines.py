@@ -28,7 +28,11 @@ class Lines(object):
                 del self.buf[:self.pos]
                 self.pos = 0
             self.seen = len(self.buf)
-            chunk = os.read(self.fd, CHUNK)
+            try:
+                chunk = os.read(self.fd, CHUNK)
+            except BlockingIOError:  # a non-blocking descriptor handed down: wait for it
+                select.select([self.fd], [], [])
+                continue
             if not chunk:
                 line = bytes(self.buf)
                 self.buf, self.seen = bytearray(), 0

@@ -8,7 +8,7 @@ describe('agent serve (JSON lines)', function () {
   afterEach(() => fx.cleanup());
 
   it('test_request_lines.py (its reader of request lines): every test passes and none is skipped', () => {
-    assertPythonTests('test_request_lines.py', 3, 'the request reader tests');
+    assertPythonTests('test_request_lines.py', 4, 'the request reader tests');
   });
 
   it('greets with version and protocol, answers version', async () => {

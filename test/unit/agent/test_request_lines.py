@@ -43,6 +43,13 @@ class RequestLines(unittest.TestCase):
         self.assertEqual(self.lines.readline(), b'')
         t.join()
 
+    def test_a_non_blocking_descriptor_is_waited_for(self):
+        os.set_blocking(self.r, False)
+        t = threading.Timer(0.05, lambda: os.write(self.w, b'late\n'))
+        t.start()
+        self.assertEqual(self.lines.readline(), b'late\n')
+        t.join()
+
     def test_end_of_input(self):
         os.close(self.w)
         self.assertEqual(self.lines.readline(), b'')

@@ -220,7 +220,8 @@ def serve(ctx, commands, stdin=None, stdout=None):
         except Exception as e:
             out.send({'id': rid, 'ok': False, 'error': {'code': 'internal', 'message': repr(e)}})
     follower.shutdown()
-    stagers.shutdown()
+    stagers.shutdown()  # they leave at once: what they had yet to stage is done here
+    _stage_rest(ctx)
     return 0
 
 
@@ -228,6 +229,14 @@ def _stage(ctx, after_submit, job_id):
     try:
         after_submit.stage(ctx, job_id)
     except Exception:  # only a head start, and the request was answered: the launcher writes them
+        pass
+
+
+def _stage_rest(ctx):
+    try:
+        if ctx.has_db():
+            stage.stage_pending(ctx)
+    except Exception:  # only a head start: the launcher writes what is missing
         pass
 
 

@@ -79,11 +79,10 @@ class AfterSubmit(object):
             self.beyond = job_id
             return
         conn = ctx.conn()
-        if in_line(conn, job_id):
-            self.beyond = None
+        place = _place(conn, job_id)
+        self.beyond = job_id if place is False else None  # not if it left the queue meanwhile
+        if place:
             _stage_queued(conn, ctx.paths, job_id)
-        else:
-            self.beyond = job_id
 
     def forget(self):
         self.beyond = None
@@ -117,12 +116,20 @@ def _line_cpus(conn):
 
 
 def in_line(conn, job_id, limit=LIMIT):
-    """Whether a queued job is one of next_in_line's, summed in SQLite (a submit asks each time:
-    a Python loop over the line cost ~90 us with 64 in it)."""
-    n, used = conn.execute(
-        "SELECT COUNT(*), TOTAL(cpus * COALESCE(num_nodes, 1)) FROM (SELECT cpus, num_nodes FROM jobs "
-        "WHERE status = 'PENDING' AND job_id <= ? ORDER BY job_id LIMIT ?)", (job_id, limit + 1)).fetchone()
-    return n == 1 or (0 < n <= limit and used <= _line_cpus(conn) + resources.EPS)
+    """Whether a queued job is one of next_in_line's."""
+    return bool(_place(conn, job_id, limit))
+
+
+def _place(conn, job_id, limit=LIMIT):
+    """True: the job is in line; False: queued past it; None: not queued. Summed in SQLite (a
+    submit asks each time: a Python loop over the line cost ~90 us with 64 in it)."""
+    n, used, last = conn.execute(
+        "SELECT COUNT(*), TOTAL(cpus * COALESCE(num_nodes, 1)), MAX(job_id) FROM (SELECT job_id, cpus, "
+        "num_nodes FROM jobs WHERE status = 'PENDING' AND job_id <= ? ORDER BY job_id LIMIT ?)",
+        (job_id, limit + 1)).fetchone()
+    if last != job_id:
+        return None if n <= limit else False  # past LIMIT queued jobs, it may be there unseen
+    return n == 1 or (n <= limit and used <= _line_cpus(conn) + resources.EPS)
 
 
 def next_in_line(conn, limit=LIMIT):

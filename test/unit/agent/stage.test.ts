@@ -100,6 +100,22 @@ describe('agent: queued jobs staged ahead of their release', function () {
     }
   });
 
+  it('submits followed by the end of input: serve stages the jobs in line before it leaves', async () => {
+    const { c, blocker, stopped } = await stoppedStaging();
+    try {
+      const lines = [1, 2, 3].map((i) => JSON.stringify({ id: `e${i}`, cmd: 'submit', args: { run: `echo last ${i}`, resources: { cpus: 1 } } }));
+      c.proc.stdin!.end(lines.join('\n') + '\n');
+      assert.equal(await c.exited, 0); // after ~2 s: its stopped stagers do not leave
+      const ids = c.unclaimed.map((a) => a.result.job_id as number);
+      assert.deepEqual(ids, [blocker + 1, blocker + 2, blocker + 3]);
+      assert.deepEqual(ids.map((id) => fs.readFileSync(path.join(jobDir(id), 'run.sh'), 'utf8')), ['echo last 1', 'echo last 2', 'echo last 3']);
+      assert.ok(ids.every((id) => fs.existsSync(logFile(id))));
+    } finally {
+      for (const p of stopped) process.kill(p, 'SIGCONT');
+    }
+    await fx.cli(['cancel', '--grace', '0', '--all'], undefined, agentEnv({ SKYDECK_TICK_INTERVAL: '30' }));
+  });
+
   it('a FIFO where a queued job\'s log goes: serve, staging it, answers the next request at once', async () => {
     const c = fx.serve(agentEnv({ SKYDECK_TICK_INTERVAL: '30' }));
     await c.call('configure', { capacity: { cpus: 1 } });

@@ -87,6 +87,12 @@ class InLine(unittest.TestCase):
                     line = stage.next_in_line(conn, limit)
                     self.assertTrue(line, 'the head at least')
                     self.assertEqual([j for j in ids if stage.in_line(conn, j, limit)], line, (cap, limit))
+                # The memo of serve's staging: set by a job past the line, never by one not queued.
+                after = stage.AfterSubmit()
+                after.stage(ctx, ids[0] - 1)  # the blocker: running
+                self.assertIsNone(after.beyond)
+                after.stage(ctx, ids[-1])
+                self.assertEqual(after.beyond, ids[-1])
             finally:
                 cancel.cancel(ctx, {'all': True, 'grace': 0})
                 ctx.close()

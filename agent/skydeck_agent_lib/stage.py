@@ -79,9 +79,9 @@ class AfterSubmit(object):
             self.beyond = job_id
             return
         conn = ctx.conn()
-        place = _place(conn, job_id)
-        self.beyond = job_id if place is False else None  # not if it left the queue meanwhile
-        if place:
+        where = place(conn, job_id)
+        self.beyond = job_id if where is False else None  # not if it left the queue meanwhile
+        if where:
             _stage_queued(conn, ctx.paths, job_id)
 
     def forget(self):
@@ -115,14 +115,10 @@ def _line_cpus(conn):
     return resources.capacity(conn, boot)[0]['cpus'] * nodes.count(db.get_meta(conn, 'cluster', {}) or {})
 
 
-def in_line(conn, job_id, limit=LIMIT):
-    """Whether a queued job is one of next_in_line's."""
-    return bool(_place(conn, job_id, limit))
-
-
-def _place(conn, job_id, limit=LIMIT):
-    """True: the job is in line; False: queued past it; None: not queued. Summed in SQLite (a
-    submit asks each time: a Python loop over the line cost ~90 us with 64 in it)."""
+def place(conn, job_id, limit=LIMIT):
+    """True: the job is one of next_in_line's; False: queued past them; None: not queued.
+    Summed in SQLite (a submit asks each time: a Python loop over the line cost ~90 us with 64
+    in it)."""
     n, used, last = conn.execute(
         "SELECT COUNT(*), TOTAL(cpus * COALESCE(num_nodes, 1)), MAX(job_id) FROM (SELECT job_id, cpus, "
         "num_nodes FROM jobs WHERE status = 'PENDING' AND job_id <= ? ORDER BY job_id LIMIT ?)",

@@ -68,9 +68,9 @@ class CancelledWhileStaged(unittest.TestCase):
 
 
 class InLine(unittest.TestCase):
-    """in_line, summed in SQLite, says what next_in_line lists (serve asks it on each submit)."""
+    """place, summed in SQLite, says what next_in_line lists (serve asks it on each submit)."""
 
-    def test_in_line_agrees_with_next_in_line(self):
+    def test_place_agrees_with_next_in_line(self):
         rng = random.Random(7)
         for cap in (1, 3, 8):
             base = tempfile.mkdtemp(prefix='skydeck-stage-')
@@ -86,8 +86,9 @@ class InLine(unittest.TestCase):
                 for limit in (stage.LIMIT, 3):
                     line = stage.next_in_line(conn, limit)
                     self.assertTrue(line, 'the head at least')
-                    self.assertEqual([j for j in ids if stage.in_line(conn, j, limit)], line, (cap, limit))
+                    self.assertEqual([j for j in ids if stage.place(conn, j, limit) is True], line, (cap, limit))
                 # The memo of serve's staging: set by a job past the line, never by one not queued.
+                self.assertIsNone(stage.place(conn, ids[0] - 1), 'the blocker runs: not queued')
                 after = stage.AfterSubmit()
                 after.stage(ctx, ids[0] - 1)  # the blocker: running
                 self.assertIsNone(after.beyond)

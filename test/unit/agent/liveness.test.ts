@@ -11,6 +11,7 @@ import {
   procStat,
   python,
   rowsById,
+  sleep,
   waitStatus,
   waitUntil,
 } from './helpers';
@@ -158,7 +159,9 @@ describe('agent liveness', function () {
     const { job_id } = await c.call('submit', { run: 'sleep 600' });
     await waitStatus(c, job_id, 'RUNNING');
     // A stranger (no marker) now "has" the driver's pid: point the row at it, with the
-    // driver's recorded start time, as a reused pid would look.
+    // driver's recorded start time, as a reused pid would look. Start times count 10 ms ticks:
+    // one started in the driver's own tick would pass for it, which a reused pid never does.
+    await sleep(30);
     const stranger = spawn('sleep', ['600'], { stdio: 'ignore' });
     try {
       await python(
